@@ -1,0 +1,119 @@
+package io.jdoca.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code ./jdoca bench <suite>}: runs a suite, prints a table, writes {@code bench-results/<suite>.json}. */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = {"Runs a benchmark suite, prints a table and writes bench-results/<suite>.json.",
+            "Suites: core, rdma, ec, compress, storage, nvmf. Each figure is compared with a baseline",
+            "measured in the same run (memcpy, raw socket, ISA-L, ...) and the ratio is reported."})
+public final class BenchCommand implements Callable<Integer> {
+    public static final List<String> SUITES = List.of("core", "rdma", "ec", "compress", "storage", "nvmf");
+
+    @Parameters(index = "0", description = "suite: ${COMPLETION-CANDIDATES}", completionCandidates = Names.class)
+    String suite;
+
+    @Option(names = "--quick", description = "short measurements (smoke run; figures are noisier)")
+    boolean quick;
+
+    @Option(names = {"-o", "--out"}, description = "output directory (default: bench-results under the repository)")
+    Path out;
+
+    static final class Names extends ArrayList<String> {
+        private static final long serialVersionUID = 1L;
+
+        Names() {
+            super(SUITES);
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (!SUITES.contains(suite)) {
+            System.err.println("bench: unknown suite '" + suite + "'; one of " + SUITES);
+            return 2;
+        }
+        BenchSuite s = load(suite);
+        if (s == null) {
+            System.err.println("bench: suite '" + suite + "' is not available in this build yet (see docs/FEATURES.md)");
+            return 2;
+        }
+        System.err.println("bench " + suite + ": " + s.description() + (quick ? " (quick)" : ""));
+        List<BenchResult> results = s.run(quick);
+        Path dir = out != null ? out : Path.of(System.getProperty("jdoca.home", ".")).resolve("bench-results");
+        Path file = write(dir, suite, results);
+        System.out.print(table(results));
+        System.out.println("wrote " + file);
+        return 0;
+    }
+
+    static BenchSuite load(String name) throws ReflectiveOperationException {
+        String cls = "io.jdoca.bench." + name + "." + Character.toUpperCase(name.charAt(0)) + name.substring(1) + "Suite";
+        try {
+            return (BenchSuite) Class.forName(cls).getDeclaredConstructor().newInstance();
+        } catch (ClassNotFoundException e) {
+            return null;
+        }
+    }
+
+    /** Writes the JSON array {@code [{"name","unit","value","baseline","baseline_value","ratio"}]}. */
+    public static Path write(Path dir, String suite, List<BenchResult> results) throws java.io.IOException {
+        Files.createDirectories(dir);
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (BenchResult r : results) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("name", r.name());
+            m.put("unit", r.unit());
+            m.put("value", round(r.value()));
+            m.put("baseline", r.baseline());
+            m.put("baseline_value", r.baselineValue() == null ? null : round(r.baselineValue()));
+            m.put("ratio", r.ratio() == null ? null : round(r.ratio()));
+            rows.add(m);
+        }
+        Path f = dir.resolve(suite + ".json");
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(f.toFile(), rows);
+        return f;
+    }
+
+    private static double round(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return v;
+        }
+        double a = Math.abs(v);
+        double scale = a >= 100 ? 10 : a >= 1 ? 1000 : 1_000_000;
+        return Math.round(v * scale) / scale;
+    }
+
+    /** A fixed-width table of results. */
+    public static String table(List<BenchResult> results) {
+        int w = "name".length();
+        for (BenchResult r : results) {
+            w = Math.max(w, r.name().length());
+        }
+        StringBuilder sb = new StringBuilder();
+        String fmt = "%-" + w + "s  %12s  %-10s  %-28s  %12s  %7s%n";
+        sb.append(String.format(Locale.ROOT, fmt, "name", "value", "unit", "baseline", "baseline", "ratio"));
+        for (BenchResult r : results) {
+            sb.append(String.format(Locale.ROOT, fmt, r.name(), num(r.value()), r.unit(),
+                    r.baseline() == null ? "-" : r.baseline(), r.baselineValue() == null ? "-" : num(r.baselineValue()),
+                    r.ratio() == null ? "-" : String.format(Locale.ROOT, "%.2f", r.ratio())));
+        }
+        return sb.toString();
+    }
+
+    private static String num(double v) {
+        return Math.abs(v) >= 100 ? String.format(Locale.ROOT, "%.1f", v) : String.format(Locale.ROOT, "%.3f", v);
+    }
+}

@@ -1,0 +1,53 @@
+package io.jdoca.core.exec;
+
+/**
+ * How a polling loop backs off when {@link ProgressEngine#progress()} found nothing (after Agrona's
+ * {@code IdleStrategy}). Call {@code idle(workCount)} after every duty cycle; work resets the
+ * back-off. On a 2-core machine running a pipeline of processes, use {@link #backoff()} or
+ * {@link #notifying(ProgressEngine)} rather than {@link #busySpin()}.
+ *
+ * <p>Instances hold per-loop state: one per thread.
+ */
+public interface IdleStrategy {
+    /** Backs off if {@code workCount} is 0, else resets. */
+    void idle(int workCount);
+
+    /** Resets the back-off state. */
+    void reset();
+
+    /** Spins with {@link Thread#onSpinWait()}: lowest latency, a whole core. */
+    static IdleStrategy busySpin() {
+        return new IdleStrategies.BusySpin();
+    }
+
+    /** Yields the CPU on every idle cycle. */
+    static IdleStrategy yielding() {
+        return new IdleStrategies.Yielding();
+    }
+
+    /** Spins, then yields, then parks with exponential back-off from 1 µs up to 1 ms. */
+    static IdleStrategy backoff() {
+        return new IdleStrategies.Backoff(64, 32, 1_000, 1_000_000);
+    }
+
+    static IdleStrategy backoff(int spins, int yields, long minParkNanos, long maxParkNanos) {
+        return new IdleStrategies.Backoff(spins, yields, minParkNanos, maxParkNanos);
+    }
+
+    /** Parks for a fixed period on every idle cycle. */
+    static IdleStrategy park(long nanos) {
+        return new IdleStrategies.Park(nanos);
+    }
+
+    /**
+     * Spins and yields briefly, then sleeps in the engine's notification mode until work arrives
+     * (at most {@code maxWaitNanos} at a time): near-zero CPU when idle, a wake-up on work.
+     */
+    static IdleStrategy notifying(ProgressEngine pe) {
+        return new IdleStrategies.Notifying(pe, 64, 16, 100_000_000L);
+    }
+
+    static IdleStrategy notifying(ProgressEngine pe, int spins, int yields, long maxWaitNanos) {
+        return new IdleStrategies.Notifying(pe, spins, yields, maxWaitNanos);
+    }
+}

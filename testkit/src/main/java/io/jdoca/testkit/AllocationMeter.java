@@ -1,0 +1,46 @@
+package io.jdoca.testkit;
+
+import java.lang.management.ManagementFactory;
+
+/**
+ * Measures bytes allocated by the current thread (HotSpot's ThreadMXBean), to prove a data path
+ * allocates nothing in steady state: warm up, then {@link #measure} over many operations.
+ */
+public final class AllocationMeter {
+    private static final com.sun.management.ThreadMXBean BEAN =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+    private AllocationMeter() {
+    }
+
+    /** Bytes allocated so far by the calling thread. */
+    public static long allocatedBytes() {
+        return BEAN.getCurrentThreadAllocatedBytes();
+    }
+
+    /** Runs {@code op} {@code ops} times and returns the bytes the calling thread allocated meanwhile. */
+    public static long measure(long ops, Runnable op) {
+        // Call once first so the bean's own lazy initialisation is not counted.
+        allocatedBytes();
+        long before = allocatedBytes();
+        for (long i = 0; i < ops; i++) {
+            op.run();
+        }
+        return allocatedBytes() - before;
+    }
+
+    /** Result of a steady-state measurement. */
+    public record Result(long ops, long bytes) {
+        public double bytesPerOp() {
+            return (double) bytes / ops;
+        }
+    }
+
+    /** Warms {@code op} up for {@code warmup} runs, then measures {@code ops} runs. */
+    public static Result steadyState(long warmup, long ops, Runnable op) {
+        for (long i = 0; i < warmup; i++) {
+            op.run();
+        }
+        return new Result(ops, measure(ops, op));
+    }
+}
