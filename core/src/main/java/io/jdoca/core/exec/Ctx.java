@@ -162,6 +162,10 @@ public abstract class Ctx implements Pollable {
             default:
                 break;
         }
+        DocaError refused = checkStop();
+        if (refused != DocaError.SUCCESS) {
+            return refused;
+        }
         onStop();
         if (readyForIdle()) {
             becomeIdle();
@@ -298,6 +302,15 @@ public abstract class Ctx implements Pollable {
      * status (typically SHUTDOWN), and the subclass must refuse new work.
      */
     protected abstract void onStop();
+
+    /**
+     * Lets a context refuse {@link #stop()} while RUNNING or STARTING (e.g. a main context whose
+     * dependent contexts still run must be stopped after them): return BAD_STATE to refuse, the
+     * state is then unchanged (also for {@link #stopFromWithin()}). Default: SUCCESS.
+     */
+    protected DocaError checkStop() {
+        return DocaError.SUCCESS;
+    }
 
     /** Called once the context is IDLE again: release engine resources. */
     protected void onIdle() {

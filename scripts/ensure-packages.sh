@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages jdoca features use at run time, when they are missing:
+#   libisal2      native erasure coding (EC engine "native"; the Java engine works without it)
+#   lz4           the lz4 CLI, baseline of the compress benchmark and interop tests
+# Usage: scripts/ensure-packages.sh [PKG ...]   (default: the list above)
+# Never fails the caller: prints what it could not install and why; tests then skip with a message.
+set -u
+pkgs=("$@")
+[ ${#pkgs[@]} -gt 0 ] || pkgs=(libisal2 lz4)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "jdoca: cannot install ${missing[*]}: no apt-get on this machine; features needing them are skipped" >&2; exit 0
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; else
+    echo "jdoca: cannot install ${missing[*]}: not root and no password-less sudo; features needing them are skipped" >&2; exit 0
+  fi
+fi
+echo "jdoca: installing ${missing[*]} ..." >&2
+if ! $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
+  $sudo apt-get update -q >/dev/null 2>&1
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1 \
+    || echo "jdoca: could not install ${missing[*]} (apt-get failed); features needing them are skipped" >&2
+fi
+exit 0
