@@ -22,8 +22,13 @@ import picocli.CommandLine.Parameters;
 public final class BenchCommand implements Callable<Integer> {
     public static final List<String> SUITES = List.of("core", "rdma", "ec", "compress", "storage", "nvmf");
 
-    @Parameters(index = "0", description = "suite: ${COMPLETION-CANDIDATES}", completionCandidates = Names.class)
+    @Parameters(index = "0", description = "suite: ${COMPLETION-CANDIDATES}, or jmh to run the JMH micro-benchmarks",
+            completionCandidates = Names.class)
     String suite;
+
+    /** With jmh: JMH's own arguments (e.g. CoreBenchmarks -prof gc), passed through in order. */
+    @picocli.CommandLine.Unmatched
+    List<String> unmatched = new ArrayList<>();
 
     @Option(names = "--quick", description = "short measurements (smoke run; figures are noisier)")
     boolean quick;
@@ -41,6 +46,10 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (suite.equals("jmh")) {
+            org.openjdk.jmh.Main.main(unmatched.toArray(new String[0]));
+            return 0;
+        }
         if (!SUITES.contains(suite)) {
             System.err.println("bench: unknown suite '" + suite + "'; one of " + SUITES);
             return 2;
