@@ -34,6 +34,8 @@ import java.util.Random;
  * FFM) engines for 2+1, 4+2, 8+3, 10+4 at 4 KiB, 64 KiB and 1 MiB blocks, against ISA-L's own
  * {@code ec_encode_data} called in the same run with the same tables and buffers (the baseline),
  * plus the per-task cost of a 2+1 4 KiB create through the Ec context and progress engine.
+ * "recover" rebuilds m lost data blocks (m decode rows, the worst case), "recover1" one lost data
+ * block; both use cached decode matrices and count k &times; block length per second like encode.
  */
 public final class EcSuite implements BenchSuite {
     private static final int[][] LAYOUTS = {{2, 1}, {4, 2}, {8, 3}, {10, 4}};
@@ -68,6 +70,7 @@ public final class EcSuite implements BenchSuite {
                     lost[i] = i; // worst case: m data blocks lost, m decode rows
                 }
                 EcMatrix rec = mx.createRecover(lost);
+                EcMatrix rec1 = mx.createRecover(new int[] {0}); // the common case: one data block lost
                 for (int len : SIZES) {
                     MemorySegment data = arena.allocate((long) (k + m) * len, 64);
                     byte[] rnd = new byte[(int) Math.min(data.byteSize(), 1 << 20)];
@@ -77,19 +80,39 @@ public final class EcSuite implements BenchSuite {
                     }
                     MemorySegment parity = arena.allocate((long) m * len, 64);
                     String tag = k + "+" + m + "." + sizeName(len);
-                    double base = Double.NaN;
+                    // Every figure of one layout and size is measured interleaved, round by round,
+                    // so that load from other processes hits all of them alike; medians per figure.
+                    List<String> names = new ArrayList<>();
+                    List<Runnable> ops = new ArrayList<>();
                     if (isal != null) {
-                        base = isal.gbps(mx.tables(), len, data, parity, runNanos, reps);
-                        out.add(BenchResult.plain("ec.isal.encode." + tag + ".gbps", "GB/s", base));
-                        System.err.printf(Locale.ROOT, "  isal   encode %-10s %7.2f GB/s%n", tag, base);
+                        names.add("isal.encode");
+                        ops.add(isal.op(mx.tables(), len, data, parity));
                     }
                     for (RsEngine e : engines) {
-                        double enc = gbps(e, mx.tables(), len, data, parity, runNanos, reps);
-                        double recv = gbps(e, rec.tables(), len, data, parity, runNanos, reps);
-                        System.err.printf(Locale.ROOT, "  %-6s encode %-10s %7.2f GB/s   recover %7.2f GB/s%n", e.name(), tag, enc, recv);
-                        out.add(result("ec." + e.name() + ".encode." + tag + ".gbps", enc, "ec.isal.encode." + tag, base));
-                        out.add(BenchResult.of("ec." + e.name() + ".recover." + tag + ".gbps", "GB/s", recv,
-                                "ec." + e.name() + ".encode." + tag, enc));
+                        names.add(e.name() + ".encode");
+                        ops.add(op(e, mx.tables(), len, data, parity));
+                        names.add(e.name() + ".recover");
+                        ops.add(op(e, rec.tables(), len, data, parity));
+                        names.add(e.name() + ".recover1");
+                        ops.add(op(e, rec1.tables(), len, data, parity));
+                    }
+                    double[] gbps = interleaved(ops, (long) k * len, runNanos, reps);
+                    double base = isal != null ? gbps[0] : Double.NaN;
+                    if (isal != null) {
+                        out.add(BenchResult.plain("ec.isal.encode." + tag + ".gbps", "GB/s", base));
+                    }
+                    StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-10s", tag));
+                    for (int i = 0; i < names.size(); i++) {
+                        line.append(String.format(Locale.ROOT, "  %s %6.2f", names.get(i), gbps[i]));
+                    }
+                    System.err.println(line);
+                    for (int i = isal != null ? 1 : 0; i < names.size(); i += 3) {
+                        String eng = names.get(i).substring(0, names.get(i).indexOf('.'));
+                        out.add(result("ec." + eng + ".encode." + tag + ".gbps", gbps[i], "ec.isal.encode." + tag, base));
+                        out.add(BenchResult.of("ec." + eng + ".recover." + tag + ".gbps", "GB/s", gbps[i + 1],
+                                "ec." + eng + ".encode." + tag, gbps[i]));
+                        out.add(BenchResult.of("ec." + eng + ".recover1." + tag + ".gbps", "GB/s", gbps[i + 2],
+                                "ec." + eng + ".encode." + tag, gbps[i]));
                     }
                 }
             }
@@ -110,8 +133,27 @@ public final class EcSuite implements BenchSuite {
         return len >= 1 << 20 ? (len >> 20) + "m" : (len >> 10) + "k";
     }
 
-    /** Median GB/s over {@code reps} timed runs of {@code runNanos}, after one warm-up run. */
-    static double gbps(RsEngine e, RsTables t, int len, MemorySegment data, MemorySegment out, long runNanos, int reps) {
+    /** Medians (GB/s) of each op over {@code reps} rounds; each round runs every op for {@code runNanos}. */
+    static double[] interleaved(List<Runnable> ops, long bytesPerOp, long runNanos, int reps) {
+        for (Runnable op : ops) {
+            warmUp(op);
+        }
+        double[][] r = new double[ops.size()][reps];
+        for (int rep = 0; rep < reps; rep++) {
+            for (int i = 0; i < ops.size(); i++) {
+                r[i][rep] = timed(ops.get(i), runNanos) * bytesPerOp / 1e9;
+            }
+        }
+        double[] med = new double[ops.size()];
+        for (int i = 0; i < ops.size(); i++) {
+            Arrays.sort(r[i]);
+            med[i] = r[i][reps / 2];
+        }
+        return med;
+    }
+
+    /** One coding pass of {@code t} over blocks laid out back to back in {@code data}, into {@code out}. */
+    static Runnable op(RsEngine e, RsTables t, int len, MemorySegment data, MemorySegment out) {
         int k = t.k();
         int rows = t.rows();
         MemorySegment[] src = new MemorySegment[k];
@@ -126,12 +168,11 @@ public final class EcSuite implements BenchSuite {
             dst[r] = out;
             dof[r] = (long) r * len;
         }
-        Runnable op = () -> e.encode(len, t, src, so, dst, dof);
-        return medianGbps(op, (long) k * len, runNanos, reps);
+        return () -> e.encode(len, t, src, so, dst, dof);
     }
 
     static double medianGbps(Runnable op, long bytesPerOp, long runNanos, int reps) {
-        timed(op, runNanos); // warm-up (JIT)
+        warmUp(op);
         double[] r = new double[reps];
         for (int i = 0; i < reps; i++) {
             r[i] = timed(op, runNanos) * bytesPerOp / 1e9;
@@ -218,7 +259,7 @@ public final class EcSuite implements BenchSuite {
             }
         }
 
-        double gbps(RsTables t, int len, MemorySegment data, MemorySegment out, long runNanos, int reps) {
+        Runnable op(RsTables t, int len, MemorySegment data, MemorySegment out) {
             int k = t.k();
             int rows = t.rows();
             Arena arena = Arena.ofAuto();
@@ -233,14 +274,31 @@ public final class EcSuite implements BenchSuite {
             for (int r = 0; r < rows; r++) {
                 dp.setAtIndex(ValueLayout.JAVA_LONG, r, out.address() + (long) r * len);
             }
-            Runnable op = () -> {
+            return () -> {
                 try {
                     encode.invokeExact(len, k, rows, g, sp, dp);
                 } catch (Throwable x) {
                     throw new IllegalStateException(x);
                 }
             };
-            return medianGbps(op, (long) k * len, runNanos, reps);
+        }
+    }
+
+    /**
+     * Runs {@code op} for at least 2 s and then until its rate is stable (two consecutive 100 ms
+     * windows within 10 %, at most 10 s in all): the Vector API kernels are only fast once C2 has
+     * compiled them, which takes seconds on a busy 2-core machine, and an interpreted kernel is
+     * also "stable".
+     */
+    static void warmUp(Runnable op) {
+        long t0 = System.nanoTime();
+        double prev = timed(op, 100_000_000L);
+        while (System.nanoTime() - t0 < 10_000_000_000L) {
+            double cur = timed(op, 100_000_000L);
+            if (System.nanoTime() - t0 > 2_000_000_000L && cur > 0.9 * prev && cur < 1.1 * prev) {
+                return;
+            }
+            prev = cur;
         }
     }
 }

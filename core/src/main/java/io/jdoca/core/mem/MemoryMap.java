@@ -163,21 +163,22 @@ public final class MemoryMap implements AutoCloseable {
         long shOff = sharedOffset;
         String path = shared == null ? null : shared.path().toString();
         if (imported) {
-            // Re-export of an import (the zero-copy relay): point the peer at the original file.
-            path = importedFrom.shared() ? importedFrom.shmPath() : null;
+            // Re-export of an import (the zero-copy relay): point the peer at the original file when
+            // this process maps it (same host), so a shared-memory peer reaches the memory directly.
+            path = importedFrom.shared() && segment != null ? importedFrom.shmPath() : null;
             shOff = importedFrom.shmOffset();
         }
         if (kind == MmapExport.Kind.PCI && path == null) {
             throw new DocaException(DocaError.NOT_SUPPORTED,
                     "PCI export needs a memory range in shared memory (allocate it with SharedMemory.allocate)");
         }
-        if (!imported) {
-            registerExported(this);
-        }
-        long pid = imported ? importedFrom.pid() : ProcessHandle.current().pid();
+        // A re-exported import is registered too: this process (the re-exporter, named as the exporter
+        // below) answers a TCP peer's requests for it through its own mapping, as a DPU's NIC reaches
+        // host memory it imported.
+        registerExported(this);
+        long pid = ProcessHandle.current().pid();
         long mapId = imported ? importedFrom.mapId() : id;
-        return new MmapExport(kind, path != null, permissions, pid, mapId, baseAddress, length, shOff,
-                imported ? importedFrom.hostId() : HOST, path).encode();
+        return new MmapExport(kind, path != null, permissions, pid, mapId, baseAddress, length, shOff, HOST, path).encode();
     }
 
     /**

@@ -1,0 +1,168 @@
+package io.jdoca.bench.nvmf;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jdoca.bench.BenchResult;
+import io.jdoca.bench.BenchSuite;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code ./jdoca bench nvmf}: {@code sta-target} (memory back-end, one IO thread) and
+ * {@code nvme-perf}, each pinned to its own core with taskset, over NVMe/TCP on loopback:
+ * 4 KiB random read and write at QD 32 and 128 KiB sequential read at QD 32. The baseline, in the
+ * same run and with the same pinning, is the same nvme-perf against {@code nvme-perf --echo-server}
+ * (a trivial responder with the same PDU sizes and no controller or storage: the transport
+ * ceiling). Each process is a separate JVM started from this JVM's class path.
+ */
+public final class NvmfSuite implements BenchSuite {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    static final String NQN = "nqn.2024-01.io.jdoca:bench";
+
+    @Override
+    public String description() {
+        return "NVMe/TCP target (sta-target, memory back-end) vs a trivial echo responder, nvme-perf on its own core";
+    }
+
+    private record Load(String name, String workload, int ioSize, int qd) {
+    }
+
+    @Override
+    public List<BenchResult> run(boolean quick) throws Exception {
+        double secs = quick ? 2 : 8;
+        List<Load> loads = List.of(new Load("randread_4k_qd32", "randread", 4096, 32),
+                new Load("randwrite_4k_qd32", "randwrite", 4096, 32),
+                new Load("read_128k_qd32", "read", 131072, 32));
+        int cpus = Runtime.getRuntime().availableProcessors();
+        String targetCpu = "0";
+        String perfCpu = cpus > 1 ? "1" : "0";
+        List<BenchResult> out = new ArrayList<>();
+        Path dir = Files.createTempDirectory("jdoca-bench-nvmf");
+        int tport = freePort();
+        Path cfg = dir.resolve("target.json");
+        Files.writeString(cfg, """
+                { "io_threads": 1,
+                  "listeners": [ { "address": "127.0.0.1", "port": %d } ],
+                  "subsystems": [ { "nqn": "%s", "allow_any_host": true,
+                    "namespaces": [ { "nsid": 1, "backend": "memory", "size_mb": 1024, "block_size": 4096 } ] } ] }
+                """.formatted(tport, NQN));
+        int eport = freePort();
+        Process target = start(targetCpu, dir.resolve("target.log"), "sta-target", "-j", cfg.toString(), "-l", "30");
+        Process echo = start(targetCpu, dir.resolve("echo.log"), "nvme-perf", "--echo-server", String.valueOf(eport), "-l", "30");
+        try {
+            waitFor(dir.resolve("target.log"), "STA TARGET READY");
+            waitFor(dir.resolve("echo.log"), "ECHO READY");
+            // JIT warm-up of both responders (unmeasured): mixed 4 KiB and 128 KiB traffic.
+            for (int port : new int[] {tport, eport}) {
+                perf(perfCpu, dir, port, new Load("warmup_4k", "randrw", 4096, 32), quick ? 2 : 4);
+                perf(perfCpu, dir, port, new Load("warmup_128k", "randrw", 131072, 8), quick ? 1 : 2);
+            }
+            for (Load l : loads) {
+                // Target idle while the echo runs and vice versa: both are pinned to the same core.
+                long tc0 = cpuTicks(target.pid());
+                JsonNode t = perf(perfCpu, dir, tport, l, secs);
+                long tc1 = cpuTicks(target.pid());
+                long ec0 = cpuTicks(echo.pid());
+                JsonNode e = perf(perfCpu, dir, eport, l, secs);
+                long ec1 = cpuTicks(echo.pid());
+                String base = "echo responder (transport ceiling)";
+                // CPU per I/O of the responding process (user + system, /proc ticks): robust on a loaded machine.
+                double tIos = t.get("iops").asDouble() * (secs + 1);
+                double eIos = e.get("iops").asDouble() * (secs + 1);
+                if (tc1 > tc0 && ec1 > ec0 && tIos > 0 && eIos > 0) {
+                    out.add(BenchResult.lowerIsBetter("nvmf." + l.name() + ".target_cpu_us_per_io", "us",
+                            (tc1 - tc0) * TICK_US / tIos, base, (ec1 - ec0) * TICK_US / eIos));
+                }
+                if (l.ioSize() == 4096) {
+                    out.add(BenchResult.of("nvmf." + l.name() + ".kiops", "kIOPS", t.get("iops").asDouble() / 1000, base,
+                            e.get("iops").asDouble() / 1000));
+                } else {
+                    out.add(BenchResult.of("nvmf." + l.name() + ".mibps", "MiB/s", t.get("mibps").asDouble(), base,
+                            e.get("mibps").asDouble()));
+                }
+                out.add(BenchResult.lowerIsBetter("nvmf." + l.name() + ".lat_p50_us", "us", t.get("lat_p50_us").asDouble(), base,
+                        e.get("lat_p50_us").asDouble()));
+                out.add(BenchResult.lowerIsBetter("nvmf." + l.name() + ".lat_p99_us", "us", t.get("lat_p99_us").asDouble(), base,
+                        e.get("lat_p99_us").asDouble()));
+            }
+            double alloc = TargetAllocationProbe.bytesPerIo(quick ? 50_000 : 100_000, quick ? 100_000 : 300_000);
+            System.err.printf("nvmf: target engine thread allocation: %.3f bytes/I/O%n", alloc);
+            out.add(BenchResult.plain("nvmf.target_alloc_bytes_per_io", "bytes", alloc));
+        } finally {
+            target.destroy();
+            echo.destroy();
+            target.waitFor(10, TimeUnit.SECONDS);
+            echo.waitFor(10, TimeUnit.SECONDS);
+            target.destroyForcibly();
+            echo.destroyForcibly();
+        }
+        return out;
+    }
+
+    private JsonNode perf(String cpu, Path dir, int port, Load l, double secs) throws Exception {
+        Path log = dir.resolve("perf-" + port + "-" + l.name() + ".log");
+        Process p = start(cpu, log, "nvme-perf", "-s", String.valueOf(port), "-n", NQN, "-w", l.workload(), "-o",
+                String.valueOf(l.ioSize()), "-q", String.valueOf(l.qd()), "-t", String.valueOf(secs), "--warmup", "1",
+                "--range-mb", "512", "--disable-sqflow", "--json");
+        if (!p.waitFor((long) secs + 60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException("nvme-perf timed out; log " + log);
+        }
+        String text = Files.readString(log);
+        System.err.print(text.lines().filter(s -> s.startsWith("nvme-perf:") || s.startsWith("  ")).reduce("", (a, b) -> a + b + "\n"));
+        for (String line : text.lines().toList()) {
+            if (line.startsWith("{\"workload\"")) {
+                return JSON.readTree(line);
+            }
+        }
+        throw new IOException("no result from nvme-perf (exit " + p.exitValue() + "):\n" + text);
+    }
+
+    /** 1 / USER_HZ in microseconds (USER_HZ is 100 on Linux). */
+    private static final double TICK_US = 10_000.0;
+
+    /** utime + stime of a process in clock ticks (fields 14 and 15 of /proc/PID/stat), or 0. */
+    static long cpuTicks(long pid) {
+        try {
+            String st = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            String[] f = st.substring(st.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
+    private static Process start(String cpu, Path log, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        if (Files.isExecutable(Path.of("/usr/bin/taskset"))) {
+            cmd.addAll(List.of("/usr/bin/taskset", "-c", cpu));
+        }
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector", "-XX:+UseSerialGC",
+                "-Xmx1g", "-XX:MaxDirectMemorySize=4g", "-cp", System.getProperty("java.class.path"), "io.jdoca.cli.Main"));
+        cmd.addAll(List.of(args));
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    private static void waitFor(Path log, String text) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(log) && Files.readString(log).contains(text)) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new IOException("'" + text + "' not seen in " + log + ":\n" + (Files.exists(log) ? Files.readString(log) : ""));
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}

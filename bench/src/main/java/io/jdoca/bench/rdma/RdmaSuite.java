@@ -1,0 +1,471 @@
+package io.jdoca.bench.rdma;
+
+import io.jdoca.bench.BenchResult;
+import io.jdoca.bench.BenchSuite;
+import io.jdoca.bench.Measure;
+import io.jdoca.core.AccessFlags;
+import io.jdoca.core.DocaError;
+import io.jdoca.core.dev.Dev;
+import io.jdoca.core.dev.Devices;
+import io.jdoca.core.exec.CtxState;
+import io.jdoca.core.exec.IdleStrategy;
+import io.jdoca.core.exec.ProgressEngine;
+import io.jdoca.core.mem.Buf;
+import io.jdoca.core.mem.BufInventory;
+import io.jdoca.core.mem.MemoryMap;
+import io.jdoca.core.mem.SharedMemory;
+import io.jdoca.core.mem.SharedRegion;
+import io.jdoca.rdma.Rdma;
+import io.jdoca.rdma.RdmaConnection;
+import io.jdoca.rdma.RdmaExport;
+import io.jdoca.rdma.RdmaTaskReceive;
+import io.jdoca.rdma.RdmaTaskSend;
+import io.jdoca.rdma.RdmaTransportType;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import org.HdrHistogram.Histogram;
+
+/**
+ * {@code ./jdoca bench rdma}: per transport (shm, tcp) the 64 KiB write and read bandwidth, the
+ * 4 KiB write rate and the send/receive round trip (p50, p99), each against a baseline measured in
+ * the same run: {@code MemorySegment.copy} for shm data movement, a plain blocking-socket stream
+ * and ping-pong over loopback for tcp (and as the round-trip reference for shm).
+ *
+ * <p>Both RDMA sides run in this JVM, each with its own progress engine and thread. The requester
+ * busy-polls for SHM (its own thread does the work) and sleeps in notification mode for TCP (the
+ * transport thread wakes it); the responder sleeps in notification mode except while round trips
+ * are measured, when both poll with a yielding strategy (two cores are shared with the transport
+ * threads).
+ */
+public final class RdmaSuite implements BenchSuite {
+    private static final int DEPTH_64K = 8;
+    private static final int DEPTH_4K = 32;
+    private static final int K64 = 64 * 1024;
+    private static final int K4 = 4096;
+    private static final int MSG = 64;
+
+    @Override
+    public String description() {
+        return "RDMA (shm, tcp): 64 KiB write/read Gbit/s, 4 KiB write Mop/s, 64 B send/recv RTT vs memcpy and raw sockets";
+    }
+
+    @Override
+    public List<BenchResult> run(boolean quick) throws Exception {
+        long dur = quick ? 300_000_000L : 1_500_000_000L;
+        int rtts = quick ? 2_000 : 20_000;
+        List<BenchResult> out = new ArrayList<>();
+        Measure.progress("baselines: memcpy");
+        double memcpy64 = memcpyGbps(K64, DEPTH_64K, dur);
+        double memcpy4 = memcpyOps(K4, DEPTH_4K, dur) / 1e6;
+        Measure.progress("baselines: raw socket stream and ping-pong");
+        double stream64 = rawStreamGbps(K64, dur);
+        double stream4 = rawStreamMedian(K4 + MSG, dur) / 1e6;
+        Histogram rawRtt = rawPingPong(MSG, rtts);
+        double rawP50 = rawRtt.getValueAtPercentile(50) / 1000.0;
+        double rawP99 = rawRtt.getValueAtPercentile(99) / 1000.0;
+        for (RdmaTransportType t : new RdmaTransportType[] {RdmaTransportType.SHM, RdmaTransportType.TCP}) {
+            String p = "rdma." + t.name().toLowerCase() + ".";
+            try (Pair pair = new Pair(t)) {
+                Measure.progress(t + ": warm-up");
+                pair.oneSided(true, K64, DEPTH_64K, dur / 3);
+                pair.oneSided(false, K64, DEPTH_64K, dur / 3);
+                pair.oneSided(true, K4, DEPTH_4K, dur / 3);
+                pair.rtt(rtts / 4);
+                Measure.progress(t + ": write 64 KiB");
+                double w64 = pair.oneSided(true, K64, DEPTH_64K, dur);
+                Measure.progress(t + ": read 64 KiB");
+                double r64 = pair.oneSided(false, K64, DEPTH_64K, dur);
+                Measure.progress(t + ": write 4 KiB");
+                double w4 = pair.oneSided(true, K4, DEPTH_4K, dur);
+                Measure.progress(t + ": send/recv round trips");
+                Histogram h = pair.rtt(rtts);
+                Measure.progress(t + ": idle CPU");
+                double idleCpu = pair.idleCpuPercent(quick ? 500_000_000L : 3_000_000_000L);
+                boolean shm = t == RdmaTransportType.SHM;
+                double bw = w64 * K64 * 8 / 1e9;
+                double br = r64 * K64 * 8 / 1e9;
+                out.add(BenchResult.of(p + "write_64k.gbps", "Gbit/s", bw, shm ? "memcpy_64k.gbps" : "socket_stream_64k.gbps",
+                        shm ? memcpy64 : stream64));
+                out.add(BenchResult.of(p + "read_64k.gbps", "Gbit/s", br, shm ? "memcpy_64k.gbps" : "socket_stream_64k.gbps",
+                        shm ? memcpy64 : stream64));
+                out.add(BenchResult.of(p + "write_4k.mops", "Mop/s", w4 / 1e6, shm ? "memcpy_4k.mops" : "socket_stream_4k.mops",
+                        shm ? memcpy4 : stream4));
+                out.add(BenchResult.lowerIsBetter(p + "send_recv_rtt_p50.us", "us", h.getValueAtPercentile(50) / 1000.0,
+                        "socket_pingpong_p50.us", rawP50));
+                out.add(BenchResult.lowerIsBetter(p + "send_recv_rtt_p99.us", "us", h.getValueAtPercentile(99) / 1000.0,
+                        "socket_pingpong_p99.us", rawP99));
+                out.add(BenchResult.plain(p + "idle_cpu.pct", "% of one core", idleCpu));
+            }
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------ baselines
+
+    static double memcpyGbps(int size, int depth, long dur) {
+        return memcpyOps(size, depth, dur) * size * 8 / 1e9;
+    }
+
+    /** Median of three runs, like the RDMA figures. */
+    static double memcpyOps(int size, int depth, long dur) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = arena.allocate((long) size * depth, 4096);
+            MemorySegment dst = arena.allocate((long) size * depth, 4096);
+            Measure.opsPerSecond(dur / 2, depth, i -> MemorySegment.copy(src, i * size, dst, i * size, size));
+            return Measure.medianOpsPerSecond(3, dur, depth, i -> MemorySegment.copy(src, i * size, dst, i * size, size));
+        }
+    }
+
+    private static SocketChannel[] loopbackPair() throws IOException {
+        try (ServerSocketChannel ss = ServerSocketChannel.open()) {
+            ss.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            SocketChannel c = SocketChannel.open(ss.getLocalAddress());
+            SocketChannel s = ss.accept();
+            for (SocketChannel x : new SocketChannel[] {c, s}) {
+                x.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                x.setOption(StandardSocketOptions.SO_SNDBUF, 4 << 20);
+                x.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
+            }
+            return new SocketChannel[] {c, s};
+        }
+    }
+
+    /** A plain blocking-socket stream of {@code size}-byte writes from one thread to a reader thread. */
+    static double rawStreamOps(int size, long dur) throws Exception {
+        SocketChannel[] p = loopbackPair();
+        try {
+            Thread reader = Thread.ofPlatform().daemon().start(() -> {
+                ByteBuffer b = ByteBuffer.allocateDirect(size);
+                try {
+                    while (true) {
+                        b.clear();
+                        if (p[1].read(b) < 0) {
+                            return;
+                        }
+                    }
+                } catch (IOException e) {
+                    // closed: done
+                }
+            });
+            ByteBuffer w = ByteBuffer.allocateDirect(size);
+            long t0 = System.nanoTime();
+            long end = t0 + dur;
+            long ops = 0;
+            long now;
+            do {
+                w.clear();
+                while (w.hasRemaining()) {
+                    p[0].write(w);
+                }
+                ops++;
+                now = System.nanoTime();
+            } while (now < end);
+            p[0].close();
+            reader.join(5000);
+            return ops * 1e9 / (now - t0);
+        } finally {
+            p[0].close();
+            p[1].close();
+        }
+    }
+
+    static double rawStreamGbps(int size, long dur) throws Exception {
+        return rawStreamMedian(size, dur) * size * 8 / 1e9;
+    }
+
+    static double rawStreamMedian(int size, long dur) throws Exception {
+        rawStreamOps(size, dur / 2);
+        double[] r = {rawStreamOps(size, dur), rawStreamOps(size, dur), rawStreamOps(size, dur)};
+        java.util.Arrays.sort(r);
+        return r[1];
+    }
+
+    /** Blocking-socket ping-pong of {@code size} bytes; round trips in ns. */
+    static Histogram rawPingPong(int size, int n) throws Exception {
+        SocketChannel[] p = loopbackPair();
+        Histogram h = new Histogram(3_600_000_000L, 3);
+        try {
+            Thread echo = Thread.ofPlatform().daemon().start(() -> {
+                ByteBuffer b = ByteBuffer.allocateDirect(size);
+                try {
+                    while (true) {
+                        b.clear();
+                        while (b.hasRemaining()) {
+                            if (p[1].read(b) < 0) {
+                                return;
+                            }
+                        }
+                        b.flip();
+                        while (b.hasRemaining()) {
+                            p[1].write(b);
+                        }
+                    }
+                } catch (IOException e) {
+                    // closed: done
+                }
+            });
+            ByteBuffer b = ByteBuffer.allocateDirect(size);
+            for (int i = 0; i < n + n / 4; i++) {
+                long t0 = System.nanoTime();
+                b.clear();
+                while (b.hasRemaining()) {
+                    p[0].write(b);
+                }
+                b.clear();
+                while (b.hasRemaining()) {
+                    p[0].read(b);
+                }
+                if (i >= n / 4) {
+                    h.recordValue(System.nanoTime() - t0);
+                }
+            }
+            p[0].close();
+            echo.join(5000);
+            return h;
+        } finally {
+            p[0].close();
+            p[1].close();
+        }
+    }
+
+    // ------------------------------------------------------------------ RDMA pair
+
+    /** One side: device, engine, context, a 32 MiB shared-memory map (RDMA read/write), an inventory. */
+    static final class Side implements AutoCloseable {
+        final Dev dev = Devices.open("sw0");
+        final ProgressEngine pe = ProgressEngine.create();
+        final Rdma rdma;
+        final SharedRegion region = SharedMemory.allocate(32L << 20);
+        final MemoryMap map = MemoryMap.create();
+        final BufInventory inv = BufInventory.create(1024);
+        MemoryMap imported;
+
+        Side(RdmaTransportType t) {
+            rdma = Rdma.create(dev);
+            rdma.setTransport(t);
+            rdma.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA);
+            map.setMemrange(region.segment());
+            map.addDev(dev);
+            map.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA);
+            map.start();
+            inv.start();
+        }
+
+        Buf buf(MemoryMap m, long off, long len, long dataLen) {
+            return inv.getByArgs(m, m.baseAddress() + off, len, m.baseAddress() + off, dataLen);
+        }
+
+        @Override
+        public void close() {
+            if (imported != null) {
+                imported.close();
+            }
+            map.close();
+            region.close();
+        }
+    }
+
+    static final class Pair implements AutoCloseable {
+        final Side a;
+        final Side b;
+        final RdmaConnection ca;
+        final RdmaConnection cb;
+        volatile boolean running = true;
+        /** The responder polls hot only while round trips are measured; otherwise it sleeps in notification mode. */
+        volatile boolean responderHot;
+        final boolean tcp;
+        final Thread responder;
+        // requester state (bench thread only)
+        long completed;
+        long errors;
+        boolean rearm;
+        // round trip state
+        long rttDone;
+        int recvPosted;
+
+        Pair(RdmaTransportType t) throws InterruptedException {
+            tcp = t == RdmaTransportType.TCP;
+            a = new Side(t);
+            b = new Side(t);
+            a.rdma.taskWriteSetConf((task, ud, cud) -> {
+                completed++;
+                task.dst().resetDataLen();
+                if (!rearm || task.submit() != DocaError.SUCCESS) {
+                    task.free();
+                }
+            }, (task, ud, cud) -> {
+                errors++;
+                task.free();
+            }, 64);
+            a.rdma.taskReadSetConf((task, ud, cud) -> {
+                completed++;
+                task.dst().resetDataLen();
+                if (!rearm || task.submit() != DocaError.SUCCESS) {
+                    task.free();
+                }
+            }, (task, ud, cud) -> {
+                errors++;
+                task.free();
+            }, 64);
+            a.rdma.taskSendSetConf((task, ud, cud) -> task.free(), (task, ud, cud) -> {
+                errors++;
+                task.free();
+            }, 16);
+            a.rdma.taskReceiveSetConf((task, ud, cud) -> {
+                rttDone = System.nanoTime();
+                task.dst().resetDataLen();
+                if (task.submit() != DocaError.SUCCESS) {
+                    task.free();
+                }
+            }, (task, ud, cud) -> task.free(), 16);
+            // b echoes every message back from its receive buffer, then reposts the receive.
+            RdmaTaskReceive[] recvs = new RdmaTaskReceive[16];
+            b.rdma.taskReceiveSetConf((task, ud, cud) -> {
+                RdmaTaskSend s = b.rdma.taskSendAllocInit(task.resultConnection(), task.dst(), ud);
+                if (s == null || s.submit() != DocaError.SUCCESS) {
+                    task.free();
+                }
+            }, (task, ud, cud) -> task.free(), 16);
+            b.rdma.taskSendSetConf((task, ud, cud) -> {
+                RdmaTaskReceive r = recvs[(int) ud];
+                r.dst().resetDataLen();
+                task.free();
+                r.submit();
+            }, (task, ud, cud) -> task.free(), 16);
+            a.pe.connectCtx(a.rdma);
+            b.pe.connectCtx(b.rdma);
+            a.rdma.start();
+            b.rdma.start();
+            RdmaExport xa = a.rdma.export();
+            RdmaExport xb = b.rdma.export();
+            a.rdma.connect(xb.blob(), xa.connection());
+            b.rdma.connect(xa.blob(), xb.connection());
+            ca = xa.connection();
+            cb = xb.connection();
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (a.rdma.state() != CtxState.RUNNING || b.rdma.state() != CtxState.RUNNING) {
+                a.pe.progress();
+                b.pe.progress();
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("RDMA pair did not connect: " + a.rdma.state() + " / " + b.rdma.state());
+                }
+            }
+            a.imported = MemoryMap.createFromExport(b.map.exportRdma(b.dev), a.dev);
+            for (int i = 0; i < recvs.length; i++) {
+                recvs[i] = b.rdma.taskReceiveAllocInit(b.buf(b.map, (30L << 20) + i * 1024L, 1024, 0), i);
+                recvs[i].submit();
+            }
+            responder = Thread.ofPlatform().daemon().name("bench-rdma-responder").start(() -> {
+                IdleStrategy hot = IdleStrategy.yielding();
+                IdleStrategy cold = IdleStrategy.notifying(b.pe, 0, 0, 1_000_000L);
+                while (running) {
+                    boolean work = b.pe.progress();
+                    (responderHot ? hot : cold).idle(work ? 1 : 0);
+                }
+            });
+        }
+
+        /** Keeps {@code depth} writes (or reads) of {@code size} bytes in flight for {@code dur} ns; returns ops/s. */
+        double oneSided(boolean write, int size, int depth, long dur) {
+            run(write, size, depth, dur / 2);
+            double[] r = {run(write, size, depth, dur), run(write, size, depth, dur), run(write, size, depth, dur)};
+            java.util.Arrays.sort(r);
+            return r[1];
+        }
+
+        /** Process CPU while both sides idle in notification mode (the shm engine polls its rings every 100 µs). */
+        double idleCpuPercent(long dur) throws InterruptedException {
+            com.sun.management.OperatingSystemMXBean os =
+                    (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+            IdleStrategy idle = IdleStrategy.notifying(a.pe, 0, 0, 100_000_000L);
+            long c0 = os.getProcessCpuTime();
+            long t0 = System.nanoTime();
+            while (System.nanoTime() - t0 < dur) {
+                idle.idle(a.pe.progress() ? 1 : 0);
+            }
+            long c1 = os.getProcessCpuTime();
+            return 100.0 * (c1 - c0) / (System.nanoTime() - t0);
+        }
+
+        private double run(boolean write, int size, int depth, long dur) {
+            completed = 0;
+            rearm = true;
+            for (int i = 0; i < depth; i++) {
+                Buf local = a.buf(a.map, (long) i * size, size, write ? size : 0);
+                Buf remote = a.buf(a.imported, (long) i * size, size, write ? 0 : size);
+                DocaError e = write ? a.rdma.taskWriteAllocInit(ca, local, remote, i).submit()
+                        : a.rdma.taskReadAllocInit(ca, remote, local, i).submit();
+                if (e != DocaError.SUCCESS) {
+                    throw new IllegalStateException("submit: " + e);
+                }
+            }
+            // TCP completions come from the transport thread, which wakes a sleeping engine; SHM completes on this thread.
+            IdleStrategy idle = tcp ? IdleStrategy.notifying(a.pe, 64, 8, 1_000_000L) : IdleStrategy.busySpin();
+            long t0 = System.nanoTime();
+            long end = t0 + dur;
+            long now;
+            do {
+                idle.idle(a.pe.progress() ? 1 : 0);
+                now = System.nanoTime();
+            } while (now < end);
+            long n = completed;
+            rearm = false;
+            // The receive posted for round trips stays in flight; wait for the one-sided tasks only.
+            while (a.rdma.numInflightTasks() > recvPosted) {
+                idle.idle(a.pe.progress() ? 1 : 0);
+            }
+            if (errors > 0) {
+                throw new IllegalStateException(errors + " RDMA tasks failed");
+            }
+            return n * 1e9 / (now - t0);
+        }
+
+        Histogram rtt(int n) {
+            Histogram h = new Histogram(3_600_000_000L, 3);
+            if (recvPosted == 0) {
+                RdmaTaskReceive r = a.rdma.taskReceiveAllocInit(a.buf(a.map, 20L << 20, 1024, 0), 0);
+                r.submit();
+                recvPosted = 1;
+            }
+            Buf msg = a.buf(a.map, 21L << 20, MSG, MSG);
+            IdleStrategy idle = IdleStrategy.yielding();
+            responderHot = true;
+            for (int i = 0; i < n + n / 4; i++) {
+                rttDone = 0;
+                long t0 = System.nanoTime();
+                a.rdma.taskSendAllocInit(ca, msg, i).submit();
+                while (rttDone == 0) {
+                    idle.idle(a.pe.progress() ? 1 : 0);
+                }
+                if (i >= n / 4) {
+                    h.recordValue(rttDone - t0);
+                }
+            }
+            responderHot = false;
+            return h;
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            running = false;
+            responder.join(5000);
+            a.rdma.stop();
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while ((a.rdma.state() != CtxState.IDLE || b.rdma.state() != CtxState.IDLE) && System.nanoTime() < deadline) {
+                a.pe.progress();
+                b.pe.progress();
+            }
+            a.close();
+            b.close();
+        }
+    }
+}

@@ -1,0 +1,134 @@
+package io.jdoca.bench.storage;
+
+import io.jdoca.bench.BenchResult;
+import io.jdoca.bench.BenchSuite;
+import io.jdoca.storage.common.ExecutionStrategy;
+import io.jdoca.storage.initiator.InitiatorComch;
+import io.jdoca.storage.initiator.InitiatorStats;
+import io.jdoca.storage.initiator.RdmaDirectInitiator;
+import io.jdoca.storage.target.TargetRdma;
+import io.jdoca.storage.zerocopy.ZeroCopyService;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * {@code ./jdoca bench storage}: 4 KiB read and write IOPS and latency of the zero-copy path
+ * (initiator-comch → Comch → zero-copy relay → RDMA → target-rdma, the target moving data straight
+ * into host memory) against the same workload sent by an initiator straight to target-rdma over RDMA
+ * ({@link RdmaDirectInitiator}), in the same run: the ratio is what the relay hop costs. One worker per
+ * app, 32 transactions in flight, each app on its own threads of this JVM (loopback, shared-memory
+ * transports). Median of the repetitions.
+ */
+public final class StorageSuite implements BenchSuite {
+    private static final int BLOCK = 4096;
+    private static final int BLOCKS = 4096;
+    private static final int TX = 32;
+
+    @Override
+    public String description() {
+        return "zero-copy relay and GGA gateway 4 KiB read/write MIOP/s and latency vs initiator->target direct over RDMA (same run)";
+    }
+
+    @Override
+    public List<BenchResult> run(boolean quick) throws Exception {
+        long ops = quick ? 30_000 : 200_000;
+        int reps = quick ? 1 : 3;
+        // warm-up: both paths, both directions
+        zeroCopy(ExecutionStrategy.READ_THROUGHPUT_TEST, 20_000);
+        direct(ExecutionStrategy.READ_THROUGHPUT_TEST, 20_000);
+        List<BenchResult> out = new ArrayList<>();
+        for (ExecutionStrategy s : new ExecutionStrategy[] {ExecutionStrategy.READ_THROUGHPUT_TEST,
+                ExecutionStrategy.WRITE_THROUGHPUT_TEST}) {
+            String op = s == ExecutionStrategy.READ_THROUGHPUT_TEST ? "read_4k" : "write_4k";
+            List<InitiatorStats> zc = new ArrayList<>();
+            List<InitiatorStats> dr = new ArrayList<>();
+            for (int r = 0; r < reps; r++) {
+                dr.add(direct(s, ops));
+                zc.add(zeroCopy(s, ops));
+            }
+            InitiatorStats z = median(zc);
+            InitiatorStats d = median(dr);
+            System.err.printf(Locale.ROOT, "storage %s: zero-copy %.4f MIOP/s p50 %.1f us p99 %.1f us | direct %.4f MIOP/s p50 %.1f us p99 %.1f us%n",
+                    op, z.miops(), z.latencyP50Us(), z.latencyP99Us(), d.miops(), d.latencyP50Us(), d.latencyP99Us());
+            String base = "storage.direct_rdma." + op;
+            out.add(BenchResult.of("storage.zero_copy." + op + ".miops", "MIOP/s", z.miops(), base + ".miops", d.miops()));
+            out.add(BenchResult.lowerIsBetter("storage.zero_copy." + op + ".latency_p50", "us", z.latencyP50Us(), base + ".latency_p50",
+                    d.latencyP50Us()));
+            out.add(BenchResult.lowerIsBetter("storage.zero_copy." + op + ".latency_p99", "us", z.latencyP99Us(), base + ".latency_p99",
+                    d.latencyP99Us()));
+            out.add(BenchResult.plain("storage.zero_copy." + op + ".initiator_alloc_bytes_per_op", "B/op",
+                    (double) z.dataPathAllocatedBytes() / Math.max(1, z.operations())));
+        }
+        // The erasure-coding gateway (3 targets + gga-offload + initiator), same run.
+        out.addAll(GgaBench.run(quick));
+        return out;
+    }
+
+    private static InitiatorStats median(List<InitiatorStats> l) {
+        List<InitiatorStats> s = new ArrayList<>(l);
+        s.sort(Comparator.comparingDouble(InitiatorStats::miops));
+        return s.get(s.size() / 2);
+    }
+
+    private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
+
+    private static InitiatorStats zeroCopy(ExecutionStrategy s, long ops) throws Exception {
+        ExecutorService ex = Executors.newCachedThreadPool();
+        AtomicBoolean abort = new AtomicBoolean();
+        try {
+            int port = freePort();
+            String channel = "bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+            Future<Integer> t = ex.submit(() -> new TargetRdma(new TargetRdma.Config("sw0", List.of(0), port, null, BLOCKS, BLOCK,
+                    null, 30_000_000_000L), abort).run(QUIET));
+            Future<Integer> z = ex.submit(() -> new ZeroCopyService(new ZeroCopyService.Config("sw0", null, List.of(0),
+                    "127.0.0.1:" + port, channel, 10_000_000_000L), abort).run(QUIET));
+            InitiatorComch ini = new InitiatorComch(new InitiatorComch.Config("sw0", List.of(0), s, null, ops, TX, channel,
+                    10_000_000_000L, 0, 1), abort);
+            int rc = ini.run(QUIET);
+            if (rc != 0 || z.get(60, TimeUnit.SECONDS) != 0 || t.get(60, TimeUnit.SECONDS) != 0) {
+                throw new IllegalStateException("zero-copy run failed");
+            }
+            return ini.stats();
+        } finally {
+            abort.set(true);
+            ex.shutdownNow();
+        }
+    }
+
+    private static InitiatorStats direct(ExecutionStrategy s, long ops) throws Exception {
+        ExecutorService ex = Executors.newCachedThreadPool();
+        AtomicBoolean abort = new AtomicBoolean();
+        try {
+            int port = freePort();
+            Future<Integer> t = ex.submit(() -> new TargetRdma(new TargetRdma.Config("sw0", List.of(0), port, null, BLOCKS, BLOCK,
+                    null, 30_000_000_000L), abort).run(QUIET));
+            InitiatorStats st = RdmaDirectInitiator.run("sw0", new InetSocketAddress("127.0.0.1", port), s, ops, TX, 1);
+            if (t.get(60, TimeUnit.SECONDS) != 0) {
+                throw new IllegalStateException("target failed");
+            }
+            return st;
+        } finally {
+            abort.set(true);
+            ex.shutdownNow();
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package io.jdoca.comch;
+
+import io.jdoca.core.dev.DevInfo;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * DOCA Comch capability queries and the rendezvous rules of jdoca's Comch transport.
+ *
+ * <p>Transport: a server listens on a Unix domain socket named after its channel name under a
+ * runtime directory ({@link #socketPath(String)}); control messages and consumer announcements travel
+ * on it, while the fast path (producer → consumer) runs over shared-memory rings the consumer
+ * creates and the peer maps. Both ends must run on this host, as host and DPU share one machine here.
+ *
+ * <p>Stateless; any thread.
+ */
+public final class Comch {
+    /** DOCA's default channel name of the storage apps. */
+    public static final String DEFAULT_CHANNEL_NAME = "doca_storage_comch";
+    /**
+     * Largest control message ({@code doca_comch_cap_get_max_msg_size}); BlueField reports 4080
+     * bytes, and control protocols are written to fit it.
+     */
+    public static final int MAX_MSG_SIZE = 4080;
+    /** Largest immediate data of a producer send ({@code doca_comch_producer_cap_get_max_imm_data_len}). */
+    public static final int MAX_IMM_DATA_LEN = 32;
+    /** Largest fast-path message a consumer can be configured for. */
+    public static final int MAX_CONSUMER_MSG_SIZE = 1 << 20;
+    /** Longest channel name ({@code doca_comch_cap_get_max_name_len}, 120 in DOCA minus the terminator). */
+    public static final int MAX_NAME_LEN = 119;
+
+    private Comch() {
+    }
+
+    /** {@code doca_comch_cap_server_is_supported}: any device of this implementation can host a server. */
+    public static boolean capServerIsSupported(DevInfo info) {
+        return info != null;
+    }
+
+    /** {@code doca_comch_cap_client_is_supported}. */
+    public static boolean capClientIsSupported(DevInfo info) {
+        return info != null;
+    }
+
+    /** {@code doca_comch_cap_get_max_msg_size}. */
+    public static int capGetMaxMsgSize(DevInfo info) {
+        return MAX_MSG_SIZE;
+    }
+
+    /** {@code doca_comch_cap_get_max_clients}: one client per server. */
+    public static int capGetMaxClients(DevInfo info) {
+        return 1;
+    }
+
+    /** {@code doca_comch_producer_cap_get_max_imm_data_len}. */
+    public static int capProducerGetMaxImmDataLen(DevInfo info) {
+        return MAX_IMM_DATA_LEN;
+    }
+
+    /** {@code doca_comch_consumer_cap_get_max_buf_size}. */
+    public static int capConsumerGetMaxBufSize(DevInfo info) {
+        return MAX_CONSUMER_MSG_SIZE;
+    }
+
+    /**
+     * The directory of the rendezvous sockets: system property {@code jdoca.comch.dir}, else
+     * {@code $XDG_RUNTIME_DIR/jdoca-comch}, else {@code <tmp>/jdoca-comch-<user>}.
+     */
+    public static Path runtimeDir() {
+        String p = System.getProperty("jdoca.comch.dir");
+        if (p != null && !p.isBlank()) {
+            return Path.of(p);
+        }
+        String xdg = System.getenv("XDG_RUNTIME_DIR");
+        if (xdg != null && !xdg.isBlank() && Files.isDirectory(Path.of(xdg))) {
+            return Path.of(xdg, "jdoca-comch");
+        }
+        return Path.of(System.getProperty("java.io.tmpdir"), "jdoca-comch-" + System.getProperty("user.name", "user"));
+    }
+
+    /** The socket of channel {@code name}: characters outside {@code [A-Za-z0-9_.-]} become '_'. */
+    public static Path socketPath(String name) {
+        return runtimeDir().resolve(sanitize(name) + ".sock");
+    }
+
+    static String sanitize(String name) {
+        if (name == null || name.isEmpty() || name.length() > MAX_NAME_LEN) {
+            throw new IllegalArgumentException("channel name must be 1.." + MAX_NAME_LEN + " characters");
+        }
+        return name.replaceAll("[^A-Za-z0-9_.-]", "_");
+    }
+}

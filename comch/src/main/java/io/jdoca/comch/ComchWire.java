@@ -1,0 +1,58 @@
+package io.jdoca.comch;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * jdoca's own framing on the rendezvous socket (DOCA's Comch wire is not public): u32 BE length of
+ * what follows, u8 kind, payload. Control path only.
+ *
+ * <pre>
+ *   ACCEPT            server → client: connection admitted
+ *   REJECT            server → client: string reason (the server already has a client)
+ *   MSG               either way: one control message
+ *   CONSUMER_NEW      either way: u32 id, u32 slots, u32 slot stride, u32 max msg, u64 ring bytes, string path
+ *   CONSUMER_EXPIRED  either way: u32 id
+ *   BYE               either way: orderly disconnect
+ * </pre>
+ */
+final class ComchWire {
+    static final byte ACCEPT = 1;
+    static final byte REJECT = 2;
+    static final byte MSG = 3;
+    static final byte CONSUMER_NEW = 4;
+    static final byte CONSUMER_EXPIRED = 5;
+    static final byte BYE = 6;
+
+    /** Largest frame accepted (a consumer announcement with a long path; messages ≤ MAX_MSG_SIZE). */
+    static final int MAX_FRAME = 64 * 1024;
+
+    private ComchWire() {
+    }
+
+    static ByteBuffer frame(byte kind, int payloadLen) {
+        ByteBuffer b = ByteBuffer.allocate(5 + payloadLen);
+        b.putInt(1 + payloadLen).put(kind);
+        return b;
+    }
+
+    static ByteBuffer consumerNew(int id, int slots, int stride, int maxMsg, long ringBytes, String path) {
+        byte[] p = path.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer b = frame(CONSUMER_NEW, 4 * 4 + 8 + 4 + p.length);
+        b.putInt(id).putInt(slots).putInt(stride).putInt(maxMsg).putLong(ringBytes).putInt(p.length).put(p);
+        return b.flip();
+    }
+
+    static ByteBuffer consumerExpired(int id) {
+        return frame(CONSUMER_EXPIRED, 4).putInt(id).flip();
+    }
+
+    static ByteBuffer simple(byte kind) {
+        return frame(kind, 0).flip();
+    }
+
+    static ByteBuffer reject(String reason) {
+        byte[] r = reason.getBytes(StandardCharsets.UTF_8);
+        return frame(REJECT, 4 + r.length).putInt(r.length).put(r).flip();
+    }
+}

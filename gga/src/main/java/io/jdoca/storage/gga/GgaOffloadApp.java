@@ -1,0 +1,92 @@
+package io.jdoca.storage.gga;
+
+import io.jdoca.comch.Comch;
+import io.jdoca.core.DocaException;
+import io.jdoca.core.util.DocaLogLevel;
+import io.jdoca.ec.EcMatrixType;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./jdoca gga-offload}: DOCA's {@code doca_storage_comch_to_rdma_gga_offload} (reference
+ * §5), the service between one initiator and three targets that LZ4-compresses, erasure-codes
+ * (2+1) and recovers, transparently to both sides. Flags as DOCA's.
+ */
+@Command(name = "gga-offload", mixinStandardHelpOptions = true,
+        description = {"Comch-to-RDMA GGA offload: a storage service that stores each block as an LZ4 container split",
+            "in two halves plus a 2+1 erasure-coding parity half on three targets, and recovers lost halves.",
+            "Beyond DOCA: if a target dies mid-run, reads keep working by recovery (degraded mode)."})
+public final class GgaOffloadApp implements Callable<Integer> {
+    @Option(names = {"-d", "--device"}, defaultValue = "sw0", description = "Device identifier (default ${DEFAULT-VALUE}).")
+    String device;
+
+    @Option(names = {"-r", "--representor"}, description = "Device host-side representor identifier (e.g. 0b:00.0).")
+    String representor;
+
+    @Option(names = "--cpu", required = true, description = "CPU core for a data-path thread (repeatable).")
+    List<Integer> cpus;
+
+    @Option(names = "--data-1-storage", required = true, description = "data_1 storage target, ip:port.")
+    String data1;
+
+    @Option(names = "--data-2-storage", required = true, description = "data_2 storage target, ip:port.")
+    String data2;
+
+    @Option(names = "--data-p-storage", required = true, description = "data_p (parity) storage target, ip:port.")
+    String dataP;
+
+    @Option(names = "--matrix-type", defaultValue = "vandermonde", description = "cauchy | vandermonde (default ${DEFAULT-VALUE}).")
+    String matrixType;
+
+    @Option(names = "--command-channel-name", defaultValue = Comch.DEFAULT_CHANNEL_NAME,
+            description = "Comch server channel name (default ${DEFAULT-VALUE}).")
+    String channelName;
+
+    @Option(names = "--control-timeout", defaultValue = "5", description = "Control operation timeout, seconds (default ${DEFAULT-VALUE}).")
+    long controlTimeoutSeconds;
+
+    @Option(names = "--trigger-recovery-read-every-n", defaultValue = "0",
+            description = "Make every Nth read a recovery read (0 = never; default ${DEFAULT-VALUE}).")
+    int recoverEveryN;
+
+    @Option(names = {"-l", "--log-level"}, defaultValue = "40", description = "DOCA log level 10..70 (default ${DEFAULT-VALUE}).")
+    int logLevel;
+
+    @Override
+    public Integer call() {
+        try {
+            DocaLogLevel.apply(logLevel);
+            AtomicBoolean abort = new AtomicBoolean();
+            installCtrlCHandler(abort, Thread.currentThread());
+            GgaService s = new GgaService(new GgaService.Config(device, representor, cpus, List.of(data1, data2, dataP),
+                    EcMatrixType.parse(matrixType), channelName, controlTimeoutSeconds * 1_000_000_000L, recoverEveryN), abort);
+            int rc;
+            try {
+                rc = s.run(System.out);
+            } finally {
+                abort.set(true); // done: a later shutdown hook has nothing to wait for
+            }
+            System.out.flush();
+            return rc;
+        } catch (DocaException | IllegalArgumentException e) {
+            System.err.println("gga-offload: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /** Ctrl-C / SIGTERM: ask the control loop to abort, then give it a few seconds to release everything. */
+    static void installCtrlCHandler(AtomicBoolean abort, Thread main) {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (abort.compareAndSet(false, true)) {
+                try {
+                    main.join(8_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }, "gga-ctrl-c"));
+    }
+}

@@ -1,0 +1,466 @@
+package io.jdoca.storage.gga;
+
+import io.jdoca.core.AccessFlags;
+import io.jdoca.core.DocaError;
+import io.jdoca.core.DocaException;
+import io.jdoca.core.dev.Dev;
+import io.jdoca.core.dev.DevRep;
+import io.jdoca.core.dev.Devices;
+import io.jdoca.core.mem.MemoryMap;
+import io.jdoca.core.mem.SharedMemory;
+import io.jdoca.core.mem.SharedRegion;
+import io.jdoca.ec.EcMatrixType;
+import io.jdoca.storage.common.AppSupport;
+import io.jdoca.storage.common.ComchControlChannel;
+import io.jdoca.storage.common.ConnectionRole;
+import io.jdoca.storage.common.ControlMessage;
+import io.jdoca.storage.common.ControlMessageType;
+import io.jdoca.storage.common.ControlPayload;
+import io.jdoca.storage.common.ServiceControlState;
+import io.jdoca.storage.common.TcpControlChannel;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The control side of {@code doca_storage_comch_to_rdma_gga_offload} (reference §1 and §5): connects
+ * to the three targets over TCP, serves one initiator over Comch, relays query / init / start / stop
+ * / shutdown with DOCA's consistency checks and id rules (own message_id, the client's
+ * correlation_id), builds the workers and their two RDMA connections per target, and prints the
+ * per-core statistics. Beyond DOCA it watches the targets during the run: a lost target puts the
+ * service in degraded mode ({@link DegradedPolicy}).
+ *
+ * <p>Not thread-safe: one control thread; workers run on their own threads.
+ */
+public final class GgaService {
+    private static final Logger LOG = LoggerFactory.getLogger(GgaService.class);
+
+    /** The app's flags. */
+    public record Config(String device, String representor, List<Integer> cpus, List<String> storageServers,
+            EcMatrixType matrixType, String commandChannelName, long controlTimeoutNanos, int recoverEveryN) {
+    }
+
+    private final Config cfg;
+    private final AtomicBoolean abort;
+    private final TcpControlChannel[] targets = new TcpControlChannel[TargetRole.COUNT];
+    private final List<GgaWorker> workers = new ArrayList<>();
+    private final List<WorkerStats> finalStats = new ArrayList<>();
+    private ServiceControlState state = ServiceControlState.WAIT_QUERY;
+    private ComchControlChannel comch;
+    private Dev dev;
+    private GgaLayout layout;
+    private long targetCapacity;
+    private MemoryMap hostMap;
+    private MemoryMap scratchMap;
+    private SharedRegion scratchRegion;
+    private int lostMask;
+    private int nextMessageId;
+    private String workerSetupError;
+    private long runStartNanos;
+    private long runNanos;
+    private PrintStream out = System.out;
+
+    public GgaService(Config cfg, AtomicBoolean abort) {
+        this.cfg = cfg;
+        this.abort = abort;
+        if (cfg.storageServers().size() != TargetRole.COUNT) {
+            throw new DocaException(DocaError.INVALID_VALUE, "three storage targets are required");
+        }
+        if (cfg.cpus() == null || cfg.cpus().isEmpty()) {
+            throw new DocaException(DocaError.INVALID_VALUE, "at least one --cpu is required");
+        }
+        if (cfg.recoverEveryN() < 0) {
+            throw new DocaException(DocaError.INVALID_VALUE, "--trigger-recovery-read-every-n must be >= 0");
+        }
+    }
+
+    /** Runs the whole life cycle; returns the exit code. */
+    public int run(PrintStream out) {
+        this.out = out;
+        dev = Devices.open(cfg.device());
+        DevRep rep = cfg.representor() == null ? null : Devices.findRepresentor(cfg.representor()).open();
+        try {
+            connectToStorage();
+            comch = ComchControlChannel.server(dev, rep, cfg.commandChannelName());
+            out.printf(Locale.ROOT, "gga-offload: connected to data_1 %s, data_2 %s, data_p %s; serving comch channel '%s'%n",
+                    cfg.storageServers().get(0), cfg.storageServers().get(1), cfg.storageServers().get(2),
+                    cfg.commandChannelName());
+            out.flush();
+            return serve(out);
+        } finally {
+            closeWorkers();
+            if (comch != null) {
+                comch.close();
+            }
+            for (TcpControlChannel t : targets) {
+                if (t != null) {
+                    t.close();
+                }
+            }
+            if (scratchMap != null) {
+                scratchMap.stop();
+                scratchMap.close();
+            }
+            if (scratchRegion != null) {
+                scratchRegion.close();
+            }
+            if (hostMap != null) {
+                hostMap.close();
+            }
+        }
+    }
+
+    /** {@code connect_to_storage}: the targets should already run; retry until the control timeout (at least 30 s). */
+    private void connectToStorage() {
+        long timeout = Math.max(cfg.controlTimeoutNanos(), 30_000_000_000L);
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            if (abort.get()) {
+                throw new DocaException(DocaError.CONNECTION_ABORTED, "Aborted while connecting to storage");
+            }
+            targets[r] = TcpControlChannel.client(AppSupport.parseAddress(cfg.storageServers().get(r)), timeout);
+            LOG.info("connected to {} target {}", TargetRole.name(r), cfg.storageServers().get(r));
+        }
+    }
+
+    private int serve(PrintStream out) {
+        boolean everConnected = false;
+        while (state != ServiceControlState.SHUT_DOWN) {
+            if (abort.get()) {
+                out.println("gga-offload: aborted by user");
+                bestEffortTargetShutdown();
+                printStats(out);
+                return 1;
+            }
+            ControlMessage m = comch.receive(50_000_000L);
+            everConnected |= comch.isConnected();
+            watchTargets();
+            if (m == null) {
+                if (everConnected && !comch.isConnected()) {
+                    out.println("gga-offload: the initiator disconnected before shutdown");
+                    bestEffortTargetShutdown();
+                    printStats(out);
+                    return 1;
+                }
+                continue;
+            }
+            ControlMessage reply = handle(m);
+            try {
+                comch.send(reply);
+            } catch (DocaException e) {
+                LOG.warn("cannot reply {}: {}", reply.type().wireName(), e.getMessage());
+            }
+            if (m.type() == ControlMessageType.INIT_STORAGE_REQUEST && !reply.isError()) {
+                // DOCA replies to init first, then builds the workers (the initiator waits for our consumers).
+                try {
+                    createWorkers(m.correlationId());
+                } catch (RuntimeException e) {
+                    workerSetupError = e.getMessage();
+                    LOG.warn("worker set-up failed: {}", e.getMessage());
+                    closeWorkers();
+                }
+            }
+        }
+        printStats(out);
+        return 0;
+    }
+
+    /** Notices targets whose control connection dropped (degraded mode). */
+    private void watchTargets() {
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            TcpControlChannel t = targets[r];
+            if ((lostMask & TargetRole.bit(r)) != 0 || t == null) {
+                continue;
+            }
+            ControlMessage stray = t.poll();
+            if (stray != null) {
+                LOG.debug("ignoring unsolicited {} from {}", stray.type().wireName(), TargetRole.name(r));
+            }
+            if (t.wasDisconnected() && !t.isConnected()) {
+                targetLost(r, "control connection closed");
+            }
+        }
+    }
+
+    private void targetLost(int role, String why) {
+        if ((lostMask & TargetRole.bit(role)) != 0) {
+            return;
+        }
+        lostMask |= TargetRole.bit(role);
+        // Operator-facing event: on stdout (like the stats), not only in the log.
+        out.printf(Locale.ROOT, "gga-offload: DEGRADED: target %s (%s) lost: %s; reads continue by EC recovery,"
+                + " writes are refused%n", TargetRole.name(role), cfg.storageServers().get(role), why);
+        out.flush();
+        for (GgaWorker w : workers) {
+            try {
+                w.call(() -> w.targetLost(role), cfg.controlTimeoutNanos());
+            } catch (DocaException e) {
+                LOG.warn("worker {}: {}", w.index(), e.getMessage());
+            }
+        }
+    }
+
+    ControlMessage handle(ControlMessage m) {
+        if (!state.accepts(m.type())) {
+            return m.errorResponse(DocaError.UNEXPECTED, "gga-offload expected "
+                    + (state.expected() == null ? "nothing" : state.expected().wireName()) + " but got " + m.type().wireName());
+        }
+        try {
+            ControlMessage reply = switch (state) {
+                case WAIT_QUERY -> query(m);
+                case WAIT_INIT -> init(m);
+                case WAIT_START -> start(m);
+                case RUNNING -> stop(m);
+                case STOPPED -> shutdown(m);
+                case SHUT_DOWN -> throw new IllegalStateException("shut down");
+            };
+            ServiceControlState next = state.next();
+            if (state.canTransitionTo(next)) {
+                state = next;
+            }
+            return reply;
+        } catch (DocaException e) {
+            LOG.warn("{} failed: {}", m.type().wireName(), e.getMessage());
+            return m.errorResponse(e.error(), e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.warn("{} failed", m.type().wireName(), e);
+            return m.errorResponse(DocaError.UNEXPECTED, String.valueOf(e));
+        }
+    }
+
+    private ControlMessage forward(int role, ControlMessage req) {
+        if ((lostMask & TargetRole.bit(role)) != 0) {
+            throw new DocaException(DocaError.NOT_CONNECTED, "target " + TargetRole.name(role) + " is lost");
+        }
+        return targets[role].request(req, cfg.controlTimeoutNanos());
+    }
+
+    private ControlMessage msg(ControlMessageType t, int correlationId) {
+        return ControlMessage.of(t, nextMessageId++, correlationId);
+    }
+
+    /** Reference §1 step 4: same dimensions everywhere (else BAD_STATE); report 2× capacity and block size. */
+    private ControlMessage query(ControlMessage m) {
+        ControlPayload.StorageInfo first = null;
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            ControlPayload.StorageInfo info = forward(r, msg(ControlMessageType.QUERY_STORAGE_REQUEST, m.correlationId()))
+                    .asStorageInfo();
+            if (first == null) {
+                first = info;
+            } else if (info.totalSize() != first.totalSize() || info.blockSize() != first.blockSize()) {
+                throw new DocaException(DocaError.BAD_STATE, "storage targets report mismatched dimensions: data_1 "
+                        + first.totalSize() + " bytes in blocks of " + first.blockSize() + ", " + TargetRole.name(r) + " "
+                        + info.totalSize() + " bytes in blocks of " + info.blockSize());
+            }
+        }
+        layout = new GgaLayout(first.blockSize());
+        targetCapacity = first.totalSize();
+        long capacity = GgaLayout.reportedCapacity(targetCapacity);
+        out.printf(Locale.ROOT, "gga-offload: targets hold %d bytes in blocks of %d; the initiator sees %d bytes in"
+                + " blocks of %d%n", targetCapacity, first.blockSize(), capacity, layout.blockSize());
+        out.flush();
+        return new ControlMessage(ControlMessageType.QUERY_STORAGE_RESPONSE, m.messageId(), m.correlationId(),
+                new ControlPayload.StorageInfo(capacity, layout.blockSize()));
+    }
+
+    private int transactions;
+    private int cores;
+
+    /** Reference §5 "Memory": import the host map, build and export the scratch region, relay init with 2× transactions. */
+    private ControlMessage init(ControlMessage m) {
+        ControlPayload.InitStorage p = m.asInitStorage();
+        int c = p.coreCount();
+        if (c <= 0 || c > cfg.cpus().size()) {
+            throw new DocaException(DocaError.INVALID_VALUE, "init_storage asks for " + Integer.toUnsignedString(c)
+                    + " cores but this service has " + cfg.cpus().size() + " (--cpu)");
+        }
+        if (p.transactionCount() <= 0 || p.transactionCount() > 4096) {
+            throw new DocaException(DocaError.INVALID_VALUE, "transaction count "
+                    + Integer.toUnsignedString(p.transactionCount()) + " outside 1..4096");
+        }
+        cores = c;
+        transactions = p.transactionCount() * 2;
+        MemoryMap imported = MemoryMap.createFromExport(p.mmapExport(), dev);
+        if (imported.segment() == null) {
+            imported.close();
+            throw new DocaException(DocaError.NOT_SUPPORTED, "the initiator's memory is not reachable from this host");
+        }
+        hostMap = imported;
+        long size = (long) cores * transactions * layout.chunkSize();
+        scratchRegion = SharedMemory.allocate(size);
+        scratchMap = MemoryMap.create();
+        DocaException.check(scratchMap.setMemrange(scratchRegion.segment()), "scratch range");
+        DocaException.check(scratchMap.addDev(dev), "scratch dev");
+        DocaException.check(scratchMap.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.PCI_READ_WRITE
+                | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE), "scratch permissions");
+        DocaException.check(scratchMap.start(), "scratch start");
+        byte[] blob = scratchMap.exportRdma(dev);
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            forward(r, new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, nextMessageId++, m.correlationId(),
+                    new ControlPayload.InitStorage(transactions, cores, blob)));
+        }
+        LOG.info("init: {} cores x {} transactions, scratch {} bytes ({} per chunk)", cores, transactions, size,
+                layout.chunkSize());
+        return m.emptyResponse();
+    }
+
+    /** Workers, their contexts and the 2 × 3 RDMA connections each, one worker at a time (as DOCA). */
+    private void createWorkers(int correlationId) {
+        long timeout = cfg.controlTimeoutNanos();
+        for (int i = 0; i < cores; i++) {
+            GgaWorker w = new GgaWorker(new GgaWorker.Config(i, dev, layout, transactions, 2 * targetCapacity, hostMap,
+                    scratchMap, (long) i * transactions * layout.chunkSize(), comch.connection(), cfg.matrixType(),
+                    cfg.recoverEveryN()));
+            workers.add(w);
+            w.call(w::createObjects, timeout);
+            for (int r = 0; r < TargetRole.COUNT; r++) {
+                for (ConnectionRole role : new ConnectionRole[] {ConnectionRole.IO_DATA, ConnectionRole.IO_CONTROL}) {
+                    int target = r;
+                    byte[] mine = w.call(() -> w.export(role, target), timeout);
+                    ControlMessage resp = forward(r, new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST,
+                            nextMessageId++, correlationId, new ControlPayload.RdmaConnection(i, role, mine)));
+                    byte[] peer = resp.asRdmaConnection().connectionDetails();
+                    DocaError e = w.call(() -> w.connect(role, target, peer), timeout);
+                    if (e != DocaError.SUCCESS) {
+                        throw new DocaException(e, "worker " + i + ": rdma connect " + role.wireName() + " to "
+                                + TargetRole.name(r));
+                    }
+                }
+            }
+            long deadline = System.nanoTime() + timeout;
+            while (!w.call(w::contextsReady, timeout)) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new DocaException(DocaError.TIME_OUT, "worker " + i + " contexts not ready: "
+                            + w.call(w::notReady, timeout));
+                }
+                sleep(2);
+            }
+            w.call(w::prepareTasks, timeout);
+        }
+        LOG.info("{} workers ready", cores);
+    }
+
+    private ControlMessage start(ControlMessage m) {
+        if (workerSetupError != null || workers.size() != cores) {
+            throw new DocaException(DocaError.BAD_STATE, "workers are not ready: " + workerSetupError);
+        }
+        if (!comch.progressUntil(() -> comch.remoteConsumerIds().size() >= cores, cfg.controlTimeoutNanos())) {
+            throw new DocaException(DocaError.TIME_OUT, "the initiator announced " + comch.remoteConsumerIds().size()
+                    + " of " + cores + " consumers");
+        }
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            forward(r, msg(ControlMessageType.START_STORAGE_REQUEST, m.correlationId()));
+        }
+        List<Integer> remote = comch.remoteConsumerIds();
+        for (int i = 0; i < cores; i++) {
+            GgaWorker w = workers.get(i);
+            int id = remote.get(i);
+            w.call(() -> w.startDataPath(id), cfg.controlTimeoutNanos());
+        }
+        runStartNanos = System.nanoTime();
+        out.printf(Locale.ROOT, "gga-offload: data path started on %d cores%n", cores);
+        out.flush();
+        return m.emptyResponse();
+    }
+
+    private ControlMessage stop(ControlMessage m) {
+        relayToSurvivors(ControlMessageType.STOP_STORAGE_REQUEST, m.correlationId());
+        long deadline = System.nanoTime() + cfg.controlTimeoutNanos();
+        for (GgaWorker w : workers) {
+            w.call(w::stopDataPath, cfg.controlTimeoutNanos());
+            while (w.call(w::inflight, cfg.controlTimeoutNanos()) != 0 && System.nanoTime() - deadline < 0) {
+                sleep(2);
+            }
+        }
+        runNanos = System.nanoTime() - runStartNanos;
+        return m.emptyResponse();
+    }
+
+    private ControlMessage shutdown(ControlMessage m) {
+        relayToSurvivors(ControlMessageType.SHUTDOWN_REQUEST, m.correlationId());
+        closeWorkers();
+        return m.emptyResponse();
+    }
+
+    /** Stop and shutdown go to every target still there; a lost one is skipped (degraded mode). */
+    private void relayToSurvivors(ControlMessageType type, int correlationId) {
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            if ((lostMask & TargetRole.bit(r)) != 0) {
+                continue;
+            }
+            try {
+                forward(r, msg(type, correlationId));
+            } catch (DocaException e) {
+                if (e.error() == DocaError.CONNECTION_RESET || e.error() == DocaError.NOT_CONNECTED
+                        || !targets[r].isConnected()) {
+                    targetLost(r, e.getMessage());
+                } else {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private void bestEffortTargetShutdown() {
+        // Targets closing their connections now is an orderly end, not a loss: leave the data path first.
+        for (GgaWorker w : workers) {
+            try {
+                w.call(w::stopDataPath, cfg.controlTimeoutNanos());
+            } catch (DocaException e) {
+                LOG.warn("worker {}: {}", w.index(), e.getMessage());
+            }
+        }
+        try {
+            if (state == ServiceControlState.RUNNING) {
+                relayToSurvivors(ControlMessageType.STOP_STORAGE_REQUEST, 0);
+            }
+            if (state == ServiceControlState.RUNNING || state == ServiceControlState.STOPPED) {
+                relayToSurvivors(ControlMessageType.SHUTDOWN_REQUEST, 0);
+            }
+        } catch (DocaException e) {
+            LOG.warn("target shutdown: {}", e.getMessage());
+        }
+    }
+
+    private void closeWorkers() {
+        for (GgaWorker w : workers) {
+            try {
+                finalStats.add(w.call(w::snapshot, 5_000_000_000L));
+                w.call(w::teardown, 10_000_000_000L);
+            } catch (DocaException e) {
+                LOG.warn("worker {} teardown: {}", w.index(), e.getMessage());
+            }
+            w.exit();
+        }
+        workers.clear();
+    }
+
+    /** Snapshot of every worker (live ones, or the final ones after shutdown). */
+    public List<WorkerStats> stats() {
+        if (!finalStats.isEmpty()) {
+            return List.copyOf(finalStats);
+        }
+        List<WorkerStats> s = new ArrayList<>();
+        for (GgaWorker w : workers) {
+            s.add(w.call(w::snapshot, 5_000_000_000L));
+        }
+        return s;
+    }
+
+    private void printStats(PrintStream out) {
+        closeWorkers();
+        GgaStatsTable.print(out, cfg.cpus(), finalStats, lostMask, runNanos);
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DocaException(DocaError.CONNECTION_ABORTED, "interrupted");
+        }
+    }
+}

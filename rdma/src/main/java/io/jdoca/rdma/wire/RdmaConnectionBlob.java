@@ -1,0 +1,121 @@
+package io.jdoca.rdma.wire;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+
+/**
+ * The connection descriptor {@code doca_rdma_export} returns and {@code doca_rdma_connect} consumes.
+ * DOCA's blob is opaque (it carries the QP number, GID and so on); this is jdoca's equivalent,
+ * little-endian:
+ *
+ * <pre>
+ *   off size field                                          (jdoca RDMA wire format §1, docs/features/rdma.md)
+ *    0   4   magic 'JDRC' (0x4352444A as LE u32)
+ *    4   2   version (1)
+ *    6   1   transport preference: 0 AUTO, 1 SHM, 2 TCP
+ *    7   1   reserved
+ *    8   4   exporter pid
+ *   12   4   ctx permissions (AccessFlags granted by the exporter's Rdma context)
+ *   16   8   connection nonce (random; identifies this end of the connection)
+ *   24  16   host id (boot id UUID)
+ *   40   2   TCP listen port (0: no TCP)
+ *   42   2   host name length h (≤ 255)
+ *   44   2   shared-memory ring path length p (≤ 4096, 0: no SHM)
+ *   46   2   reserved
+ *   48   h   host to dial, UTF-8
+ *   48+h p   path of the exporter's inbound shared-memory ring, UTF-8
+ * </pre>
+ *
+ * @param transport   the exporter's transport preference
+ * @param pid         exporter process id
+ * @param permissions the exporter's Rdma context permissions
+ * @param nonce       identifies the exporter's end of the connection
+ * @param hostId      exporter host (boot id)
+ * @param tcpPort     listen port, 0 if none
+ * @param host        address to dial, empty if none
+ * @param shmPath     inbound ring file, empty if none
+ */
+public record RdmaConnectionBlob(int transport, long pid, int permissions, long nonce, UUID hostId, int tcpPort,
+        String host, String shmPath) {
+
+    public static final int MAGIC = 0x4352444A;
+    public static final int VERSION = 1;
+    static final int OFF_MAGIC = 0;
+    static final int OFF_VERSION = 4;
+    static final int OFF_TRANSPORT = 6;
+    static final int OFF_PID = 8;
+    static final int OFF_PERMISSIONS = 12;
+    static final int OFF_NONCE = 16;
+    static final int OFF_HOST_ID = 24;
+    static final int OFF_PORT = 40;
+    static final int OFF_HOST_LEN = 42;
+    static final int OFF_PATH_LEN = 44;
+    public static final int HEADER = 48;
+    static final int MAX_HOST = 255;
+    static final int MAX_PATH = 4096;
+
+    public byte[] encode() {
+        byte[] h = host.getBytes(StandardCharsets.UTF_8);
+        byte[] p = shmPath.getBytes(StandardCharsets.UTF_8);
+        if (h.length > MAX_HOST || p.length > MAX_PATH) {
+            throw new IllegalArgumentException("host or path too long for a connection blob");
+        }
+        byte[] out = new byte[HEADER + h.length + p.length];
+        MemorySegment s = MemorySegment.ofArray(out);
+        s.set(ValueLayout.JAVA_INT_UNALIGNED, OFF_MAGIC, MAGIC);
+        s.set(ValueLayout.JAVA_SHORT_UNALIGNED, OFF_VERSION, (short) VERSION);
+        s.set(ValueLayout.JAVA_BYTE, OFF_TRANSPORT, (byte) transport);
+        s.set(ValueLayout.JAVA_INT_UNALIGNED, OFF_PID, (int) pid);
+        s.set(ValueLayout.JAVA_INT_UNALIGNED, OFF_PERMISSIONS, permissions);
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, OFF_NONCE, nonce);
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, OFF_HOST_ID, hostId.getMostSignificantBits());
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, OFF_HOST_ID + 8, hostId.getLeastSignificantBits());
+        s.set(ValueLayout.JAVA_SHORT_UNALIGNED, OFF_PORT, (short) tcpPort);
+        s.set(ValueLayout.JAVA_SHORT_UNALIGNED, OFF_HOST_LEN, (short) h.length);
+        s.set(ValueLayout.JAVA_SHORT_UNALIGNED, OFF_PATH_LEN, (short) p.length);
+        System.arraycopy(h, 0, out, HEADER, h.length);
+        System.arraycopy(p, 0, out, HEADER + h.length, p.length);
+        return out;
+    }
+
+    /**
+     * Parses a peer's blob. Outside input: every malformed blob gives {@link IllegalArgumentException}
+     * with the reason, never another exception.
+     */
+    public static RdmaConnectionBlob decode(byte[] blob) {
+        if (blob == null || blob.length < HEADER) {
+            throw new IllegalArgumentException("RDMA connection blob too short (" + (blob == null ? 0 : blob.length) + " bytes)");
+        }
+        MemorySegment s = MemorySegment.ofArray(blob);
+        if (s.get(ValueLayout.JAVA_INT_UNALIGNED, OFF_MAGIC) != MAGIC) {
+            throw new IllegalArgumentException("not an RDMA connection blob (bad magic)");
+        }
+        int version = Short.toUnsignedInt(s.get(ValueLayout.JAVA_SHORT_UNALIGNED, OFF_VERSION));
+        if (version != VERSION) {
+            throw new IllegalArgumentException("unsupported RDMA connection blob version " + version);
+        }
+        int transport = Byte.toUnsignedInt(s.get(ValueLayout.JAVA_BYTE, OFF_TRANSPORT));
+        if (transport > 2) {
+            throw new IllegalArgumentException("unknown transport " + transport + " in RDMA connection blob");
+        }
+        long pid = Integer.toUnsignedLong(s.get(ValueLayout.JAVA_INT_UNALIGNED, OFF_PID));
+        int perms = s.get(ValueLayout.JAVA_INT_UNALIGNED, OFF_PERMISSIONS);
+        long nonce = s.get(ValueLayout.JAVA_LONG_UNALIGNED, OFF_NONCE);
+        UUID host = new UUID(s.get(ValueLayout.JAVA_LONG_UNALIGNED, OFF_HOST_ID),
+                s.get(ValueLayout.JAVA_LONG_UNALIGNED, OFF_HOST_ID + 8));
+        int port = Short.toUnsignedInt(s.get(ValueLayout.JAVA_SHORT_UNALIGNED, OFF_PORT));
+        int hl = Short.toUnsignedInt(s.get(ValueLayout.JAVA_SHORT_UNALIGNED, OFF_HOST_LEN));
+        int pl = Short.toUnsignedInt(s.get(ValueLayout.JAVA_SHORT_UNALIGNED, OFF_PATH_LEN));
+        if (hl > MAX_HOST || pl > MAX_PATH || (long) HEADER + hl + pl != blob.length) {
+            throw new IllegalArgumentException("RDMA connection blob length " + blob.length + " does not match its header");
+        }
+        if (port == 0 && pl == 0) {
+            throw new IllegalArgumentException("RDMA connection blob offers no transport");
+        }
+        String h = new String(blob, HEADER, hl, StandardCharsets.UTF_8);
+        String p = new String(blob, HEADER + hl, pl, StandardCharsets.UTF_8);
+        return new RdmaConnectionBlob(transport, pid, perms, nonce, host, port, h, p);
+    }
+}

@@ -1,0 +1,145 @@
+package io.jdoca.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jdoca.core.AccessFlags;
+import io.jdoca.core.DocaError;
+import io.jdoca.core.DocaException;
+import io.jdoca.core.dev.Devices;
+import io.jdoca.core.exec.CtxState;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** Socket-free unit tests: state machines, transport choice, configuration rules, the lock-free rings. */
+class RdmaUnitTest {
+
+    @Test
+    void connectionStateTransitionsFollowTheTable() {
+        assertTrue(RdmaConnectionState.IDLE.canTransitionTo(RdmaConnectionState.CONNECTING));
+        assertTrue(RdmaConnectionState.CONNECTING.canTransitionTo(RdmaConnectionState.ESTABLISHED));
+        assertTrue(RdmaConnectionState.ESTABLISHED.canTransitionTo(RdmaConnectionState.DISCONNECTED));
+        assertFalse(RdmaConnectionState.IDLE.canTransitionTo(RdmaConnectionState.ESTABLISHED));
+        assertFalse(RdmaConnectionState.ESTABLISHED.canTransitionTo(RdmaConnectionState.CONNECTING));
+        for (RdmaConnectionState s : RdmaConnectionState.values()) {
+            assertFalse(RdmaConnectionState.DISCONNECTED.canTransitionTo(s));
+            assertFalse(RdmaConnectionState.FAILED.canTransitionTo(s));
+        }
+    }
+
+    @Test
+    void transportResolutionIsSymmetric() {
+        for (RdmaTransportType x : RdmaTransportType.values()) {
+            for (RdmaTransportType y : RdmaTransportType.values()) {
+                for (boolean same : new boolean[] {true, false}) {
+                    assertSame(RdmaTransportType.resolve(x, y, same), RdmaTransportType.resolve(y, x, same));
+                }
+            }
+        }
+        assertEquals(RdmaTransportType.SHM, RdmaTransportType.resolve(RdmaTransportType.AUTO, RdmaTransportType.AUTO, true));
+        assertEquals(RdmaTransportType.TCP, RdmaTransportType.resolve(RdmaTransportType.AUTO, RdmaTransportType.AUTO, false));
+        assertNull(RdmaTransportType.resolve(RdmaTransportType.SHM, RdmaTransportType.TCP, true));
+        assertNull(RdmaTransportType.resolve(RdmaTransportType.SHM, RdmaTransportType.AUTO, false));
+    }
+
+    @Test
+    void configurationOnlyWhileIdleAndWithinLimits() {
+        Rdma r = Rdma.create(Devices.open("sw0"));
+        assertEquals(DocaError.INVALID_VALUE, r.setMaxSendBufListLen(0));
+        assertEquals(DocaError.INVALID_VALUE, r.setMaxSendBufListLen(Rdma.capMaxSendBufListLen(null) + 1));
+        assertEquals(DocaError.INVALID_VALUE, r.setSendQueueSize(0));
+        assertEquals(DocaError.INVALID_VALUE, r.setPermissions(AccessFlags.PCI_READ_WRITE));
+        assertEquals(DocaError.SUCCESS, r.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ));
+        io.jdoca.core.exec.ProgressEngine pe = io.jdoca.core.exec.ProgressEngine.create();
+        pe.connectCtx(r);
+        assertEquals(DocaError.IN_PROGRESS, r.start());
+        assertEquals(CtxState.STARTING, r.state());
+        assertEquals(DocaError.BAD_STATE, r.setPermissions(AccessFlags.LOCAL_READ_WRITE));
+        assertEquals(DocaError.BAD_STATE, r.setTransport(RdmaTransportType.TCP));
+        assertEquals(DocaError.SUCCESS, r.stop());
+        assertEquals(CtxState.IDLE, r.state());
+        assertThrows(DocaException.class, r::export, "export needs a started context");
+    }
+
+    @Test
+    void capabilitiesAreListedForDevices() {
+        List<io.jdoca.core.dev.Capability> caps = new RdmaCapabilities().capabilities(Devices.find("sw0"));
+        assertTrue(caps.stream().anyMatch(c -> c.name().equals("doca_rdma_cap_get_max_message_size") && c.value().equals("2147483648")));
+        assertTrue(Rdma.capTaskSendIsSupported(Devices.find("sw0")));
+    }
+
+    @Test
+    void spscRingHandsOverEverythingInOrder() throws Exception {
+        SpscRing ring = new SpscRing(64);
+        int n = 200_000;
+        Integer[] items = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            items[i] = i;
+        }
+        Thread producer = Thread.ofPlatform().start(() -> {
+            for (int i = 0; i < n; i++) {
+                while (!ring.offer(items[i])) {
+                    Thread.onSpinWait();
+                }
+            }
+        });
+        for (int i = 0; i < n; i++) {
+            Object o;
+            while ((o = ring.poll()) == null) {
+                Thread.onSpinWait();
+            }
+            assertEquals(i, (Integer) o);
+        }
+        producer.join();
+        assertTrue(ring.isEmpty());
+    }
+
+    @Test
+    void recvRingGivesEachEntryToExactlyOneConsumer() throws Exception {
+        RecvRing ring = new RecvRing(128);
+        int n = 100_000;
+        AtomicInteger taken = new AtomicInteger();
+        List<Set<Integer>> seen = new ArrayList<>();
+        List<Thread> consumers = new ArrayList<>();
+        for (int c = 0; c < 3; c++) {
+            Set<Integer> mine = new HashSet<>();
+            seen.add(mine);
+            consumers.add(Thread.ofPlatform().start(() -> {
+                while (taken.get() < n) {
+                    Object o = ring.poll();
+                    if (o != null) {
+                        mine.add((Integer) o);
+                        taken.incrementAndGet();
+                    } else {
+                        Thread.onSpinWait();
+                    }
+                }
+            }));
+        }
+        for (int i = 0; i < n; i++) {
+            Integer v = i;
+            while (!ring.offer(v)) {
+                Thread.onSpinWait();
+            }
+        }
+        for (Thread t : consumers) {
+            t.join(30_000);
+        }
+        Set<Integer> all = new HashSet<>();
+        int total = 0;
+        for (Set<Integer> s : seen) {
+            total += s.size();
+            all.addAll(s);
+        }
+        assertEquals(n, total, "no entry taken twice");
+        assertEquals(n, all.size(), "every entry taken");
+    }
+}

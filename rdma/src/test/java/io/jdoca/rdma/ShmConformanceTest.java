@@ -1,0 +1,9 @@
+package io.jdoca.rdma;
+
+/** The conformance suite over the shared-memory transport. */
+class ShmConformanceTest extends RdmaConformanceTest {
+    @Override
+    RdmaTransportType transport() {
+        return RdmaTransportType.SHM;
+    }
+}

@@ -1,0 +1,125 @@
+package io.jdoca.sta.target.nvmf;
+
+import io.jdoca.sta.StaNamespace;
+import io.jdoca.sta.StaSubsystem;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The target's view of a subsystem: the library's {@link StaSubsystem} plus what the controller
+ * logic needs (serial and model numbers, host allow-list, namespace UUIDs). The discovery
+ * subsystem has no StaSubsystem.
+ *
+ * <p>Thread-safe: concurrent collections; mutated on RPC and control threads.
+ */
+public final class NvmfSubsystem {
+    public static final String DISCOVERY_NQN = "nqn.2014-08.org.nvmexpress.discovery";
+
+    private final String nqn;
+    private final StaSubsystem sta;
+    private final String serial;
+    private final String model;
+    private volatile boolean allowAnyHost;
+    private final Set<String> hosts = ConcurrentHashMap.newKeySet();
+    private final Map<Integer, UUID> uuids = new ConcurrentHashMap<>();
+    /** "address:port" of the listeners this subsystem is restricted to; empty = all. */
+    private final Set<String> listeners = ConcurrentHashMap.newKeySet();
+
+    public NvmfSubsystem(String nqn, StaSubsystem sta, String serial, String model, boolean allowAnyHost) {
+        this.nqn = nqn;
+        this.sta = sta;
+        this.serial = serial == null ? defaultSerial(nqn) : serial;
+        this.model = model == null ? "jdoca STA" : model;
+        this.allowAnyHost = allowAnyHost;
+    }
+
+    private static String defaultSerial(String nqn) {
+        return String.format("JD%016x", nqn.hashCode() & 0xffffffffL).substring(0, 18);
+    }
+
+    public String nqn() {
+        return nqn;
+    }
+
+    public StaSubsystem sta() {
+        return sta;
+    }
+
+    public boolean isDiscovery() {
+        return sta == null;
+    }
+
+    public String serial() {
+        return serial;
+    }
+
+    public String model() {
+        return model;
+    }
+
+    public boolean allowAnyHost() {
+        return allowAnyHost;
+    }
+
+    public void setAllowAnyHost(boolean v) {
+        allowAnyHost = v;
+    }
+
+    public Set<String> hosts() {
+        return hosts;
+    }
+
+    public boolean hostAllowed(String hostNqn) {
+        return allowAnyHost || hosts.contains(hostNqn);
+    }
+
+    /** Restricts the subsystem to a listener (SPDK's nvmf_subsystem_add_listener). */
+    public void addListener(String address, int port) {
+        listeners.add(address + ":" + port);
+    }
+
+    public Set<String> listenerRestrictions() {
+        return listeners;
+    }
+
+    /** True when the subsystem may be reached on this listener. */
+    public boolean reachableOn(String address, int port) {
+        return listeners.isEmpty() || listeners.contains(address + ":" + port) || listeners.contains("0.0.0.0:" + port);
+    }
+
+    public void setUuid(int nsid, UUID uuid) {
+        uuids.put(nsid, uuid);
+    }
+
+    /** The namespace's UUID: configured, else derived from the NQN and nsid (stable across restarts). */
+    public UUID uuid(int nsid) {
+        return uuids.computeIfAbsent(nsid, id -> UUID.nameUUIDFromBytes((nqn + "/" + id).getBytes(StandardCharsets.UTF_8)));
+    }
+
+    public byte[] uuidBytes(int nsid) {
+        UUID u = uuid(nsid);
+        return ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();
+    }
+
+    /** NGUID: 16 bytes of SHA-256 over NQN and nsid. */
+    public byte[] nguid(int nsid) {
+        try {
+            byte[] h = MessageDigest.getInstance("SHA-256").digest((nqn + "#" + nsid).getBytes(StandardCharsets.UTF_8));
+            byte[] g = new byte[16];
+            System.arraycopy(h, 0, g, 0, 16);
+            return g;
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public StaNamespace ns(int nsid) {
+        return sta == null ? null : sta.ns(nsid);
+    }
+}

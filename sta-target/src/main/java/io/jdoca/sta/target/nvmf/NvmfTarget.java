@@ -1,0 +1,728 @@
+package io.jdoca.sta.target.nvmf;
+
+import io.jdoca.core.DocaError;
+import io.jdoca.core.DocaException;
+import io.jdoca.core.dev.Dev;
+import io.jdoca.core.dev.Devices;
+import io.jdoca.core.exec.CtxState;
+import io.jdoca.core.exec.IdleStrategy;
+import io.jdoca.core.exec.ProgressEngine;
+import io.jdoca.sta.Sta;
+import io.jdoca.sta.StaBackend;
+import io.jdoca.sta.StaIo;
+import io.jdoca.sta.StaIoTaskDisconnect;
+import io.jdoca.sta.StaNamespace;
+import io.jdoca.sta.StaQp;
+import io.jdoca.sta.StaStats;
+import io.jdoca.sta.StaSubsystem;
+import io.jdoca.sta.StaTaskRmNs;
+import io.jdoca.sta.be.FileBackend;
+import io.jdoca.sta.be.MemoryBackend;
+import io.jdoca.sta.be.NullBackend;
+import io.jdoca.sta.nvme.NvmeStatus;
+import io.jdoca.sta.target.config.TargetConfig;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The NVMe-oF/TCP target built on the STA public API: brings up the main context and the IO
+ * contexts in the seed's order, accepts connections on its listeners and hands them to the IO
+ * contexts, and keeps the controller registry (Connect, keep-alive, asynchronous events,
+ * discovery). Management methods (subsystems, namespaces, hosts, listeners, stats) back the
+ * JSON-RPC server.
+ *
+ * <p><b>Threads.</b> One thread per PE (main + each IO context); one acceptor thread per listener;
+ * a keep-alive monitor. Management methods may be called from any thread.
+ */
+public final class NvmfTarget implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(NvmfTarget.class);
+    public static final int MAX_IO_QUEUES = 64;
+
+    private final TargetConfig config;
+    private final Map<String, NvmfSubsystem> subsystems = new ConcurrentHashMap<>();
+    private final Map<Integer, NvmfController> controllers = new ConcurrentHashMap<>();
+    private final AtomicInteger nextCntlid = new AtomicInteger(1);
+    private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+    private final List<Engine> engines = new ArrayList<>();
+    private final ConcurrentLinkedQueue<Runnable> mainActions = new ConcurrentLinkedQueue<>();
+    private final AdminHandler handler = new AdminHandler(this);
+    private final AtomicInteger rr = new AtomicInteger();
+    private final AtomicInteger nextPortId = new AtomicInteger(1);
+    private volatile long discoveryGen = 1;
+    private volatile boolean running;
+    private Dev dev;
+    private Sta sta;
+    private ProgressEngine mainPe;
+    private Thread mainThread;
+    private Thread kaThread;
+
+    public NvmfTarget(TargetConfig config) {
+        this.config = config;
+    }
+
+    /** One IO context with its PE and thread. */
+    private final class Engine {
+        final StaIo io;
+        final ProgressEngine pe;
+        final Thread thread;
+
+        Engine(StaIo io, ProgressEngine pe, int i) {
+            this.io = io;
+            this.pe = pe;
+            this.thread = new Thread(this::run, "sta-io-" + i);
+            this.thread.setDaemon(true);
+        }
+
+        void run() {
+            // Spin briefly, then sleep in the sockets' readiness (StaIo.waitForIo) until a host sends.
+            int idle = 0;
+            while (running || io.state() != CtxState.IDLE) {
+                if (pe.progress()) {
+                    idle = 0;
+                } else if (++idle < 8) {
+                    // Short spin only: on a shared machine a sleeper woken by the socket beats a spinner.
+                    Thread.onSpinWait();
+                } else {
+                    io.waitForIo(5_000_000L);
+                }
+                if (!running && io.state() == CtxState.RUNNING) {
+                    io.stop();
+                }
+            }
+        }
+    }
+
+    private record Listener(String address, int port, int portId, ServerSocketChannel channel, Thread thread) {
+    }
+
+    // ------------------------------------------------------------------ life cycle
+
+    /** Brings everything up (seed order: main context, IO contexts, subsystems, listeners). Control path. */
+    public void start() throws IOException {
+        dev = Devices.open("sw0");
+        sta = Sta.create(dev);
+        check(sta.addDev(dev), "add network device");
+        check(sta.setMaxStaIo(Math.max(1, config.ioThreads())), "set max IO contexts");
+        check(sta.setMaxIoSize(config.maxIoSize()), "set max IO size");
+        check(sta.taskRmNsSetConf((t, ud, cud) -> finishRmNs(t, true), (t, ud, cud) -> finishRmNs(t, false), 64), "rm_ns conf");
+        check(sta.taskDestroyBeQueueSetConf((t, ud, cud) -> t.free(), (t, ud, cud) -> t.free(), 64), "destroy queue conf");
+        sta.eventBackendTimeoutRegisterCb((q, ns, op, el) ->
+                LOG.warn("back-end timeout on {} (ns {}, opcode {}): {} ms", q.backend().name(), ns.nsid(), op, el / 1_000_000));
+        mainPe = ProgressEngine.create();
+        check(mainPe.connectCtx(sta), "connect main context");
+        check(sta.start(), "start main context");
+        running = true;
+        mainThread = new Thread(this::runMain, "sta-main");
+        mainThread.setDaemon(true);
+        mainThread.start();
+
+        for (int i = 0; i < sta.getMaxStaIo(); i++) {
+            StaIo io = StaIo.create(sta);
+            ProgressEngine pe = ProgressEngine.create();
+            check(io.setQueueDepth(1 << 16), "queue depth");
+            check(io.nonOffloadRegisterCb(handler, i), "non-offload callback");
+            check(io.eventTransportErrorRegisterCb((qp, op, why, detail) -> qpGone(qp, op + ": " + why + (detail != 0 ? " FES " + detail : ""))), "transport error callback");
+            check(io.taskNonOffloadSendSetConf((t, ud, cud) -> t.free(), (t, ud, cud) -> t.free(), 4096), "send conf");
+            check(io.taskNonOffloadWriteSendSetConf((t, ud, cud) -> t.free(), (t, ud, cud) -> t.free(), 1024), "write-send conf");
+            check(io.taskNonOffloadReadSetConf((t, ud, cud) -> {
+                Object k = t.userObject();
+                t.free();
+                if (k instanceof Runnable r) {
+                    r.run();
+                }
+            }, (t, ud, cud) -> t.free(), 256), "read conf");
+            check(io.taskDisconnectSetConf((t, ud, cud) -> t.free(), (t, ud, cud) -> t.free(), 1024), "disconnect conf");
+            check(pe.connectCtx(io), "connect IO context");
+            check(io.start(), "start IO context");
+            Engine e = new Engine(io, pe, i);
+            engines.add(e);
+            e.thread.start();
+        }
+        subsystems.put(NvmfSubsystem.DISCOVERY_NQN, new NvmfSubsystem(NvmfSubsystem.DISCOVERY_NQN, null, "discovery", "jdoca discovery", true));
+        for (TargetConfig.SubsystemConfig s : config.subsystems()) {
+            createSubsystem(s);
+        }
+        for (TargetConfig.ListenerConfig l : config.listeners()) {
+            addListener(l.address(), l.port());
+        }
+        kaThread = new Thread(this::keepAliveMonitor, "sta-keepalive");
+        kaThread.setDaemon(true);
+        kaThread.start();
+    }
+
+    private static void check(DocaError e, String what) {
+        if (e != DocaError.SUCCESS) {
+            throw new DocaException(e, what + ": " + e.description());
+        }
+    }
+
+    private void runMain() {
+        IdleStrategy idle = IdleStrategy.backoff(16, 16, 100_000, 5_000_000);
+        while (running || sta.state() != CtxState.IDLE) {
+            int n = 0;
+            Runnable r;
+            while ((r = mainActions.poll()) != null) {
+                try {
+                    r.run();
+                } catch (RuntimeException e) {
+                    LOG.error("main action failed", e);
+                }
+                n++;
+            }
+            n += mainPe.progress() ? 1 : 0;
+            if (!running && sta.state() == CtxState.RUNNING) {
+                boolean iosIdle = engines.stream().allMatch(e -> e.io.state() == CtxState.IDLE);
+                if (iosIdle) {
+                    sta.stop();
+                }
+            }
+            idle.idle(n);
+        }
+    }
+
+    /** Stops listeners, IO contexts, then the main context (the seed's stop order). */
+    @Override
+    public void close() {
+        if (!running) {
+            return;
+        }
+        for (Listener l : listeners) {
+            try {
+                l.channel().close();
+            } catch (IOException e) {
+                // closing
+            }
+        }
+        running = false;
+        for (Engine e : engines) {
+            e.pe.notifyWork();
+            join(e.thread);
+        }
+        join(mainThread);
+        if (kaThread != null) {
+            kaThread.interrupt();
+        }
+        for (Engine e : engines) {
+            e.io.destroy();
+        }
+        for (StaSubsystem s : sta.subsystems()) {
+            for (StaNamespace ns : s.namespaces()) {
+                s.rmNs(ns); // IO contexts are stopped: nothing is in flight
+            }
+        }
+        for (StaBackend b : sta.backends()) {
+            sta.backendDestroy(b);
+        }
+        LOG.info("target stopped");
+    }
+
+    private static void join(Thread t) {
+        try {
+            t.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    public Sta sta() {
+        return sta;
+    }
+
+    public List<StaIo> ioContexts() {
+        return engines.stream().map(e -> e.io).toList();
+    }
+
+    // ------------------------------------------------------------------ listeners
+
+    /** Adds a TCP listener (control path). Returns its port (useful with port 0). */
+    public synchronized int addListener(String address, int port) throws IOException {
+        ServerSocketChannel ch = ServerSocketChannel.open();
+        ch.setOption(java.net.StandardSocketOptions.SO_REUSEADDR, true);
+        ch.bind(new InetSocketAddress(address, port), 128);
+        int actual = ((InetSocketAddress) ch.getLocalAddress()).getPort();
+        Thread t = new Thread(() -> acceptLoop(ch), "sta-listen-" + actual);
+        t.setDaemon(true);
+        Listener l = new Listener(address, actual, nextPortId.getAndIncrement(), ch, t);
+        listeners.add(l);
+        discoveryGen++;
+        t.start();
+        LOG.info("listening on {}:{} (NVMe/TCP)", address, actual);
+        return actual;
+    }
+
+    /**
+     * SPDK's {@code nvmf_subsystem_add_listener}: makes {@code nqn} reachable on address:port
+     * (opening the listener if needed) and only on its listeners from then on. Returns the port.
+     */
+    public synchronized int addSubsystemListener(String nqn, String address, int port) throws IOException {
+        NvmfSubsystem s = requireSubsystem(nqn);
+        int actual = port;
+        Listener existing = null;
+        for (Listener l : listeners) {
+            if (l.port() == port && (l.address().equals(address) || l.address().equals("0.0.0.0"))) {
+                existing = l;
+            }
+        }
+        if (existing == null) {
+            actual = addListener(address, port);
+        }
+        s.addListener(address, actual);
+        discoveryGen++;
+        return actual;
+    }
+
+    /** Whether a host that connected to {@code qp}'s local address may reach {@code s}. */
+    boolean reachable(NvmfSubsystem s, StaQp qp) {
+        if (s.isDiscovery() || s.listenerRestrictions().isEmpty()) {
+            return true;
+        }
+        if (!(qp.localAddress() instanceof InetSocketAddress a)) {
+            return true;
+        }
+        return s.reachableOn(a.getAddress().getHostAddress(), a.getPort());
+    }
+
+    public List<Map<String, Object>> listeners() {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Listener l : listeners) {
+            out.add(Map.of("address", l.address(), "port", l.port(), "portid", l.portId()));
+        }
+        return out;
+    }
+
+    private void acceptLoop(ServerSocketChannel ch) {
+        while (running && ch.isOpen()) {
+            try {
+                SocketChannel c = ch.accept();
+                Engine e = engines.get(Math.floorMod(rr.getAndIncrement(), engines.size()));
+                StaQp qp = e.io.qpAccept(c);
+                LOG.debug("accepted {} on {}", c.getRemoteAddress(), e.io.name());
+                if (qp == null) {
+                    c.close();
+                }
+            } catch (IOException | DocaException ex) {
+                if (running && ch.isOpen()) {
+                    LOG.warn("accept failed: {}", ex.getMessage());
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ subsystems (management)
+
+    public NvmfSubsystem subsystem(String nqn) {
+        return nqn == null ? null : subsystems.get(nqn);
+    }
+
+    public List<NvmfSubsystem> subsystems() {
+        List<NvmfSubsystem> l = new ArrayList<>(subsystems.values());
+        l.sort((a, b) -> a.nqn().compareTo(b.nqn()));
+        return l;
+    }
+
+    /** Creates a subsystem with its namespaces. Throws DocaException (ALREADY_EXIST, INVALID_VALUE...). */
+    public synchronized NvmfSubsystem createSubsystem(TargetConfig.SubsystemConfig c) {
+        if (c.nqn() == null || NvmfSubsystem.DISCOVERY_NQN.equals(c.nqn())) {
+            throw new DocaException(DocaError.INVALID_VALUE, "invalid subsystem NQN: " + c.nqn());
+        }
+        StaSubsystem s = sta.subsystemCreate(c.nqn());
+        NvmfSubsystem ns = new NvmfSubsystem(c.nqn(), s, c.serialNumber(), c.modelNumber(), c.allowAnyHost());
+        ns.hosts().addAll(c.hosts());
+        subsystems.put(c.nqn(), ns);
+        if (c.listeners() != null) {
+            for (TargetConfig.ListenerConfig l : c.listeners()) {
+                try {
+                    addSubsystemListener(c.nqn(), l.address(), l.port());
+                } catch (IOException e) {
+                    throw new DocaException(DocaError.OPERATING_SYSTEM, "listen " + l.address() + ":" + l.port() + ": " + e.getMessage(), e);
+                }
+            }
+        }
+        for (TargetConfig.NamespaceConfig n : c.namespaces()) {
+            addNamespace(c.nqn(), n);
+        }
+        discoveryGen++;
+        LOG.info("subsystem {} created ({} namespace(s), allow_any_host={})", c.nqn(), c.namespaces().size(), c.allowAnyHost());
+        return ns;
+    }
+
+    /** Deletes a subsystem: disconnects its controllers, removes its namespaces and back-ends. */
+    public synchronized void deleteSubsystem(String nqn) {
+        NvmfSubsystem s = subsystems.get(nqn);
+        if (s == null || s.isDiscovery()) {
+            throw new DocaException(DocaError.NOT_FOUND, "no subsystem " + nqn);
+        }
+        for (NvmfController c : controllers.values()) {
+            if (c.subsystem() == s) {
+                killController(c, "subsystem deleted");
+            }
+        }
+        for (StaNamespace ns : s.sta().namespaces()) {
+            removeNamespaceNow(s, ns);
+        }
+        subsystems.remove(nqn);
+        DocaError e = sta.subsystemDestroy(s.sta());
+        if (e != DocaError.SUCCESS) {
+            LOG.warn("subsystem {} destroy: {}", nqn, e);
+        }
+        discoveryGen++;
+    }
+
+    private void removeNamespaceNow(NvmfSubsystem s, StaNamespace ns) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (s.sta().rmNs(ns) == DocaError.IN_USE && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        StaBackend b = ns.backend();
+        sta.backendDestroy(b);
+    }
+
+    /** Adds a namespace (back-end + queues) and raises the namespace-changed event. Returns the nsid. */
+    public synchronized int addNamespace(String nqn, TargetConfig.NamespaceConfig n) {
+        NvmfSubsystem s = subsystems.get(nqn);
+        if (s == null || s.isDiscovery()) {
+            throw new DocaException(DocaError.NOT_FOUND, "no subsystem " + nqn);
+        }
+        int nsid = n.nsid();
+        if (nsid == 0) {
+            nsid = 1;
+            while (s.sta().ns(nsid) != null) {
+                nsid++;
+            }
+        }
+        if (!Sta.isLogicalBlockSizeSupported(n.blockSize())) {
+            throw new DocaException(DocaError.INVALID_VALUE, "block_size must be 512 or 4096");
+        }
+        long size = n.sizeMb() * 1024L * 1024L;
+        String beName = nqn + "/ns" + nsid;
+        StaBackend be = switch (n.backend()) {
+            case "memory", "malloc" -> {
+                if (size <= 0) {
+                    throw new DocaException(DocaError.INVALID_VALUE, "memory namespace needs size_mb");
+                }
+                yield new MemoryBackend(beName, size);
+            }
+            case "null" -> {
+                if (size <= 0) {
+                    throw new DocaException(DocaError.INVALID_VALUE, "null namespace needs size_mb");
+                }
+                yield new NullBackend(beName, size);
+            }
+            case "file", "aio", "bdev" -> {
+                if (n.path() == null) {
+                    throw new DocaException(DocaError.INVALID_VALUE, "file namespace needs path");
+                }
+                yield FileBackend.open(beName, Path.of(n.path()), size);
+            }
+            default -> throw new DocaException(DocaError.INVALID_VALUE, "unknown backend " + n.backend() + " (memory, file, null)");
+        };
+        sta.backendCreate(be);
+        for (int i = 0; i < engines.size() || i == 0; i++) {
+            be.addQueue();
+        }
+        try {
+            s.sta().addNs(nsid, n.blockSize(), 1, be);
+        } catch (DocaException e) {
+            sta.backendDestroy(be);
+            throw e;
+        }
+        if (n.uuid() != null) {
+            s.setUuid(nsid, UUID.fromString(n.uuid()));
+        }
+        LOG.info("namespace {} of {}: {} back-end, {} B, {}-byte blocks", nsid, nqn, be.kind(), be.sizeBytes(), n.blockSize());
+        namespaceChanged(s, nsid);
+        return nsid;
+    }
+
+    /** Removes a namespace with the asynchronous rm-ns task; completes when in-flight I/O drained. */
+    public CompletableFuture<Void> removeNamespace(String nqn, int nsid) {
+        NvmfSubsystem s = subsystems.get(nqn);
+        StaNamespace ns = s == null ? null : s.ns(nsid);
+        if (ns == null) {
+            return CompletableFuture.failedFuture(new DocaException(DocaError.NOT_FOUND, "no namespace " + nsid + " in " + nqn));
+        }
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        mainActions.add(() -> {
+            StaTaskRmNs t = sta.taskRmNsAllocInit(ns, 0);
+            if (t == null) {
+                f.completeExceptionally(new DocaException(sta.lastError(), "rm_ns task"));
+                return;
+            }
+            t.setUserObject(f);
+            DocaError e = t.submit();
+            if (e != DocaError.SUCCESS) {
+                t.free();
+                f.completeExceptionally(new DocaException(e, "rm_ns submit"));
+            }
+        });
+        return f;
+    }
+
+    @SuppressWarnings("unchecked")
+    private void finishRmNs(StaTaskRmNs t, boolean ok) {
+        StaNamespace ns = t.ns();
+        CompletableFuture<Void> f = (CompletableFuture<Void>) t.userObject();
+        t.free();
+        if (ok) {
+            sta.backendDestroy(ns.backend());
+            NvmfSubsystem s = subsystems.get(ns.subsystem().nqn());
+            if (s != null) {
+                namespaceChanged(s, ns.nsid());
+            }
+            LOG.info("namespace {} of {} removed", ns.nsid(), ns.subsystem().nqn());
+            f.complete(null);
+        } else {
+            f.completeExceptionally(new DocaException(DocaError.IO_FAILED, "rm_ns failed"));
+        }
+    }
+
+    public void addHost(String nqn, String host) {
+        NvmfSubsystem s = requireSubsystem(nqn);
+        s.hosts().add(host);
+        discoveryGen++;
+    }
+
+    public void removeHost(String nqn, String host) {
+        NvmfSubsystem s = requireSubsystem(nqn);
+        s.hosts().remove(host);
+        for (NvmfController c : controllers.values()) {
+            if (c.subsystem() == s && c.hostNqn().equals(host) && !s.allowAnyHost()) {
+                killController(c, "host removed");
+            }
+        }
+        discoveryGen++;
+    }
+
+    private NvmfSubsystem requireSubsystem(String nqn) {
+        NvmfSubsystem s = subsystems.get(nqn);
+        if (s == null || s.isDiscovery()) {
+            throw new DocaException(DocaError.NOT_FOUND, "no subsystem " + nqn);
+        }
+        return s;
+    }
+
+    /** Stats: every engine, namespace and back-end queue. */
+    public List<StaStats> stats() {
+        List<StaStats> out = new ArrayList<>();
+        for (Engine e : engines) {
+            out.add(e.io.stats());
+        }
+        for (StaSubsystem s : sta.subsystems()) {
+            for (StaNamespace ns : s.namespaces()) {
+                out.add(ns.stats());
+            }
+        }
+        for (StaBackend b : sta.backends()) {
+            for (var q : b.queues()) {
+                out.add(q.stats());
+            }
+        }
+        return out;
+    }
+
+    public List<NvmfController> controllers() {
+        return new ArrayList<>(controllers.values());
+    }
+
+    // ------------------------------------------------------------------ controller registry
+
+    int maxQueueEntries() {
+        return Sta.MAX_IO_QUEUE_SIZE;
+    }
+
+    int maxIoQueues() {
+        return MAX_IO_QUEUES;
+    }
+
+    int maxIoSize() {
+        return sta.getMaxIoSize();
+    }
+
+    NvmfController createController(NvmfSubsystem s, String hostNqn, byte[] hostId, StaQp adminQp, long kato) {
+        for (int i = 0; i < 0xffef; i++) {
+            int id = nextCntlid.getAndIncrement();
+            if (id > 0xffef) {
+                nextCntlid.set(1);
+                continue;
+            }
+            NvmfController c = new NvmfController(id, s, hostNqn, hostId, adminQp, kato, MAX_IO_QUEUES);
+            if (controllers.putIfAbsent(id, c) == null) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    NvmfController controller(int cntlid) {
+        return controllers.get(cntlid);
+    }
+
+    IdentifyData.ControllerParams controllerParams(NvmfController c) {
+        NvmfSubsystem s = c.subsystem();
+        boolean disc = s.isDiscovery();
+        int mdts = Integer.numberOfTrailingZeros(sta.getMaxIoSize() / 4096);
+        return new IdentifyData.ControllerParams(c.cntlid(), s.serial(), s.model(), s.nqn(),
+                disc ? IdentifyData.CNTRLTYPE_DISCOVERY : IdentifyData.CNTRLTYPE_IO, mdts, maxQueueEntries(),
+                disc ? 0 : s.sta().maxNamespaces(), disc ? 0 : sta.inCapsuleDataSize(), 1, !disc);
+    }
+
+    long[] subsystemTotals(NvmfSubsystem s) {
+        long[] t = new long[4];
+        if (s.sta() != null) {
+            for (StaNamespace ns : s.sta().namespaces()) {
+                StaStats st = ns.stats();
+                t[0] += st.get("read_bytes");
+                t[1] += st.get("write_bytes");
+                t[2] += st.get("reads");
+                t[3] += st.get("writes");
+            }
+        }
+        return t;
+    }
+
+    byte[] discoveryLog(String hostNqn) {
+        List<DiscoveryLog.Entry> entries = new ArrayList<>();
+        for (NvmfSubsystem s : subsystems()) {
+            if (s.isDiscovery() || !s.hostAllowed(hostNqn)) {
+                continue;
+            }
+            for (Listener l : listeners) {
+                if (s.listenerRestrictions().isEmpty() || s.reachableOn(l.address(), l.port())) {
+                    entries.add(new DiscoveryLog.Entry(s.nqn(), l.address(), l.port(), l.portId()));
+                }
+            }
+        }
+        return DiscoveryLog.build(discoveryGen, entries);
+    }
+
+    /** Namespace attribute changed: record it on every controller of the subsystem and notify hosts. */
+    private void namespaceChanged(NvmfSubsystem s, int nsid) {
+        for (NvmfController c : controllers.values()) {
+            if (c.subsystem() == s && c.namespaceChanged(nsid)) {
+                deliverEvents(c);
+            }
+        }
+    }
+
+    /** Completes outstanding AERs with pending events, on the admin QP's IO thread. */
+    void deliverEvents(NvmfController c) {
+        StaQp qp = c.adminQp();
+        qp.io().post(() -> {
+            int[] pair;
+            while ((pair = c.takeAerAndEvent()) != null) {
+                AdminHandler.send(qp.io(), qp, pair[0], NvmeStatus.SUCCESS, pair[1], 0);
+            }
+        });
+    }
+
+    /** Disconnects one QP (IO thread of the QP). */
+    void disconnectQp(StaQp qp) {
+        qp.io().post(() -> {
+            if (qp.state() == io.jdoca.sta.StaQpState.CLOSED) {
+                return;
+            }
+            StaIoTaskDisconnect t = qp.io().taskDisconnectAllocInit(qp, 0);
+            if (t == null) {
+                return;
+            }
+            if (t.submit() != DocaError.SUCCESS) {
+                t.free();
+            }
+        });
+    }
+
+    private void killController(NvmfController c, String why) {
+        if (controllers.remove(c.cntlid(), c)) {
+            c.markDead();
+            LOG.info("{}: torn down ({})", c, why);
+            for (StaQp qp : c.ioQps()) {
+                disconnectQp(qp);
+            }
+            disconnectQp(c.adminQp());
+        }
+    }
+
+    /** A QP died (peer closed it, or a fatal error): an admin QP takes its controller with it. */
+    private void qpGone(StaQp qp, String why) {
+        Object o = qp.userObject();
+        if (o instanceof NvmfController c) {
+            if (c.adminQp() == qp) {
+                killController(c, "admin queue closed: " + why);
+            } else {
+                c.removeIoQp(qp);
+            }
+        }
+        LOG.debug("{} closed: {}", qp, why);
+    }
+
+    private void keepAliveMonitor() {
+        while (running) {
+            try {
+                Thread.sleep(500);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = System.nanoTime();
+            for (NvmfController c : controllers.values()) {
+                long kato = c.katoMs();
+                // NVMe Base 2.0 §3.9: the controller may add slack; Linux sends Keep Alive every KATO/2.
+                if (kato > 0 && now - c.lastKeepAliveNanos() > TimeUnit.MILLISECONDS.toNanos(kato * 2)) {
+                    killController(c, "keep-alive timeout (" + kato + " ms)");
+                }
+            }
+        }
+    }
+
+    /** For the RPC server's "nvmf_get_subsystems". */
+    public List<Map<String, Object>> describeSubsystems() {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (NvmfSubsystem s : subsystems()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("nqn", s.nqn());
+            m.put("subtype", s.isDiscovery() ? "Discovery" : "NVMe");
+            if (!s.isDiscovery()) {
+                m.put("serial_number", s.serial());
+                m.put("model_number", s.model());
+                m.put("allow_any_host", s.allowAnyHost());
+                m.put("hosts", new ArrayList<>(s.hosts()));
+                List<Map<String, Object>> nss = new ArrayList<>();
+                for (StaNamespace ns : s.sta().namespaces()) {
+                    nss.add(Map.of("nsid", ns.nsid(), "block_size", ns.blockSize(), "num_blocks", ns.sizeBlocks(),
+                            "backend", ns.backend().kind(), "uuid", s.uuid(ns.nsid()).toString()));
+                }
+                m.put("namespaces", nss);
+            }
+            List<Map<String, Object>> ls = new ArrayList<>();
+            for (Map<String, Object> l : listeners()) {
+                if (s.listenerRestrictions().isEmpty() || s.reachableOn((String) l.get("address"), (Integer) l.get("port"))) {
+                    ls.add(l);
+                }
+            }
+            m.put("listen_addresses", ls);
+            out.add(m);
+        }
+        return out;
+    }
+
+    /** Runs an action on the main context's thread (e.g. STA tasks). */
+    public void onMainThread(Runnable r) {
+        mainActions.add(r);
+    }
+
+}

@@ -1,0 +1,374 @@
+package io.jdoca.sta.target.perf;
+
+import io.jdoca.core.util.DocaLogLevel;
+import io.jdoca.sta.nvme.NvmeOpcode;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./jdoca nvme-perf}: an NVMe/TCP initiator benchmark in the spirit of SPDK's
+ * {@code spdk_nvme_perf}: connects an admin queue and N I/O queues (one thread each), keeps
+ * {@code -q} commands outstanding per queue for {@code -t} seconds and prints IOPS, MiB/s and
+ * latency percentiles (HdrHistogram). {@code --verify} writes a known pattern over the range first
+ * and checks every byte read. {@code --echo-server PORT} instead runs a trivial NVMe/TCP responder
+ * (the transport ceiling used as the benchmark baseline).
+ *
+ * <p>Picocli command; one instance per process.
+ */
+@Command(name = "nvme-perf", mixinStandardHelpOptions = true,
+        description = "NVMe/TCP initiator benchmark (like spdk_nvme_perf): IOPS, MiB/s, latency percentiles.")
+public final class NvmePerfApp implements Callable<Integer> {
+    @Option(names = {"-a", "--address"}, defaultValue = "127.0.0.1", description = "target address (default: ${DEFAULT-VALUE})")
+    String address;
+
+    @Option(names = {"-s", "--port"}, defaultValue = "4420", description = "target port (default: ${DEFAULT-VALUE})")
+    int port;
+
+    @Option(names = {"-n", "--nqn"}, defaultValue = "nqn.2024-01.io.jdoca:demo", description = "subsystem NQN (default: ${DEFAULT-VALUE})")
+    String nqn;
+
+    @Option(names = "--hostnqn", defaultValue = "nqn.2014-08.org.nvmexpress:uuid:6a646f63-612d-7065-7266-000000000001",
+            description = "host NQN")
+    String hostnqn;
+
+    @Option(names = {"-q", "--queue-depth"}, defaultValue = "32", description = "outstanding I/Os per queue (default: ${DEFAULT-VALUE})")
+    int qd;
+
+    @Option(names = {"-o", "--io-size"}, defaultValue = "4096", description = "I/O size in bytes (default: ${DEFAULT-VALUE})")
+    int ioSize;
+
+    @Option(names = {"-w", "--workload"}, defaultValue = "randread",
+            description = "read, write, randread, randwrite, rw, randrw (default: ${DEFAULT-VALUE})")
+    String workload;
+
+    @Option(names = {"-M", "--rwmixread"}, defaultValue = "50", description = "read percentage for rw/randrw (default: ${DEFAULT-VALUE})")
+    int mixRead;
+
+    @Option(names = {"-t", "--time"}, defaultValue = "10", description = "seconds to run (default: ${DEFAULT-VALUE})")
+    double seconds;
+
+    @Option(names = "--warmup", defaultValue = "1", description = "seconds of warm-up before measuring (default: ${DEFAULT-VALUE})")
+    double warmup;
+
+    @Option(names = {"-c", "--queues"}, defaultValue = "1", description = "I/O queues, one thread each (default: ${DEFAULT-VALUE})")
+    int queues;
+
+    @Option(names = "--nsid", defaultValue = "1", description = "namespace id (default: ${DEFAULT-VALUE})")
+    int nsid;
+
+    @Option(names = "--range-mb", defaultValue = "0", description = "limit I/O to the first N MiB (0 = whole namespace; verify default 64)")
+    long rangeMb;
+
+    @Option(names = "--verify", description = "write a pattern over the range first, then check every read")
+    boolean verify;
+
+    @Option(names = {"-g", "--hdr-digest"}, description = "header digest")
+    boolean hdgst;
+
+    @Option(names = {"-G", "--data-digest"}, description = "data digest")
+    boolean ddgst;
+
+    @Option(names = "--in-capsule", defaultValue = "8192", description = "largest write sent in the capsule (default: ${DEFAULT-VALUE})")
+    int inCapsule;
+
+    @Option(names = "--disable-sqflow", description = "disable SQ flow control at Connect: reads complete with C2HData SUCCESS (no CapsuleResp)")
+    boolean disableSqFlow;
+
+    @Option(names = "--json", description = "also print one JSON line with the results")
+    boolean json;
+
+    @Option(names = "--echo-server", description = "run the trivial NVMe/TCP echo responder on this port instead (baseline)")
+    Integer echoPort;
+
+    @Option(names = {"-l", "--log-level"}, defaultValue = "40", description = "DOCA log level 10..70 (default: ${DEFAULT-VALUE})")
+    int logLevel;
+
+    private volatile boolean measuring;
+    private volatile boolean stop;
+    private final AtomicLong verifyErrors = new AtomicLong();
+
+    @Override
+    public Integer call() throws Exception {
+        DocaLogLevel.apply(logLevel);
+        if (echoPort != null) {
+            NvmeTcpEcho echo = new NvmeTcpEcho(echoPort, 1L << 30);
+            System.out.println("ECHO READY on port " + echo.port());
+            System.out.flush();
+            echo.serve();
+            return 0;
+        }
+        boolean rand = workload.startsWith("rand");
+        String kind = rand ? workload.substring(4) : workload;
+        int readPct = switch (kind) {
+            case "read" -> 100;
+            case "write" -> 0;
+            case "rw" -> mixRead;
+            default -> throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "unknown workload " + workload);
+        };
+        try (NvmeTcpHost admin = new NvmeTcpHost(address, port, hdgst, ddgst, 64, 8192)) {
+            admin.initialize();
+            int[] c = admin.connect(0, 31, nqn, hostnqn, 0xffff, 0);
+            if (c[0] != 0) {
+                System.err.printf("nvme-perf: admin Connect to %s failed: status 0x%04x%n", nqn, c[0]);
+                return 1;
+            }
+            int cntlid = c[1] & 0xffff;
+            admin.propertySet(0x14, 1 | (6 << 16) | (4 << 20)); // CC.EN, IOSQES 64 B, IOCQES 16 B
+            admin.adminSimple(NvmeOpcode.ADMIN_SET_FEATURES, 0, 0x07, ((queues - 1) << 16) | (queues - 1));
+            byte[] idns = new byte[4096];
+            int st = admin.adminRead(NvmeOpcode.ADMIN_IDENTIFY, nsid, 0x00, 0, idns);
+            ByteBuffer b = ByteBuffer.wrap(idns).order(ByteOrder.LITTLE_ENDIAN);
+            long nsze = b.getLong(0);
+            int lbads = idns[128 + 2];
+            if (st != 0 || nsze == 0) {
+                System.err.printf("nvme-perf: namespace %d not found (status 0x%04x)%n", nsid, st);
+                return 1;
+            }
+            int bs = 1 << lbads;
+            if (ioSize % bs != 0) {
+                System.err.printf("nvme-perf: I/O size %d is not a multiple of the %d-byte block%n", ioSize, bs);
+                return 1;
+            }
+            long rangeBytes = nsze * bs;
+            long limit = rangeMb > 0 ? rangeMb << 20 : (verify ? 64L << 20 : rangeBytes);
+            rangeBytes = Math.min(rangeBytes, limit);
+            long ios = rangeBytes / ioSize;
+            if (verify) {
+                prefill(cntlid, bs, ios);
+            }
+            List<Worker> workers = new ArrayList<>();
+            for (int i = 0; i < queues; i++) {
+                workers.add(new Worker(i, cntlid, bs, ios, rand, readPct));
+            }
+            for (Worker w : workers) {
+                w.start();
+            }
+            Thread.sleep((long) (warmup * 1000));
+            measuring = true;
+            long t0 = System.nanoTime();
+            Thread.sleep((long) (seconds * 1000));
+            measuring = false;
+            long elapsed = System.nanoTime() - t0;
+            stop = true;
+            Histogram all = new Histogram(3_600_000_000_000L, 3);
+            long errors = 0;
+            for (Worker w : workers) {
+                w.join(30_000);
+                all.add(w.hist);
+                errors += w.errors;
+                if (w.failure != null) {
+                    System.err.println("nvme-perf: queue " + w.index + " failed: " + w.failure.getMessage());
+                    errors++;
+                }
+            }
+            report(all, elapsed, errors);
+            return errors == 0 && verifyErrors.get() == 0 ? 0 : 1;
+        }
+    }
+
+    private void prefill(int cntlid, int bs, long ios) throws Exception {
+        Worker w = new Worker(0, cntlid, bs, ios, false, 0);
+        w.prefill = true;
+        w.run();
+        if (w.failure != null) {
+            throw w.failure;
+        }
+        System.err.printf("nvme-perf: verify: wrote the pattern over %d MiB%n", ios * ioSize >> 20);
+    }
+
+    private void report(Histogram h, long elapsedNs, long errors) {
+        double secs = elapsedNs / 1e9;
+        long n = h.getTotalCount();
+        double iops = n / secs;
+        double mibps = iops * ioSize / (1 << 20);
+        System.out.printf(Locale.ROOT, "nvme-perf: %s %d B QD %d x %d queue(s), %.1f s%n", workload, ioSize, qd, queues, secs);
+        System.out.printf(Locale.ROOT, "  IOPS: %.0f  MiB/s: %.2f  I/Os: %d  errors: %d%s%n", iops, mibps, n, errors,
+                verify ? "  verify mismatches: " + verifyErrors.get() : "");
+        System.out.printf(Locale.ROOT, "  latency us: avg %.1f  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n",
+                h.getMean() / 1e3, h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(90) / 1e3,
+                h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3, h.getMaxValue() / 1e3);
+        if (json) {
+            System.out.printf(Locale.ROOT, "{\"workload\":\"%s\",\"io_size\":%d,\"qd\":%d,\"queues\":%d,\"iops\":%.1f,\"mibps\":%.3f,"
+                    + "\"lat_avg_us\":%.2f,\"lat_p50_us\":%.2f,\"lat_p99_us\":%.2f,\"lat_p999_us\":%.2f,\"errors\":%d,\"verify_errors\":%d}%n",
+                    workload, ioSize, qd, queues, iops, mibps, h.getMean() / 1e3, h.getValueAtPercentile(50) / 1e3,
+                    h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3, errors, verifyErrors.get());
+        }
+    }
+
+    /** Fills {@code len} bytes for blocks starting at {@code lba}: each block starts with its LBA, then an LBA-seeded xorshift. */
+    static void pattern(MemorySegment m, long off, long lba, int len, int bs) {
+        for (int b = 0; b < len / bs; b++) {
+            long x = (lba + b) * 0x9E3779B97F4A7C15L + 1;
+            long base = off + (long) b * bs;
+            m.set(ValueLayout.JAVA_LONG_UNALIGNED, base, lba + b);
+            for (int i = 8; i < bs; i += 8) {
+                x ^= x << 13;
+                x ^= x >>> 7;
+                x ^= x << 17;
+                m.set(ValueLayout.JAVA_LONG_UNALIGNED, base + i, x);
+            }
+        }
+    }
+
+    /** One I/O queue: its own connection and thread. */
+    private final class Worker extends Thread implements NvmeTcpHost.Listener {
+        final int index;
+        final int cntlid;
+        final int bs;
+        final long ios;
+        final boolean rand;
+        final int readPct;
+        final Histogram hist = new Histogram(3_600_000_000_000L, 3);
+        final long[] submitted;
+        final boolean[] isRead;
+        final long[] lbaOf;
+        final MemorySegment buffers;
+        final MemorySegment expected;
+        long errors;
+        Exception failure;
+        boolean prefill;
+        long seq;
+        long rng;
+        int inflight;
+        long completedPrefill;
+        NvmeTcpHost host;
+
+        Worker(int index, int cntlid, int bs, long ios, boolean rand, int readPct) {
+            super("nvme-perf-" + index);
+            this.index = index;
+            this.cntlid = cntlid;
+            this.bs = bs;
+            this.ios = ios;
+            this.rand = rand;
+            this.readPct = readPct;
+            this.submitted = new long[qd];
+            this.isRead = new boolean[qd];
+            this.lbaOf = new long[qd];
+            this.buffers = Arena.ofAuto().allocate((long) qd * ioSize, 4096);
+            this.expected = Arena.ofAuto().allocate(ioSize, 8);
+            this.rng = 0x2545F4914F6CDD1DL * (index + 1);
+            this.seq = index * (ios / Math.max(1, queues));
+            if (!verify) {
+                for (int i = 0; i < qd; i++) {
+                    pattern(buffers, (long) i * ioSize, i, ioSize, bs);
+                }
+            }
+        }
+
+        private long nextRand() {
+            rng ^= rng << 13;
+            rng ^= rng >>> 7;
+            rng ^= rng << 17;
+            return rng;
+        }
+
+        @Override
+        public void run() {
+            try (NvmeTcpHost h = new NvmeTcpHost(address, port, hdgst, ddgst, qd, ioSize)) {
+                host = h;
+                h.setListener(this);
+                h.initialize();
+                int[] c = h.connect(index + 1, Math.max(qd, 31), nqn, hostnqn, cntlid, 0, disableSqFlow ? 0x4 : 0);
+                if (c[0] != 0) {
+                    throw new IOException(String.format("I/O queue %d Connect failed: status 0x%04x", index + 1, c[0]));
+                }
+                for (int cid = 0; cid < qd; cid++) {
+                    if (prefill && seq >= ios) {
+                        break;
+                    }
+                    submit(cid);
+                }
+                int idle = 0;
+                while (prefill ? (completedPrefill < ios) : !(stop && inflight == 0)) {
+                    int n = h.poll();
+                    if (n == 0 && ++idle > 1000) {
+                        Thread.onSpinWait();
+                    } else {
+                        idle = 0;
+                    }
+                }
+            } catch (Exception e) {
+                failure = e;
+            }
+        }
+
+        private void submit(int cid) {
+            long slot;
+            boolean read;
+            if (prefill) {
+                slot = seq++;
+                read = false;
+            } else {
+                slot = rand ? Long.remainderUnsigned(nextRand(), ios) : (seq++ % ios);
+                read = readPct == 100 || (readPct > 0 && Long.remainderUnsigned(nextRand(), 100) < readPct);
+            }
+            long lba = slot * ioSize / bs;
+            int nlb = ioSize / bs;
+            isRead[cid] = read;
+            lbaOf[cid] = lba;
+            submitted[cid] = System.nanoTime();
+            boolean ok;
+            if (read) {
+                ok = host.read(cid, nsid, lba, nlb, ioSize);
+            } else {
+                if (verify) {
+                    pattern(buffers, (long) cid * ioSize, lba, ioSize, bs);
+                }
+                ok = host.write(cid, nsid, lba, nlb, buffers, (long) cid * ioSize, ioSize, inCapsule);
+            }
+            if (!ok) {
+                throw new IllegalStateException("send buffer full");
+            }
+            inflight++;
+        }
+
+        @Override
+        public void onData(int cid, MemorySegment seg, long off, int len, int dataOffset) {
+            if (verify && cid < qd) {
+                long lba = lbaOf[cid] + dataOffset / bs;
+                pattern(expected, 0, lba, len, bs);
+                if (MemorySegment.mismatch(expected, 0, len, seg, off, off + len) != -1) {
+                    if (verifyErrors.incrementAndGet() <= 5) {
+                        System.err.printf("nvme-perf: verify mismatch at LBA %d (%d bytes)%n", lba, len);
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void onCompletion(int cid, int status, int dw0) {
+            inflight--;
+            if (status != 0) {
+                errors++;
+                if (errors <= 5) {
+                    System.err.printf("nvme-perf: command %d failed: status 0x%04x%n", cid, status);
+                }
+            }
+            if (prefill) {
+                completedPrefill++;
+                if (seq < ios) {
+                    submit(cid);
+                }
+                return;
+            }
+            if (measuring) {
+                hist.recordValue(Math.max(1, System.nanoTime() - submitted[cid]));
+            }
+            if (!stop) {
+                submit(cid);
+            }
+        }
+    }
+}

@@ -1,0 +1,635 @@
+package io.jdoca.sta;
+
+import io.jdoca.core.DocaError;
+import io.jdoca.core.DocaException;
+import io.jdoca.core.exec.Ctx;
+import io.jdoca.core.exec.CtxState;
+import io.jdoca.core.exec.Task;
+import io.jdoca.core.exec.TaskCallback;
+import io.jdoca.core.exec.TaskPool;
+import io.jdoca.core.exec.TaskQueue;
+import io.jdoca.sta.nvme.NvmeCommand;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.ByteChannel;
+import java.nio.channels.SelectableChannel;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * A DOCA STA IO context ({@code doca_sta_io}): one IO engine thread with its own progress engine.
+ * It owns the QPs handed to it ({@link #qpAccept}), runs their NVMe/TCP connections and executes
+ * offloaded I/O; it delivers the other commands to the non-offload callback and executes the
+ * application's answers (non-offload tasks) and QP disconnects.
+ *
+ * <p>Created only while the {@link Sta} main context is RUNNING; must be stopped before it.
+ *
+ * <p><b>Threads.</b> Ctx rules: everything on this context's PE thread, except {@link #qpAccept}
+ * and {@link #post}, which any thread may call (they hand over to the PE thread).
+ */
+public final class StaIo extends Ctx {
+    private static final System.Logger LOG = System.getLogger(StaIo.class.getName());
+
+    private final Sta sta;
+    private final int index;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment scratch;
+    private final TaskPool<StaIoTaskDisconnect> disconnectPool;
+    private final TaskPool<StaIoTaskNonOffloadSend> sendPool;
+    private final TaskPool<StaIoTaskNonOffloadWriteSend> writeSendPool;
+    private final TaskPool<StaIoTaskNonOffloadRead> readPool;
+    private final TaskQueue queued = new TaskQueue();
+    private final ConcurrentLinkedQueue<Object> inbox = new ConcurrentLinkedQueue<>();
+    private StaQp[] qps = new StaQp[0];
+    private StaNonOffloadCallback nonOffloadCb;
+    private long nonOffloadUd;
+    private StaTransportErrorCallback transportErrorCb;
+    private int maxQueueSize = Sta.MAX_IO_QUEUE_SIZE;
+    private java.nio.channels.Selector selector;
+    private final java.util.function.Consumer<java.nio.channels.SelectionKey> ignoreKey = k -> { };
+
+    // Engine statistics: written by the engine thread only, read racily by stats().
+    long reads;
+    long writes;
+    long readBytes;
+    long writeBytes;
+    long nonOffloaded;
+    long ioErrors;
+    long digestErrors;
+    long protocolErrors;
+    long qpsAccepted;
+    long qpsClosed;
+
+    private StaIo(Sta sta, int index) {
+        super("sta_io" + index);
+        this.sta = sta;
+        this.index = index;
+        this.scratch = arena.allocate(Math.max(sta.getMaxIoSize(), 1 << 16), 4096);
+        this.disconnectPool = registerTaskType("disconnect", StaIoTaskDisconnect::new);
+        this.sendPool = registerTaskType("non_offload_send", StaIoTaskNonOffloadSend::new);
+        this.writeSendPool = registerTaskType("non_offload_write_send", StaIoTaskNonOffloadWriteSend::new);
+        this.readPool = registerTaskType("non_offload_read", StaIoTaskNonOffloadRead::new);
+    }
+
+    /** {@code doca_sta_io_create}: BAD_STATE unless the main context is RUNNING, FULL beyond {@link Sta#getMaxStaIo()}. */
+    public static StaIo create(Sta sta) {
+        synchronized (sta) {
+            if (sta.state() != CtxState.RUNNING) {
+                throw new DocaException(DocaError.BAD_STATE, "create IO contexts after the main context runs");
+            }
+            if (sta.ios.size() >= sta.getMaxStaIo()) {
+                throw new DocaException(DocaError.FULL, "max_sta_io is " + sta.getMaxStaIo());
+            }
+            StaIo io = new StaIo(sta, sta.ios.size());
+            sta.ios.add(io);
+            return io;
+        }
+    }
+
+    /** {@code doca_sta_io_destroy}: IDLE only. */
+    public DocaError destroy() {
+        if (state() != CtxState.IDLE) {
+            return DocaError.BAD_STATE;
+        }
+        sta.ios.remove(this);
+        return DocaError.SUCCESS;
+    }
+
+    public Sta sta() {
+        return sta;
+    }
+
+    /** This engine's index (selects back-end queues: {@code index % numQueues}). */
+    public int index() {
+        return index;
+    }
+
+    MemorySegment scratch() {
+        return scratch;
+    }
+
+    /** {@code doca_sta_io_non_offload_register_cb}; IDLE only. */
+    public DocaError nonOffloadRegisterCb(StaNonOffloadCallback cb, long userData) {
+        if (state() != CtxState.IDLE) {
+            return DocaError.BAD_STATE;
+        }
+        this.nonOffloadCb = cb;
+        this.nonOffloadUd = userData;
+        return DocaError.SUCCESS;
+    }
+
+    /** {@code doca_sta_event_io_transport_error_register_cb}; IDLE only. */
+    public DocaError eventTransportErrorRegisterCb(StaTransportErrorCallback cb) {
+        if (state() != CtxState.IDLE) {
+            return DocaError.BAD_STATE;
+        }
+        this.transportErrorCb = cb;
+        return DocaError.SUCCESS;
+    }
+
+    /** Largest submission queue a QP may be given (transfer tags per QP); IDLE only. */
+    public DocaError setMaxQueueSize(int entries) {
+        if (state() != CtxState.IDLE) {
+            return DocaError.BAD_STATE;
+        }
+        if (entries < 2 || entries > Sta.MAX_IO_QUEUE_SIZE) {
+            return DocaError.INVALID_VALUE;
+        }
+        maxQueueSize = entries;
+        return DocaError.SUCCESS;
+    }
+
+    // ------------------------------------------------------------------ QPs
+
+    /**
+     * {@code doca_sta_io_qp_alloc + doca_sta_io_qp_accept}: takes ownership of an accepted
+     * connection; the engine sets it non-blocking and runs NVMe/TCP on it. Any thread. Throws
+     * BAD_STATE unless RUNNING.
+     */
+    public StaQp qpAccept(ByteChannel channel) {
+        if (state() != CtxState.RUNNING) {
+            throw new DocaException(DocaError.BAD_STATE, "IO context not running");
+        }
+        try {
+            if (channel instanceof SelectableChannel sc) {
+                sc.configureBlocking(false);
+            }
+            if (channel instanceof java.nio.channels.SocketChannel s) {
+                s.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
+            }
+        } catch (IOException e) {
+            throw new DocaException(DocaError.OPERATING_SYSTEM, "cannot configure connection: " + e.getMessage(), e);
+        }
+        if (sta.liveQps.incrementAndGet() > Sta.MAX_QPS) {
+            sta.liveQps.decrementAndGet();
+            throw new DocaException(DocaError.FULL, "max QPs (" + Sta.MAX_QPS + ") reached");
+        }
+        StaQp qp = new StaQp(this, channel, sta.getMaxIoSize(), sta.inCapsuleDataSize(), maxQueueSize);
+        inbox.add(qp);
+        wakeup();
+        return qp;
+    }
+
+    /** {@code doca_sta_io_qp_connect}: alloc and accept in one call (same as {@link #qpAccept}). */
+    public StaQp qpConnect(ByteChannel channel) {
+        return qpAccept(channel);
+    }
+
+    /** {@code doca_sta_io_qp_add_subsystem}: after a valid Connect, lets the QP execute I/O on the subsystem. */
+    public DocaError qpAddSubsystem(StaQp qp, StaSubsystem subsystem) {
+        if (qp == null || qp.io() != this || subsystem == null) {
+            return DocaError.INVALID_VALUE;
+        }
+        if (qp.state() != StaQpState.READY) {
+            return DocaError.BAD_STATE;
+        }
+        qp.bind(subsystem);
+        return DocaError.SUCCESS;
+    }
+
+    /** {@code doca_sta_io_qp_connect_set_sq_size}: the submission queue size granted at Connect (entries). */
+    public DocaError qpConnectSetSqSize(StaQp qp, int entries) {
+        if (qp == null || qp.io() != this) {
+            return DocaError.INVALID_VALUE;
+        }
+        if (entries < 2 || entries > maxQueueSize) {
+            return DocaError.INVALID_VALUE;
+        }
+        qp.setSqSize(entries);
+        return DocaError.SUCCESS;
+    }
+
+    /** Live QPs of this engine (control path). */
+    public List<StaQp> qps() {
+        return new ArrayList<>(Arrays.asList(qps));
+    }
+
+    /** Runs {@code r} on this context's PE thread during progress. Any thread; control path. */
+    public void post(Runnable r) {
+        inbox.add(r);
+        wakeup();
+    }
+
+    private void wakeup() {
+        if (pe() != null) {
+            pe().notifyWork();
+        }
+        java.nio.channels.Selector sel = selector;
+        if (sel != null) {
+            sel.wakeup();
+        }
+    }
+
+    /**
+     * For an idle IO thread: blocks until a QP's socket is readable, work is handed over
+     * ({@link #qpAccept}, {@link #post}) or {@code timeoutNanos} passes (millisecond granularity,
+     * at least 1 ms). Returns at once when work is pending or unsent data waits for the socket.
+     * The socket-aware counterpart of the PE's notification mode: an idle engine burns no CPU and
+     * wakes as soon as a host sends. PE thread only.
+     */
+    public void waitForIo(long timeoutNanos) {
+        if (selector == null || hasPendingWork()) {
+            return;
+        }
+        StaQp[] cur = qps;
+        for (int i = 0; i < cur.length; i++) {
+            if (cur[i].txPending() || cur[i].state() == StaQpState.TERMINATING) {
+                Thread.yield();
+                return;
+            }
+        }
+        try {
+            selector.select(ignoreKey, Math.max(1, timeoutNanos / 1_000_000));
+        } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+            Thread.yield();
+        }
+    }
+
+    // ------------------------------------------------------------------ tasks
+
+    public DocaError taskDisconnectSetConf(TaskCallback<StaIoTaskDisconnect> ok, TaskCallback<StaIoTaskDisconnect> err, int n) {
+        return disconnectPool.setConf(ok, err, n);
+    }
+
+    /** {@code doca_sta_io_task_disconnect_alloc_init}. */
+    public StaIoTaskDisconnect taskDisconnectAllocInit(StaQp qp, long userData) {
+        StaIoTaskDisconnect t = disconnectPool.alloc();
+        if (t != null) {
+            t.qp = qp;
+            t.setUserData(userData);
+        }
+        return t;
+    }
+
+    public DocaError taskNonOffloadSendSetConf(TaskCallback<StaIoTaskNonOffloadSend> ok,
+                                               TaskCallback<StaIoTaskNonOffloadSend> err, int n) {
+        return sendPool.setConf(ok, err, n);
+    }
+
+    /** Sends the completion of non-offloaded command {@code cid} (NVMe status field, DW0, DW1). */
+    public StaIoTaskNonOffloadSend taskNonOffloadSendAllocInit(StaQp qp, int cid, int status, int dw0, int dw1, long userData) {
+        StaIoTaskNonOffloadSend t = sendPool.alloc();
+        if (t != null) {
+            t.qp = qp;
+            t.cid = cid;
+            t.status = status;
+            t.dw0 = dw0;
+            t.dw1 = dw1;
+            t.setUserData(userData);
+        }
+        return t;
+    }
+
+    public DocaError taskNonOffloadWriteSendSetConf(TaskCallback<StaIoTaskNonOffloadWriteSend> ok,
+                                                    TaskCallback<StaIoTaskNonOffloadWriteSend> err, int n) {
+        return writeSendPool.setConf(ok, err, n);
+    }
+
+    /** Returns {@code len} bytes of {@code data} to the host, then the completion. */
+    public StaIoTaskNonOffloadWriteSend taskNonOffloadWriteSendAllocInit(StaQp qp, int cid, MemorySegment data, long offset,
+                                                                         int len, int status, int dw0, int dw1, long userData) {
+        StaIoTaskNonOffloadWriteSend t = writeSendPool.alloc();
+        if (t != null) {
+            t.qp = qp;
+            t.cid = cid;
+            t.data = data;
+            t.dataOffset = offset;
+            t.dataLen = len;
+            t.status = status;
+            t.dw0 = dw0;
+            t.dw1 = dw1;
+            t.setUserData(userData);
+        }
+        return t;
+    }
+
+    public DocaError taskNonOffloadReadSetConf(TaskCallback<StaIoTaskNonOffloadRead> ok,
+                                               TaskCallback<StaIoTaskNonOffloadRead> err, int n) {
+        return readPool.setConf(ok, err, n);
+    }
+
+    /** Fetches {@code len} bytes of command {@code cid}'s host data into {@code dst}. */
+    public StaIoTaskNonOffloadRead taskNonOffloadReadAllocInit(StaQp qp, int cid, MemorySegment dst, long offset, int len,
+                                                               long userData) {
+        StaIoTaskNonOffloadRead t = readPool.alloc();
+        if (t != null) {
+            t.qp = qp;
+            t.cid = cid;
+            t.dst = dst;
+            t.dstOffset = offset;
+            t.len = len;
+            t.setUserData(userData);
+        }
+        return t;
+    }
+
+    // ------------------------------------------------------------------ stats
+
+    /** Engine counters ({@code doca_sta_stats} for an EU). */
+    public StaStats stats() {
+        return StaStats.of("engine", name(), "reads", reads, "writes", writes, "read_bytes", readBytes,
+                "write_bytes", writeBytes, "non_offloaded", nonOffloaded, "io_errors", ioErrors,
+                "digest_errors", digestErrors, "protocol_errors", protocolErrors, "qps_accepted", qpsAccepted,
+                "qps_closed", qpsClosed, "qps_live", (long) qps.length);
+    }
+
+    // ------------------------------------------------------------------ engine internals
+
+    boolean deliverNonOffload(StaQp qp, NvmeCommand cmd, MemorySegment payload, int len, boolean valid) {
+        StaNonOffloadCallback cb = nonOffloadCb;
+        if (cb == null) {
+            return false;
+        }
+        try {
+            cb.onCommand(qp, cmd, payload, len, valid, nonOffloadUd);
+        } catch (RuntimeException e) {
+            // An application bug must not kill the engine that serves every other QP.
+            LOG.log(System.Logger.Level.ERROR, "non-offload callback failed on " + qp, e);
+        }
+        return true;
+    }
+
+    void completeTask(Task t, DocaError status) {
+        complete(t, status);
+    }
+
+    void teardown(StaQp qp, String op, DocaError why, int detail) {
+        if (qp.state() == StaQpState.CLOSED) {
+            return;
+        }
+        qp.close();
+        qp.failSlots(why);
+        qpsClosed++;
+        sta.liveQps.decrementAndGet();
+        StaQp[] cur = qps;
+        int n = 0;
+        StaQp[] next = new StaQp[Math.max(cur.length - 1, 0)];
+        for (StaQp q : cur) {
+            if (q != qp && n < next.length) {
+                next[n++] = q;
+            }
+        }
+        qps = n == next.length ? next : Arrays.copyOf(next, n);
+        if (!qp.appInitiatedClose && transportErrorCb != null) {
+            transportErrorCb.onTransportError(qp, op, why, op.equals("protocol") ? qp.lastFes : detail);
+        }
+        // Queued tasks may still reference the QP; its buffers go when nothing can touch them.
+        if (!hasTasksFor(qp)) {
+            qp.releaseMemory();
+        } else {
+            pendingRelease.add(qp);
+        }
+    }
+
+    /** Closed QPs whose buffers wait until no queued task references them (control path list). */
+    private final List<StaQp> pendingRelease = new ArrayList<>();
+
+    private void releasePending() {
+        for (int i = pendingRelease.size() - 1; i >= 0; i--) {
+            StaQp qp = pendingRelease.get(i);
+            if (!hasTasksFor(qp)) {
+                qp.releaseMemory();
+                pendingRelease.remove(i);
+            }
+        }
+    }
+
+    private boolean hasTasksFor(StaQp qp) {
+        int size = queued.size();
+        boolean found = false;
+        for (int i = 0; i < size; i++) {
+            Task t = queued.poll();
+            if (qpOf(t) == qp) {
+                found = true;
+            }
+            queued.add(t);
+        }
+        return found;
+    }
+
+    private static StaQp qpOf(Task t) {
+        if (t instanceof StaIoTaskNonOffloadSend s) {
+            return s.qp;
+        }
+        if (t instanceof StaIoTaskNonOffloadWriteSend w) {
+            return w.qp;
+        }
+        if (t instanceof StaIoTaskNonOffloadRead r) {
+            return r.qp;
+        }
+        if (t instanceof StaIoTaskDisconnect d) {
+            return d.qp;
+        }
+        return null;
+    }
+
+    @Override
+    protected DocaError onStart() {
+        if (sta.state() != CtxState.RUNNING) {
+            return DocaError.BAD_STATE;
+        }
+        try {
+            selector = java.nio.channels.Selector.open();
+        } catch (IOException e) {
+            selector = null; // waitForIo then degrades to returning at once
+        }
+        return DocaError.SUCCESS;
+    }
+
+    @Override
+    protected void onStop() {
+        for (StaQp qp : qps) {
+            qp.appInitiatedClose = true;
+            teardown(qp, "recv", DocaError.SHUTDOWN, 0);
+        }
+        Object o;
+        while ((o = inbox.poll()) != null) {
+            if (o instanceof StaQp qp) {
+                qp.close();
+                qp.releaseMemory();
+                sta.liveQps.decrementAndGet();
+            }
+        }
+    }
+
+    @Override
+    protected void onIdle() {
+        if (selector != null) {
+            try {
+                selector.close();
+            } catch (IOException e) {
+                // closing
+            }
+            selector = null;
+        }
+        for (StaQp qp : pendingRelease) {
+            qp.releaseMemory();
+        }
+        pendingRelease.clear();
+    }
+
+    @Override
+    protected DocaError validateTask(Task t) {
+        StaQp qp = qpOf(t);
+        if (qp == null || qp.io() != this) {
+            return DocaError.INVALID_VALUE;
+        }
+        if (t instanceof StaIoTaskNonOffloadWriteSend w && (w.dataLen < 0 || (w.dataLen > 0 && w.data == null)
+                || (w.data != null && w.dataOffset + w.dataLen > w.data.byteSize()))) {
+            return DocaError.INVALID_VALUE;
+        }
+        if (t instanceof StaIoTaskNonOffloadRead r && (r.dst == null || r.len <= 0
+                || r.dstOffset + r.len > r.dst.byteSize() || r.len > sta.getMaxIoSize())) {
+            return DocaError.INVALID_VALUE;
+        }
+        return DocaError.SUCCESS;
+    }
+
+    @Override
+    protected DocaError onSubmit(Task t) {
+        if (t instanceof StaIoTaskDisconnect d) {
+            d.deadline = System.nanoTime() + 5_000_000_000L;
+        }
+        queued.add(t);
+        return DocaError.SUCCESS;
+    }
+
+    @Override
+    public boolean hasPendingWork() {
+        return !queued.isEmpty() || !inbox.isEmpty();
+    }
+
+    @Override
+    public long maxSleepNanos() {
+        // Sockets do not wake the engine: bound the sleep while connections exist.
+        return qps.length == 0 && queued.isEmpty() ? Long.MAX_VALUE : 200_000L;
+    }
+
+    @Override
+    protected int work() {
+        int n = 0;
+        if (!inbox.isEmpty()) {
+            n += drainInbox();
+        }
+        StaQp[] cur = qps;
+        for (int i = 0; i < cur.length; i++) {
+            n += cur[i].poll();
+        }
+        if (!queued.isEmpty()) {
+            n += runTasks();
+        }
+        if (!pendingRelease.isEmpty()) {
+            releasePending();
+        }
+        return n;
+    }
+
+    private int drainInbox() {
+        int n = 0;
+        Object o;
+        while ((o = inbox.poll()) != null) {
+            if (o instanceof StaQp qp) {
+                if (state() != CtxState.RUNNING) {
+                    qp.close();
+                    qp.releaseMemory();
+                    sta.liveQps.decrementAndGet();
+                    continue;
+                }
+                qps = Arrays.copyOf(qps, qps.length + 1);
+                qps[qps.length - 1] = qp;
+                qpsAccepted++;
+                if (selector != null && qp.channel() instanceof SelectableChannel sc) {
+                    try {
+                        sc.register(selector, java.nio.channels.SelectionKey.OP_READ);
+                    } catch (IOException e) {
+                        LOG.log(System.Logger.Level.WARNING, "cannot watch {0}: {1}", qp, e.getMessage());
+                    }
+                }
+            } else if (o instanceof Runnable r) {
+                try {
+                    r.run();
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.ERROR, "posted action failed", e);
+                }
+            }
+            n++;
+        }
+        return n;
+    }
+
+    private int runTasks() {
+        int n = 0;
+        int size = queued.size();
+        boolean stopping = state() == CtxState.STOPPING;
+        for (int i = 0; i < size; i++) {
+            Task t = queued.poll();
+            StaQp qp = qpOf(t);
+            if (stopping) {
+                if (t instanceof StaIoTaskDisconnect && qp != null && qp.state() == StaQpState.CLOSED) {
+                    complete(t, DocaError.SUCCESS);
+                } else {
+                    complete(t, DocaError.SHUTDOWN);
+                }
+                n++;
+                continue;
+            }
+            if (t instanceof StaIoTaskDisconnect d) {
+                if (qp.state() == StaQpState.CLOSED) {
+                    complete(t, DocaError.SUCCESS);
+                    n++;
+                    continue;
+                }
+                qp.startDisconnect();
+                qp.flush();
+                if (qp.drained() || System.nanoTime() - d.deadline > 0) {
+                    qp.appInitiatedClose = true;
+                    teardown(qp, "recv", DocaError.SHUTDOWN, 0);
+                    complete(t, DocaError.SUCCESS);
+                    n++;
+                } else {
+                    queued.add(t);
+                }
+                continue;
+            }
+            if (qp.state() == StaQpState.CLOSED || qp.state() == StaQpState.TERMINATING) {
+                complete(t, DocaError.NOT_CONNECTED);
+                n++;
+                continue;
+            }
+            if (t instanceof StaIoTaskNonOffloadSend s) {
+                if (!qp.ensureTx(qp.respSize())) {
+                    queued.add(t);
+                    continue;
+                }
+                qp.putResp(s.cid, s.status, s.dw0, s.dw1);
+                qp.flush();
+                complete(t, DocaError.SUCCESS);
+                n++;
+            } else if (t instanceof StaIoTaskNonOffloadWriteSend w) {
+                int chunks = Math.max(1, (w.dataLen + qp.maxIo() - 1) / qp.maxIo());
+                if (!qp.ensureTx(qp.dataSendSize(w.dataLen) + chunks * 64)) {
+                    queued.add(t);
+                    continue;
+                }
+                if (w.dataLen > 0) {
+                    qp.putC2HData(w.cid, w.data, w.dataOffset, w.dataLen);
+                }
+                qp.putResp(w.cid, w.status, w.dw0, w.dw1);
+                qp.flush();
+                complete(t, DocaError.SUCCESS);
+                n++;
+            } else if (t instanceof StaIoTaskNonOffloadRead r) {
+                if (!qp.ensureTx(qp.respSize() + 8) || !qp.startFetch(r)) {
+                    queued.add(t);
+                    continue;
+                }
+                qp.flush();
+                // completes when the host's H2CData has arrived (StaQp.completeSlot)
+            }
+        }
+        return n;
+    }
+}

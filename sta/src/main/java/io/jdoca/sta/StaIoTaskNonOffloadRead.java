@@ -1,0 +1,47 @@
+package io.jdoca.sta;
+
+import io.jdoca.core.exec.Task;
+import io.jdoca.core.exec.TaskPool;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Non-offload "fetch data from host" task ({@code doca_sta_io_non_offload_rdma_read}): for a
+ * non-offloaded command whose host data was not in the capsule, requests it (R2T) and receives
+ * it (H2CData) into the destination. Completes once all bytes arrived; the application then
+ * answers the command with a send task.
+ *
+ * <p>Not thread-safe: the IO context's progress-engine thread.
+ */
+public final class StaIoTaskNonOffloadRead extends Task {
+    StaQp qp;
+    int cid;
+    MemorySegment dst;
+    long dstOffset;
+    int len;
+
+    StaIoTaskNonOffloadRead(TaskPool<?> pool) {
+        super(pool);
+    }
+
+    public StaQp qp() {
+        return qp;
+    }
+
+    public int cid() {
+        return cid;
+    }
+
+    public MemorySegment destination() {
+        return dst;
+    }
+
+    public int length() {
+        return len;
+    }
+
+    @Override
+    protected void onFree() {
+        qp = null;
+        dst = null;
+    }
+}

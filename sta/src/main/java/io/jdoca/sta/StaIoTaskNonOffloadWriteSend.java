@@ -1,0 +1,41 @@
+package io.jdoca.sta;
+
+import io.jdoca.core.exec.Task;
+import io.jdoca.core.exec.TaskPool;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Non-offload "write data + send completion" task ({@code doca_sta_io_non_offload_rdma_write_send}):
+ * returns controller-to-host data (C2HData PDUs) and then the completion. The data segment must
+ * stay valid until the task completes.
+ *
+ * <p>Not thread-safe: the IO context's progress-engine thread.
+ */
+public final class StaIoTaskNonOffloadWriteSend extends Task {
+    StaQp qp;
+    int cid;
+    MemorySegment data;
+    long dataOffset;
+    int dataLen;
+    int status;
+    int dw0;
+    int dw1;
+
+    StaIoTaskNonOffloadWriteSend(TaskPool<?> pool) {
+        super(pool);
+    }
+
+    public StaQp qp() {
+        return qp;
+    }
+
+    public int cid() {
+        return cid;
+    }
+
+    @Override
+    protected void onFree() {
+        qp = null;
+        data = null;
+    }
+}

@@ -1,0 +1,79 @@
+package io.jdoca.storage.common;
+
+import io.jdoca.core.DocaError;
+import io.jdoca.core.DocaException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Small helpers the storage apps share: {@code ip:port} parsing, the Ctrl-C handler
+ * ({@code storage::install_ctrl_c_handler}) and a few constants.
+ *
+ * <p>Control path; thread-safe.
+ */
+public final class AppSupport {
+    private AppSupport() {
+    }
+
+    /** Parses {@code host:port} (DOCA's {@code --storage-server}); INVALID_VALUE with a clear message. */
+    public static InetSocketAddress parseAddress(String s) {
+        int i = s == null ? -1 : s.lastIndexOf(':');
+        if (i <= 0 || i == s.length() - 1) {
+            throw new DocaException(DocaError.INVALID_VALUE, "'" + s + "' is not ip:port");
+        }
+        int port;
+        try {
+            port = Integer.parseInt(s.substring(i + 1));
+        } catch (NumberFormatException e) {
+            throw new DocaException(DocaError.INVALID_VALUE, "'" + s + "' has a bad port");
+        }
+        if (port <= 0 || port > 65535) {
+            throw new DocaException(DocaError.INVALID_VALUE, "'" + s + "': port out of range");
+        }
+        return new InetSocketAddress(s.substring(0, i), port);
+    }
+
+    /**
+     * Ctrl-C / SIGTERM: sets {@code abort} and gives the main thread up to {@code graceMillis} to
+     * finish (print its stats, release its resources) before the JVM exits. Returns the flag the app
+     * sets once it has finished by itself, so a normal exit does not wait.
+     */
+    public static AtomicBoolean installCtrlCHandler(AtomicBoolean abort, Thread main, long graceMillis) {
+        AtomicBoolean finished = new AtomicBoolean();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (finished.get() || Thread.currentThread() == main) {
+                return;
+            }
+            abort.set(true);
+            long deadline = System.currentTimeMillis() + graceMillis;
+            while (!finished.get() && main.isAlive() && System.currentTimeMillis() < deadline) {
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }, "ctrl-c"));
+        return finished;
+    }
+
+    /**
+     * The back-off of the data-path loops: spin, then yield, then park from 1 µs up to a ceiling.
+     * Tunable with system properties {@code jdoca.storage.spins}, {@code .yields},
+     * {@code .maxParkNanos} (2 cores shared by three apps: spinning long starves the peers).
+     */
+    public static io.jdoca.core.exec.IdleStrategy workerIdle() {
+        return io.jdoca.core.exec.IdleStrategy.backoff(Integer.getInteger("jdoca.storage.spins", 64),
+                Integer.getInteger("jdoca.storage.yields", 16), 1_000, Long.getLong("jdoca.storage.maxParkNanos", 50_000L));
+    }
+
+    /** Round-up to a power of two (ring sizes). */
+    public static int pow2(int n) {
+        int p = 1;
+        while (p < n) {
+            p <<= 1;
+        }
+        return p;
+    }
+}

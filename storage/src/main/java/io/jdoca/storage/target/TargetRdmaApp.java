@@ -1,0 +1,63 @@
+package io.jdoca.storage.target;
+
+import io.jdoca.core.DocaException;
+import io.jdoca.core.util.DocaLogLevel;
+import io.jdoca.storage.common.AppSupport;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./jdoca target-rdma}: DOCA's {@code doca_storage_target_rdma} — memory-backed (or, with
+ * {@code --backing-file}, file-backed) block storage served over RDMA to one storage service.
+ * A picocli command: one instance per run, on the caller's thread.
+ */
+@Command(name = "target-rdma", mixinStandardHelpOptions = true,
+        description = "RDMA storage target: memory-backed blocks served to a storage service over RDMA.")
+public final class TargetRdmaApp implements Callable<Integer> {
+    @Option(names = {"-d", "--device"}, required = true, description = "Device identifier.")
+    String device;
+
+    @Option(names = "--cpu", required = true, description = "CPU core for a data path thread (repeatable).")
+    List<Integer> cpus;
+
+    @Option(names = "--listen-port", required = true, description = "TCP port to listen on for the storage service (0 = any).")
+    int listenPort;
+
+    @Option(names = "--binary-content", description = "Initial content: an .sbc file (its header sets the geometry) or a plain file of block-size x block-count bytes.")
+    Path binaryContent;
+
+    @Option(names = "--block-count", defaultValue = "128", description = "Number of storage blocks (default ${DEFAULT-VALUE}; ignored with an .sbc file).")
+    int blockCount;
+
+    @Option(names = "--block-size", defaultValue = "4096", description = "Block size in bytes (default ${DEFAULT-VALUE}; ignored with an .sbc file).")
+    int blockSize;
+
+    @Option(names = "--backing-file", description = "Keep the blocks in this file (created if absent) so they survive a restart; writes reach it before the response.")
+    Path backingFile;
+
+    @Option(names = {"-l", "--log-level"}, defaultValue = "40", description = "DOCA log level 10..70 (default ${DEFAULT-VALUE}).")
+    int logLevel;
+
+    @Override
+    public Integer call() {
+        try {
+            DocaLogLevel.apply(logLevel);
+            AtomicBoolean abort = new AtomicBoolean();
+            AtomicBoolean finished = AppSupport.installCtrlCHandler(abort, Thread.currentThread(), 8_000);
+            TargetRdma app = new TargetRdma(new TargetRdma.Config(device, cpus, listenPort, binaryContent, blockCount, blockSize,
+                    backingFile, 30_000_000_000L), abort);
+            try {
+                return app.run(System.out);
+            } finally {
+                finished.set(true);
+            }
+        } catch (DocaException | IllegalArgumentException e) {
+            System.err.println("target-rdma: " + e.getMessage());
+            return 1;
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package io.jdoca.storage.zerocopy;
+
+import io.jdoca.comch.Comch;
+import io.jdoca.core.DocaException;
+import io.jdoca.core.util.DocaLogLevel;
+import io.jdoca.storage.common.AppSupport;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./jdoca zero-copy}: DOCA's {@code doca_storage_comch_to_rdma_zero_copy} — relays an
+ * initiator's storage requests (Comch) to one RDMA target, which moves the data directly to and
+ * from host memory.
+ * A picocli command: one instance per run, on the caller's thread.
+ */
+@Command(name = "zero-copy", mixinStandardHelpOptions = true,
+        description = "Zero-copy storage service: relays Comch storage requests to one RDMA target.")
+public final class ZeroCopyApp implements Callable<Integer> {
+    @Option(names = {"-d", "--device"}, required = true, description = "Device identifier.")
+    String device;
+
+    @Option(names = {"-r", "--representor"}, description = "Host-side representor (name or PCI address).")
+    String representor;
+
+    @Option(names = "--cpu", required = true, description = "CPU core for a worker thread (repeatable).")
+    List<Integer> cpus;
+
+    @Option(names = "--storage-server", required = true, description = "ip:port of the storage target.")
+    String storageServer;
+
+    @Option(names = "--command-channel-name", defaultValue = Comch.DEFAULT_CHANNEL_NAME, description = "Comch channel name (default ${DEFAULT-VALUE}).")
+    String channelName;
+
+    @Option(names = "--control-timeout", defaultValue = "5", description = "Control message timeout in seconds (default ${DEFAULT-VALUE}).")
+    long controlTimeoutSeconds;
+
+    @Option(names = {"-l", "--log-level"}, defaultValue = "40", description = "DOCA log level 10..70 (default ${DEFAULT-VALUE}).")
+    int logLevel;
+
+    @Override
+    public Integer call() {
+        try {
+            DocaLogLevel.apply(logLevel);
+            AtomicBoolean abort = new AtomicBoolean();
+            AtomicBoolean finished = AppSupport.installCtrlCHandler(abort, Thread.currentThread(), 8_000);
+            try {
+                return new ZeroCopyService(new ZeroCopyService.Config(device, representor, cpus, storageServer, channelName,
+                        controlTimeoutSeconds * 1_000_000_000L), abort).run(System.out);
+            } finally {
+                finished.set(true);
+            }
+        } catch (DocaException | IllegalArgumentException e) {
+            System.err.println("zero-copy: " + e.getMessage());
+            return 1;
+        }
+    }
+}

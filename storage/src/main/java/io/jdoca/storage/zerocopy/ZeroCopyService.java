@@ -1,0 +1,283 @@
+package io.jdoca.storage.zerocopy;
+
+import io.jdoca.core.DocaError;
+import io.jdoca.core.DocaException;
+import io.jdoca.core.dev.Dev;
+import io.jdoca.core.dev.DevRep;
+import io.jdoca.core.dev.Devices;
+import io.jdoca.core.mem.MemoryMap;
+import io.jdoca.storage.common.ComchControlChannel;
+import io.jdoca.storage.common.ConnectionRole;
+import io.jdoca.storage.common.ControlMessage;
+import io.jdoca.storage.common.ControlMessageType;
+import io.jdoca.storage.common.ControlPayload;
+import io.jdoca.storage.common.ServiceControlState;
+import io.jdoca.storage.common.TcpControlChannel;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The zero-copy storage service (DOCA's {@code comch_to_rdma_zero_copy}, reference §6): a Comch
+ * server for one initiator and a TCP client of one target. It forwards the control sequence with
+ * its own message ids and the initiator's correlation ids (reference §1), re-exports the initiator's
+ * PCI-exported memory for RDMA so the target moves data straight to and from host memory, and relays
+ * IO messages through {@link ZeroCopyWorker}s without copying them. Runs on the calling thread.
+ */
+public final class ZeroCopyService {
+    private static final Logger LOG = LoggerFactory.getLogger(ZeroCopyService.class);
+
+    /** DOCA's flags (reference §6). */
+    public record Config(String device, String representor, List<Integer> cpus, String storageServer,
+            String commandChannelName, long controlTimeoutNanos) {
+    }
+
+    private final Config cfg;
+    private final AtomicBoolean abort;
+    private ServiceControlState state = ServiceControlState.WAIT_QUERY;
+    private final List<ZeroCopyWorker> workers = new ArrayList<>();
+    private final List<long[]> stats = new ArrayList<>();
+    private Dev dev;
+    private MemoryMap hostMap;
+    private TcpControlChannel target;
+    private ComchControlChannel comch;
+    private int nextMessageId;
+
+    public ZeroCopyService(Config cfg, AtomicBoolean abort) {
+        this.cfg = cfg;
+        this.abort = abort;
+    }
+
+    public int run(PrintStream out) {
+        if (cfg.cpus().isEmpty()) {
+            throw new DocaException(DocaError.INVALID_VALUE, "at least one --cpu is required");
+        }
+        InetSocketAddress addr = io.jdoca.storage.common.AppSupport.parseAddress(cfg.storageServer());
+        dev = Devices.open(cfg.device());
+        DevRep rep = cfg.representor() == null ? null : Devices.findRepresentor(cfg.representor()).open();
+        long timeout = cfg.controlTimeoutNanos();
+        try {
+            target = TcpControlChannel.client(addr, Math.max(timeout, 10_000_000_000L));
+            comch = ComchControlChannel.server(dev, rep, cfg.commandChannelName());
+            out.printf(Locale.ROOT, "zero-copy: connected to storage %s; serving comch channel '%s'%n", cfg.storageServer(),
+                    cfg.commandChannelName());
+            out.flush();
+            return serve(out);
+        } finally {
+            closeWorkers();
+            if (hostMap != null) {
+                hostMap.close();
+            }
+            if (comch != null) {
+                comch.close();
+            }
+            if (target != null) {
+                target.close();
+            }
+        }
+    }
+
+    private int serve(PrintStream out) {
+        boolean everConnected = false;
+        while (state != ServiceControlState.SHUT_DOWN) {
+            if (abort.get()) {
+                out.println("zero-copy: aborted by user");
+                bestEffortTargetShutdown();
+                printStats(out);
+                return 1;
+            }
+            ControlMessage m = comch.receive(50_000_000L);
+            everConnected |= comch.isConnected();
+            if (m == null) {
+                if (!comch.isConnected() && (everConnected || comch.wasDisconnected())) {
+                    out.println("zero-copy: the initiator disconnected before shutdown");
+                    bestEffortTargetShutdown();
+                    printStats(out);
+                    return 1;
+                }
+                if (target.wasDisconnected()) {
+                    out.println("zero-copy: the storage target disconnected");
+                    printStats(out);
+                    return 1;
+                }
+                continue;
+            }
+            ControlMessage reply = handle(m);
+            try {
+                comch.send(reply);
+            } catch (DocaException e) {
+                LOG.warn("cannot reply {}: {}", reply.type().wireName(), e.getMessage());
+            }
+        }
+        printStats(out);
+        return 0;
+    }
+
+    ControlMessage handle(ControlMessage m) {
+        if (!state.accepts(m.type())) {
+            return m.errorResponse(DocaError.UNEXPECTED, "zero-copy expected " + state.expected().wireName() + " but got "
+                    + m.type().wireName());
+        }
+        try {
+            ControlMessage reply = switch (state) {
+                case WAIT_QUERY -> {
+                    ControlMessage r = forward(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, id(), m.correlationId()));
+                    yield new ControlMessage(ControlMessageType.QUERY_STORAGE_RESPONSE, m.messageId(), m.correlationId(),
+                            r.payload());
+                }
+                case WAIT_INIT -> init(m);
+                case WAIT_START -> start(m);
+                case RUNNING -> {
+                    for (ZeroCopyWorker w : workers) {
+                        w.stopDataPath();
+                    }
+                    forward(ControlMessage.of(ControlMessageType.STOP_STORAGE_REQUEST, id(), m.correlationId()));
+                    yield m.emptyResponse();
+                }
+                case STOPPED -> {
+                    forward(ControlMessage.of(ControlMessageType.SHUTDOWN_REQUEST, id(), m.correlationId()));
+                    closeWorkers();
+                    yield m.emptyResponse();
+                }
+                case SHUT_DOWN -> throw new IllegalStateException();
+            };
+            ServiceControlState next = state.next();
+            if (state.canTransitionTo(next)) {
+                state = next;
+            }
+            return reply;
+        } catch (DocaException e) {
+            LOG.warn("{} failed: {}", m.type().wireName(), e.getMessage());
+            return m.errorResponse(e.error(), e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.warn("{} failed", m.type().wireName(), e);
+            return m.errorResponse(DocaError.UNEXPECTED, String.valueOf(e));
+        }
+    }
+
+    private int id() {
+        return nextMessageId++;
+    }
+
+    private ControlMessage forward(ControlMessage req) {
+        return target.request(req, cfg.controlTimeoutNanos());
+    }
+
+    private ControlMessage init(ControlMessage m) {
+        ControlPayload.InitStorage p = m.asInitStorage();
+        int cores = p.coreCount();
+        if (cores <= 0 || cores > cfg.cpus().size()) {
+            throw new DocaException(DocaError.INVALID_VALUE, "init_storage asks for " + Integer.toUnsignedString(cores)
+                    + " cores but this service has " + cfg.cpus().size() + " (--cpu)");
+        }
+        if (p.transactionCount() <= 0 || p.transactionCount() > 8192) {
+            throw new DocaException(DocaError.INVALID_VALUE, "transaction count " + Integer.toUnsignedString(p.transactionCount())
+                    + " outside 1..8192");
+        }
+        // Import the host's IO memory (PCI export) and re-export it for RDMA: the target reaches host memory directly.
+        MemoryMap imported = MemoryMap.createFromExport(p.mmapExport(), dev);
+        try {
+            byte[] rdmaBlob = imported.exportRdma(dev);
+            forward(new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, id(), m.correlationId(),
+                    new ControlPayload.InitStorage(p.transactionCount() * 2, cores, rdmaBlob)));
+            for (int i = 0; i < cores; i++) {
+                workers.add(new ZeroCopyWorker(i, dev, p.transactionCount(), comch.connection()));
+            }
+            for (ZeroCopyWorker w : workers) {
+                for (ConnectionRole role : new ConnectionRole[] {ConnectionRole.IO_DATA, ConnectionRole.IO_CONTROL}) {
+                    byte[] mine = w.export(role);
+                    ControlMessage r = forward(new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST, id(),
+                            m.correlationId(), new ControlPayload.RdmaConnection(w.index(), role, mine)));
+                    w.connect(role, r.asRdmaConnection().connectionDetails());
+                }
+            }
+        } catch (RuntimeException e) {
+            closeWorkers();
+            imported.close();
+            throw e;
+        }
+        hostMap = imported;
+        LOG.info("init: {} cores x {} transactions relayed to {}", cores, p.transactionCount(), cfg.storageServer());
+        return m.emptyResponse();
+    }
+
+    private ControlMessage start(ControlMessage m) {
+        int cores = workers.size();
+        if (!comch.progressUntil(() -> comch.remoteConsumerIds().size() >= cores, cfg.controlTimeoutNanos())) {
+            throw new DocaException(DocaError.TIME_OUT, "the initiator announced " + comch.remoteConsumerIds().size() + " of "
+                    + cores + " consumers");
+        }
+        forward(ControlMessage.of(ControlMessageType.START_STORAGE_REQUEST, id(), m.correlationId()));
+        long deadline = System.nanoTime() + cfg.controlTimeoutNanos();
+        for (ZeroCopyWorker w : workers) {
+            while (!w.isReady()) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new DocaException(DocaError.TIME_OUT, "RDMA connections of worker " + w.index() + " not established");
+                }
+                try {
+                    Thread.sleep(2);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new DocaException(DocaError.UNEXPECTED, "interrupted");
+                }
+            }
+        }
+        List<Integer> remote = comch.remoteConsumerIds();
+        for (int i = 0; i < cores; i++) {
+            workers.get(i).startDataPath(remote.get(i));
+        }
+        return m.emptyResponse();
+    }
+
+    private void bestEffortTargetShutdown() {
+        if (state == ServiceControlState.RUNNING) {
+            for (ZeroCopyWorker w : workers) {
+                try {
+                    w.stopDataPath();
+                } catch (DocaException e) {
+                    LOG.warn("worker {}: {}", w.index(), e.getMessage());
+                }
+            }
+        }
+        try {
+            if (state == ServiceControlState.RUNNING) {
+                forward(ControlMessage.of(ControlMessageType.STOP_STORAGE_REQUEST, id(), 0));
+            }
+            if (state == ServiceControlState.RUNNING || state == ServiceControlState.STOPPED) {
+                forward(ControlMessage.of(ControlMessageType.SHUTDOWN_REQUEST, id(), 0));
+            }
+        } catch (DocaException e) {
+            LOG.warn("target shutdown: {}", e.getMessage());
+        }
+    }
+
+    private void closeWorkers() {
+        for (ZeroCopyWorker w : workers) {
+            stats.add(new long[] {w.ops(), w.hits(), w.misses(), w.dataPathAllocatedBytes()});
+            w.close();
+        }
+        workers.clear();
+    }
+
+    private void printStats(PrintStream out) {
+        closeWorkers();
+        out.println("+================================================+");
+        out.println("| Stats");
+        out.println("+================================================+");
+        for (int i = 0; i < stats.size(); i++) {
+            long[] s = stats.get(i);
+            long t = s[1] + s[2];
+            out.printf(Locale.ROOT, "| Core: %d%n", cfg.cpus().get(i));
+            out.printf(Locale.ROOT, "| Operation count: %d%n", s[0]);
+            out.printf(Locale.ROOT, "| PE hit rate: %.2f%% (%d:%d)%n", t == 0 ? 0.0 : 100.0 * s[1] / t, s[1], s[2]);
+            out.printf(Locale.ROOT, "| Data path allocation: %d bytes (%.3f B/op)%n", s[3], s[0] == 0 ? 0.0 : (double) s[3] / s[0]);
+            out.println("+------------------------------------------------+");
+        }
+        out.flush();
+    }
+}
