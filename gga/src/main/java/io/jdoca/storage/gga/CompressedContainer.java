@@ -1,7 +1,7 @@
 package io.jdoca.storage.gga;
 
 import io.jdoca.core.DocaError;
-import io.jdoca.storage.gga.lz4.Lz4BlockStream;
+import io.jdoca.compress.Lz4StreamCodec;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -15,7 +15,7 @@ import java.nio.ByteOrder;
  *   off            size             field
  *   0              4                original_size, u32 BE (always written as B)
  *   4              4                compressed_size, u32 BE
- *   8              compressed_size  LZ4 block stream ({@link Lz4BlockStream})
+ *   8              compressed_size  LZ4 block stream ({@link Lz4StreamCodec}: independent 64 KiB blocks, no checksums)
  *   8 + csize      ...              zero padding
  *   B - 4          4                reserved trailer, u32, 0
  * </pre>
@@ -23,7 +23,7 @@ import java.nio.ByteOrder;
  * The first B/2 bytes go to data_1, the last B/2 to data_2. Packing fails when
  * {@code compressed_size + 12 > B}, as in DOCA: such a block gets TOO_BIG (see docs/STORAGE-GGA.md).
  *
- * <p>Static methods are stateless; the {@link Lz4BlockStream} passed in is per thread. All methods
+ * <p>Static methods are stateless; the {@link Lz4StreamCodec} passed in (the compress library's engine) is per thread. All methods
  * are allocation-free and return a size (&ge; 0) or the negated {@link DocaError} code.
  */
 public final class CompressedContainer {
@@ -55,7 +55,7 @@ public final class CompressedContainer {
      * then lays the container out at {@code dst[dstOff]} (B bytes; may overlap {@code src}).
      * Returns the compressed size, or {@code -TOO_BIG.code()} if it does not fit.
      */
-    public static int pack(Lz4BlockStream lz4, MemorySegment src, long srcOff, int blockSize, MemorySegment scratch,
+    public static int pack(Lz4StreamCodec lz4, MemorySegment src, long srcOff, int blockSize, MemorySegment scratch,
             long scratchOff, MemorySegment dst, long dstOff) {
         int csize = lz4.compress(src, srcOff, blockSize, scratch, scratchOff, maxPayload(blockSize));
         if (csize < 0) {
@@ -103,13 +103,14 @@ public final class CompressedContainer {
      * that does not decode to original_size bytes (corrupt storage must never reach the initiator
      * as data).
      */
-    public static int unpack(MemorySegment c, long off, int blockSize, MemorySegment dst, long dstOff, int dstCap) {
+    public static int unpack(Lz4StreamCodec lz4, MemorySegment c, long off, int blockSize, MemorySegment dst, long dstOff,
+            int dstCap) {
         int csize = validate(c, off, blockSize, dstCap);
         if (csize < 0) {
             return csize;
         }
         int original = originalSize(c, off);
-        int n = Lz4BlockStream.decompress(c, off + OFF_DATA, csize, dst, dstOff, original);
+        int n = lz4.decompress(false, true, c, off + OFF_DATA, csize, dst, dstOff, original);
         return n == original ? n : -DocaError.IO_FAILED.code();
     }
 

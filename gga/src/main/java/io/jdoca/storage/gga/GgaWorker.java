@@ -34,7 +34,8 @@ import io.jdoca.rdma.RdmaTaskSend;
 import io.jdoca.storage.common.ConnectionRole;
 import io.jdoca.storage.common.IoMessage;
 import io.jdoca.storage.common.IoMessageType;
-import io.jdoca.storage.gga.lz4.Lz4BlockStream;
+import io.jdoca.compress.Lz4Codec;
+import io.jdoca.compress.Lz4StreamCodec;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -99,7 +100,7 @@ public final class GgaWorker {
     private Txn[] txns;
     private RdmaTaskReceive[][] receives;
     private final IoMessage recvView = new IoMessage();
-    private final Lz4BlockStream lz4 = new Lz4BlockStream();
+    private final Lz4StreamCodec lz4 = new Lz4StreamCodec(Lz4Codec.create());
     private RecoveryScheduler scheduler;
     private MemorySegment scratch;
     private long scratchBase;

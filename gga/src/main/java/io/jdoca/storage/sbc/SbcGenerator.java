@@ -16,7 +16,8 @@ import io.jdoca.ec.EcTaskCreate;
 import io.jdoca.storage.common.BinaryContent;
 import io.jdoca.storage.gga.CompressedContainer;
 import io.jdoca.storage.gga.GgaLayout;
-import io.jdoca.storage.gga.lz4.Lz4BlockStream;
+import io.jdoca.compress.Lz4Codec;
+import io.jdoca.compress.Lz4StreamCodec;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -98,7 +99,7 @@ public final class SbcGenerator {
     private static long encodeAll(Dev dev, MemorySegment in, int n, int blockSize, EcMatrixType type, MemorySegment work,
             long containerOff, long parityOff, long scratchOff, MemorySegment d1, MemorySegment d2, MemorySegment dp) {
         int half = blockSize / 2;
-        Lz4BlockStream lz4 = new Lz4BlockStream();
+        Lz4StreamCodec lz4 = new Lz4StreamCodec(Lz4Codec.create());
         MemoryMap mmap = MemoryMap.create();
         check(mmap.setMemrange(work), "mmap memrange");
         check(mmap.addDev(dev), "mmap add dev");

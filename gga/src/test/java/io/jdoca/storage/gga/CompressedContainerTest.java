@@ -3,7 +3,8 @@ package io.jdoca.storage.gga;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jdoca.core.DocaError;
-import io.jdoca.storage.gga.lz4.Lz4BlockStream;
+import io.jdoca.compress.Lz4Codec;
+import io.jdoca.compress.Lz4StreamCodec;
 import io.jdoca.testkit.AllocationMeter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /** The B-byte container of reference §3: layout, limits, round trip, corruption handling, no allocation. */
 class CompressedContainerTest {
-    private final Lz4BlockStream lz4 = new Lz4BlockStream();
+    private final Lz4StreamCodec lz4 = new Lz4StreamCodec(Lz4Codec.create());
 
     static byte[] text(int len, long seed) {
         String words = "the quick brown fox jumps over the lazy dog erasure coding gateway block ";
@@ -49,7 +50,7 @@ class CompressedContainerTest {
             assertThat(c[i]).as("padding/trailer byte %d", i).isZero();
         }
         byte[] back = new byte[bs];
-        int n = CompressedContainer.unpack(MemorySegment.ofArray(c), 0, bs, MemorySegment.ofArray(back), 0, bs);
+        int n = CompressedContainer.unpack(lz4, MemorySegment.ofArray(c), 0, bs, MemorySegment.ofArray(back), 0, bs);
         assertThat(n).isEqualTo(bs);
         assertThat(back).isEqualTo(in);
     }
@@ -81,11 +82,11 @@ class CompressedContainerTest {
         for (int[] h : bad) {
             byte[] x = c.clone();
             ByteBuffer.wrap(x).putInt(0, h[0]).putInt(4, h[1]);
-            assertThat(CompressedContainer.unpack(MemorySegment.ofArray(x), 0, bs, MemorySegment.ofArray(dst), 0, bs))
+            assertThat(CompressedContainer.unpack(lz4, MemorySegment.ofArray(x), 0, bs, MemorySegment.ofArray(dst), 0, bs))
                     .as("header %d/%d", h[0], h[1]).isEqualTo(-DocaError.IO_FAILED.code());
         }
         byte[] zero = new byte[bs];
-        assertThat(CompressedContainer.unpack(MemorySegment.ofArray(zero), 0, bs, MemorySegment.ofArray(dst), 0, bs))
+        assertThat(CompressedContainer.unpack(lz4, MemorySegment.ofArray(zero), 0, bs, MemorySegment.ofArray(dst), 0, bs))
                 .isEqualTo(-DocaError.IO_FAILED.code());
     }
 
@@ -101,7 +102,7 @@ class CompressedContainerTest {
             return;
         }
         byte[] back = new byte[bs];
-        assertThat(CompressedContainer.unpack(MemorySegment.ofArray(c), 0, bs, MemorySegment.ofArray(back), 0, bs))
+        assertThat(CompressedContainer.unpack(lz4, MemorySegment.ofArray(c), 0, bs, MemorySegment.ofArray(back), 0, bs))
                 .isEqualTo(bs);
         assertThat(back).isEqualTo(in);
     }
@@ -115,7 +116,7 @@ class CompressedContainerTest {
             long[] sink = {0};
             AllocationMeter.Result r = AllocationMeter.steadyState(20_000, 100_000, () -> {
                 int c = CompressedContainer.pack(lz4, s, 0, bs, s, 2L * bs, s, bs);
-                sink[0] += c + CompressedContainer.unpack(s, bs, bs, s, 3L * bs, bs);
+                sink[0] += c + CompressedContainer.unpack(lz4, s, bs, bs, s, 3L * bs, bs);
             });
             assertThat(sink[0]).isPositive();
             assertThat(r.bytesPerOp()).as("bytes/op").isLessThan(1.0);

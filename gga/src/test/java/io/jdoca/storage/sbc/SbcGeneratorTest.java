@@ -81,7 +81,8 @@ class SbcGeneratorTest {
             System.arraycopy(c2, i * half, container, half, half);
             assertThat(ByteBuffer.wrap(container).getInt(0)).isEqualTo(bs);
             byte[] out = new byte[bs];
-            int n = CompressedContainer.unpack(MemorySegment.ofArray(container), 0, bs, MemorySegment.ofArray(out), 0, bs);
+            int n = CompressedContainer.unpack(new io.jdoca.compress.Lz4StreamCodec(io.jdoca.compress.Lz4Codec.create()),
+                    MemorySegment.ofArray(container), 0, bs, MemorySegment.ofArray(out), 0, bs);
             assertThat(n).as("block %d", i).isEqualTo(bs);
             assertThat(out).isEqualTo(Arrays.copyOfRange(padded, i * bs, (i + 1) * bs));
             int g0 = gen[2 * 2] & 0xFF;
