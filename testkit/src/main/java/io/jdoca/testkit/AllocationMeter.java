@@ -29,8 +29,11 @@ public final class AllocationMeter {
         return allocatedBytes() - before;
     }
 
-    /** Result of a steady-state measurement. */
-    public record Result(long ops, long bytes) {
+    /**
+     * Result of a steady-state measurement: the best round's operation count and bytes, and how many
+     * times the operation ran in all (warm-up and every round), for tests that count completions.
+     */
+    public record Result(long ops, long bytes, long totalRuns) {
         public double bytesPerOp() {
             return (double) bytes / ops;
         }
@@ -50,16 +53,12 @@ public final class AllocationMeter {
         for (long i = 0; i < warmup; i++) {
             op.run();
         }
-        Result best = null;
-        for (int round = 0; round < ROUNDS; round++) {
-            Result r = new Result(ops, measure(ops, op));
-            if (best == null || r.bytes() < best.bytes()) {
-                best = r;
-            }
-            if (best.bytes() == 0) {
-                break;
-            }
+        long bestBytes = Long.MAX_VALUE;
+        long runs = warmup;
+        for (int round = 0; round < ROUNDS && bestBytes != 0; round++) {
+            bestBytes = Math.min(bestBytes, measure(ops, op));
+            runs += ops;
         }
-        return best;
+        return new Result(ops, bestBytes, runs);
     }
 }
