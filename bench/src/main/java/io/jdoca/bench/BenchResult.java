@@ -5,15 +5,11 @@ package io.jdoca.bench;
  * baseline measured in the same run (name and value), and value / baseline.
  */
 public record BenchResult(String name, String unit, double value, String baseline, Double baselineValue, Double ratio) {
-    /** A figure with a same-run baseline; the ratio is computed here (higher-is-better units). */
+    /** A figure with a same-run baseline; ratio = value / baseline (for latencies, below 1 is better). */
     public static BenchResult of(String name, String unit, double value, String baseline, double baselineValue) {
         return new BenchResult(name, unit, value, baseline, baselineValue, baselineValue == 0 ? null : value / baselineValue);
     }
 
-    /** A figure where lower is better (latency): ratio = baseline / value is not used; ratio = value / baseline. */
-    public static BenchResult lowerIsBetter(String name, String unit, double value, String baseline, double baselineValue) {
-        return of(name, unit, value, baseline, baselineValue);
-    }
 
     /** A figure with no baseline (e.g. bytes allocated per op). */
     public static BenchResult plain(String name, String unit, double value) {

@@ -4,11 +4,10 @@ import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.DevInfo;
-import io.jdoca.core.exec.Ctx;
+import io.jdoca.core.exec.InlineEngineCtx;
 import io.jdoca.core.exec.Task;
 import io.jdoca.core.exec.TaskCallback;
 import io.jdoca.core.exec.TaskPool;
-import io.jdoca.core.exec.TaskQueue;
 import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.MemoryMap;
 import io.jdoca.core.mem.MmapExport;
@@ -28,7 +27,7 @@ import io.jdoca.core.mem.MmapExport;
  *
  * <p>Not thread-safe: configure, submit and progress on one thread.
  */
-public final class Compress extends Ctx {
+public final class Compress extends InlineEngineCtx {
     /** Tasks executed per progress call (LZ4 of 64 KiB costs ~100 us; keep a progress call short). */
     public static final int BATCH = 8;
     /** Largest source or destination buffer. */
@@ -45,11 +44,9 @@ public final class Compress extends Ctx {
     private final TaskPool<CompressTaskDecompressLz4Block> decompressLz4BlockPool;
     private final TaskPool<CompressTaskCompressLz4Stream> compressLz4StreamPool;
     private final TaskPool<CompressTaskDecompressLz4Stream> decompressLz4StreamPool;
-    private final TaskQueue queue = new TaskQueue();
-    private boolean stopping;
 
     private Compress(Dev dev, Lz4Codec lz4, int deflateLevel) {
-        super("compress");
+        super("compress", BATCH);
         this.dev = dev;
         this.lz4 = lz4;
         this.lz4Stream = new Lz4StreamCodec(lz4);
@@ -202,7 +199,7 @@ public final class Compress extends Ctx {
     // ------------------------------------------------------------------ engine
 
     @Override
-    protected DocaError onStart() {
+    protected DocaError startEngine() {
         if (!compressDeflatePool.isConfigured() && !decompressDeflatePool.isConfigured() && !compressLz4BlockPool.isConfigured()
                 && !decompressLz4BlockPool.isConfigured() && !compressLz4StreamPool.isConfigured()
                 && !decompressLz4StreamPool.isConfigured()) {
@@ -211,14 +208,9 @@ public final class Compress extends Ctx {
         if (deflate == null && (compressDeflatePool.isConfigured() || decompressDeflatePool.isConfigured())) {
             deflate = new DeflateCodec(deflateLevel);
         }
-        stopping = false;
         return DocaError.SUCCESS;
     }
 
-    @Override
-    protected void onStop() {
-        stopping = true;
-    }
 
     @Override
     protected void onIdle() {
@@ -234,32 +226,12 @@ public final class Compress extends Ctx {
         return check(c.src(), c.dst());
     }
 
-    @Override
-    protected DocaError onSubmit(Task t) {
-        queue.add(t);
-        return DocaError.SUCCESS;
-    }
+
+
 
     @Override
-    public boolean hasPendingWork() {
-        return !queue.isEmpty();
-    }
-
-    @Override
-    protected int work() {
-        int n = 0;
-        while (n < BATCH) {
-            Task t = queue.poll();
-            if (t == null) {
-                break;
-            }
-            complete(t, stopping ? DocaError.SHUTDOWN : execute((CompressTask) t));
-            n++;
-        }
-        return n;
-    }
-
-    private DocaError execute(CompressTask t) {
+    protected DocaError execute(Task task) {
+        CompressTask t = (CompressTask) task;
         Buf s = t.src();
         Buf d = t.dst();
         DocaError e = check(s, d);

@@ -4,11 +4,10 @@ import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.DevInfo;
-import io.jdoca.core.exec.Ctx;
+import io.jdoca.core.exec.InlineEngineCtx;
 import io.jdoca.core.exec.Task;
 import io.jdoca.core.exec.TaskCallback;
 import io.jdoca.core.exec.TaskPool;
-import io.jdoca.core.exec.TaskQueue;
 import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.MemoryMap;
 import java.lang.foreign.MemorySegment;
@@ -27,7 +26,7 @@ import java.lang.foreign.MemorySegment;
  * an RDMA export, or one not mapped in this process, is NOT_PERMITTED. The map must have this
  * context's device added (imported maps: the device given at import).
  */
-public final class Dma extends Ctx {
+public final class Dma extends InlineEngineCtx {
     /** Copies executed per progress call, so one context cannot starve the others on the engine. */
     public static final int BATCH = 64;
     /** Largest single buffer (DOCA reports 2 GiB on BlueField-3). */
@@ -37,11 +36,9 @@ public final class Dma extends Ctx {
 
     private final Dev dev;
     private final TaskPool<DmaTaskMemcpy> memcpyPool;
-    private final TaskQueue queue = new TaskQueue();
-    private boolean stopping;
 
     private Dma(Dev dev) {
-        super("dma");
+        super("dma", BATCH);
         this.dev = dev;
         this.memcpyPool = registerTaskType("memcpy", DmaTaskMemcpy::new);
     }
@@ -96,18 +93,13 @@ public final class Dma extends Ctx {
     // ------------------------------------------------------------------ engine
 
     @Override
-    protected DocaError onStart() {
+    protected DocaError startEngine() {
         if (!memcpyPool.isConfigured()) {
             return DocaError.BAD_STATE;
         }
-        stopping = false;
         return DocaError.SUCCESS;
     }
 
-    @Override
-    protected void onStop() {
-        stopping = true;
-    }
 
     @Override
     protected DocaError validateTask(Task t) {
@@ -115,36 +107,14 @@ public final class Dma extends Ctx {
         return check(m.src(), m.dst());
     }
 
-    @Override
-    protected DocaError onSubmit(Task t) {
-        queue.add(t);
-        return DocaError.SUCCESS;
-    }
+
 
     @Override
-    public boolean hasPendingWork() {
-        return !queue.isEmpty();
-    }
-
-    @Override
-    protected int work() {
-        int n = 0;
-        while (n < BATCH) {
-            Task t = queue.poll();
-            if (t == null) {
-                break;
-            }
-            if (stopping) {
-                complete(t, DocaError.SHUTDOWN);
-            } else {
-                DmaTaskMemcpy m = (DmaTaskMemcpy) t;
-                // Re-checked here: trySubmit skips the submit-time checks, and a bad task must fail, not corrupt.
-                DocaError e = check(m.src(), m.dst());
-                complete(t, e == DocaError.SUCCESS ? copy(m.src(), m.dst()) : e);
-            }
-            n++;
-        }
-        return n;
+    protected DocaError execute(Task t) {
+        DmaTaskMemcpy m = (DmaTaskMemcpy) t;
+        // Re-checked here: trySubmit skips the submit-time checks, and a bad task must fail, not corrupt.
+        DocaError e = check(m.src(), m.dst());
+        return e == DocaError.SUCCESS ? copy(m.src(), m.dst()) : e;
     }
 
     private DocaError check(Buf src, Buf dst) {

@@ -4,11 +4,10 @@ import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.DevInfo;
-import io.jdoca.core.exec.Ctx;
+import io.jdoca.core.exec.InlineEngineCtx;
 import io.jdoca.core.exec.Task;
 import io.jdoca.core.exec.TaskCallback;
 import io.jdoca.core.exec.TaskPool;
-import io.jdoca.core.exec.TaskQueue;
 import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.MemoryMap;
 import io.jdoca.core.mem.MmapExport;
@@ -30,7 +29,7 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Not thread-safe: configure, submit and progress on one thread.
  */
-public final class Ec extends Ctx {
+public final class Ec extends InlineEngineCtx {
     /** Tasks executed per progress call, so one context cannot starve the others on the engine. */
     public static final int BATCH = 16;
     /** Largest block (bytes). */
@@ -43,8 +42,6 @@ public final class Ec extends Ctx {
     private final TaskPool<EcTaskCreate> createPool;
     private final TaskPool<EcTaskRecover> recoverPool;
     private final TaskPool<EcTaskUpdate> updatePool;
-    private final TaskQueue queue = new TaskQueue();
-    private boolean stopping;
 
     // Scratch for the one task being executed (single-threaded).
     private final MemorySegment[] inSeg = new MemorySegment[RsEngine.MAX_INPUTS];
@@ -54,7 +51,7 @@ public final class Ec extends Ctx {
     private final Buf[] outBuf = new Buf[RsEngine.MAX_OUTPUTS];
 
     private Ec(Dev dev, RsEngine engine) {
-        super("ec");
+        super("ec", BATCH);
         this.dev = dev;
         this.engine = engine;
         this.createPool = registerTaskType("create", EcTaskCreate::new);
@@ -204,50 +201,24 @@ public final class Ec extends Ctx {
     // ------------------------------------------------------------------ engine
 
     @Override
-    protected DocaError onStart() {
+    protected DocaError startEngine() {
         if (!createPool.isConfigured() && !recoverPool.isConfigured() && !updatePool.isConfigured()) {
             return DocaError.BAD_STATE;
         }
-        stopping = false;
         return DocaError.SUCCESS;
     }
 
-    @Override
-    protected void onStop() {
-        stopping = true;
-    }
 
-    @Override
-    protected DocaError onSubmit(Task t) {
-        queue.add(t);
-        return DocaError.SUCCESS;
-    }
 
     @Override
     protected DocaError validateTask(Task t) {
         return prepare(t);
     }
 
-    @Override
-    public boolean hasPendingWork() {
-        return !queue.isEmpty();
-    }
+
 
     @Override
-    protected int work() {
-        int n = 0;
-        while (n < BATCH) {
-            Task t = queue.poll();
-            if (t == null) {
-                break;
-            }
-            complete(t, stopping ? DocaError.SHUTDOWN : execute(t));
-            n++;
-        }
-        return n;
-    }
-
-    private DocaError execute(Task t) {
+    protected DocaError execute(Task t) {
         DocaError e = prepare(t);
         if (e != DocaError.SUCCESS) {
             return e;

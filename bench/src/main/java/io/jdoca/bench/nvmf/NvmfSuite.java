@@ -75,7 +75,7 @@ public final class NvmfSuite implements BenchSuite {
                 double tIos = t.get("iops").asDouble() * (secs + 1);
                 double eIos = e.get("iops").asDouble() * (secs + 1);
                 if (tc1 > tc0 && ec1 > ec0 && tIos > 0 && eIos > 0) {
-                    out.add(BenchResult.lowerIsBetter("nvmf." + l.name() + ".target_cpu_us_per_io", "us",
+                    out.add(BenchResult.of("nvmf." + l.name() + ".target_cpu_us_per_io", "us",
                             (tc1 - tc0) * TICK_US / tIos, base, (ec1 - ec0) * TICK_US / eIos));
                 }
                 if (l.ioSize() == 4096) {
@@ -85,9 +85,9 @@ public final class NvmfSuite implements BenchSuite {
                     out.add(BenchResult.of("nvmf." + l.name() + ".mibps", "MiB/s", t.get("mibps").asDouble(), base,
                             e.get("mibps").asDouble()));
                 }
-                out.add(BenchResult.lowerIsBetter("nvmf." + l.name() + ".lat_p50_us", "us", t.get("lat_p50_us").asDouble(), base,
+                out.add(BenchResult.of("nvmf." + l.name() + ".lat_p50_us", "us", t.get("lat_p50_us").asDouble(), base,
                         e.get("lat_p50_us").asDouble()));
-                out.add(BenchResult.lowerIsBetter("nvmf." + l.name() + ".lat_p99_us", "us", t.get("lat_p99_us").asDouble(), base,
+                out.add(BenchResult.of("nvmf." + l.name() + ".lat_p99_us", "us", t.get("lat_p99_us").asDouble(), base,
                         e.get("lat_p99_us").asDouble()));
             }
             double alloc = TargetAllocationProbe.bytesPerIo(quick ? 50_000 : 100_000, quick ? 100_000 : 300_000);

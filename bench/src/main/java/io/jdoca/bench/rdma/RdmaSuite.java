@@ -99,9 +99,9 @@ public final class RdmaSuite implements BenchSuite {
                         shm ? memcpy64 : stream64));
                 out.add(BenchResult.of(p + "write_4k.mops", "Mop/s", w4 / 1e6, shm ? "memcpy_4k.mops" : "socket_stream_4k.mops",
                         shm ? memcpy4 : stream4));
-                out.add(BenchResult.lowerIsBetter(p + "send_recv_rtt_p50.us", "us", h.getValueAtPercentile(50) / 1000.0,
+                out.add(BenchResult.of(p + "send_recv_rtt_p50.us", "us", h.getValueAtPercentile(50) / 1000.0,
                         "socket_pingpong_p50.us", rawP50));
-                out.add(BenchResult.lowerIsBetter(p + "send_recv_rtt_p99.us", "us", h.getValueAtPercentile(99) / 1000.0,
+                out.add(BenchResult.of(p + "send_recv_rtt_p99.us", "us", h.getValueAtPercentile(99) / 1000.0,
                         "socket_pingpong_p99.us", rawP99));
                 out.add(BenchResult.plain(p + "idle_cpu.pct", "% of one core", idleCpu));
             }

@@ -88,9 +88,9 @@ public final class GgaBench {
     private static void add(List<BenchResult> out, String op, InitiatorStats s, String base, InitiatorStats b) {
         String name = "storage.gga." + op;
         out.add(BenchResult.of(name + ".miops", "MIOP/s", s.miops(), base + ".miops", b.miops()));
-        out.add(BenchResult.lowerIsBetter(name + ".latency_p50", "us", s.latencyP50Us(), base + ".latency_p50",
+        out.add(BenchResult.of(name + ".latency_p50", "us", s.latencyP50Us(), base + ".latency_p50",
                 b.latencyP50Us()));
-        out.add(BenchResult.lowerIsBetter(name + ".latency_p99", "us", s.latencyP99Us(), base + ".latency_p99",
+        out.add(BenchResult.of(name + ".latency_p99", "us", s.latencyP99Us(), base + ".latency_p99",
                 b.latencyP99Us()));
     }
 

@@ -65,9 +65,9 @@ public final class StorageSuite implements BenchSuite {
                     op, z.miops(), z.latencyP50Us(), z.latencyP99Us(), d.miops(), d.latencyP50Us(), d.latencyP99Us());
             String base = "storage.direct_rdma." + op;
             out.add(BenchResult.of("storage.zero_copy." + op + ".miops", "MIOP/s", z.miops(), base + ".miops", d.miops()));
-            out.add(BenchResult.lowerIsBetter("storage.zero_copy." + op + ".latency_p50", "us", z.latencyP50Us(), base + ".latency_p50",
+            out.add(BenchResult.of("storage.zero_copy." + op + ".latency_p50", "us", z.latencyP50Us(), base + ".latency_p50",
                     d.latencyP50Us()));
-            out.add(BenchResult.lowerIsBetter("storage.zero_copy." + op + ".latency_p99", "us", z.latencyP99Us(), base + ".latency_p99",
+            out.add(BenchResult.of("storage.zero_copy." + op + ".latency_p99", "us", z.latencyP99Us(), base + ".latency_p99",
                     d.latencyP99Us()));
             out.add(BenchResult.plain("storage.zero_copy." + op + ".initiator_alloc_bytes_per_op", "B/op",
                     (double) z.dataPathAllocatedBytes() / Math.max(1, z.operations())));
