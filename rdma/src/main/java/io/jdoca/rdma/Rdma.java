@@ -1296,6 +1296,16 @@ public final class Rdma extends Ctx {
     }
 
     @Override
+    public void beforeWait() {
+        RdmaConnection[] cs = active;
+        for (int i = 0; i < cs.length; i++) {
+            if (cs[i].endpoint instanceof TcpEndpoint t) {
+                t.beforeWait();
+            }
+        }
+    }
+
+    @Override
     public long maxSleepNanos() {
         long s = setupPending ? 1_000_000L : 100_000_000L;
         RdmaConnection[] cs = active;

@@ -13,21 +13,34 @@ import java.lang.invoke.VarHandle;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The TCP transport of one connection: one socket, one I/O thread. The engine thread writes request
- * frames ({@link TcpFrame}) straight from the registered memory (cached direct views; payloads up
- * to {@link #COALESCE} bytes are copied behind the header to save a system call) and records the task in an outstanding ring; the I/O thread reads every frame,
- * services the peer's requests against this process's exported maps (like a NIC: the application
- * is not involved), matches responses to outstanding tasks, reads payloads straight into their
- * buffers and hands completed tasks back through a lock-free ring, waking the engine.
+ * The TCP transport of one connection: one non-blocking socket, serviced by whichever thread is at
+ * hand. The engine thread writes request frames ({@link TcpFrame}) straight from registered memory
+ * (cached direct views; payloads up to {@link #COALESCE} bytes are copied behind the header to save
+ * a system call) and records the task in an outstanding ring.
+ *
+ * <p><b>Receiving.</b> While the application polls, the engine thread reads the socket itself in
+ * {@link #work()}: responses complete their tasks and the peer's requests are serviced against
+ * this process's exported maps on that thread, with no hand-off (a round trip crosses no thread
+ * boundary, which is what keeps it near a raw socket ping-pong on two cores). When the engine
+ * sleeps in notification mode ({@link #beforeWait()}) or stops polling for
+ * {@link #ENGINE_STALL_NANOS}, the connection's I/O thread takes over, blocked in a selector, so
+ * one-sided operations are still served like a NIC would without the application, and completions
+ * wake the engine. Exactly one thread at a time owns the receive side ({@link #rxOwner}, a
+ * try-acquire flag that never waits); the receive parser is a resumable state machine, so
+ * ownership can move between frames or in the middle of a payload.
  *
  * <p>Frames never interleave on the socket: writers take a frame-writer exclusion (see
- * {@link #lockFrames()}). Liveness: a keepalive
- * thread sends a heartbeat every {@link #HEARTBEAT_NANOS} on idle connections and closes a socket
- * that received nothing for {@link #DEAD_NANOS}; a killed peer is seen at once (EOF / reset).
+ * {@link #lockFrames()}). Liveness: a keepalive thread sends a heartbeat every
+ * {@link #HEARTBEAT_NANOS} on idle connections and closes a socket that received nothing for
+ * {@link #DEAD_NANOS}; a killed peer is seen at once (EOF / reset).
  */
 final class TcpEndpoint extends RdmaEndpoint {
     private static final System.Logger LOG = System.getLogger(TcpEndpoint.class.getName());
@@ -39,10 +52,41 @@ final class TcpEndpoint extends RdmaEndpoint {
      * Payloads up to this size are copied behind the header and sent in one write: a copy of a few
      * KiB costs less than a second system call. Larger payloads go straight from registered memory.
      */
-    static final int COALESCE = 4096;
+    static final int COALESCE = Integer.getInteger("jdoca.rdma.tcp.coalesce", 4096);
     private static final int RX_BUFFER = 64 * 1024;
+    private static final int OUT_BATCH = Math.max(32 * 1024, 2 * (TcpFrame.SIZE + COALESCE));
+    /**
+     * Most bytes one read-ahead asks for. One read brings many small frames (acknowledgements,
+     * small messages); a large payload beyond it is read straight into its destination rather than
+     * copied out of the read-ahead buffer.
+     */
+    private static final int READ_AHEAD = 16 * 1024;
+    /** Payload remainders at least this long are read straight into their destination. */
+    private static final int DIRECT_MIN = 2048;
+    /** Frames and payload bytes one pump handles before returning, so one busy connection cannot starve the engine. */
+    private static final int PUMP_FRAMES = 256;
+    private static final long PUMP_BYTES = 4L << 20;
+    /** The I/O thread takes the receive side over when the engine has not polled for this long. */
+    static final long ENGINE_STALL_NANOS = 1_000_000L;
+    /** Longest an acknowledgement queued by the engine's pump waits for a request to ride with. */
+    static final long ACK_DELAY_NANOS = 20_000L;
+    private static final int ACK_BATCH = 16;
+    /** While a send waits for a posted receive, the I/O thread re-checks this often. */
+    private static final long RNR_RECHECK_NANOS = 50_000L;
+    private static final java.util.function.Consumer<SelectionKey> NO_ACTION = k -> {
+    };
     private static final CopyOnWriteArrayList<TcpEndpoint> LIVE = new CopyOnWriteArrayList<>();
     private static volatile Thread keepalive;
+
+    // receive parser states
+    private static final int RX_HEADER = 0;
+    private static final int RX_PAYLOAD = 1;
+    private static final int RX_AWAIT_RECV = 2;
+    // what completes a frame once its payload is in
+    private static final int AFTER_RESPONSE = 0;
+    private static final int AFTER_SEND = 1;
+    private static final int AFTER_WRITE = 2;
+    private static final int AFTER_NAK = 3;
 
     private final SocketChannel ch;
     private final SpscRing outstanding;
@@ -52,30 +96,67 @@ final class TcpEndpoint extends RdmaEndpoint {
     private final MemorySegment txSeg;
     private final TcpFrame tx = new TcpFrame();
     private final SegmentViews txViews;
+    private final int txViewSlots;
     private long nextSeq;
-    private boolean closing;
+    private volatile boolean closing;
     private DocaError closeReason;
     private boolean flushed;
-    // ---- I/O-thread side
+    private final AtomicLong engineTicks = new AtomicLong();
+    private volatile boolean engineSleeping;
+    // ---- receive side: touched only by the thread holding rxOwner
+    private final AtomicInteger rxOwner = new AtomicInteger();
     private final ByteBuffer rxHdr;
     private final MemorySegment rxHdrSeg;
-    /**
-     * Read-ahead: one read may bring several frames (acknowledgements, small messages), saving a
-     * system call per frame. Payload bytes that arrived with their header are copied out of it; the
-     * rest of a payload is read straight into its destination.
-     */
     private final ByteBuffer rxBuf = ByteBuffer.allocateDirect(RX_BUFFER);
     private final MemorySegment rxSeg = MemorySegment.ofBuffer(rxBuf);
     private int rPos;
     private int rLim;
     private final TcpFrame rx = new TcpFrame();
-    private final ByteBuffer respHdr;
-    private final MemorySegment respSeg;
+    /** Header scratch for responses; the receive side's owner only. */
+    private final MemorySegment respSeg = MemorySegment.ofBuffer(ByteBuffer.allocateDirect(TcpFrame.SIZE));
+    /**
+     * Outgoing batch (under the frame-writer exclusion): responses queue here and leave together at
+     * the end of a pump or of the engine's duty cycle, or ride along with the engine's next request,
+     * so a burst of acknowledgements costs one system call, and an echo's acknowledgement and the
+     * echo itself leave in one.
+     */
+    private final ByteBuffer out = ByteBuffer.allocateDirect(OUT_BATCH);
+    private final MemorySegment outSeg = MemorySegment.ofBuffer(out);
+    private int outLen;
+    /**
+     * Engine thread: responses its own pump queued. They wait (delayed acknowledgement) for the
+     * engine's next request to ride along with, at most {@link #ACK_DELAY_NANOS} or
+     * {@link #ACK_BATCH} responses, and never across a sleep.
+     */
+    private boolean engineOwesFlush;
+    private long owedSince;
+    private int owedCount;
     private final TcpFrame resp = new TcpFrame();
     private final SegmentViews ioViews = new SegmentViews(2);
-    private final ByteBuffer drain;
-    private RdmaTaskReceive ioHeldRecv;
+    private int rxState = RX_HEADER;
+    /** Set when a pump stopped on its budget with input left: the engine must not sleep on it. */
+    private volatile boolean rxMore;
+    private boolean pumpOnIo;
+    private long pumpBytes;
+    // the frame in progress
+    private int fOp;
+    private long fSeq;
+    private long fLen;
+    private int fImm;
+    private DocaError fSt;
+    private int after;
+    private long rnrDeadline;
+    private RdmaTask pTask;
+    private RdmaTaskReceive pRecv;
+    // its payload sink: a buffer list (pBuf), one segment range (pSeg), or nothing (drain)
+    private Buf pBuf;
+    private MemorySegment pSeg;
+    private long pOff;
+    private long pLeft;
     private Thread io;
+    private volatile Selector selector;
+    /** The I/O thread is blocked in its selector, watching the socket for a sleeping engine. */
+    private volatile boolean ioWatching;
     // ---- shared
     private volatile boolean ioExited;
     private volatile DocaError broken;
@@ -83,7 +164,7 @@ final class TcpEndpoint extends RdmaEndpoint {
     private volatile long lastRxNanos = System.nanoTime();
     private volatile long lastTxNanos = System.nanoTime();
     /** Frame-writer exclusion: a frame is several write calls (see {@link #lockFrames()}). */
-    private final java.util.concurrent.atomic.AtomicInteger frameLock = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger frameLock = new AtomicInteger();
 
     TcpEndpoint(Rdma rdma, RdmaConnection conn, SocketChannel ch, int sendQueueSize, int recvQueueSize, int maxList) {
         super(rdma, conn);
@@ -93,14 +174,12 @@ final class TcpEndpoint extends RdmaEndpoint {
         this.txHdr = ByteBuffer.allocateDirect(TcpFrame.SIZE + COALESCE);
         this.txSeg = MemorySegment.ofBuffer(txHdr);
         this.tx.wrap(txSeg.asSlice(0, TcpFrame.SIZE));
-        this.txViews = new SegmentViews(1);
+        this.txViews = new SegmentViews(Math.max(1, maxList));
+        this.txViewSlots = Math.max(1, maxList);
         this.rxHdr = ByteBuffer.allocateDirect(TcpFrame.SIZE);
         this.rxHdrSeg = MemorySegment.ofBuffer(rxHdr);
         this.rx.wrap(rxHdrSeg);
-        this.respHdr = ByteBuffer.allocateDirect(TcpFrame.SIZE + COALESCE);
-        this.respSeg = MemorySegment.ofBuffer(respHdr);
-        this.resp.wrap(respSeg.asSlice(0, TcpFrame.SIZE));
-        this.drain = ByteBuffer.allocateDirect(64 * 1024);
+        this.resp.wrap(respSeg);
     }
 
     static void configure(SocketChannel ch) throws IOException {
@@ -110,7 +189,18 @@ final class TcpEndpoint extends RdmaEndpoint {
         ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
     }
 
+    /** Control path, engine thread: switches the socket to non-blocking and starts the I/O thread. */
     void startIo() {
+        try {
+            ch.configureBlocking(false);
+            Selector sel = Selector.open();
+            ch.register(sel, SelectionKey.OP_READ);
+            selector = sel;
+        } catch (IOException | RuntimeException e) {
+            markBroken(DocaError.CONNECTION_RESET, "cannot set up the socket: " + e);
+            ioExited = true;
+            return;
+        }
         io = Thread.ofPlatform().daemon().name("jdoca-rdma-io-" + conn.id).start(this::ioLoop);
         LIVE.add(this);
         ensureKeepalive();
@@ -168,6 +258,20 @@ final class TcpEndpoint extends RdmaEndpoint {
         lockFrames();
         try {
             txHdr.clear();
+            int small = TcpFrame.SIZE + (payload == null ? 0 : (int) Math.min(t.len, COALESCE + 1));
+            if (outLen > 0 && (payload == null || t.len <= COALESCE) && outLen + small <= OUT_BATCH) {
+                // Queued responses and this request leave in one write.
+                if (payload != null) {
+                    BufCopy.gather(payload, 0, txSeg, TcpFrame.SIZE, t.len);
+                }
+                MemorySegment.copy(txSeg, 0, outSeg, outLen, small);
+                outLen += small;
+                flushOut();
+                engineOwesFlush = false;
+                return;
+            }
+            flushOut();
+            engineOwesFlush = false;
             if (payload == null) {
                 txHdr.limit(TcpFrame.SIZE);
                 writeFully(txHdr);
@@ -176,11 +280,14 @@ final class TcpEndpoint extends RdmaEndpoint {
                 txHdr.limit(TcpFrame.SIZE + (int) t.len);
                 writeFully(txHdr);
             } else {
+                // Header, then the payload straight from registered memory. Not one gathering write:
+                // NIO allocates a scope releaser per segment-backed buffer on every gathering call.
                 txHdr.limit(TcpFrame.SIZE);
                 writeFully(txHdr);
+                int slot = 0;
                 for (Buf b = payload; b != null; b = b.next()) {
                     if (b.dataLen() > 0) {
-                        writeFully(txViews.view(b.segment(), 0, b.dataOffset(), b.dataLen()));
+                        writeFully(txViews.view(b.segment(), slot++ % txViewSlots, b.dataOffset(), b.dataLen()));
                     }
                 }
             }
@@ -190,10 +297,9 @@ final class TcpEndpoint extends RdmaEndpoint {
     }
 
     /**
-     * Takes the frame-writer exclusion. The engine thread (requests), the I/O thread (responses)
-     * and the keepalive share the socket's sending side, and a frame may be a header write plus
-     * payload writes (single-buffer writes: NIO's gathering writes allocate per call for
-     * memory-segment buffers). Held only around the system calls; spins, then yields, never parks.
+     * Takes the frame-writer exclusion. The engine thread (requests), the receive side's owner
+     * (responses) and the keepalive share the socket's sending side, and a frame may take several
+     * write calls. Held only around the system calls; spins, then yields, never parks.
      */
     private void lockFrames() {
         int spins = 0;
@@ -210,19 +316,53 @@ final class TcpEndpoint extends RdmaEndpoint {
         frameLock.set(0);
     }
 
+    /** The socket is non-blocking: a full send buffer backs off (spin, yield, then short parks) until the peer reads. */
     private void writeFully(ByteBuffer b) throws IOException {
+        int idle = 0;
         while (b.hasRemaining()) {
-            ch.write(b);
+            if (ch.write(b) == 0) {
+                backoff(++idle);
+            } else {
+                idle = 0;
+            }
         }
         lastTxNanos = System.nanoTime();
     }
 
+    private static void backoff(int idle) {
+        if (idle < 64) {
+            Thread.onSpinWait();
+        } else if (idle < 128) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(20_000);
+        }
+    }
+
     @Override
     int work() {
+        engineTicks.lazySet(engineTicks.getPlain() + 1);
+        if (engineSleeping) {
+            engineSleeping = false;
+        }
         int n = 0;
         Object o;
         while ((o = completions.poll()) != null) {
             n += finish((RdmaTask) o);
+        }
+        if (!closing && broken == null && io != null && rxOwner.compareAndSet(0, 1)) {
+            try {
+                pump(false);
+            } finally {
+                rxOwner.set(0);
+            }
+            while ((o = completions.poll()) != null) {
+                n += finish((RdmaTask) o);
+            }
+        }
+        if (engineOwesFlush && (owedCount >= ACK_BATCH || System.nanoTime() - owedSince >= ACK_DELAY_NANOS)) {
+            engineOwesFlush = false;
+            flushResponses();
         }
         DocaError b = broken;
         if (b != null && !closing) {
@@ -260,7 +400,23 @@ final class TcpEndpoint extends RdmaEndpoint {
 
     @Override
     boolean hasPendingWork() {
-        return !completions.isEmpty() || (broken != null && !closing) || (closing && ioExited && !flushed);
+        return !completions.isEmpty() || rxMore || (broken != null && !closing) || (closing && ioExited && !flushed);
+    }
+
+    /** The engine goes to sleep: hand the receive side to the I/O thread now rather than after a stall. */
+    void beforeWait() {
+        if (engineOwesFlush) {
+            engineOwesFlush = false;
+            flushResponses();
+        }
+        if (!engineSleeping) {
+            engineSleeping = true;
+            Thread t = io;
+            // Already watching the socket: nothing to hand over (and no wake-up per engine nap).
+            if (t != null && !ioWatching) {
+                LockSupport.unpark(t);
+            }
+        }
     }
 
     @Override
@@ -274,9 +430,19 @@ final class TcpEndpoint extends RdmaEndpoint {
         if (reason == DocaError.SHUTDOWN && broken == null) {
             if (frameLock.compareAndSet(0, 1)) {
                 try {
+                    // Queued responses are dropped: the peer's tasks end with the connection anyway,
+                    // and flushing could wait on a peer that no longer reads.
+                    if (outLen > 0) {
+                        outLen = 0;
+                    }
                     tx.init(TcpFrame.OP_DISCONNECT);
                     txHdr.clear().limit(TcpFrame.SIZE);
-                    ch.write(txHdr);
+                    // Best effort and bounded: the socket closes right after either way.
+                    for (int i = 0; i < 1000 && txHdr.hasRemaining(); i++) {
+                        if (ch.write(txHdr) == 0) {
+                            LockSupport.parkNanos(10_000);
+                        }
+                    }
                 } catch (IOException | RuntimeException ignored) {
                     // closing anyway
                 } finally {
@@ -289,8 +455,15 @@ final class TcpEndpoint extends RdmaEndpoint {
         } catch (IOException ignored) {
             // the I/O thread sees the close either way
         }
-        if (io == null) {
+        Thread t = io;
+        if (t == null) {
             ioExited = true;
+        } else {
+            LockSupport.unpark(t);
+            Selector sel = selector;
+            if (sel != null) {
+                sel.wakeup();
+            }
         }
     }
 
@@ -301,7 +474,7 @@ final class TcpEndpoint extends RdmaEndpoint {
 
     @Override
     void release() {
-        // Direct buffers are freed by their cleaners; nothing else to release.
+        // Direct buffers are freed by their cleaners; the I/O thread closes its selector on exit.
     }
 
     @Override
@@ -320,92 +493,267 @@ final class TcpEndpoint extends RdmaEndpoint {
 
     // ================================================================== I/O thread
 
+    /**
+     * Parks while the engine polls (it reads the socket itself); services the socket from a
+     * selector while the engine sleeps or stalls.
+     */
     private void ioLoop() {
+        Selector sel = selector;
         try {
-            for (;;) {
-                fill(TcpFrame.SIZE);
-                MemorySegment.copy(rxSeg, rPos, rxHdrSeg, 0, TcpFrame.SIZE);
-                rPos += TcpFrame.SIZE;
-                lastRxNanos = System.nanoTime();
-                dispatch();
+            long seen = engineTicks.get() - 1;
+            int busy = 0;
+            while (!closing && broken == null) {
+                long t = engineTicks.get();
+                boolean engineActive = !engineSleeping && t != seen;
+                seen = t;
+                if (engineActive) {
+                    LockSupport.parkNanos(this, ENGINE_STALL_NANOS);
+                    continue;
+                }
+                if (!rxOwner.compareAndSet(0, 1)) {
+                    backoff(++busy);
+                    continue;
+                }
+                busy = 0;
+                int state;
+                boolean more;
+                try {
+                    pump(true);
+                    flushResponses();
+                } finally {
+                    state = rxState;
+                    more = rxMore;
+                    rxOwner.set(0);
+                }
+                if (state == RX_AWAIT_RECV) {
+                    LockSupport.parkNanos(this, RNR_RECHECK_NANOS);
+                } else if (!more && !closing && broken == null) {
+                    ioWatching = true;
+                    if (!closing) {
+                        sel.select(NO_ACTION);
+                    }
+                    ioWatching = false;
+                }
             }
         } catch (IOException | RuntimeException e) {
             if (!closing) {
-                markBroken(DocaError.CONNECTION_RESET, e instanceof EOFException ? "peer closed the connection"
-                        : "connection lost: " + e);
+                markBroken(DocaError.CONNECTION_RESET, "connection lost: " + e);
             }
         } finally {
-            RdmaTaskReceive r = ioHeldRecv;
-            if (r != null) {
-                ioHeldRecv = null;
-                r.result = DocaError.CONNECTION_RESET;
-                completions.offer(r);
+            while (!rxOwner.compareAndSet(0, 1)) {
+                Thread.onSpinWait();
             }
+            abandonRx();
             ioExited = true;
+            try {
+                sel.close();
+            } catch (IOException ignored) {
+                // nothing left to do with it
+            }
             rdma.pe().notifyWork();
         }
     }
 
-    private void readFully(ByteBuffer b) throws IOException {
-        while (b.hasRemaining()) {
-            if (ch.read(b) < 0) {
-                throw new EOFException();
-            }
+    /** Completes what the receive side held mid-frame (a receive being filled, a read response being read). */
+    private void abandonRx() {
+        RdmaTaskReceive r = pRecv;
+        if (r != null) {
+            pRecv = null;
+            r.result = DocaError.CONNECTION_RESET;
+            completions.offer(r);
+        }
+        RdmaTask t = pTask;
+        if (t != null) {
+            pTask = null;
+            t.result = DocaError.CONNECTION_RESET;
+            completions.offer(t);
         }
     }
 
-    /** Makes at least {@code need} (≤ RX_BUFFER) bytes available in the read-ahead buffer. */
-    private void fill(int need) throws IOException {
-        if (rLim - rPos >= need) {
-            return;
+    // ================================================================== receive side (rxOwner held)
+
+    /**
+     * Handles every whole frame available without blocking, within a budget; a failure marks the
+     * connection broken. {@code onIo}: called on the I/O thread (completions must wake the engine).
+     */
+    private void pump(boolean onIo) {
+        pumpOnIo = onIo;
+        pumpBytes = 0;
+        boolean more = false;
+        try {
+            int frames = 0;
+            loop:
+            while (true) {
+                switch (rxState) {
+                    case RX_HEADER -> {
+                        if (frames >= PUMP_FRAMES || pumpBytes >= PUMP_BYTES) {
+                            more = true;
+                            break loop;
+                        }
+                        if (!haveHeader()) {
+                            break loop;
+                        }
+                        MemorySegment.copy(rxSeg, rPos, rxHdrSeg, 0, TcpFrame.SIZE);
+                        rPos += TcpFrame.SIZE;
+                        frames++;
+                        dispatch();
+                    }
+                    case RX_PAYLOAD -> {
+                        if (!fillSink()) {
+                            more = pumpBytes >= PUMP_BYTES;
+                            break loop;
+                        }
+                        completeFrame();
+                    }
+                    default -> {
+                        if (!claimRecv()) {
+                            break loop;
+                        }
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            more = false;
+            if (!closing) {
+                markBroken(DocaError.CONNECTION_RESET, e instanceof EOFException ? "peer closed the connection"
+                        : "connection lost: " + e);
+            }
         }
-        if (RX_BUFFER - rPos < need) {
+        rxMore = more;
+    }
+
+    /** Reads what the socket has (up to {@link #READ_AHEAD}) behind the buffered bytes; returns bytes read. */
+    private int readAhead() throws IOException {
+        if (rPos == rLim) {
+            rPos = 0;
+            rLim = 0;
+        } else if (RX_BUFFER - rLim < READ_AHEAD) {
             int avail = rLim - rPos;
             MemorySegment.copy(rxSeg, rPos, rxSeg, 0, avail);
             rPos = 0;
             rLim = avail;
         }
-        while (rLim - rPos < need) {
-            rxBuf.limit(RX_BUFFER).position(rLim);
-            int n = ch.read(rxBuf);
-            if (n < 0) {
-                throw new EOFException();
-            }
+        rxBuf.limit(Math.min(RX_BUFFER, rLim + READ_AHEAD)).position(rLim);
+        int n = ch.read(rxBuf);
+        if (n < 0) {
+            throw new EOFException();
+        }
+        if (n > 0) {
             rLim += n;
+            pumpBytes += n;
+            lastRxNanos = System.nanoTime();
         }
+        return n;
     }
 
-    /** Reads exactly {@code n} payload bytes to {@code [off, off+n)} of {@code seg}: buffered ones by copy, the rest directly. */
-    private void readPayload(MemorySegment seg, long off, long n) throws IOException {
-        long take = Math.min(n, rLim - rPos);
-        if (take > 0) {
-            MemorySegment.copy(rxSeg, rPos, seg, off, take);
-            rPos += (int) take;
+    private boolean haveHeader() throws IOException {
+        while (rLim - rPos < TcpFrame.SIZE) {
+            if (readAhead() == 0) {
+                return false;
+            }
         }
-        if (n > take) {
-            readFully(ioViews.view(seg, 0, off + take, n - take));
-        }
+        return true;
     }
 
-    private void drain(long n) throws IOException {
+    /** Moves payload bytes into the sink until it is full (true) or the socket has no more now (false). */
+    private boolean fillSink() throws IOException {
+        while (pLeft > 0) {
+            long moved;
+            if (pBuf != null) {
+                Buf b = pBuf;
+                long room = b.tailroomLen();
+                if (room == 0) {
+                    pBuf = b.next();
+                    continue;
+                }
+                moved = move(b.segment(), b.tailOffset(), Math.min(room, pLeft));
+                b.appendData(moved);
+            } else if (pSeg != null) {
+                moved = move(pSeg, pOff, pLeft);
+                pOff += moved;
+            } else {
+                moved = discard(pLeft);
+            }
+            if (moved == 0) {
+                return false;
+            }
+            pLeft -= moved;
+        }
+        return true;
+    }
+
+    /** Copies buffered bytes to {@code [off, off+n)} of {@code seg}, then reads more (straight in when long). */
+    private long move(MemorySegment seg, long off, long n) throws IOException {
+        long buffered = rLim - rPos;
+        if (buffered == 0) {
+            if (n >= DIRECT_MIN) {
+                int r = ch.read(ioViews.view(seg, 0, off, n));
+                if (r < 0) {
+                    throw new EOFException();
+                }
+                if (r > 0) {
+                    pumpBytes += r;
+                    lastRxNanos = System.nanoTime();
+                }
+                return r;
+            }
+            if (readAhead() == 0) {
+                return 0;
+            }
+            buffered = rLim - rPos;
+        }
+        long take = Math.min(n, buffered);
+        MemorySegment.copy(rxSeg, rPos, seg, off, take);
+        rPos += (int) take;
+        return take;
+    }
+
+    private long discard(long n) throws IOException {
+        if (rLim == rPos && readAhead() == 0) {
+            return 0;
+        }
         long take = Math.min(n, rLim - rPos);
         rPos += (int) take;
-        n -= take;
-        while (n > 0) {
-            drain.clear();
-            drain.limit((int) Math.min(drain.capacity(), n));
-            readFully(drain);
-            n -= drain.limit();
-        }
+        return take;
+    }
+
+    private void sinkList(Buf list, long len) {
+        pBuf = list;
+        pSeg = null;
+        pLeft = len;
+        rxState = RX_PAYLOAD;
+    }
+
+    private void sinkRange(MemorySegment seg, long off, long len) {
+        pBuf = null;
+        pSeg = seg;
+        pOff = off;
+        pLeft = len;
+        rxState = RX_PAYLOAD;
+    }
+
+    private void sinkDrain(long len) {
+        pBuf = null;
+        pSeg = null;
+        pLeft = len;
+        rxState = RX_PAYLOAD;
     }
 
     private void dispatch() throws IOException {
         TcpFrame f = rx;
         int op = f.opcode();
+        fOp = op;
+        fSeq = f.seq();
         switch (op) {
             case TcpFrame.OP_ACK, TcpFrame.OP_READ_RESP, TcpFrame.OP_ATOMIC_RESP -> onResponse(f, op);
-            case TcpFrame.OP_SEND, TcpFrame.OP_SEND_IMM -> onSend(f, op);
-            case TcpFrame.OP_WRITE, TcpFrame.OP_WRITE_IMM -> onWrite(f, op);
+            case TcpFrame.OP_SEND, TcpFrame.OP_SEND_IMM -> {
+                fLen = f.length();
+                fImm = f.immediate();
+                after = AFTER_SEND;
+                rnrDeadline = System.nanoTime() + rdma.rnrTimeoutNanos();
+                rxState = RX_AWAIT_RECV;
+            }
+            case TcpFrame.OP_WRITE, TcpFrame.OP_WRITE_IMM -> onWrite(f);
             case TcpFrame.OP_READ_REQ -> onRead(f);
             case TcpFrame.OP_CAS, TcpFrame.OP_FADD, TcpFrame.OP_SET -> onAtomic(f, op);
             case TcpFrame.OP_NOP -> respond(TcpFrame.OP_ACK, f.seq(), f.status(), 0, null, 0);
@@ -425,87 +773,99 @@ final class TcpEndpoint extends RdmaEndpoint {
         DocaError r = t.result == DocaError.SUCCESS ? DocaError.fromCode(status) : t.result;
         long len = op == TcpFrame.OP_READ_RESP ? f.length() : 0;
         if (op == TcpFrame.OP_READ_RESP && len > 0) {
+            pTask = t;
+            after = AFTER_RESPONSE;
             if (r != DocaError.SUCCESS || len != t.len) {
-                drain(len);
-                if (r == DocaError.SUCCESS) {
-                    r = DocaError.IO_FAILED;
-                }
+                fSt = r == DocaError.SUCCESS ? DocaError.IO_FAILED : r;
+                sinkDrain(len);
             } else {
-                readInto(t.local, len);
+                fSt = DocaError.SUCCESS;
                 t.resultLen = len;
+                sinkList(t.local, len);
             }
-        } else if (op == TcpFrame.OP_ATOMIC_RESP && r == DocaError.SUCCESS && t.kind != RdmaTask.K_SE_SET) {
+            return;
+        }
+        if (op == TcpFrame.OP_ATOMIC_RESP && r == DocaError.SUCCESS && t.kind != RdmaTask.K_SE_SET) {
             ShmEndpoint.putResult(t.local, f.mapId());
         }
         t.result = r;
-        completions.offer(t);
-        rdma.pe().notifyWork();
+        handOver(t);
     }
 
-    /** Reads {@code n} payload bytes straight into the list's tailrooms (appending). */
-    private void readInto(Buf list, long n) throws IOException {
-        for (Buf b = list; b != null && n > 0; b = b.next()) {
-            long room = b.tailroomLen();
-            if (room == 0) {
-                continue;
-            }
-            long c = Math.min(room, n);
-            readPayload(b.segment(), b.tailOffset(), c);
-            b.appendData(c);
-            n -= c;
-        }
-        if (n > 0) {
-            drain(n);
-        }
-    }
-
-    /** RC receive-not-ready handling: waits (bounded) for the application to post a receive. */
-    private RdmaTaskReceive awaitRecv() {
+    /** RC receive-not-ready handling: waits, without blocking, for the application to post a receive. */
+    private boolean claimRecv() throws IOException {
         RdmaTaskReceive r = rdma.pollPostedRecv();
-        if (r != null) {
-            return r;
-        }
-        long deadline = System.nanoTime() + rdma.rnrTimeoutNanos();
-        int spins = 0;
-        while ((r = rdma.pollPostedRecv()) == null) {
-            if (closing || System.nanoTime() - deadline > 0) {
-                return null;
+        if (r == null) {
+            if (System.nanoTime() - rnrDeadline < 0 && !closing) {
+                return false;
             }
-            if (++spins < 100) {
-                Thread.onSpinWait();
-            } else if (spins < 200) {
-                Thread.yield();
+            // Retries exhausted: the payload (a send's) is dropped and the requester told.
+            if (after == AFTER_SEND) {
+                after = AFTER_NAK;
+                sinkDrain(fLen);
             } else {
-                LockSupport.parkNanos(50_000);
+                respond(TcpFrame.OP_ACK, fSeq, DocaError.TIME_OUT.code(), 0, null, 0);
+                rxState = RX_HEADER;
             }
+            return true;
         }
-        return r;
+        if (after == AFTER_SEND) {
+            pRecv = r;
+            DocaError st = r.result;
+            if (st == DocaError.SUCCESS && !BufCopy.writableList(r.local)) {
+                st = DocaError.NOT_PERMITTED;
+            } else if (st == DocaError.SUCCESS && fLen > r.local.listTailroomLen()) {
+                st = DocaError.INVALID_VALUE;
+            }
+            fSt = st;
+            if (st == DocaError.SUCCESS) {
+                sinkList(r.local, fLen);
+            } else {
+                sinkDrain(fLen);
+            }
+        } else {
+            // WRITE_IMM: the data is in place; the receive only reports it.
+            deliverRecv(r, r.result, RdmaOpcode.WRITE_WITH_IMM, fImm, fLen);
+            respond(TcpFrame.OP_ACK, fSeq, fSt.code(), 0, null, 0);
+            rxState = RX_HEADER;
+        }
+        return true;
     }
 
-    private void onSend(TcpFrame f, int op) throws IOException {
-        long seq = f.seq();
-        long len = f.length();
-        int imm = f.immediate();
-        RdmaTaskReceive r = awaitRecv();
-        if (r == null) {
-            drain(len);
-            respond(TcpFrame.OP_ACK, seq, DocaError.TIME_OUT.code(), 0, null, 0);
-            return;
+    /** The frame's payload is all in: complete what it was for. */
+    private void completeFrame() throws IOException {
+        rxState = RX_HEADER;
+        pBuf = null;
+        pSeg = null;
+        switch (after) {
+            case AFTER_RESPONSE -> {
+                RdmaTask t = pTask;
+                pTask = null;
+                t.result = fSt;
+                handOver(t);
+            }
+            case AFTER_SEND -> {
+                RdmaTaskReceive r = pRecv;
+                deliverRecv(r, fSt, fOp == TcpFrame.OP_SEND ? RdmaOpcode.SEND : RdmaOpcode.SEND_WITH_IMM, fImm, fLen);
+                respond(TcpFrame.OP_ACK, fSeq, fSt.code(), 0, null, 0);
+            }
+            case AFTER_WRITE -> {
+                if (fOp == TcpFrame.OP_WRITE_IMM && fSt == DocaError.SUCCESS) {
+                    rnrDeadline = System.nanoTime() + rdma.rnrTimeoutNanos();
+                    rxState = RX_AWAIT_RECV;
+                } else {
+                    respond(TcpFrame.OP_ACK, fSeq, fSt.code(), 0, null, 0);
+                }
+            }
+            default -> respond(TcpFrame.OP_ACK, fSeq, DocaError.TIME_OUT.code(), 0, null, 0);
         }
-        ioHeldRecv = r;
-        DocaError st = r.result;
-        if (st == DocaError.SUCCESS && !BufCopy.writableList(r.local)) {
-            st = DocaError.NOT_PERMITTED;
-        } else if (st == DocaError.SUCCESS && len > r.local.listTailroomLen()) {
-            st = DocaError.INVALID_VALUE;
+    }
+
+    private void handOver(RdmaTask t) {
+        completions.offer(t);
+        if (pumpOnIo) {
+            rdma.pe().notifyWork();
         }
-        if (st == DocaError.SUCCESS) {
-            readInto(r.local, len);
-        } else {
-            drain(len);
-        }
-        deliverRecv(r, st, op == TcpFrame.OP_SEND ? RdmaOpcode.SEND : RdmaOpcode.SEND_WITH_IMM, imm, len);
-        respond(TcpFrame.OP_ACK, seq, st.code(), 0, null, 0);
     }
 
     private void deliverRecv(RdmaTaskReceive r, DocaError st, RdmaOpcode opc, int imm, long len) {
@@ -514,9 +874,8 @@ final class TcpEndpoint extends RdmaEndpoint {
         r.immediate = imm;
         r.resultLen = len;
         r.conn = conn;
-        ioHeldRecv = null;
-        completions.offer(r);
-        rdma.pe().notifyWork();
+        pRecv = null;
+        handOver(r);
     }
 
     /** The responder's own checks, against this process's exported map, before touching memory. */
@@ -533,31 +892,20 @@ final class TcpEndpoint extends RdmaEndpoint {
         return DocaError.SUCCESS;
     }
 
-    private void onWrite(TcpFrame f, int op) throws IOException {
-        long seq = f.seq();
+    private void onWrite(TcpFrame f) throws IOException {
         long len = f.length();
         long addr = f.addr();
-        int imm = f.immediate();
+        fLen = len;
+        fImm = f.immediate();
+        after = AFTER_WRITE;
         MemoryMap m = MemoryMap.findExported(f.mapId());
         DocaError st = check(m, addr, len, AccessFlags.RDMA_WRITE);
+        fSt = st;
         if (st == DocaError.SUCCESS) {
-            long off = addr - m.baseAddress();
-            if (len > 0) {
-                readPayload(m.segment(), off, len);
-            }
+            sinkRange(m.segment(), addr - m.baseAddress(), len);
         } else {
-            drain(len);
+            sinkDrain(len);
         }
-        if (op == TcpFrame.OP_WRITE_IMM && st == DocaError.SUCCESS) {
-            RdmaTaskReceive r = awaitRecv();
-            if (r == null) {
-                st = DocaError.TIME_OUT;
-            } else {
-                ioHeldRecv = r;
-                deliverRecv(r, r.result, RdmaOpcode.WRITE_WITH_IMM, imm, len);
-            }
-        }
-        respond(TcpFrame.OP_ACK, seq, st.code(), 0, null, 0);
     }
 
     private void onRead(TcpFrame f) throws IOException {
@@ -592,32 +940,67 @@ final class TcpEndpoint extends RdmaEndpoint {
             };
         }
         resp.init(TcpFrame.OP_ATOMIC_RESP).seq(seq).status(st.code()).mapId(old);
-        lockFrames();
-        try {
-            respHdr.clear().limit(TcpFrame.SIZE);
-            writeFully(respHdr);
-        } finally {
-            unlockFrames();
-        }
+        queueResponse(0, null, 0);
     }
 
     private void respond(int op, long seq, int status, long len, MemoryMap m, long off) throws IOException {
         resp.init(op).seq(seq).status(status).length(len);
+        queueResponse(len, m, off);
+    }
+
+    /**
+     * Queues the response in {@link #resp} with {@code len} payload bytes at {@code off} of
+     * {@code m}'s memory (none when {@code m} is null). Payloads above {@link #COALESCE} go out at
+     * once, straight from the exported memory, behind the queued frames.
+     */
+    private void queueResponse(long len, MemoryMap m, long off) throws IOException {
+        boolean inline = m == null || len <= COALESCE;
+        int need = TcpFrame.SIZE + (m != null && inline ? (int) len : 0);
         lockFrames();
         try {
-            respHdr.clear();
-            if (m == null || len == 0) {
-                respHdr.limit(TcpFrame.SIZE);
-                writeFully(respHdr);
-            } else if (len <= COALESCE) {
-                MemorySegment.copy(m.segment(), off, respSeg, TcpFrame.SIZE, len);
-                respHdr.limit(TcpFrame.SIZE + (int) len);
-                writeFully(respHdr);
-            } else {
-                respHdr.limit(TcpFrame.SIZE);
-                writeFully(respHdr);
-                writeFully(ioViews.view(m.segment(), 1, off, len));
+            if (outLen + need > OUT_BATCH) {
+                flushOut();
             }
+            MemorySegment.copy(respSeg, 0, outSeg, outLen, TcpFrame.SIZE);
+            outLen += TcpFrame.SIZE;
+            if (m != null && len > 0) {
+                if (inline) {
+                    MemorySegment.copy(m.segment(), off, outSeg, outLen, len);
+                    outLen += (int) len;
+                } else {
+                    flushOut();
+                    writeFully(ioViews.view(m.segment(), 1, off, len));
+                }
+            }
+        } finally {
+            unlockFrames();
+        }
+        if (!pumpOnIo) {
+            if (engineOwesFlush) {
+                owedCount++;
+            } else {
+                engineOwesFlush = true;
+                owedSince = System.nanoTime();
+                owedCount = 1;
+            }
+        }
+    }
+
+    /** Writes the queued frames; frame-writer exclusion held. */
+    private void flushOut() throws IOException {
+        if (outLen > 0) {
+            out.clear().limit(outLen);
+            outLen = 0;
+            writeFully(out);
+        }
+    }
+
+    private void flushResponses() {
+        lockFrames();
+        try {
+            flushOut();
+        } catch (IOException | RuntimeException e) {
+            markBroken(DocaError.CONNECTION_RESET, "write failed: " + e.getMessage());
         } finally {
             unlockFrames();
         }
@@ -654,10 +1037,29 @@ final class TcpEndpoint extends RdmaEndpoint {
                 if (now - e.lastTxNanos > HEARTBEAT_NANOS && e.frameLock.compareAndSet(0, 1)) {
                     try {
                         hb.clear();
-                        e.ch.write(hb);
+                        // Non-blocking socket: a heartbeat must never be left half-written, or the
+                        // next frame would be misread. Its 64 bytes only fail to fit when the peer
+                        // has read nothing for a while; give up (and drop the link) at the dead line.
+                        long giveUp = now + DEAD_NANOS;
+                        while (hb.hasRemaining()) {
+                            if (e.ch.write(hb) == 0) {
+                                if (System.nanoTime() - giveUp > 0) {
+                                    throw new IOException("peer has not read for " + DEAD_NANOS / 1_000_000 + " ms");
+                                }
+                                LockSupport.parkNanos(1_000_000L);
+                            }
+                        }
                         e.lastTxNanos = now;
                     } catch (IOException | RuntimeException ex) {
                         LOG.log(System.Logger.Level.DEBUG, "heartbeat failed: " + ex);
+                        if (hb.position() > 0 && hb.hasRemaining()) {
+                            e.markBroken(DocaError.CONNECTION_RESET, "heartbeat failed: " + ex.getMessage());
+                            try {
+                                e.ch.close();
+                            } catch (IOException ignored) {
+                                // the owner sees the close either way
+                            }
+                        }
                     } finally {
                         e.unlockFrames();
                     }

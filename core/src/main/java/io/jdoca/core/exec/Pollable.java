@@ -22,4 +22,12 @@ public interface Pollable {
     default long maxSleepNanos() {
         return Long.MAX_VALUE;
     }
+
+    /**
+     * The engine is about to sleep in {@link ProgressEngine#waitForNotification(long)} and will not
+     * poll this until woken. A pollable whose own thread stands in for the engine while the engine
+     * sleeps (a transport servicing its socket) hands the work over here. Engine thread; must not block.
+     */
+    default void beforeWait() {
+    }
 }

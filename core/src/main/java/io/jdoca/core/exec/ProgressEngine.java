@@ -126,6 +126,9 @@ public final class ProgressEngine implements AutoCloseable {
         if (sleep <= 0) {
             return false;
         }
+        for (int i = 0; i < ps.length; i++) {
+            ps[i].beforeWait();
+        }
         waiter = Thread.currentThread();
         // Re-check after publishing the waiter: a notifier that ran before it saw no waiter.
         if ((int) SIGNALLED.getAndSet(this, 0) == 0) {
