@@ -1,5 +1,6 @@
 package io.jdoca.cli;
 
+import io.jdoca.argp.ArgpJsonException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine;
@@ -54,6 +55,8 @@ public final class Main implements Runnable {
                 cl.addSubcommand(e.getKey(), new CommandLine(new Unavailable(e.getKey())));
             }
         }
+        // A bad -j/--json flag file is one line (file and key), not picocli's message plus usage.
+        cl.setParameterExceptionHandler(ArgpJsonException.oneLine("jdoca ", cl.getParameterExceptionHandler()));
         cl.setExecutionExceptionHandler((ex, cmd, parseResult) -> {
             // Control-path failures print one clear line, not a stack trace (which -l 60 shows).
             cmd.getErr().println("jdoca " + cmd.getCommandName() + ": " + ex.getMessage());

@@ -1,6 +1,7 @@
 package io.jdoca.storage.gga;
 
 import io.jdoca.comch.Comch;
+import io.jdoca.argp.DocaArgpFlags;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.ec.EcMatrixType;
@@ -8,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -15,11 +17,15 @@ import picocli.CommandLine.Option;
  * §5), the service between one initiator and three targets that LZ4-compresses, erasure-codes
  * (2+1) and recovers, transparently to both sides. Flags as DOCA's.
  */
-@Command(name = "gga-offload", mixinStandardHelpOptions = true,
+@Command(name = "gga-offload",
         description = {"Comch-to-RDMA GGA offload: a storage service that stores each block as an LZ4 container split",
             "in two halves plus a 2+1 erasure-coding parity half on three targets, and recovers lost halves.",
             "Beyond DOCA: if a target dies mid-run, reads keep working by recovery (degraded mode)."})
 public final class GgaOffloadApp implements Callable<Integer> {
+    /** DOCA's general flags: -h, -v, --sdk-log-level, -j/--json. */
+    @Mixin
+    DocaArgpFlags argp;
+
     @Option(names = {"-d", "--device"}, defaultValue = "sw0", description = "Device identifier (default ${DEFAULT-VALUE}).")
     String device;
 
@@ -59,6 +65,7 @@ public final class GgaOffloadApp implements Callable<Integer> {
     public Integer call() {
         try {
             DocaLogLevel.apply(logLevel);
+            argp.applySdkLogLevel();
             AtomicBoolean abort = new AtomicBoolean();
             installCtrlCHandler(abort, Thread.currentThread());
             GgaService s = new GgaService(new GgaService.Config(device, representor, cpus, List.of(data1, data2, dataP),

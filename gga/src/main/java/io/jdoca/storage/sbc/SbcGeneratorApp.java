@@ -1,5 +1,6 @@
 package io.jdoca.storage.sbc;
 
+import io.jdoca.argp.DocaArgpFlags;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.Devices;
@@ -9,15 +10,20 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
  * {@code ./jdoca sbc-generator}: DOCA's {@code doca_storage_gga_offload_sbc_generator} (reference
  * §3): turns a plain file into the three {@code .sbc} files the GGA targets load.
  */
-@Command(name = "sbc-generator", mixinStandardHelpOptions = true,
+@Command(name = "sbc-generator",
         description = "Generates the data_1, data_2 and data_p .sbc files of a GGA offload set-up from a plain file.")
 public final class SbcGeneratorApp implements Callable<Integer> {
+    /** DOCA's general flags: -h, -v, --sdk-log-level, -j/--json. */
+    @Mixin
+    DocaArgpFlags argp;
+
     @Option(names = {"-d", "--device"}, defaultValue = "sw0", description = "Device identifier (default ${DEFAULT-VALUE}).")
     String device;
 
@@ -47,6 +53,7 @@ public final class SbcGeneratorApp implements Callable<Integer> {
     public Integer call() {
         try {
             DocaLogLevel.apply(logLevel);
+            argp.applySdkLogLevel();
             try (Dev dev = Devices.open(device)) {
                 SbcGenerator.Result r = SbcGenerator.generate(dev, input, data1, data2, dataP, blockSize,
                         EcMatrixType.parse(matrixType));

@@ -1,5 +1,6 @@
 package io.jdoca.sta.target;
 
+import io.jdoca.argp.DocaFlags;
 import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.sta.target.config.TargetConfig;
 import io.jdoca.sta.target.nvmf.NvmfTarget;
@@ -12,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -21,10 +23,14 @@ import picocli.CommandLine.Option;
  *
  * <p>Picocli command; one instance per process.
  */
-@Command(name = "sta-target", mixinStandardHelpOptions = true,
+@Command(name = "sta-target",
         description = "NVMe-oF/TCP target on the STA offload library (any Linux nvme-tcp host can connect).")
 public final class StaTargetApp implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(StaTargetApp.class);
+
+    /** DOCA's general flags: -h, -v, --sdk-log-level. */
+    @Mixin
+    DocaFlags doca;
 
     @Option(names = {"-j", "--json"}, required = true, description = "JSON configuration file (see examples/sta-target.json)")
     Path json;
@@ -44,6 +50,7 @@ public final class StaTargetApp implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         DocaLogLevel.apply(logLevel);
+        doca.applySdkLogLevel();
         TargetConfig cfg = TargetConfig.load(json);
         List<TargetConfig.ListenerConfig> ls = new ArrayList<>(cfg.listeners());
         for (String l : listen) {

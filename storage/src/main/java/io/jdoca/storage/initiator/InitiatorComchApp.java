@@ -1,6 +1,7 @@
 package io.jdoca.storage.initiator;
 
 import io.jdoca.comch.Comch;
+import io.jdoca.argp.DocaArgpFlags;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.storage.common.AppSupport;
@@ -10,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -17,9 +19,13 @@ import picocli.CommandLine.Option;
  * host-side load generator and validator that talks to a storage service over Comch.
  * A picocli command: one instance per run, on the caller's thread.
  */
-@Command(name = "initiator-comch", mixinStandardHelpOptions = true,
+@Command(name = "initiator-comch",
         description = "Storage initiator over Comch: runs a throughput or data-validity test against a storage service.")
 public final class InitiatorComchApp implements Callable<Integer> {
+    /** DOCA's general flags: -h, -v, --sdk-log-level, -j/--json. */
+    @Mixin
+    DocaArgpFlags argp;
+
     @Option(names = {"-d", "--device"}, required = true, description = "Device identifier (name, PCI address or ibdev).")
     String device;
 
@@ -58,6 +64,7 @@ public final class InitiatorComchApp implements Callable<Integer> {
     public Integer call() {
         try {
             DocaLogLevel.apply(logLevel);
+            argp.applySdkLogLevel();
             ExecutionStrategy s = ExecutionStrategy.of(strategy);
             if (s == null) {
                 System.err.println("initiator-comch: unknown --execution-strategy '" + strategy + "'");

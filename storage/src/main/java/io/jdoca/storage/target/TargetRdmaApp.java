@@ -1,5 +1,6 @@
 package io.jdoca.storage.target;
 
+import io.jdoca.argp.DocaArgpFlags;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.storage.common.AppSupport;
@@ -8,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -15,9 +17,13 @@ import picocli.CommandLine.Option;
  * {@code --backing-file}, file-backed) block storage served over RDMA to one storage service.
  * A picocli command: one instance per run, on the caller's thread.
  */
-@Command(name = "target-rdma", mixinStandardHelpOptions = true,
+@Command(name = "target-rdma",
         description = "RDMA storage target: memory-backed blocks served to a storage service over RDMA.")
 public final class TargetRdmaApp implements Callable<Integer> {
+    /** DOCA's general flags: -h, -v, --sdk-log-level, -j/--json. */
+    @Mixin
+    DocaArgpFlags argp;
+
     @Option(names = {"-d", "--device"}, required = true, description = "Device identifier.")
     String device;
 
@@ -46,6 +52,7 @@ public final class TargetRdmaApp implements Callable<Integer> {
     public Integer call() {
         try {
             DocaLogLevel.apply(logLevel);
+            argp.applySdkLogLevel();
             AtomicBoolean abort = new AtomicBoolean();
             AtomicBoolean finished = AppSupport.installCtrlCHandler(abort, Thread.currentThread(), 8_000);
             TargetRdma app = new TargetRdma(new TargetRdma.Config(device, cpus, listenPort, binaryContent, blockCount, blockSize,

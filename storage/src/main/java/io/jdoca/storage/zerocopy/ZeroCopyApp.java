@@ -1,6 +1,7 @@
 package io.jdoca.storage.zerocopy;
 
 import io.jdoca.comch.Comch;
+import io.jdoca.argp.DocaArgpFlags;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.storage.common.AppSupport;
@@ -8,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -16,9 +18,13 @@ import picocli.CommandLine.Option;
  * from host memory.
  * A picocli command: one instance per run, on the caller's thread.
  */
-@Command(name = "zero-copy", mixinStandardHelpOptions = true,
+@Command(name = "zero-copy",
         description = "Zero-copy storage service: relays Comch storage requests to one RDMA target.")
 public final class ZeroCopyApp implements Callable<Integer> {
+    /** DOCA's general flags: -h, -v, --sdk-log-level, -j/--json. */
+    @Mixin
+    DocaArgpFlags argp;
+
     @Option(names = {"-d", "--device"}, required = true, description = "Device identifier.")
     String device;
 
@@ -44,6 +50,7 @@ public final class ZeroCopyApp implements Callable<Integer> {
     public Integer call() {
         try {
             DocaLogLevel.apply(logLevel);
+            argp.applySdkLogLevel();
             AtomicBoolean abort = new AtomicBoolean();
             AtomicBoolean finished = AppSupport.installCtrlCHandler(abort, Thread.currentThread(), 8_000);
             try {

@@ -1,5 +1,6 @@
 package io.jdoca.sta.target.sample;
 
+import io.jdoca.argp.DocaArgpFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
@@ -29,6 +30,7 @@ import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -39,10 +41,14 @@ import picocli.CommandLine.Option;
  *
  * <p>Picocli command; the sample runs everything on one thread.
  */
-@Command(name = "sta-offload-sample", mixinStandardHelpOptions = true,
+@Command(name = "sta-offload-sample",
         description = "DOCA STA offload sample: one subsystem, one RAM namespace, served over NVMe/TCP.")
 public final class StaOffloadSample implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(StaOffloadSample.class);
+
+    /** DOCA's general flags: -h, -v, --sdk-log-level, -j/--json. */
+    @Mixin
+    DocaArgpFlags argp;
 
     @Option(names = "--sf_dev", defaultValue = "sw0", description = "network device (default: ${DEFAULT-VALUE})")
     String sfDev;
@@ -73,6 +79,7 @@ public final class StaOffloadSample implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         DocaLogLevel.apply(Math.max(libLevel, appLevel));
+        argp.applySdkLogLevel();
         // 1. Main context on the control device, network device added before start, own PE.
         Dev dev = Devices.open(sfDev);
         Sta sta = Sta.create(dev);

@@ -1,0 +1,33 @@
+package io.jdoca.storage.initiator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** initiator-comch's DOCA flags: examples/initiator-comch.json parses, the command line wins. No sockets. */
+class InitiatorComchAppFlagsTest {
+    static final Path EXAMPLE = Path.of(System.getProperty("user.dir")).resolve("../examples/initiator-comch.json").normalize();
+
+    @Test
+    void theExampleFlagFileParsesAndTheCommandLineWins() {
+        InitiatorComchApp app = new InitiatorComchApp();
+        new CommandLine(app).parseArgs("-j", EXAMPLE.toString(), "--execution-strategy", "read_throughput_test",
+                "--blocks-per-io", "2");
+        assertThat(app.device).isEqualTo("sw0");
+        assertThat(app.cpus).containsExactly(0);
+        assertThat(app.strategy).isEqualTo("read_throughput_test");
+        assertThat(app.runLimit).isEqualTo(1_000_000L);
+        assertThat(app.transactionCount).isEqualTo(64);
+        assertThat(app.blocksPerIo).isEqualTo(2);
+        assertThat(app.controlTimeoutSeconds).isEqualTo(5);
+        assertThat(app.logLevel).isEqualTo(40);
+    }
+
+    @Test
+    void usageShowsDocasGeneralFlags() {
+        assertThat(new CommandLine(new InitiatorComchApp()).getUsageMessage())
+                .contains("-j, --json=<path>", "--sdk-log-level=<10..70>", "-v, --version");
+    }
+}

@@ -1,0 +1,32 @@
+package io.jdoca.storage.target;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** target-rdma's DOCA flags: examples/target-rdma.json parses, the command line wins. No sockets. */
+class TargetRdmaAppFlagsTest {
+    static final Path EXAMPLE = Path.of(System.getProperty("user.dir")).resolve("../examples/target-rdma.json").normalize();
+
+    @Test
+    void theExampleFlagFileParsesAndTheCommandLineWins() {
+        TargetRdmaApp app = new TargetRdmaApp();
+        new CommandLine(app).parseArgs("-j", EXAMPLE.toString(), "--listen-port", "7001", "--sdk-log-level", "30");
+        assertThat(app.device).isEqualTo("sw0");
+        assertThat(app.cpus).containsExactly(0);
+        assertThat(app.listenPort).isEqualTo(7001);
+        assertThat(app.blockSize).isEqualTo(4096);
+        assertThat(app.blockCount).isEqualTo(1024);
+        assertThat(app.logLevel).isEqualTo(40);
+        assertThat(app.argp.json()).isEqualTo(EXAMPLE);
+        assertThat(app.argp.sdkLogLevel()).isEqualTo(30);
+    }
+
+    @Test
+    void usageShowsDocasGeneralFlags() {
+        assertThat(new CommandLine(new TargetRdmaApp()).getUsageMessage())
+                .contains("-j, --json=<path>", "--sdk-log-level=<10..70>", "-v, --version", "-l, --log-level");
+    }
+}
