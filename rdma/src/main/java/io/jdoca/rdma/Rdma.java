@@ -1260,6 +1260,12 @@ public final class Rdma extends Ctx {
         return (RdmaTaskReceive) postedRecvs.poll();
     }
 
+    /**
+     * True while {@link #work()} runs (engine thread): a transport may hold back what tasks
+     * submitted from completion callbacks write, and send it all in {@link RdmaEndpoint#afterWork()}.
+     */
+    boolean inWork;
+
     @Override
     protected int work() {
         int n = 0;
@@ -1267,11 +1273,20 @@ public final class Rdma extends Ctx {
             n += setupWork();
         }
         RdmaConnection[] cs = active;
-        for (int i = 0; i < cs.length; i++) {
-            n += cs[i].endpoint.work();
-            if (state() == io.jdoca.core.exec.CtxState.IDLE) {
-                // The last completion freed the last task: resources are released already.
-                return n;
+        inWork = true;
+        try {
+            for (int i = 0; i < cs.length; i++) {
+                n += cs[i].endpoint.work();
+                if (state() == io.jdoca.core.exec.CtxState.IDLE) {
+                    // The last completion freed the last task: resources are released already.
+                    return n;
+                }
+            }
+        } finally {
+            inWork = false;
+            RdmaConnection[] now = active;
+            for (int i = 0; i < now.length; i++) {
+                now[i].endpoint.afterWork();
             }
         }
         if (stopping) {

@@ -32,6 +32,10 @@ abstract class RdmaEndpoint {
     /** Frees OS resources once drained (unmap, close sockets). */
     abstract void release();
 
+    /** End of the context's duty cycle (engine thread): send what was held back during it. */
+    void afterWork() {
+    }
+
     /** Longest the engine may sleep between polls of this endpoint. */
     abstract long maxSleepNanos();
 }

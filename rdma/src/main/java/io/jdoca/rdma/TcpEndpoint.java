@@ -129,6 +129,8 @@ final class TcpEndpoint extends RdmaEndpoint {
      * {@link #ACK_BATCH} responses, and never across a sleep.
      */
     private boolean engineOwesFlush;
+    /** Engine thread: requests submitted during the duty cycle wait in the batch for {@link #afterWork()}. */
+    private boolean txHeld;
     private long owedSince;
     private int owedCount;
     private final TcpFrame resp = new TcpFrame();
@@ -259,19 +261,31 @@ final class TcpEndpoint extends RdmaEndpoint {
         try {
             txHdr.clear();
             int small = TcpFrame.SIZE + (payload == null ? 0 : (int) Math.min(t.len, COALESCE + 1));
-            if (outLen > 0 && (payload == null || t.len <= COALESCE) && outLen + small <= OUT_BATCH) {
-                // Queued responses and this request leave in one write.
+            boolean batch = payload == null || t.len <= COALESCE;
+            if (batch && (outLen > 0 || rdma.inWork)) {
+                // Joins the queued frames. Submitted from a completion callback (inWork), it waits
+                // for the end of the duty cycle, so the requests a burst of completions re-arms and
+                // the acknowledgements owed leave in one system call (a NIC's doorbell batching);
+                // otherwise it leaves now, with whatever was queued.
+                if (outLen + small > OUT_BATCH) {
+                    flushOut();
+                }
                 if (payload != null) {
                     BufCopy.gather(payload, 0, txSeg, TcpFrame.SIZE, t.len);
                 }
                 MemorySegment.copy(txSeg, 0, outSeg, outLen, small);
                 outLen += small;
-                flushOut();
-                engineOwesFlush = false;
+                if (rdma.inWork) {
+                    txHeld = true;
+                } else {
+                    flushOut();
+                    engineOwesFlush = false;
+                }
                 return;
             }
             flushOut();
             engineOwesFlush = false;
+            txHeld = false;
             if (payload == null) {
                 txHdr.limit(TcpFrame.SIZE);
                 writeFully(txHdr);
@@ -403,10 +417,20 @@ final class TcpEndpoint extends RdmaEndpoint {
         return !completions.isEmpty() || rxMore || (broken != null && !closing) || (closing && ioExited && !flushed);
     }
 
+    @Override
+    void afterWork() {
+        if (txHeld && !closing) {
+            txHeld = false;
+            engineOwesFlush = false;
+            flushResponses();
+        }
+    }
+
     /** The engine goes to sleep: hand the receive side to the I/O thread now rather than after a stall. */
     void beforeWait() {
-        if (engineOwesFlush) {
+        if ((engineOwesFlush || txHeld) && !closing) {
             engineOwesFlush = false;
+            txHeld = false;
             flushResponses();
         }
         if (!engineSleeping) {

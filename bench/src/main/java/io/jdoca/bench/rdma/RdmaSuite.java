@@ -41,10 +41,13 @@ import org.HdrHistogram.Histogram;
  * and ping-pong over loopback for tcp (and as the round-trip reference for shm).
  *
  * <p>Both RDMA sides run in this JVM, each with its own progress engine and thread. The requester
- * busy-polls for SHM (its own thread does the work) and sleeps in notification mode for TCP (the
- * transport thread wakes it); the responder sleeps in notification mode except while round trips
- * are measured, when both poll with a yielding strategy (two cores are shared with the transport
- * threads).
+ * busy-polls for SHM (its own thread does the work) and, for TCP, polls briefly then sleeps in
+ * notification mode (while it sleeps its connection's I/O thread reads the socket and wakes it;
+ * {@code -Djdoca.bench.rdma.yield=true} makes it poll with a yielding strategy instead). The
+ * responder sleeps in notification mode, so its I/O thread serves the one-sided operations like a
+ * NIC, except while round trips are measured, when both engines poll with a yielding strategy and
+ * read their sockets themselves. The baselines are measured in every round, interleaved with the
+ * RDMA figures; medians over the rounds are reported.
  */
 public final class RdmaSuite implements BenchSuite {
     private static final int DEPTH_64K = 8;
