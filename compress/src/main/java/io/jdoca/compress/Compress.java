@@ -10,7 +10,14 @@ import io.jdoca.core.exec.TaskCallback;
 import io.jdoca.core.exec.TaskPool;
 import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.MemoryMap;
+import io.jdoca.core.exec.CtxState;
 import io.jdoca.core.mem.MmapExport;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.util.zip.Adler32;
+import java.util.zip.CRC32;
 
 /**
  * The compression context ({@code doca_compress}) on the Core runtime, with software engines:
@@ -18,12 +25,17 @@ import io.jdoca.core.mem.MmapExport;
  * matching LZ4 compression the GGA write path needs, and raw deflate both ways.
  *
  * <p>Tasks run inside {@link io.jdoca.core.exec.ProgressEngine#progress()} on the engine's thread,
- * at most {@link #BATCH} per call, in submission order. Source: the data of one buffer;
- * destination: the tailroom of one buffer, whose data length grows by the output length. Outcomes:
- * SUCCESS; TOO_BIG when the output does not fit in the destination's tailroom (nothing appended);
- * INVALID_VALUE for corrupt or truncated input, a bad block checksum or unusable buffers;
- * NOT_PERMITTED for memory the context may not access. No exception leaves the data path, and
- * after start nothing is allocated.
+ * at most {@link #BATCH} per call, in submission order. Source: the data of a buffer, or the
+ * concatenated data of a buffer list ({@link Buf#chainList}) of up to {@link #MAX_BUF_LIST_LEN};
+ * destination: the tailroom of a buffer, or the tailrooms of a list filled in order, whose data
+ * lengths grow by the output. A single buffer per side is zero-copy; a list is gathered into, or the
+ * output scattered from, a scratch buffer of {@link #maxChainedTaskSize()} bytes allocated at start.
+ * Outcomes: SUCCESS; TOO_BIG when the output does not fit in the destination's tailroom (nothing
+ * appended to any buffer); NOT_SUPPORTED when a list's side exceeds {@link #maxChainedTaskSize()};
+ * INVALID_VALUE for corrupt or truncated input, a bad block checksum, a list longer than
+ * {@link #MAX_BUF_LIST_LEN} or unusable buffers; NOT_PERMITTED for memory the context may not
+ * access. With {@link #setChecksumsEnabled} a successful task also carries DOCA's checksums of the
+ * uncompressed data. No exception leaves the data path, and after start nothing is allocated.
  *
  * <p>Not thread-safe: configure, submit and progress on one thread.
  */
@@ -32,6 +44,10 @@ public final class Compress extends InlineEngineCtx {
     public static final int BATCH = 8;
     /** Largest source or destination buffer. */
     public static final long MAX_BUF_SIZE = Integer.MAX_VALUE;
+    /** Longest buffer list per side ({@code doca_compress_cap_task_*_get_max_buf_list_len}). */
+    public static final int MAX_BUF_LIST_LEN = 16;
+    /** Default {@link #maxChainedTaskSize()}: 1 MiB, i.e. 2 MiB of scratch memory per started context. */
+    public static final int DEFAULT_MAX_CHAINED_TASK_SIZE = 1 << 20;
 
     private final Dev dev;
     private final Lz4Codec lz4;
@@ -44,6 +60,18 @@ public final class Compress extends InlineEngineCtx {
     private final TaskPool<CompressTaskDecompressLz4Block> decompressLz4BlockPool;
     private final TaskPool<CompressTaskCompressLz4Stream> compressLz4StreamPool;
     private final TaskPool<CompressTaskDecompressLz4Stream> decompressLz4StreamPool;
+    private int maxChainedTaskSize = DEFAULT_MAX_CHAINED_TASK_SIZE;
+    // Codecs need contiguous memory: a chained source is copied into gather, and the output for a
+    // chained destination is produced in scatter, then copied out once it is known to be complete.
+    private MemorySegment gather;
+    private MemorySegment scatter;
+    private boolean checksums;
+    private final CRC32 crc32 = new CRC32();
+    private final Adler32 adler32 = new Adler32();
+    private final SegmentBuffers views = new SegmentBuffers();
+    // Set by check() for the task it validated: total source data, total destination tailroom.
+    private long srcTotal;
+    private long dstRoom;
 
     private Compress(Dev dev, Lz4Codec lz4, int deflateLevel) {
         super("compress", BATCH);
@@ -113,9 +141,50 @@ public final class Compress extends InlineEngineCtx {
         return MAX_BUF_SIZE;
     }
 
-    /** {@code doca_compress_cap_task_*_get_max_buf_list_len}: one buffer per side. */
+    /**
+     * {@code doca_compress_cap_task_*_get_max_buf_list_len}: {@link #MAX_BUF_LIST_LEN} for every task
+     * type; a list's total size is bounded by the context's {@link #maxChainedTaskSize()}.
+     */
     public static int capGetMaxBufListLen(DevInfo info) {
-        return 1;
+        return MAX_BUF_LIST_LEN;
+    }
+
+    // ------------------------------------------------------------------ context configuration
+
+    /**
+     * Bounds a task whose source or destination is a buffer list: the list's source data, or the
+     * output written into a destination list, must not exceed {@code bytes} (NOT_SUPPORTED
+     * otherwise, nothing appended). Two scratch buffers of this size are allocated at start; 0
+     * disables lists. Single buffers are not bounded by it. BAD_STATE unless the context is idle.
+     */
+    public DocaError setMaxChainedTaskSize(int bytes) {
+        if (state() != CtxState.IDLE) {
+            return DocaError.BAD_STATE;
+        }
+        if (bytes < 0) {
+            return DocaError.INVALID_VALUE;
+        }
+        maxChainedTaskSize = bytes;
+        return DocaError.SUCCESS;
+    }
+
+    /** See {@link #setMaxChainedTaskSize}. */
+    public int maxChainedTaskSize() {
+        return maxChainedTaskSize;
+    }
+
+    /**
+     * Whether successful tasks carry DOCA's checksums of the uncompressed data (CRC-32 and Adler-32
+     * for deflate, CRC-32 and xxHash-32 for LZ4 decompression); off by default because software
+     * pays for them (a pass over the data per checksum), where DOCA's hardware computes them inline.
+     * Takes effect for tasks executed afterwards, in any state.
+     */
+    public void setChecksumsEnabled(boolean enabled) {
+        this.checksums = enabled;
+    }
+
+    public boolean checksumsEnabled() {
+        return checksums;
     }
 
     // ------------------------------------------------------------------ task configuration
@@ -205,6 +274,21 @@ public final class Compress extends InlineEngineCtx {
                 && !decompressLz4StreamPool.isConfigured()) {
             return DocaError.BAD_STATE;
         }
+        if (maxChainedTaskSize == 0) {
+            gather = null;
+            scatter = null;
+        } else if (gather == null || gather.byteSize() != maxChainedTaskSize) {
+            try {
+                // Kept across stop/start; the GC frees them with the context.
+                Arena a = Arena.ofAuto();
+                gather = a.allocate(maxChainedTaskSize, 64);
+                scatter = a.allocate(maxChainedTaskSize, 64);
+            } catch (OutOfMemoryError e) {
+                gather = null;
+                scatter = null;
+                return DocaError.NO_MEMORY;
+            }
+        }
         if (deflate == null && (compressDeflatePool.isConfigured() || decompressDeflatePool.isConfigured())) {
             deflate = new DeflateCodec(deflateLevel);
         }
@@ -232,53 +316,167 @@ public final class Compress extends InlineEngineCtx {
     @Override
     protected DocaError execute(Task task) {
         CompressTask t = (CompressTask) task;
+        t.clearChecksums();
         Buf s = t.src();
         Buf d = t.dst();
         DocaError e = check(s, d);
         if (e != DocaError.SUCCESS) {
             return e;
         }
-        int srcLen = (int) s.dataLen();
-        int cap = (int) Math.min(Integer.MAX_VALUE, d.tailroomLen());
-        int r;
-        if (t instanceof CompressTaskDecompressLz4Stream ds) {
-            r = lz4Stream.decompress(ds.hasBlockChecksum(), ds.areBlocksIndependent(), s.segment(), s.dataOffset(), srcLen,
-                    d.segment(), d.tailOffset(), cap);
-        } else if (t instanceof CompressTaskCompressLz4Stream) {
-            r = lz4Stream.compress(s.segment(), s.dataOffset(), srcLen, d.segment(), d.tailOffset(), cap);
-        } else if (t instanceof CompressTaskDecompressLz4Block) {
-            r = srcLen == 0 ? Lz4Codec.ERR_MALFORMED : lz4.decompress(s.segment(), s.dataOffset(), srcLen, d.segment(), d.tailOffset(), cap);
-        } else if (t instanceof CompressTaskCompressLz4Block) {
-            r = lz4.compress(s.segment(), s.dataOffset(), srcLen, d.segment(), d.tailOffset(), cap);
-        } else if (t instanceof CompressTaskCompressDeflate) {
-            r = deflate == null ? Lz4Codec.ERR_MALFORMED
-                    : deflate.compress(s.segment(), s.dataOffset(), srcLen, d.segment(), d.tailOffset(), cap);
-        } else if (t instanceof CompressTaskDecompressDeflate) {
-            r = deflate == null ? Lz4Codec.ERR_MALFORMED
-                    : deflate.decompress(s.segment(), s.dataOffset(), srcLen, d.segment(), d.tailOffset(), cap);
+        int srcLen = (int) srcTotal;
+        MemorySegment sseg;
+        long soff;
+        if (s.next() == null) {
+            sseg = s.segment();
+            soff = s.dataOffset();
         } else {
-            return DocaError.INVALID_VALUE;
+            gather(s);
+            sseg = gather;
+            soff = 0;
         }
+        boolean chainedDst = d.next() != null;
+        MemorySegment dseg = chainedDst ? scatter : d.segment();
+        long doff = chainedDst ? 0 : d.tailOffset();
+        int cap = (int) Math.min(Integer.MAX_VALUE, chainedDst ? Math.min(dstRoom, scatter.byteSize()) : dstRoom);
+        int r = run(t, sseg, soff, srcLen, dseg, doff, cap);
         if (r < 0) {
-            return r == Lz4Codec.ERR_DST_TOO_SMALL ? DocaError.TOO_BIG : DocaError.INVALID_VALUE;
+            if (r != Lz4Codec.ERR_DST_TOO_SMALL) {
+                return DocaError.INVALID_VALUE;
+            }
+            // The list had room the scratch buffer lacks: the limit, not the destination, is at fault.
+            return chainedDst && dstRoom > cap ? DocaError.NOT_SUPPORTED : DocaError.TOO_BIG;
         }
-        d.appendData(r);
+        if (checksums) {
+            if (t instanceof CompressTaskCompressDeflate) {
+                checksums(t, sseg, soff, srcLen, true, false);
+            } else if (t instanceof CompressTaskDecompressDeflate) {
+                checksums(t, dseg, doff, r, true, false);
+            } else if (t instanceof CompressTaskDecompressLz4Block || t instanceof CompressTaskDecompressLz4Stream) {
+                checksums(t, dseg, doff, r, false, true);
+            }
+        }
+        if (chainedDst) {
+            scatter(d, r);
+        } else {
+            d.appendData(r);
+        }
         return DocaError.SUCCESS;
     }
 
+    /** The codec call for the task's type: an output length or a negative {@link Lz4Codec} error. */
+    private int run(CompressTask t, MemorySegment s, long soff, int srcLen, MemorySegment d, long doff, int cap) {
+        if (t instanceof CompressTaskDecompressLz4Stream ds) {
+            return lz4Stream.decompress(ds.hasBlockChecksum(), ds.areBlocksIndependent(), s, soff, srcLen, d, doff, cap);
+        } else if (t instanceof CompressTaskCompressLz4Stream) {
+            return lz4Stream.compress(s, soff, srcLen, d, doff, cap);
+        } else if (t instanceof CompressTaskDecompressLz4Block) {
+            return srcLen == 0 ? Lz4Codec.ERR_MALFORMED : lz4.decompress(s, soff, srcLen, d, doff, cap);
+        } else if (t instanceof CompressTaskCompressLz4Block) {
+            return lz4.compress(s, soff, srcLen, d, doff, cap);
+        } else if (t instanceof CompressTaskCompressDeflate) {
+            return deflate == null ? Lz4Codec.ERR_MALFORMED : deflate.compress(s, soff, srcLen, d, doff, cap);
+        } else if (t instanceof CompressTaskDecompressDeflate) {
+            return deflate == null ? Lz4Codec.ERR_MALFORMED : deflate.decompress(s, soff, srcLen, d, doff, cap);
+        }
+        return Lz4Codec.ERR_MALFORMED;
+    }
+
+    /** Concatenates a source list's data at the start of {@link #gather} (check() bounded the total). */
+    private void gather(Buf src) {
+        long off = 0;
+        for (Buf b = src; b != null; b = b.next()) {
+            long n = b.dataLen();
+            if (n > 0) {
+                MemorySegment.copy(b.segment(), b.dataOffset(), gather, off, n);
+                off += n;
+            }
+        }
+    }
+
+    /** Appends {@code scatter[0, len)} across a destination list's tailrooms in order (check() saw the room). */
+    private void scatter(Buf dst, int len) {
+        long off = 0;
+        for (Buf b = dst; b != null && off < len; b = b.next()) {
+            long n = Math.min(b.tailroomLen(), len - off);
+            if (n > 0) {
+                MemorySegment.copy(scatter, off, b.segment(), b.tailOffset(), n);
+                b.appendData(n);
+                off += n;
+            }
+        }
+    }
+
+    /** CRC-32 plus Adler-32 or xxHash-32 of {@code seg[off, +len)} into the task. */
+    private void checksums(CompressTask t, MemorySegment seg, long off, int len, boolean adler, boolean xxh) {
+        crc32.reset();
+        adler32.reset();
+        ByteBuffer b = views.window(views.in(seg), off, len);
+        if (b != null) {
+            // Direct buffers go to zlib's (intrinsified) loops by address: no copy, no allocation.
+            crc32.update(b);
+            if (adler) {
+                b.position((int) off);
+                adler32.update(b);
+            }
+        } else {
+            // Heap memory or a map over 2 GiB (no cached view): byte at a time rather than allocate one.
+            for (long p = off, end = off + len; p < end; p++) {
+                int v = seg.get(ValueLayout.JAVA_BYTE, p);
+                crc32.update(v);
+                if (adler) {
+                    adler32.update(v);
+                }
+            }
+        }
+        t.crcCs = (int) crc32.getValue();
+        t.adlerCs = adler ? (int) adler32.getValue() : 0;
+        t.xxhCs = xxh ? XxHash32.hash(seg, off, len, 0) : 0;
+    }
+
+    /**
+     * Validates both sides and records {@link #srcTotal} and {@link #dstRoom}. The list walks are
+     * bounded by {@link #MAX_BUF_LIST_LEN}, so a cyclic list is rejected rather than looped on.
+     */
     private DocaError check(Buf src, Buf dst) {
-        if (src == null || dst == null || src.next() != null || dst.next() != null) {
+        if (src == null || dst == null) {
             return DocaError.INVALID_VALUE;
         }
-        DocaError e = access(src.mmap(), false);
-        if (e != DocaError.SUCCESS) {
-            return e;
+        long total = 0;
+        int n = 0;
+        for (Buf b = src; b != null; b = b.next()) {
+            if (++n > MAX_BUF_LIST_LEN) {
+                return DocaError.INVALID_VALUE;
+            }
+            DocaError e = access(b.mmap(), false);
+            if (e != DocaError.SUCCESS) {
+                return e;
+            }
+            total += b.dataLen();
         }
-        e = access(dst.mmap(), true);
-        if (e != DocaError.SUCCESS) {
-            return e;
+        if (total > MAX_BUF_SIZE) {
+            return DocaError.INVALID_VALUE;
         }
-        return src.dataLen() > MAX_BUF_SIZE ? DocaError.INVALID_VALUE : DocaError.SUCCESS;
+        if (n > 1 && (gather == null || total > gather.byteSize())) {
+            return DocaError.NOT_SUPPORTED;
+        }
+        long room = 0;
+        n = 0;
+        for (Buf b = dst; b != null; b = b.next()) {
+            if (++n > MAX_BUF_LIST_LEN) {
+                return DocaError.INVALID_VALUE;
+            }
+            DocaError e = access(b.mmap(), true);
+            if (e != DocaError.SUCCESS) {
+                return e;
+            }
+            room += b.tailroomLen();
+        }
+        if (n > 1 && scatter == null) {
+            return DocaError.NOT_SUPPORTED;
+        }
+        srcTotal = total;
+        dstRoom = room;
+        return DocaError.SUCCESS;
     }
 
     private DocaError access(MemoryMap m, boolean write) {

@@ -5,13 +5,18 @@ import io.jdoca.core.exec.TaskPool;
 import io.jdoca.core.mem.Buf;
 
 /**
- * Common part of the Compress context's tasks: a source buffer whose data is read and a
- * destination buffer whose tailroom receives the output (its data length grows by the output
- * length on success; on failure nothing is appended). Not thread-safe: the context's engine thread.
+ * Common part of the Compress context's tasks: a source buffer (or list) whose data is read and a
+ * destination buffer (or list) whose tailroom receives the output (data lengths grow by the output
+ * on success, filling the list's tailrooms in order; on failure nothing is appended). Not
+ * thread-safe: the context's engine thread.
  */
 public abstract class CompressTask extends Task {
     private Buf src;
     private Buf dst;
+    // Checksums of the uncompressed data of the last successful run (Compress#setChecksumsEnabled).
+    int crcCs;
+    int adlerCs;
+    int xxhCs;
 
     CompressTask(TaskPool<?> pool) {
         super(pool);
@@ -20,6 +25,13 @@ public abstract class CompressTask extends Task {
     void init(Buf s, Buf d) {
         this.src = s;
         this.dst = d;
+        clearChecksums();
+    }
+
+    final void clearChecksums() {
+        crcCs = 0;
+        adlerCs = 0;
+        xxhCs = 0;
     }
 
     /** {@code doca_compress_task_*_get_src}. */
@@ -46,5 +58,6 @@ public abstract class CompressTask extends Task {
     protected void onFree() {
         src = null;
         dst = null;
+        clearChecksums();
     }
 }

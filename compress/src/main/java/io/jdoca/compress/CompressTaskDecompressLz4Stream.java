@@ -35,4 +35,17 @@ public final class CompressTaskDecompressLz4Stream extends CompressTask {
     public void setAreBlocksIndependent(boolean v) {
         this.blocksIndependent = v;
     }
+
+    /**
+     * {@code doca_compress_task_decompress_lz4_stream_get_crc_cs}: CRC-32 (zlib/IEEE) of the decompressed output.
+     * Valid after a successful completion on a context with {@link Compress#setChecksumsEnabled}; 0 otherwise.
+     */
+    public int crcCs() {
+        return crcCs;
+    }
+
+    /** {@code doca_compress_task_decompress_lz4_stream_get_xxh_cs}: xxHash-32 (seed 0) of the decompressed output; valid as {@link #crcCs()}. */
+    public int xxhCs() {
+        return xxhCs;
+    }
 }

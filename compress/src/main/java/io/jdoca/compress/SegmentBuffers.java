@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
  * (lz4-java, Deflater, Inflater): a buffer is created the first time a segment is seen (a memory
  * map's segment is one object for the map's life), then only its position and limit move. Two
  * views per segment (input, output) so a source and destination in the same map do not collide.
- * Returns null for segments a direct ByteBuffer cannot cover (heap, read-only, over 2 GiB). One
+ * Returns null for segments a direct ByteBuffer cannot cover (heap, over 2 GiB; read-only ones as output). One
  * thread at a time.
  */
 final class SegmentBuffers {
@@ -23,6 +23,7 @@ final class SegmentBuffers {
         return i < 0 ? null : ins[i];
     }
 
+    /** Null for a read-only segment. */
     ByteBuffer out(MemorySegment s) {
         int i = slot(s);
         return i < 0 ? null : outs[i];
@@ -44,7 +45,7 @@ final class SegmentBuffers {
         }
         ins[i] = s.asByteBuffer();
         outs[i] = s.isReadOnly() ? null : s.asByteBuffer();
-        return outs[i] == null ? -1 : i;
+        return i;
     }
 
     /** The cached view with position {@code off} and limit {@code off+len}; null if not coverable. */

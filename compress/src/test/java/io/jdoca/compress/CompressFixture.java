@@ -22,7 +22,7 @@ final class CompressFixture implements AutoCloseable {
     final Dev dev = Devices.open("sw0");
     final MemorySegment mem;
     final MemoryMap mmap;
-    final BufInventory inv = BufInventory.create(64);
+    final BufInventory inv = BufInventory.create(512);
     final ProgressEngine pe = ProgressEngine.create();
     final Compress c;
     int completed;
@@ -72,6 +72,27 @@ final class CompressFixture implements AutoCloseable {
 
     Buf dst(long off, long len) {
         return inv.getByAddr(mmap, mmap.baseAddress() + off, len);
+    }
+
+    /** Stops the context, lets {@code configure} change it while idle, and starts it again. */
+    void restart(java.util.function.Consumer<Compress> configure) {
+        c.stop();
+        if (!pe.progressUntil(() -> c.state() == CtxState.IDLE, IdleStrategy.backoff(), TimeUnit.SECONDS.toNanos(5))) {
+            throw new AssertionError("context did not stop");
+        }
+        configure.accept(c);
+        check(c.start());
+    }
+
+    /** Returns every buffer of a list to the inventory. */
+    static void release(Buf head) {
+        Buf b = head;
+        int n = 0;
+        while (b != null && n++ < 1000) {
+            Buf next = b.next();
+            b.decRefcount();
+            b = next;
+        }
     }
 
     /** Submits (trySubmit when {@code unchecked}), progresses to completion, returns the status. */

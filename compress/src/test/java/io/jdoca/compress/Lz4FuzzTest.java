@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import io.jdoca.core.DocaError;
+import io.jdoca.core.mem.Buf;
 import java.util.Random;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -87,6 +89,43 @@ class Lz4FuzzTest {
             MemorySegment out = a.allocate(data.length);
             int n = d.decompress(comp, 0, r.nextInt(cl) + 1, out, 0, data.length);
             assertThat(n).isLessThanOrEqualTo(data.length).isGreaterThanOrEqualTo(Lz4Codec.ERR_DST_TOO_SMALL);
+        }
+    }
+
+    /**
+     * Through the context, a corrupted or truncated input split over a buffer list into a
+     * destination list of random room: a status, never an exception; on failure nothing appended.
+     */
+    @Property(tries = 300)
+    void corruptListsThroughTheContextFailCleanly(@ForAll long seed, @ForAll @IntRange(min = 0, max = 30) int flips) {
+        Random r = new Random(seed);
+        var fmt = CompressChainPropertiesTest.Fmt.values()[r.nextInt(3)];
+        byte[] data = TestData.text(1 + r.nextInt(100_000), seed);
+        try (CompressFixture f = new CompressFixture(4 << 20, CODECS[r.nextInt(CODECS.length)])) {
+            f.c.setChecksumsEnabled(r.nextBoolean());
+            byte[] bytes = CompressChainPropertiesTest.single(f, true, fmt, data, data.length + data.length / 8 + 1024).out();
+            for (int i = 0; i < flips; i++) {
+                bytes[r.nextInt(bytes.length)] = (byte) r.nextInt(256);
+            }
+            if (r.nextInt(4) == 0) {
+                bytes = java.util.Arrays.copyOf(bytes, r.nextInt(bytes.length + 1));
+            }
+            int room = r.nextBoolean() ? data.length : r.nextInt(data.length + 1);
+            Buf src = Chains.source(f, CompressChainPropertiesTest.SRC_LIST, bytes, 1 + r.nextInt(Compress.MAX_BUF_LIST_LEN), r);
+            Chains.Dst dst = Chains.destination(f, CompressChainPropertiesTest.DST_LIST, room, 1 + r.nextInt(Compress.MAX_BUF_LIST_LEN), r);
+            CompressTask t = CompressChainPropertiesTest.task(f, false, fmt, src, dst.head);
+            if (t instanceof CompressTaskDecompressLz4Stream ds) {
+                ds.setHasBlockChecksum(r.nextBoolean());
+                ds.setAreBlocksIndependent(r.nextBoolean());
+            }
+            DocaError st = f.run(t, r.nextBoolean());
+            assertThat(st).isIn(DocaError.SUCCESS, DocaError.INVALID_VALUE, DocaError.TOO_BIG);
+            if (st == DocaError.SUCCESS) {
+                assertThat(dst.appended().length).isLessThanOrEqualTo(room);
+            } else {
+                dst.assertUntouched();
+            }
+            t.free();
         }
     }
 }
