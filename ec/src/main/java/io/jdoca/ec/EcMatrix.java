@@ -186,7 +186,8 @@ public final class EcMatrix {
             }
             p++;
         }
-        return new EcMatrix(Kind.RECOVER, type, k, m, generator, RsTables.of(k, nMiss, dec, 0), miss, this, owner);
+        return new EcMatrix(Kind.RECOVER, type, k, m, generator,
+                RsTables.decode(k, nMiss, dec, SyndromePlan.build(generator, k, m, mask)), miss, this, owner);
     }
 
     /**

@@ -30,9 +30,12 @@ public final class RsTables {
     final byte[] vecTbl;
     /** ISA-L {@code g_tbls} layout, 64-byte aligned native memory. */
     final MemorySegment isalTbl;
+    /** For decode rows of a Horner-coded matrix: the Java engine's syndrome decoding of the pattern, else null. */
+    final SyndromePlan syndrome;
 
-    private RsTables(int k, int rows, byte[] coeffs) {
+    private RsTables(int k, int rows, byte[] coeffs, SyndromePlan syndrome) {
         this.k = k;
+        this.syndrome = syndrome;
         this.rows = rows;
         this.coeffs = coeffs;
         this.xorRow = new boolean[rows];
@@ -92,7 +95,12 @@ public final class RsTables {
         }
         byte[] c = new byte[k * rows];
         System.arraycopy(coeffs, off, c, 0, c.length);
-        return new RsTables(k, rows, c);
+        return new RsTables(k, rows, c, null);
+    }
+
+    /** Decode rows ({@code rows}&times;{@code k} at {@code coeffs[0..]}) with their syndrome plan (may be null). */
+    static RsTables decode(int k, int rows, byte[] coeffs, SyndromePlan syndrome) {
+        return new RsTables(k, rows, java.util.Arrays.copyOf(coeffs, k * rows), syndrome);
     }
 
     public int k() {

@@ -58,4 +58,48 @@ class EcAllocationTest {
             assertThat(res.bytesPerOp()).as("bytes allocated per 4 tasks").isLessThan(1.0);
         }
     }
+
+    /**
+     * The Java engine's syndrome kernels (Vandermonde recover of several lost blocks: the
+     * Bjorck-Pereyra kernels for 2, 3 and 4 lost data blocks, the matrix solve for a pattern
+     * mixing data and parity) allocate nothing once compiled; a kernel that outgrows C2's
+     * inlining budget would box its vectors here.
+     */
+    @ParameterizedTest
+    @MethodSource("engines")
+    void syndromeRecoverAllocatesNothing(RsEngine engine) {
+        try (EcFixture f = new EcFixture(1 << 20, engine)) {
+            int len = 1024;
+            EcMatrix m42 = f.ec.matrixCreate(EcMatrixType.VANDERMONDE, 4, 2);
+            EcMatrix m83 = f.ec.matrixCreate(EcMatrixType.VANDERMONDE, 8, 3);
+            EcMatrix m104 = f.ec.matrixCreate(EcMatrixType.VANDERMONDE, 10, 4);
+            EcMatrix[] mx = {m42, m83, m104, m104, m104};
+            long[] masks = {0b11, 0b111, 0b1111, (1L << 2) | (1L << 7) | (1L << 11), (1L << 3) | (1L << 8)};
+            int[] lost = new int[masks.length];
+            for (int i = 0; i < masks.length; i++) {
+                assertThat(mx[i].recoverFor(masks[i]).tables().syndrome).as("pattern %d", i).isNotNull();
+                lost[i] = Long.bitCount(masks[i]);
+            }
+            Buf[] src = new Buf[masks.length];
+            Buf[] dst = new Buf[masks.length];
+            for (int i = 0; i < masks.length; i++) {
+                src[i] = f.data(0, (long) mx[i].dataBlockCount() * len);
+                dst[i] = f.dst(65536 + i * 8192L, (long) lost[i] * len);
+            }
+            Runnable op = () -> {
+                for (int i = 0; i < masks.length; i++) {
+                    dst[i].resetDataLen();
+                    EcTaskRecover r = f.ec.taskRecoverAllocInit(mx[i], masks[i], src[i], dst[i], i);
+                    r.submit();
+                    f.pe.progress();
+                    r.free();
+                }
+            };
+            int before = f.completed;
+            AllocationMeter.Result res = AllocationMeter.steadyState(20_000, 40_000, op);
+            assertThat(f.completed - before).isEqualTo(masks.length * res.totalRuns());
+            assertThat(f.lastStatus).isEqualTo(DocaError.SUCCESS);
+            assertThat(res.bytesPerOp()).as("bytes allocated per %d recover tasks", masks.length).isLessThan(1.0);
+        }
+    }
 }

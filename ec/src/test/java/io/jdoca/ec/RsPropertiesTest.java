@@ -11,6 +11,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import net.jqwik.api.Assume;
+import org.junit.jupiter.api.Test;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -123,6 +124,133 @@ class RsPropertiesTest {
                 }
             }
         }
+    }
+
+    /**
+     * The Java engine's syndrome decoding (Horner-coded matrices: ISA-L Vandermonde, m &le; 4)
+     * equals the generic decode rows and the lost blocks, for random loss patterns that mix data
+     * and parity, on every engine. Patterns with several low data positions lost (the
+     * Bjorck-Pereyra kernels) are drawn often.
+     */
+    @Property(tries = 300)
+    void syndromeDecodeEqualsGenericDecode(@ForAll @IntRange(min = 1, max = 32) int k,
+            @ForAll @IntRange(min = 1, max = 4) int m, @ForAll @IntRange(min = 1, max = 40) int blocks64,
+            @ForAll @IntRange(min = 0, max = 3) int shape, @ForAll long seed) {
+        int len = blocks64 * 64;
+        Random rnd = new Random(seed);
+        EcMatrix mx = EcMatrix.create(EcMatrixType.VANDERMONDE, k, m);
+        byte[] data = new byte[k * len];
+        rnd.nextBytes(data);
+        byte[] parity = reference(mx.tables(), data, len);
+        byte[] all = new byte[(k + m) * len];
+        System.arraycopy(data, 0, all, 0, data.length);
+        System.arraycopy(parity, 0, all, data.length, parity.length);
+        int nLost = 1 + rnd.nextInt(m);
+        long mask = 0;
+        if (shape == 0) {
+            // lowest data positions (the benchmark's worst case), if k allows
+            for (int i = 0; i < Math.min(nLost, k); i++) {
+                mask |= 1L << i;
+            }
+        } else if (shape == 1) {
+            // data only, anywhere
+            while (Long.bitCount(mask) < Math.min(nLost, k)) {
+                mask |= 1L << rnd.nextInt(k);
+            }
+        } else {
+            // anything, data and parity mixed
+            while (Long.bitCount(mask) < nLost) {
+                mask |= 1L << rnd.nextInt(k + m);
+            }
+        }
+        EcMatrix rec = mx.recoverFor(mask);
+        Assume.that(rec != null);
+        RsTables t = rec.tables();
+        RsTables generic = RsTables.of(t.k(), t.rows(), t.coeffs, 0);
+        assertThat(generic.syndrome).isNull();
+        int[] missing = rec.indices();
+        byte[] survivors = new byte[k * len];
+        int s = 0;
+        for (int i = 0; i < k + m && s < k; i++) {
+            if ((mask & (1L << i)) == 0) {
+                System.arraycopy(all, i * len, survivors, s * len, len);
+                s++;
+            }
+        }
+        byte[] want = new byte[missing.length * len];
+        for (int p = 0; p < missing.length; p++) {
+            System.arraycopy(all, missing[p] * len, want, p * len, len);
+        }
+        assertThat(reference(generic, survivors, len)).isEqualTo(want);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment in = a.allocate(survivors.length, 64);
+            MemorySegment.copy(survivors, 0, in, ValueLayout.JAVA_BYTE, 0, survivors.length);
+            for (RsEngine e : engines()) {
+                for (RsTables tt : new RsTables[] {t, generic}) {
+                    MemorySegment out = a.allocate(want.length, 64);
+                    run(e, tt, len, in, out);
+                    assertThat(out.toArray(ValueLayout.JAVA_BYTE)).as("%s mask %s syndrome %s", e.name(),
+                            Long.toBinaryString(mask), tt.syndrome != null).isEqualTo(want);
+                }
+            }
+            // heap segments too (the native engine hands them to the Java engine)
+            MemorySegment hin = MemorySegment.ofArray(survivors.clone());
+            MemorySegment hout = MemorySegment.ofArray(new byte[want.length]);
+            run(RsEngine.java(), t, len, hin, hout);
+            assertThat(hout.toArray(ValueLayout.JAVA_BYTE)).isEqualTo(want);
+        }
+    }
+
+    /** Every loss pattern of small Vandermonde layouts: the syndrome kernels (each path) against the scalar decode. */
+    @Test
+    void syndromeDecodeEveryPatternOfSmallLayouts() {
+        Random rnd = new Random(7);
+        int len = 192;
+        RsEngine eng = RsEngine.java();
+        int checked = 0;
+        try (Arena a = Arena.ofConfined()) {
+            for (int k : new int[] {1, 2, 3, 4, 5, 6, 9}) {
+                for (int m = 1; m <= 4; m++) {
+                    EcMatrix mx = EcMatrix.create(EcMatrixType.VANDERMONDE, k, m);
+                    byte[] data = new byte[k * len];
+                    rnd.nextBytes(data);
+                    byte[] parity = reference(mx.tables(), data, len);
+                    byte[] all = new byte[(k + m) * len];
+                    System.arraycopy(data, 0, all, 0, data.length);
+                    System.arraycopy(parity, 0, all, data.length, parity.length);
+                    for (long mask = 1; mask < 1L << (k + m); mask++) {
+                        if (Long.bitCount(mask) > m) {
+                            continue;
+                        }
+                        EcMatrix rec = mx.recoverFor(mask);
+                        if (rec == null) {
+                            continue;
+                        }
+                        byte[] survivors = new byte[k * len];
+                        int s = 0;
+                        for (int i = 0; i < k + m && s < k; i++) {
+                            if ((mask & (1L << i)) == 0) {
+                                System.arraycopy(all, i * len, survivors, s * len, len);
+                                s++;
+                            }
+                        }
+                        int[] missing = rec.indices();
+                        MemorySegment in = a.allocate(survivors.length, 64);
+                        MemorySegment.copy(survivors, 0, in, ValueLayout.JAVA_BYTE, 0, survivors.length);
+                        MemorySegment out = a.allocate((long) missing.length * len, 64);
+                        run(eng, rec.tables(), len, in, out);
+                        for (int p = 0; p < missing.length; p++) {
+                            byte[] got = out.asSlice((long) p * len, len).toArray(ValueLayout.JAVA_BYTE);
+                            byte[] want = java.util.Arrays.copyOfRange(all, missing[p] * len, (missing[p] + 1) * len);
+                            assertThat(got).as("%d+%d mask %s block %d", k, m, Long.toBinaryString(mask), missing[p])
+                                    .isEqualTo(want);
+                        }
+                        checked += rec.tables().syndrome != null ? 1 : 0;
+                    }
+                }
+            }
+        }
+        assertThat(checked).as("patterns decoded by syndromes").isGreaterThan(1000);
     }
 
     @Property(tries = 60)
