@@ -23,8 +23,8 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * The TCP transport of one connection: one non-blocking socket, serviced by whichever thread is at
  * hand. The engine thread writes request frames ({@link TcpFrame}) straight from registered memory
- * (cached direct views; payloads up to {@link #COALESCE} bytes are copied behind the header to save
- * a system call) and records the task in an outstanding ring.
+ * (cached direct views; payloads up to {@link #COALESCE} bytes are copied behind the header so that
+ * a frame is one write and wakes the peer once) and records the task in an outstanding ring.
  *
  * <p><b>Receiving.</b> While the application polls, the engine thread reads the socket itself in
  * {@link #work()}: responses complete their tasks and the peer's requests are serviced against
@@ -49,10 +49,14 @@ final class TcpEndpoint extends RdmaEndpoint {
     static final long DEAD_NANOS = 3_000_000_000L;
     private static final int SOCKET_BUFFER = 4 << 20;
     /**
-     * Payloads up to this size are copied behind the header and sent in one write: a copy of a few
-     * KiB costs less than a second system call. Larger payloads go straight from registered memory.
+     * Payloads up to this size are copied behind the header and leave in one write. A header sent
+     * alone wakes the peer's reader for 64 bytes and the payload wakes it again: measured on
+     * loopback, copying up to 64 KiB to avoid that doubles 64 KiB write and read throughput (0.55-0.64x
+     * of a raw socket stream with two writes, 1.3-1.4x with one). One write without the copy would be
+     * a gathering write, and NIO allocates a scope releaser per call for segment-backed buffers.
+     * Larger payloads go straight from registered memory after their header.
      */
-    static final int COALESCE = Integer.getInteger("jdoca.rdma.tcp.coalesce", 4096);
+    static final int COALESCE = Integer.getInteger("jdoca.rdma.tcp.coalesce", 64 * 1024);
     private static final int RX_BUFFER = 64 * 1024;
     private static final int OUT_BATCH = Math.max(32 * 1024, 2 * (TcpFrame.SIZE + COALESCE));
     /**
