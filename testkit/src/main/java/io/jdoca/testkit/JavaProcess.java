@@ -96,6 +96,27 @@ public final class JavaProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits until {@code pattern} matches the output (use {@code \\R} at its end to wait for a whole
+     * line); returns the match. Fails like {@link #awaitOutput}.
+     */
+    public java.util.regex.Matcher awaitMatch(java.util.regex.Pattern pattern, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (;;) {
+            java.util.regex.Matcher m = pattern.matcher(output());
+            if (m.find()) {
+                return m;
+            }
+            if (!process.isAlive()) {
+                throw new AssertionError(name + " exited (" + process.exitValue() + ") before printing /" + pattern + "/:\n" + output());
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError(name + " did not print /" + pattern + "/ within " + timeout + ":\n" + output());
+            }
+            sleep(20);
+        }
+    }
+
     /** Waits for exit; returns the exit code, or fails with the output on timeout. */
     public int awaitExit(Duration timeout) {
         try {

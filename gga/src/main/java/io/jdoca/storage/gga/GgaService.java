@@ -86,9 +86,9 @@ public final class GgaService {
         try {
             connectToStorage();
             comch = ComchControlChannel.server(dev, rep, cfg.commandChannelName());
-            out.printf(Locale.ROOT, "gga-offload: connected to data_1 %s, data_2 %s, data_p %s; serving comch channel '%s'%n",
+            out.println(String.format(Locale.ROOT, "gga-offload: connected to data_1 %s, data_2 %s, data_p %s; serving comch channel '%s'",
                     cfg.storageServers().get(0), cfg.storageServers().get(1), cfg.storageServers().get(2),
-                    cfg.commandChannelName());
+                    cfg.commandChannelName()));
             out.flush();
             return serve(out);
         } finally {

@@ -77,8 +77,10 @@ public final class TargetRdma {
         int rc = 1;
         try (TcpControlChannel ch = TcpControlChannel.server(cfg.listenPort())) {
             boundPort = ch.localPort();
-            out.printf(Locale.ROOT, "target-rdma: %d blocks of %d bytes (%s); listening on TCP port %d%n", storage.blockCount(),
-                    storage.blockSize(), storage.description(), boundPort);
+            // One println, not printf: scripts parse this line, and printf hands the stream its
+            // pieces one by one, so a reader could see the line without its port number.
+            out.println(String.format(Locale.ROOT, "target-rdma: %d blocks of %d bytes (%s); listening on TCP port %d",
+                    storage.blockCount(), storage.blockSize(), storage.description(), boundPort));
             out.flush();
             rc = serve(ch, out);
         } finally {

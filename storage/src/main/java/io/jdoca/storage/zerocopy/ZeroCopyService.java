@@ -64,8 +64,8 @@ public final class ZeroCopyService {
         try {
             target = TcpControlChannel.client(addr, Math.max(timeout, 10_000_000_000L));
             comch = ComchControlChannel.server(dev, rep, cfg.commandChannelName());
-            out.printf(Locale.ROOT, "zero-copy: connected to storage %s; serving comch channel '%s'%n", cfg.storageServer(),
-                    cfg.commandChannelName());
+            out.println(String.format(Locale.ROOT, "zero-copy: connected to storage %s; serving comch channel '%s'", cfg.storageServer(),
+                    cfg.commandChannelName()));
             out.flush();
             return serve(out);
         } finally {

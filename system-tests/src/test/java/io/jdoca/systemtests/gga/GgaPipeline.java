@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  */
 final class GgaPipeline {
     static final Duration T = Duration.ofSeconds(120);
-    private static final Pattern PORT = Pattern.compile("listening on TCP port (\\d+)");
+    private static final Pattern PORT = Pattern.compile("listening on TCP port (\\d+)\\R");
 
     /** What a run printed. */
     record Outputs(int initiatorRc, String initiator, String service, List<String> targets) {
@@ -59,9 +59,7 @@ final class GgaPipeline {
             }
             int[] ports = new int[3];
             for (int i = 0; i < 3; i++) {
-                targets.get(i).awaitOutput("listening on TCP port", T);
-                Matcher m = PORT.matcher(targets.get(i).output());
-                assertThat(m.find()).isTrue();
+                Matcher m = targets.get(i).awaitMatch(PORT, T);
                 ports[i] = Integer.parseInt(m.group(1));
             }
             List<String> s = new ArrayList<>(List.of("gga-offload", "-d", "sw0", "-r", "hpf0",
