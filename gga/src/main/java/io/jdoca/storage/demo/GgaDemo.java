@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
  */
 public final class GgaDemo {
     private static final long STEP_TIMEOUT_MS = 60_000;
-    private static final Pattern PORT = Pattern.compile("listening on TCP port (\\d+)\\R");
+    private static final Pattern PORT = Pattern.compile("listening on TCP port (\\d+)");
     private static final Pattern RECOVERIES = Pattern.compile("Total recovery count: (\\d+)");
     /** Target geometry: 1024 half-blocks of 2 KiB each, so the initiator sees 1024 blocks of 4 KiB (4 MiB). */
     private static final int HALF_BLOCK = 2048;
