@@ -363,20 +363,14 @@ final class TcpEndpoint extends RdmaEndpoint {
         if (engineSleeping) {
             engineSleeping = false;
         }
-        int n = 0;
-        Object o;
-        while ((o = completions.poll()) != null) {
-            n += finish((RdmaTask) o);
-        }
+        int n = drainCompletions();
         if (!closing && broken == null && io != null && rxOwner.compareAndSet(0, 1)) {
             try {
                 pump(false);
             } finally {
                 rxOwner.set(0);
             }
-            while ((o = completions.poll()) != null) {
-                n += finish((RdmaTask) o);
-            }
+            n += drainCompletions();
         }
         if (engineOwesFlush && (owedCount >= ACK_BATCH || System.nanoTime() - owedSince >= ACK_DELAY_NANOS)) {
             engineOwesFlush = false;
@@ -388,15 +382,23 @@ final class TcpEndpoint extends RdmaEndpoint {
             rdma.connectionBroken(conn, b, brokenWhy);
         }
         if (closing && ioExited && !flushed) {
-            while ((o = completions.poll()) != null) {
-                n += finish((RdmaTask) o);
-            }
+            n += drainCompletions();
+            Object o;
             while ((o = outstanding.poll()) != null) {
                 RdmaTask t = (RdmaTask) o;
                 t.result = closeReason;
                 n += finish(t);
             }
             flushed = true;
+        }
+        return n;
+    }
+
+    private int drainCompletions() {
+        int n = 0;
+        Object o;
+        while ((o = completions.poll()) != null) {
+            n += finish((RdmaTask) o);
         }
         return n;
     }
@@ -460,9 +462,7 @@ final class TcpEndpoint extends RdmaEndpoint {
                 try {
                     // Queued responses are dropped: the peer's tasks end with the connection anyway,
                     // and flushing could wait on a peer that no longer reads.
-                    if (outLen > 0) {
-                        outLen = 0;
-                    }
+                    outLen = 0;
                     tx.init(TcpFrame.OP_DISCONNECT);
                     txHdr.clear().limit(TcpFrame.SIZE);
                     // Best effort and bounded: the socket closes right after either way.

@@ -84,16 +84,7 @@ public final class JavaProcess implements AutoCloseable {
 
     /** Waits until the output contains {@code text}; fails with the output if the process dies or time runs out. */
     public void awaitOutput(String text, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!output().contains(text)) {
-            if (!process.isAlive()) {
-                throw new AssertionError(name + " exited (" + process.exitValue() + ") before printing '" + text + "':\n" + output());
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError(name + " did not print '" + text + "' within " + timeout + ":\n" + output());
-            }
-            sleep(20);
-        }
+        awaitMatch(java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(text)), timeout);
     }
 
     /**

@@ -397,8 +397,8 @@ public final class RdmaSuite implements BenchSuite {
 
         /** Keeps {@code depth} writes (or reads) of {@code size} bytes in flight for {@code dur} ns; returns ops/s. */
         double oneSided(boolean write, int size, int depth, long dur) {
-            run(write, size, depth, dur / 2);
-            double[] r = {run(write, size, depth, dur), run(write, size, depth, dur), run(write, size, depth, dur)};
+            timed(write, size, depth, dur / 2);
+            double[] r = {timed(write, size, depth, dur), timed(write, size, depth, dur), timed(write, size, depth, dur)};
             java.util.Arrays.sort(r);
             return r[1];
         }
@@ -419,10 +419,6 @@ public final class RdmaSuite implements BenchSuite {
 
         /** One timed run of {@code dur} ns (no warm-up); ops/s. */
         double timed(boolean write, int size, int depth, long dur) {
-            return run(write, size, depth, dur);
-        }
-
-        private double run(boolean write, int size, int depth, long dur) {
             completed = 0;
             rearm = true;
             for (int i = 0; i < depth; i++) {
