@@ -2,6 +2,8 @@ package io.jdoca.sta.target;
 
 import io.jdoca.argp.DocaFlags;
 import io.jdoca.core.util.DocaLogLevel;
+import io.jdoca.core.DocaException;
+import io.jdoca.sta.target.config.ConfigException;
 import io.jdoca.sta.target.config.TargetConfig;
 import io.jdoca.sta.target.nvmf.NvmfTarget;
 import io.jdoca.sta.target.rpc.RpcServer;
@@ -38,58 +40,92 @@ public final class StaTargetApp implements Callable<Integer> {
     @Option(names = {"-l", "--log-level"}, defaultValue = "50", description = "DOCA log level 10..70 (default: ${DEFAULT-VALUE})")
     int logLevel;
 
-    @Option(names = "--rpc-socket", description = "JSON-RPC Unix socket path (overrides rpc_socket in the JSON)")
+    @Option(names = "--rpc-socket", paramLabel = "PATH",
+            description = "JSON-RPC Unix socket, created mode 0600 and refused if a live server answers there "
+                    + "(overrides rpc_socket in the JSON; default: none unless the JSON names one)")
     String rpcSocket;
 
     @Option(names = "--io-threads", description = "IO engine threads (overrides io_threads in the JSON)")
     Integer ioThreads;
 
-    @Option(names = "--listen", description = "extra listener ADDRESS:PORT (repeatable)")
+    @Option(names = "--listen", paramLabel = "ADDRESS:PORT",
+            description = "top-level NVMe/TCP listener, bound exactly to ADDRESS (an IP, e.g. 127.0.0.1:4420, 0.0.0.0:4420, "
+                    + "[::1]:4420); repeatable, added to the JSON's listeners. Default: none beyond the JSON's (a JSON "
+                    + "listener without address binds 127.0.0.1). The subsystems the JSON defines without listeners of "
+                    + "their own are reachable on these; subsystems created over RPC only on their own")
     List<String> listen = new ArrayList<>();
 
     @Override
     public Integer call() throws Exception {
         DocaLogLevel.apply(logLevel);
         doca.applySdkLogLevel();
-        TargetConfig cfg = TargetConfig.load(json);
-        List<TargetConfig.ListenerConfig> ls = new ArrayList<>(cfg.listeners());
-        for (String l : listen) {
-            int c = l.lastIndexOf(':');
-            ls.add(new TargetConfig.ListenerConfig(l.substring(0, c), Integer.parseInt(l.substring(c + 1))));
+        TargetConfig cfg;
+        try {
+            cfg = TargetConfig.load(json);
+            List<TargetConfig.ListenerConfig> ls = new ArrayList<>(cfg.listeners());
+            for (String l : listen) {
+                ls.add(TargetConfig.parseListen("--listen", l));
+            }
+            if (ioThreads != null && (ioThreads < 1 || ioThreads > 64)) {
+                throw new ConfigException("--io-threads", ioThreads + " is out of range 1..64");
+            }
+            if (rpcSocket != null) {
+                TargetConfig.checkSocketPath("--rpc-socket", rpcSocket);
+            }
+            cfg = new TargetConfig(ioThreads != null ? ioThreads : cfg.ioThreads(),
+                    rpcSocket != null ? rpcSocket : cfg.rpcSocket(), ls, cfg.subsystems(), cfg.maxIoSize()).validate();
+        } catch (ConfigException e) {
+            return fail(e.getMessage());
+        } catch (java.io.IOException e) {
+            return fail("--json " + json + ": " + e.getMessage());
         }
-        cfg = new TargetConfig(ioThreads != null ? ioThreads : cfg.ioThreads(),
-                rpcSocket != null ? rpcSocket : cfg.rpcSocket(), ls, cfg.subsystems(), cfg.maxIoSize());
+        // Claim the management socket first: a second target on the same socket stops here, before
+        // it opens a listener or a file.
+        RpcServer rpc = null;
+        if (cfg.rpcSocket() != null && !cfg.rpcSocket().isEmpty()) {
+            rpc = new RpcServer(null, Path.of(cfg.rpcSocket()));
+            try {
+                rpc.bind();
+            } catch (ConfigException e) {
+                return fail(e.getMessage());
+            } catch (java.io.IOException e) {
+                return fail("rpc_socket " + cfg.rpcSocket() + ": " + e.getMessage());
+            }
+        }
         NvmfTarget target = new NvmfTarget(cfg);
         CountDownLatch done = new CountDownLatch(1);
-        RpcServer rpc = null;
         try {
             target.start();
-            if (cfg.rpcSocket() != null && !cfg.rpcSocket().isEmpty()) {
-                rpc = new RpcServer(target, Path.of(cfg.rpcSocket()));
-                rpc.start();
+            if (rpc != null) {
+                rpc.start(target);
             }
-            final RpcServer rpcRef = rpc;
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                LOG.info("shutting down");
-                if (rpcRef != null) {
-                    rpcRef.close();
-                }
-                target.close();
-                done.countDown();
-            }, "sta-target-shutdown"));
-            LOG.info("sta-target ready: {} subsystem(s), {} listener(s), {} IO thread(s)",
-                    cfg.subsystems().size(), target.listeners().size(), cfg.ioThreads());
-            System.out.println("STA TARGET READY");
-            System.out.flush();
-            done.await();
-            return 0;
-        } catch (RuntimeException e) {
-            LOG.error("sta-target failed: {}", e.getMessage(), e);
+        } catch (ConfigException | DocaException | java.io.IOException | java.io.UncheckedIOException e) {
+            LOG.debug("start failed", e);
             if (rpc != null) {
                 rpc.close();
             }
             target.close();
-            return 1;
+            return fail(e.getMessage());
         }
+        final RpcServer rpcRef = rpc;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            LOG.info("shutting down");
+            if (rpcRef != null) {
+                rpcRef.close();
+            }
+            target.close();
+            done.countDown();
+        }, "sta-target-shutdown"));
+        LOG.info("sta-target ready: {} subsystem(s), {} listener(s), {} IO thread(s)",
+                cfg.subsystems().size(), target.listeners().size(), cfg.ioThreads());
+        System.out.println("STA TARGET READY");
+        System.out.flush();
+        done.await();
+        return 0;
+    }
+
+    private static int fail(String line) {
+        System.err.println("sta-target: " + line);
+        return 1;
     }
 }

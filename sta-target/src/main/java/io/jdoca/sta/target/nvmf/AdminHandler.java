@@ -367,7 +367,7 @@ public final class AdminHandler implements StaNonOffloadCallback {
                     send(io, qp, cid, NvmeStatus.INVALID_LOG_PAGE, 0, 0);
                     return;
                 }
-                log = target.discoveryLog(ctrl.hostNqn());
+                log = target.discoveryLog(ctrl);
             }
             default -> {
                 send(io, qp, cid, NvmeStatus.INVALID_LOG_PAGE, 0, 0);

@@ -28,8 +28,10 @@ public final class NvmfSubsystem {
     private volatile boolean allowAnyHost;
     private final Set<String> hosts = ConcurrentHashMap.newKeySet();
     private final Map<Integer, UUID> uuids = new ConcurrentHashMap<>();
-    /** "address:port" of the listeners this subsystem is restricted to; empty = all. */
+    /** "address:port" of the listeners this subsystem was given (SPDK's listen addresses). */
     private final Set<String> listeners = ConcurrentHashMap.newKeySet();
+    /** Defined by the JSON without listeners of its own: also reachable on the top-level ones. */
+    private volatile boolean followsTopLevel;
 
     public NvmfSubsystem(String nqn, StaSubsystem sta, String serial, String model, boolean allowAnyHost) {
         this.nqn = nqn;
@@ -79,18 +81,22 @@ public final class NvmfSubsystem {
         return allowAnyHost || hosts.contains(hostNqn);
     }
 
-    /** Restricts the subsystem to a listener (SPDK's nvmf_subsystem_add_listener). */
-    public void addListener(String address, int port) {
-        listeners.add(address + ":" + port);
+    /** Gives the subsystem a listener, "address:port" as bound (SPDK's nvmf_subsystem_add_listener). */
+    public void addListener(String key) {
+        listeners.add(key);
     }
 
-    public Set<String> listenerRestrictions() {
-        return listeners;
+    /** Whether the subsystem was given the listener "address:port". */
+    public boolean hasListener(String key) {
+        return listeners.contains(key);
     }
 
-    /** True when the subsystem may be reached on this listener. */
-    public boolean reachableOn(String address, int port) {
-        return listeners.isEmpty() || listeners.contains(address + ":" + port) || listeners.contains("0.0.0.0:" + port);
+    public boolean followsTopLevelListeners() {
+        return followsTopLevel;
+    }
+
+    public void setFollowsTopLevelListeners(boolean v) {
+        followsTopLevel = v;
     }
 
     public void setUuid(int nsid, UUID uuid) {

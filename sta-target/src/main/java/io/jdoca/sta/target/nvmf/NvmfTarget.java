@@ -20,11 +20,16 @@ import io.jdoca.sta.be.FileBackend;
 import io.jdoca.sta.be.MemoryBackend;
 import io.jdoca.sta.be.NullBackend;
 import io.jdoca.sta.nvme.NvmeStatus;
+import io.jdoca.sta.target.config.ConfigException;
+import io.jdoca.sta.target.config.MemoryBudget;
 import io.jdoca.sta.target.config.TargetConfig;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -65,7 +70,10 @@ public final class NvmfTarget implements AutoCloseable {
     private final AtomicInteger rr = new AtomicInteger();
     private final AtomicInteger nextPortId = new AtomicInteger(1);
     private volatile long discoveryGen = 1;
+    /** Back-end files this start created (deleted again if the start fails). */
+    private final List<Path> createdFiles = new CopyOnWriteArrayList<>();
     private volatile boolean running;
+    private volatile boolean started;
     private Dev dev;
     private Sta sta;
     private ProgressEngine mainPe;
@@ -108,7 +116,20 @@ public final class NvmfTarget implements AutoCloseable {
         }
     }
 
-    private record Listener(String address, int port, int portId, ServerSocketChannel channel, Thread thread) {
+    /**
+     * One bound TCP socket. {@code topLevel}: opened by {@link #addListener} (the JSON's top-level
+     * listeners, {@code --listen}), so given to the subsystems the JSON defines without listeners of
+     * their own; otherwise opened for one subsystem by {@link #addSubsystemListener}.
+     */
+    private record Listener(String address, InetAddress ip, int port, int portId, boolean topLevel,
+                            ServerSocketChannel channel, Thread thread) {
+        String key() {
+            return address + ":" + port;
+        }
+
+        boolean accepts(InetAddress local, int localPort) {
+            return port == localPort && (ip.isAnyLocalAddress() || ip.equals(local));
+        }
     }
 
     // ------------------------------------------------------------------ life cycle
@@ -155,12 +176,27 @@ public final class NvmfTarget implements AutoCloseable {
             e.thread.start();
         }
         subsystems.put(NvmfSubsystem.DISCOVERY_NQN, new NvmfSubsystem(NvmfSubsystem.DISCOVERY_NQN, null, "discovery", "jdoca discovery", true));
-        for (TargetConfig.SubsystemConfig s : config.subsystems()) {
-            createSubsystem(s);
+        // A configuration that fails halfway leaves nothing behind: no listener, thread or new file.
+        try {
+            for (TargetConfig.SubsystemConfig s : config.subsystems()) {
+                createSubsystem(s, true);
+            }
+            for (TargetConfig.ListenerConfig l : config.listeners()) {
+                addListener(l.address(), l.port());
+            }
+        } catch (IOException | RuntimeException e) {
+            close();
+            for (Path f : createdFiles) {
+                try {
+                    Files.deleteIfExists(f);
+                } catch (IOException ignored) {
+                    // best effort: the error below is what the operator needs
+                }
+            }
+            throw e;
         }
-        for (TargetConfig.ListenerConfig l : config.listeners()) {
-            addListener(l.address(), l.port());
-        }
+        createdFiles.clear();
+        started = true;
         kaThread = new Thread(this::keepAliveMonitor, "sta-keepalive");
         kaThread.setDaemon(true);
         kaThread.start();
@@ -250,52 +286,85 @@ public final class NvmfTarget implements AutoCloseable {
 
     // ------------------------------------------------------------------ listeners
 
-    /** Adds a TCP listener (control path). Returns its port (useful with port 0). */
+    /**
+     * Adds a top-level TCP listener (control path), bound exactly to {@code address} (an IP
+     * literal): the subsystems the JSON defines without listeners of their own are reachable on it.
+     * Returns its port (useful with port 0).
+     */
     public synchronized int addListener(String address, int port) throws IOException {
+        return openListener(address, port, true).port();
+    }
+
+    private Listener openListener(String address, int port, boolean topLevel) throws IOException {
+        InetAddress ip = TargetConfig.ipLiteral("address", address);
         ServerSocketChannel ch = ServerSocketChannel.open();
-        ch.setOption(java.net.StandardSocketOptions.SO_REUSEADDR, true);
-        ch.bind(new InetSocketAddress(address, port), 128);
+        try {
+            ch.setOption(java.net.StandardSocketOptions.SO_REUSEADDR, true);
+            ch.bind(new InetSocketAddress(ip, port), 128);
+        } catch (IOException e) {
+            ch.close();
+            throw new IOException("cannot listen on " + address + ":" + port + ": " + e.getMessage(), e);
+        }
         int actual = ((InetSocketAddress) ch.getLocalAddress()).getPort();
         Thread t = new Thread(() -> acceptLoop(ch), "sta-listen-" + actual);
         t.setDaemon(true);
-        Listener l = new Listener(address, actual, nextPortId.getAndIncrement(), ch, t);
+        Listener l = new Listener(ip.getHostAddress(), ip, actual, nextPortId.getAndIncrement(), topLevel, ch, t);
         listeners.add(l);
         discoveryGen++;
         t.start();
-        LOG.info("listening on {}:{} (NVMe/TCP)", address, actual);
-        return actual;
+        LOG.info("listening on {}:{} (NVMe/TCP{})", l.address(), actual, topLevel ? "" : ", per subsystem");
+        return l;
     }
 
     /**
-     * SPDK's {@code nvmf_subsystem_add_listener}: makes {@code nqn} reachable on address:port
-     * (opening the listener if needed) and only on its listeners from then on. Returns the port.
+     * SPDK's {@code nvmf_subsystem_add_listener}: makes {@code nqn} reachable on address:port,
+     * opening the listener if no open one covers it; no other subsystem gains it. Returns the port.
      */
     public synchronized int addSubsystemListener(String nqn, String address, int port) throws IOException {
-        NvmfSubsystem s = requireSubsystem(nqn);
-        int actual = port;
-        Listener existing = null;
-        for (Listener l : listeners) {
-            if (l.port() == port && (l.address().equals(address) || l.address().equals("0.0.0.0"))) {
-                existing = l;
+        NvmfSubsystem s = subsystems.get(nqn); // the discovery subsystem too: a discovery-only port
+        if (s == null) {
+            throw new DocaException(DocaError.NOT_FOUND, "no subsystem " + nqn);
+        }
+        InetAddress ip = TargetConfig.ipLiteral("listen_address.traddr", address);
+        Listener use = null;
+        if (port != 0) {
+            for (Listener l : listeners) {
+                if (l.port() == port && (l.ip().equals(ip) || l.ip().isAnyLocalAddress())) {
+                    use = l;
+                }
             }
         }
-        if (existing == null) {
-            actual = addListener(address, port);
+        if (use == null) {
+            use = openListener(address, port, false);
         }
-        s.addListener(address, actual);
+        s.addListener(use.key());
         discoveryGen++;
-        return actual;
+        return use.port();
     }
 
-    /** Whether a host that connected to {@code qp}'s local address may reach {@code s}. */
+    /** The listener a connection with this local address came in on, or null. */
+    private Listener listenerOf(SocketAddress local) {
+        if (local instanceof InetSocketAddress a) {
+            for (Listener l : listeners) {
+                if (l.channel().isOpen() && l.accepts(a.getAddress(), a.getPort())) {
+                    return l;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static boolean reachableOn(NvmfSubsystem s, Listener l) {
+        return s.isDiscovery() || s.hasListener(l.key()) || (s.followsTopLevelListeners() && l.topLevel());
+    }
+
+    /**
+     * Whether a host that connected to {@code qp}'s local address may reach {@code s}: the
+     * discovery subsystem on every listener, others only on the listeners they were given.
+     */
     boolean reachable(NvmfSubsystem s, StaQp qp) {
-        if (s.isDiscovery() || s.listenerRestrictions().isEmpty()) {
-            return true;
-        }
-        if (!(qp.localAddress() instanceof InetSocketAddress a)) {
-            return true;
-        }
-        return s.reachableOn(a.getAddress().getHostAddress(), a.getPort());
+        Listener l = listenerOf(qp.localAddress());
+        return l != null && reachableOn(s, l);
     }
 
     public List<Map<String, Object>> listeners() {
@@ -304,6 +373,21 @@ public final class NvmfTarget implements AutoCloseable {
             out.add(Map.of("address", l.address(), "port", l.port(), "portid", l.portId()));
         }
         return out;
+    }
+
+    /** Closes per-subsystem listeners that no subsystem uses any more (nothing to reach there). */
+    private void closeUnusedListeners() {
+        for (Listener l : listeners) {
+            if (!l.topLevel() && subsystems.values().stream().noneMatch(s -> s.hasListener(l.key()))) {
+                listeners.remove(l);
+                try {
+                    l.channel().close();
+                } catch (IOException e) {
+                    // closing
+                }
+                LOG.info("listener {} closed: no subsystem uses it", l.key());
+            }
+        }
     }
 
     private void acceptLoop(ServerSocketChannel ch) {
@@ -336,26 +420,47 @@ public final class NvmfTarget implements AutoCloseable {
         return l;
     }
 
-    /** Creates a subsystem with its namespaces. Throws DocaException (ALREADY_EXIST, INVALID_VALUE...). */
-    public synchronized NvmfSubsystem createSubsystem(TargetConfig.SubsystemConfig c) {
-        if (c.nqn() == null || NvmfSubsystem.DISCOVERY_NQN.equals(c.nqn())) {
-            throw new DocaException(DocaError.INVALID_VALUE, "invalid subsystem NQN: " + c.nqn());
+    /**
+     * Creates a subsystem (as over RPC: reachable on no listener until one is added) with its
+     * namespaces. Throws ConfigException (bad value, existing NQN) or DocaException.
+     */
+    public NvmfSubsystem createSubsystem(TargetConfig.SubsystemConfig c) {
+        return createSubsystem(c, false);
+    }
+
+    /**
+     * Creates a subsystem; {@code fromConfig}: defined by the JSON, so without listeners of its own
+     * it is reachable on the top-level listeners. All or nothing: a failure removes what it made.
+     */
+    public synchronized NvmfSubsystem createSubsystem(TargetConfig.SubsystemConfig c, boolean fromConfig) {
+        if (!fromConfig) {
+            // The JSON is validated as a whole (TargetConfig.validate) by the app before start.
+            c.validate("");
+        }
+        if (c.nqn() == null || subsystems.containsKey(c.nqn())) {
+            throw new ConfigException("nqn", "subsystem " + c.nqn() + " already exists");
         }
         StaSubsystem s = sta.subsystemCreate(c.nqn());
         NvmfSubsystem ns = new NvmfSubsystem(c.nqn(), s, c.serialNumber(), c.modelNumber(), c.allowAnyHost());
+        ns.setFollowsTopLevelListeners(fromConfig && c.listeners() == null);
         ns.hosts().addAll(c.hosts());
         subsystems.put(c.nqn(), ns);
-        if (c.listeners() != null) {
-            for (TargetConfig.ListenerConfig l : c.listeners()) {
-                try {
-                    addSubsystemListener(c.nqn(), l.address(), l.port());
-                } catch (IOException e) {
-                    throw new DocaException(DocaError.OPERATING_SYSTEM, "listen " + l.address() + ":" + l.port() + ": " + e.getMessage(), e);
+        try {
+            if (c.listeners() != null) {
+                for (TargetConfig.ListenerConfig l : c.listeners()) {
+                    try {
+                        addSubsystemListener(c.nqn(), l.address(), l.port());
+                    } catch (IOException e) {
+                        throw new DocaException(DocaError.OPERATING_SYSTEM, e.getMessage(), e);
+                    }
                 }
             }
-        }
-        for (TargetConfig.NamespaceConfig n : c.namespaces()) {
-            addNamespace(c.nqn(), n);
+            for (TargetConfig.NamespaceConfig n : c.namespaces()) {
+                addNamespace(c.nqn(), n);
+            }
+        } catch (RuntimeException e) {
+            deleteSubsystem(c.nqn());
+            throw e;
         }
         discoveryGen++;
         LOG.info("subsystem {} created ({} namespace(s), allow_any_host={})", c.nqn(), c.namespaces().size(), c.allowAnyHost());
@@ -381,6 +486,7 @@ public final class NvmfTarget implements AutoCloseable {
         if (e != DocaError.SUCCESS) {
             LOG.warn("subsystem {} destroy: {}", nqn, e);
         }
+        closeUnusedListeners();
         discoveryGen++;
     }
 
@@ -399,17 +505,24 @@ public final class NvmfTarget implements AutoCloseable {
         if (s == null || s.isDiscovery()) {
             throw new DocaException(DocaError.NOT_FOUND, "no subsystem " + nqn);
         }
+        n.validate("namespace");
         int nsid = n.nsid();
         if (nsid == 0) {
             nsid = 1;
             while (s.sta().ns(nsid) != null) {
                 nsid++;
             }
+        } else if (s.sta().ns(nsid) != null) {
+            throw new ConfigException("namespace.nsid", "namespace " + nsid + " already exists in " + nqn);
         }
         if (!Sta.isLogicalBlockSizeSupported(n.blockSize())) {
-            throw new DocaException(DocaError.INVALID_VALUE, "block_size must be 512 or 4096");
+            throw new ConfigException("namespace.block_size", n.blockSize() + " must be 512 or 4096");
         }
         long size = n.sizeMb() * 1024L * 1024L;
+        if (n.isRam()) {
+            MemoryBudget.check("namespace.size_mb", size);
+        }
+        Path created = null;
         String beName = nqn + "/ns" + nsid;
         StaBackend be = switch (n.backend()) {
             case "memory", "malloc" -> {
@@ -428,7 +541,9 @@ public final class NvmfTarget implements AutoCloseable {
                 if (n.path() == null) {
                     throw new DocaException(DocaError.INVALID_VALUE, "file namespace needs path");
                 }
-                yield FileBackend.open(beName, Path.of(n.path()), size);
+                Path f = Path.of(n.path());
+                created = Files.exists(f, java.nio.file.LinkOption.NOFOLLOW_LINKS) ? null : f;
+                yield FileBackend.open(beName, f, size);
             }
             default -> throw new DocaException(DocaError.INVALID_VALUE, "unknown backend " + n.backend() + " (memory, file, null)");
         };
@@ -440,7 +555,11 @@ public final class NvmfTarget implements AutoCloseable {
             s.sta().addNs(nsid, n.blockSize(), 1, be);
         } catch (DocaException e) {
             sta.backendDestroy(be);
+            deleteQuietly(created);
             throw e;
+        }
+        if (created != null && !started) {
+            createdFiles.add(created);
         }
         if (n.uuid() != null) {
             s.setUuid(nsid, UUID.fromString(n.uuid()));
@@ -448,6 +567,16 @@ public final class NvmfTarget implements AutoCloseable {
         LOG.info("namespace {} of {}: {} back-end, {} B, {}-byte blocks", nsid, nqn, be.kind(), be.sizeBytes(), n.blockSize());
         namespaceChanged(s, nsid);
         return nsid;
+    }
+
+    private static void deleteQuietly(Path f) {
+        if (f != null) {
+            try {
+                Files.deleteIfExists(f);
+            } catch (IOException ignored) {
+                // the caller reports the original error
+            }
+        }
     }
 
     /** Removes a namespace with the asynchronous rm-ns task; completes when in-flight I/O drained. */
@@ -596,14 +725,16 @@ public final class NvmfTarget implements AutoCloseable {
         return t;
     }
 
-    byte[] discoveryLog(String hostNqn) {
+    /**
+     * The discovery log for {@code c}'s host, as Linux nvmet builds it: only the port the host
+     * connected to, and on it only the subsystems that have that listener and allow that host.
+     */
+    byte[] discoveryLog(NvmfController c) {
         List<DiscoveryLog.Entry> entries = new ArrayList<>();
-        for (NvmfSubsystem s : subsystems()) {
-            if (s.isDiscovery() || !s.hostAllowed(hostNqn)) {
-                continue;
-            }
-            for (Listener l : listeners) {
-                if (s.listenerRestrictions().isEmpty() || s.reachableOn(l.address(), l.port())) {
+        Listener l = listenerOf(c.adminQp().localAddress());
+        if (l != null) {
+            for (NvmfSubsystem s : subsystems()) {
+                if (!s.isDiscovery() && s.hostAllowed(c.hostNqn()) && reachableOn(s, l)) {
                     entries.add(new DiscoveryLog.Entry(s.nqn(), l.address(), l.port(), l.portId()));
                 }
             }
@@ -689,32 +820,55 @@ public final class NvmfTarget implements AutoCloseable {
         }
     }
 
-    /** For the RPC server's "nvmf_get_subsystems". */
-    public List<Map<String, Object>> describeSubsystems() {
+    /**
+     * For the RPC server's {@code nvmf_get_subsystems}, in SPDK's shape: nqn, subtype,
+     * listen_addresses [{trtype, adrfam, traddr, trsvcid}], allow_any_host, hosts [{nqn}], and for
+     * NVMe subsystems serial_number, model_number, max_namespaces, min/max_cntlid and namespaces
+     * [{nsid, bdev_name, name, uuid}] (plus jdoca's block_size, num_blocks, backend).
+     */
+    public List<Map<String, Object>> describeSubsystems(String onlyNqn) {
         List<Map<String, Object>> out = new ArrayList<>();
         for (NvmfSubsystem s : subsystems()) {
+            if (onlyNqn != null && !onlyNqn.equals(s.nqn())) {
+                continue;
+            }
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("nqn", s.nqn());
             m.put("subtype", s.isDiscovery() ? "Discovery" : "NVMe");
-            if (!s.isDiscovery()) {
-                m.put("serial_number", s.serial());
-                m.put("model_number", s.model());
-                m.put("allow_any_host", s.allowAnyHost());
-                m.put("hosts", new ArrayList<>(s.hosts()));
-                List<Map<String, Object>> nss = new ArrayList<>();
-                for (StaNamespace ns : s.sta().namespaces()) {
-                    nss.add(Map.of("nsid", ns.nsid(), "block_size", ns.blockSize(), "num_blocks", ns.sizeBlocks(),
-                            "backend", ns.backend().kind(), "uuid", s.uuid(ns.nsid()).toString()));
-                }
-                m.put("namespaces", nss);
-            }
             List<Map<String, Object>> ls = new ArrayList<>();
-            for (Map<String, Object> l : listeners()) {
-                if (s.listenerRestrictions().isEmpty() || s.reachableOn((String) l.get("address"), (Integer) l.get("port"))) {
-                    ls.add(l);
+            for (Listener l : listeners) {
+                if (!s.isDiscovery() && reachableOn(s, l)) {
+                    Map<String, Object> a = new LinkedHashMap<>();
+                    a.put("trtype", "TCP");
+                    a.put("adrfam", l.ip() instanceof java.net.Inet6Address ? "IPv6" : "IPv4");
+                    a.put("traddr", l.address());
+                    a.put("trsvcid", Integer.toString(l.port()));
+                    ls.add(a);
                 }
             }
             m.put("listen_addresses", ls);
+            m.put("allow_any_host", s.allowAnyHost());
+            m.put("hosts", s.hosts().stream().sorted().map(h -> Map.of("nqn", h)).toList());
+            if (!s.isDiscovery()) {
+                m.put("serial_number", s.serial());
+                m.put("model_number", s.model());
+                m.put("max_namespaces", s.sta().maxNamespaces());
+                m.put("min_cntlid", 1);
+                m.put("max_cntlid", 0xffef);
+                List<Map<String, Object>> nss = new ArrayList<>();
+                for (StaNamespace ns : s.sta().namespaces()) {
+                    Map<String, Object> n = new LinkedHashMap<>();
+                    n.put("nsid", ns.nsid());
+                    n.put("bdev_name", ns.backend().name());
+                    n.put("name", ns.backend().name());
+                    n.put("uuid", s.uuid(ns.nsid()).toString());
+                    n.put("block_size", ns.blockSize());
+                    n.put("num_blocks", ns.sizeBlocks());
+                    n.put("backend", ns.backend().kind());
+                    nss.add(n);
+                }
+                m.put("namespaces", nss);
+            }
             out.add(m);
         }
         return out;

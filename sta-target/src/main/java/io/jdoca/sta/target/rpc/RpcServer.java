@@ -1,15 +1,22 @@
 package io.jdoca.sta.target.rpc;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.sta.StaStats;
+import io.jdoca.sta.target.config.ConfigException;
+import io.jdoca.sta.target.config.Nqn;
 import io.jdoca.sta.target.config.TargetConfig;
 import io.jdoca.sta.target.nvmf.NvmfTarget;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -17,52 +24,161 @@ import java.nio.channels.Channels;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * JSON-RPC 2.0 management server on a Unix socket, in the spirit of SPDK's {@code rpc.py}: one
- * request per line, one response per line. Methods: {@code nvmf_get_subsystems},
- * {@code nvmf_create_subsystem}, {@code nvmf_delete_subsystem}, {@code nvmf_subsystem_add_ns},
- * {@code nvmf_subsystem_remove_ns}, {@code nvmf_subsystem_add_listener},
- * {@code nvmf_subsystem_add_host}, {@code nvmf_subsystem_remove_host}, {@code nvmf_get_stats},
- * {@code rpc_get_methods}.
+ * JSON-RPC 2.0 management server on a Unix socket, compatible with SPDK's {@code rpc.py}: it reads
+ * one complete JSON value at a time whatever the whitespace (rpc.py sends pretty-printed objects
+ * with no trailing newline) and answers each with one JSON object and a newline. A request cut
+ * short by a disconnect is never executed. Errors: -32700 malformed JSON, -32600 not a request,
+ * -32601 unknown method, -32602 bad parameters (the message names the field), -32603 internal.
  *
- * <p>One thread per client connection (control path).
+ * <p>Methods, with SPDK's parameter names and result shapes: {@code rpc_get_methods},
+ * {@code nvmf_get_subsystems}, {@code nvmf_create_subsystem}, {@code nvmf_delete_subsystem},
+ * {@code nvmf_subsystem_add_ns} (jdoca back-ends: {@code namespace: {backend, size_mb, ...}}),
+ * {@code nvmf_subsystem_remove_ns}, {@code nvmf_subsystem_add_listener},
+ * {@code nvmf_subsystem_add_host}, {@code nvmf_subsystem_remove_host}, {@code nvmf_get_stats}.
+ *
+ * <p>The socket is private to its owner: it is bound inside a fresh 0700 directory, made 0600,
+ * then hard-linked to its path (which fails if the path exists), so it is never reachable with
+ * looser permissions. A path on which a live server answers is refused ({@link #bind()}); a stale
+ * socket file is replaced; {@link #close()} removes the file only while it is still this server's
+ * (same device and inode).
+ *
+ * <p>Threads: one accept thread and one thread per client connection (control path).
  */
 public final class RpcServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RpcServer.class);
-    static final ObjectMapper MAPPER = new ObjectMapper();
+    static final ObjectMapper MAPPER = new ObjectMapper(JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).maxStringLength(1 << 16).build())
+            .build());
     public static final List<String> METHODS = List.of("rpc_get_methods", "nvmf_get_subsystems", "nvmf_create_subsystem",
             "nvmf_delete_subsystem", "nvmf_subsystem_add_ns", "nvmf_subsystem_remove_ns", "nvmf_subsystem_add_listener",
             "nvmf_subsystem_add_host", "nvmf_subsystem_remove_host", "nvmf_get_stats");
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFSOCK = 0140000;
 
-    private final NvmfTarget target;
+    private volatile NvmfTarget target;
     private final Path path;
     private ServerSocketChannel server;
+    private Object ownedKey;
     private volatile boolean open;
 
     public RpcServer(NvmfTarget target, Path path) {
         this.target = target;
-        this.path = path;
+        this.path = path.toAbsolutePath();
     }
 
-    public void start() throws IOException {
+    // ------------------------------------------------------------------ socket ownership
+
+    /**
+     * Claims the socket path (control path). Throws ConfigException (field {@code rpc_socket}) when
+     * a live server answers there, when the path is not a socket or belongs to another user, or
+     * when its directory is missing; a stale socket (nothing answers) is replaced.
+     */
+    public synchronized void bind() throws IOException {
+        if (server != null) {
+            return;
+        }
+        TargetConfig.checkSocketPath("rpc_socket", path.toString());
+        Path dir = path.getParent();
+        if (dir == null || !Files.isDirectory(dir)) {
+            throw new ConfigException("rpc_socket", "directory " + dir + " does not exist");
+        }
+        for (int attempt = 0; ; attempt++) {
+            if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+                removeIfStale();
+            }
+            Path priv = dir.resolve(".rpc" + ProcessHandle.current().pid() + "-" + attempt);
+            if (priv.resolve("s").toString().getBytes(StandardCharsets.UTF_8).length > 107) {
+                throw new ConfigException("rpc_socket", "directory path too long for a Unix socket (keep it under 90 bytes)");
+            }
+            Files.createDirectory(priv, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Path tmp = priv.resolve("s");
+            ServerSocketChannel ch = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            try {
+                ch.bind(UnixDomainSocketAddress.of(tmp));
+                Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
+                Files.createLink(path, tmp); // atomic: fails if another server took the path meanwhile
+                server = ch;
+                ownedKey = fileKey(path);
+                return;
+            } catch (FileAlreadyExistsException e) {
+                ch.close();
+                if (attempt >= 2) {
+                    throw new ConfigException("rpc_socket", path + " is being taken by another process");
+                }
+            } catch (IOException | RuntimeException e) {
+                ch.close();
+                throw e;
+            } finally {
+                Files.deleteIfExists(tmp);
+                Files.deleteIfExists(priv);
+            }
+        }
+    }
+
+    private void removeIfStale() throws IOException {
+        int mode = (Integer) Files.getAttribute(path, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+        if ((mode & S_IFMT) != S_IFSOCK) {
+            throw new ConfigException("rpc_socket", path + " exists and is not a socket: not replacing it");
+        }
+        int uid = (Integer) Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        int me = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        if (uid != me) {
+            throw new ConfigException("rpc_socket", path + " belongs to another user (uid " + uid + "): not replacing it");
+        }
+        if (answers(path)) {
+            throw new ConfigException("rpc_socket", path + " is in use by a running server (another sta-target?): "
+                    + "stop it or choose another socket");
+        }
         Files.deleteIfExists(path);
-        server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        server.bind(UnixDomainSocketAddress.of(path));
+        LOG.info("removed stale RPC socket {} (nothing answered on it)", path);
+    }
+
+    /** True when something accepts connections on the Unix socket {@code p}. */
+    static boolean answers(Path p) {
+        try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            ch.connect(UnixDomainSocketAddress.of(p));
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static Object fileKey(Path p) throws IOException {
+        return List.of(Files.getAttribute(p, "unix:dev", LinkOption.NOFOLLOW_LINKS), Files.getAttribute(p, "unix:ino", LinkOption.NOFOLLOW_LINKS));
+    }
+
+    /** Serves {@code t} on the socket claimed by {@link #bind()} (the app claims it before the target starts). */
+    public void start(NvmfTarget t) throws IOException {
+        this.target = t;
+        start();
+    }
+
+    /** Binds if not yet bound, then serves on an accept thread. */
+    public void start() throws IOException {
+        bind();
         open = true;
         Thread t = new Thread(this::acceptLoop, "sta-rpc");
         t.setDaemon(true);
         t.start();
-        LOG.info("JSON-RPC listening on {}", path);
+        LOG.info("JSON-RPC listening on {} (mode 0600)", path);
     }
 
     private void acceptLoop() {
@@ -81,54 +197,106 @@ public final class RpcServer implements AutoCloseable {
         }
     }
 
-    private void serve(SocketChannel c) {
-        try (c; BufferedReader in = new BufferedReader(new InputStreamReader(Channels.newInputStream(c), StandardCharsets.UTF_8));
-             OutputStream out = Channels.newOutputStream(c)) {
-            String line;
-            while ((line = in.readLine()) != null) {
-                if (line.isBlank()) {
-                    continue;
+    // ------------------------------------------------------------------ framing
+
+    /** Serves one connection: reads complete JSON values one at a time, answers each. */
+    void serve(SocketChannel c) {
+        try (c; InputStream in = Channels.newInputStream(c); OutputStream out = Channels.newOutputStream(c);
+             JsonParser jp = MAPPER.createParser(in)) {
+            for (;;) {
+                JsonNode req;
+                try {
+                    if (jp.nextToken() == null) {
+                        return; // clean end between requests
+                    }
+                    req = MAPPER.readTree(jp);
+                } catch (JsonEOFException e) {
+                    LOG.debug("rpc client left mid-request: nothing executed");
+                    return;
+                } catch (JsonProcessingException e) {
+                    // The stream cannot be resynchronised after malformed JSON: answer, then close.
+                    write(out, error(null, -32700, "Parse error: " + oneLine(e.getOriginalMessage())));
+                    return;
                 }
-                String resp = handle(line);
-                out.write((resp + "\n").getBytes(StandardCharsets.UTF_8));
-                out.flush();
+                String resp = handle(req);
+                if (resp != null) {
+                    write(out, resp);
+                }
             }
         } catch (IOException e) {
             LOG.debug("rpc client: {}", e.getMessage());
         }
     }
 
-    /** Handles one JSON-RPC request line and returns the response line. */
-    public String handle(String line) {
-        JsonNode id = null;
+    private static void write(OutputStream out, String resp) throws IOException {
+        out.write((resp + "\n").getBytes(StandardCharsets.UTF_8));
+        out.flush();
+    }
+
+    private static String oneLine(String s) {
+        return s == null ? "" : s.lines().findFirst().orElse("");
+    }
+
+    /** Handles one request given as text (tests, fuzzing); returns the response. */
+    public String handle(String text) {
+        JsonNode req;
         try {
-            JsonNode req = MAPPER.readTree(line);
-            id = req.get("id");
-            String method = req.path("method").asText(null);
-            if (method == null) {
-                return error(id, -32600, "Invalid Request");
-            }
-            JsonNode params = req.has("params") ? req.get("params") : MAPPER.createObjectNode();
-            Object result = call(method, params);
+            req = MAPPER.readTree(text);
+        } catch (JsonProcessingException e) {
+            return error(null, -32700, "Parse error: " + oneLine(e.getOriginalMessage()));
+        }
+        if (req == null || req.isMissingNode()) {
+            return error(null, -32700, "Parse error: empty request");
+        }
+        String r = handle(req);
+        return r != null ? r : error(null, -32600, "Invalid Request: notification (no id) gets no response");
+    }
+
+    /** Handles one parsed request; returns the response, or null for a notification (no id). */
+    public String handle(JsonNode req) {
+        JsonNode id = req.get("id");
+        if (!req.isObject()) {
+            return error(null, -32600, "Invalid Request: not a JSON object");
+        }
+        if (id != null && !(id.isTextual() || id.isNumber() || id.isNull())) {
+            return error(null, -32600, "Invalid Request: id must be a string, a number or null");
+        }
+        if (!"2.0".equals(req.path("jsonrpc").asText(null)) || !req.path("jsonrpc").isTextual()) {
+            return error(id, -32600, "Invalid Request: jsonrpc must be \"2.0\"");
+        }
+        JsonNode m = req.get("method");
+        if (m == null || !m.isTextual()) {
+            return error(id, -32600, "Invalid Request: method must be a string");
+        }
+        String resp;
+        try {
+            Object result = call(m.asText(), req.get("params"));
             ObjectNode r = MAPPER.createObjectNode();
             r.put("jsonrpc", "2.0");
             r.set("id", id);
             r.set("result", MAPPER.valueToTree(result));
-            return MAPPER.writeValueAsString(r);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            return error(id, -32700, "Parse error: " + e.getOriginalMessage());
+            resp = MAPPER.writeValueAsString(r);
         } catch (NoSuchMethodException e) {
-            return error(id, -32601, "Method not found: " + e.getMessage());
+            resp = error(id, -32601, "Method not found: " + e.getMessage());
         } catch (IllegalArgumentException e) {
-            return error(id, -32602, "Invalid params: " + e.getMessage());
+            resp = error(id, -32602, "Invalid parameters: " + e.getMessage());
         } catch (DocaException e) {
-            return error(id, -32000 - e.error().code(), e.getMessage());
+            resp = docaError(id, e);
         } catch (Exception e) {
-            return error(id, -32603, "Internal error: " + e);
+            LOG.warn("rpc {}: {}", m.asText(), e.toString());
+            resp = error(id, -32603, "Internal error: " + e.getMessage());
         }
+        return id == null ? null : resp;
     }
 
-    private static String error(JsonNode id, int code, String msg) {
+    private static String docaError(JsonNode id, DocaException e) {
+        DocaError d = e.error();
+        boolean caller = d == DocaError.NOT_FOUND || d == DocaError.INVALID_VALUE || d == DocaError.ALREADY_EXIST
+                || d == DocaError.FULL || d == DocaError.IN_USE;
+        return error(id, caller ? -32602 : -32603, (caller ? "Invalid parameters: " : "Internal error: ") + e.getMessage());
+    }
+
+    static String error(JsonNode id, int code, String msg) {
         ObjectNode r = MAPPER.createObjectNode();
         r.put("jsonrpc", "2.0");
         r.set("id", id);
@@ -137,70 +305,251 @@ public final class RpcServer implements AutoCloseable {
         e.put("message", msg);
         try {
             return MAPPER.writeValueAsString(r);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
-            return "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32603,\"message\":\"internal\"}}";
+        } catch (JsonProcessingException ex) {
+            return "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32603,\"message\":\"internal\"}}";
         }
     }
 
-    private static String req(JsonNode p, String name) {
-        JsonNode v = p.get(name);
-        if (v == null || v.isNull()) {
-            throw new IllegalArgumentException("missing " + name);
-        }
-        return v.asText();
-    }
+    // ------------------------------------------------------------------ parameters
 
-    private Object call(String method, JsonNode p) throws Exception {
-        switch (method) {
-            case "rpc_get_methods":
-                return METHODS;
-            case "nvmf_get_subsystems":
-                return target.describeSubsystems();
-            case "nvmf_create_subsystem": {
-                TargetConfig.SubsystemConfig c = new TargetConfig.SubsystemConfig(req(p, "nqn"),
-                        p.path("serial_number").asText(null), p.path("model_number").asText(null),
-                        p.path("allow_any_host").asBoolean(false), null, null);
-                target.createSubsystem(c);
-                return true;
+    /** A method's parameters: an object with only the listed keys, typed getters naming the field. */
+    static final class Params {
+        private final JsonNode p;
+        private final String prefix;
+
+        Params(JsonNode params, String prefix, String... allowed) {
+            this.prefix = prefix;
+            if (params == null || params.isNull()) {
+                params = MAPPER.createObjectNode();
             }
-            case "nvmf_delete_subsystem":
-                target.deleteSubsystem(req(p, "nqn"));
-                return true;
-            case "nvmf_subsystem_add_ns": {
-                JsonNode n = p.has("namespace") ? p.get("namespace") : p;
-                TargetConfig.NamespaceConfig nc = TargetConfig.MAPPER.treeToValue(stripNqn(n), TargetConfig.NamespaceConfig.class);
-                return target.addNamespace(req(p, "nqn"), nc);
+            if (!params.isObject()) {
+                throw new ConfigException(prefix.isEmpty() ? "params" : prefix, "must be a JSON object");
             }
-            case "nvmf_subsystem_remove_ns":
-                target.removeNamespace(req(p, "nqn"), Integer.parseInt(req(p, "nsid"))).get(30, TimeUnit.SECONDS);
-                return true;
-            case "nvmf_subsystem_add_listener": {
-                JsonNode a = p.has("listen_address") ? p.get("listen_address") : p;
-                String addr = a.path("traddr").asText(a.path("address").asText("127.0.0.1"));
-                if (!a.has("trsvcid") && !a.has("port")) {
-                    throw new IllegalArgumentException("missing listen_address.trsvcid (port)");
+            Set<String> ok = Set.of(allowed);
+            for (Iterator<String> it = params.fieldNames(); it.hasNext(); ) {
+                String k = it.next();
+                if (!ok.contains(k)) {
+                    throw new ConfigException(name(k), "unknown parameter (known: " + String.join(", ", allowed) + ")");
                 }
+            }
+            this.p = params;
+        }
+
+        String name(String k) {
+            return prefix.isEmpty() ? k : prefix + "." + k;
+        }
+
+        boolean has(String k) {
+            return p.hasNonNull(k);
+        }
+
+        JsonNode node(String k) {
+            return p.get(k);
+        }
+
+        String str(String k, boolean required) {
+            JsonNode v = p.get(k);
+            if (v == null || v.isNull()) {
+                if (required) {
+                    throw new ConfigException(name(k), "missing (required)");
+                }
+                return null;
+            }
+            if (!v.isTextual()) {
+                throw new ConfigException(name(k), "must be a string");
+            }
+            return v.asText();
+        }
+
+        Boolean bool(String k) {
+            JsonNode v = p.get(k);
+            if (v == null || v.isNull()) {
+                return null;
+            }
+            if (!v.isBoolean()) {
+                throw new ConfigException(name(k), "must be true or false");
+            }
+            return v.asBoolean();
+        }
+
+        Long integer(String k, boolean required, long min, long max) {
+            JsonNode v = p.get(k);
+            if (v == null || v.isNull()) {
+                if (required) {
+                    throw new ConfigException(name(k), "missing (required)");
+                }
+                return null;
+            }
+            if (!v.isIntegralNumber() || !v.canConvertToLong()) {
+                throw new ConfigException(name(k), "must be an integer");
+            }
+            long x = v.asLong();
+            if (x < min || x > max) {
+                throw new ConfigException(name(k), x + " is out of range " + min + ".." + max);
+            }
+            return x;
+        }
+
+        /** A parameter jdoca accepts only at SPDK's default value (the feature is not implemented). */
+        void onlyDefault(String k, Object dflt) {
+            JsonNode v = p.get(k);
+            if (v != null && !v.isNull() && !MAPPER.valueToTree(dflt).equals(v)) {
+                throw new ConfigException(name(k), "only " + dflt + " is supported by jdoca");
+            }
+        }
+
+        /** SPDK's tgt_name: jdoca has one NVMe-oF target. */
+        void noTarget() {
+            if (has("tgt_name")) {
+                throw new ConfigException("tgt_name", "jdoca runs one NVMe-oF target: omit tgt_name");
+            }
+        }
+
+        String nqn(String k) {
+            String v = str(k, true);
+            Nqn.check(name(k), v);
+            return v;
+        }
+    }
+
+    // ------------------------------------------------------------------ methods
+
+    private Object call(String method, JsonNode params) throws Exception {
+        switch (method) {
+            case "rpc_get_methods": {
+                Params p = new Params(params, "", "current", "include_aliases");
+                p.bool("current");
+                p.bool("include_aliases");
+                return METHODS;
+            }
+            case "nvmf_get_subsystems": {
+                Params p = new Params(params, "", "nqn", "tgt_name");
+                p.noTarget();
+                String nqn = p.str("nqn", false);
+                List<Map<String, Object>> l = target.describeSubsystems(nqn);
+                if (nqn != null && l.isEmpty()) {
+                    throw new ConfigException("nqn", "no subsystem " + nqn);
+                }
+                return l;
+            }
+            case "nvmf_create_subsystem": {
+                Params p = new Params(params, "", "nqn", "serial_number", "model_number", "allow_any_host", "max_namespaces",
+                        "tgt_name", "ana_reporting", "min_cntlid", "max_cntlid", "max_discard_size_kib",
+                        "max_write_zeroes_size_kib", "passthrough", "enable_nssr");
+                p.noTarget();
+                String nqn = p.nqn("nqn");
+                Long maxNs = p.integer("max_namespaces", false, 0, io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM);
+                if (maxNs != null && maxNs != 0 && maxNs != io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM) {
+                    throw new ConfigException("max_namespaces", "jdoca subsystems hold " + io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM
+                            + " namespaces: give 0 or " + io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM);
+                }
+                p.onlyDefault("ana_reporting", false);
+                p.onlyDefault("min_cntlid", 1);
+                p.onlyDefault("max_cntlid", 0xffef);
+                p.onlyDefault("max_discard_size_kib", 0);
+                p.onlyDefault("max_write_zeroes_size_kib", 0);
+                p.onlyDefault("passthrough", false);
+                p.onlyDefault("enable_nssr", false);
+                Boolean any = p.bool("allow_any_host");
+                target.createSubsystem(new TargetConfig.SubsystemConfig(nqn, p.str("serial_number", false),
+                        p.str("model_number", false), any != null && any, null, null));
+                return true;
+            }
+            case "nvmf_delete_subsystem": {
+                Params p = new Params(params, "", "nqn", "tgt_name");
+                p.noTarget();
+                target.deleteSubsystem(p.str("nqn", true));
+                return true;
+            }
+            case "nvmf_subsystem_add_ns":
+                return addNs(params);
+            case "nvmf_subsystem_remove_ns": {
+                Params p = new Params(params, "", "nqn", "nsid", "tgt_name");
+                p.noTarget();
+                String nqn = p.str("nqn", true);
+                int nsid = p.integer("nsid", true, 1, io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM).intValue();
+                if (target.subsystem(nqn) == null || target.subsystem(nqn).isDiscovery()) {
+                    throw new ConfigException("nqn", "no subsystem " + nqn);
+                }
+                if (target.subsystem(nqn).ns(nsid) == null) {
+                    throw new ConfigException("nsid", "no namespace " + nsid + " in " + nqn);
+                }
+                try {
+                    target.removeNamespace(nqn, nsid).get(30, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof DocaException d) {
+                        throw d;
+                    }
+                    throw new IllegalStateException(String.valueOf(e.getCause()), e.getCause());
+                } catch (TimeoutException e) {
+                    throw new IllegalStateException("namespace " + nsid + " of " + nqn + " did not drain within 30 s");
+                }
+                return true;
+            }
+            case "nvmf_subsystem_add_listener": {
+                Params p = new Params(params, "", "nqn", "listen_address", "tgt_name", "secure_channel", "sock_impl", "ana_state");
+                p.noTarget();
+                p.onlyDefault("secure_channel", false);
+                if (p.has("sock_impl") || p.has("ana_state")) {
+                    throw new ConfigException(p.has("sock_impl") ? "sock_impl" : "ana_state", "not supported by jdoca");
+                }
+                String nqn = p.str("nqn", true);
+                if (!p.has("listen_address")) {
+                    throw new ConfigException("listen_address", "missing (required)");
+                }
+                Params a = new Params(p.node("listen_address"), "listen_address", "trtype", "adrfam", "traddr", "trsvcid");
+                String trtype = a.str("trtype", false);
+                if (trtype != null && !trtype.equalsIgnoreCase("tcp")) {
+                    throw new ConfigException("listen_address.trtype", "\"" + trtype + "\": jdoca's target speaks TCP");
+                }
+                String addr = a.str("traddr", true);
+                var ip = TargetConfig.ipLiteral("listen_address.traddr", addr);
+                String adrfam = a.str("adrfam", false);
+                if (adrfam != null && !adrfam.equalsIgnoreCase(ip instanceof java.net.Inet6Address ? "ipv6" : "ipv4")) {
+                    throw new ConfigException("listen_address.adrfam", "\"" + adrfam + "\" does not match traddr " + addr);
+                }
+                String svc = a.str("trsvcid", true);
                 int port;
                 try {
-                    port = a.has("trsvcid") ? Integer.parseInt(a.get("trsvcid").asText()) : a.get("port").asInt();
+                    port = Integer.parseInt(svc);
                 } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("bad port: " + e.getMessage());
+                    throw new ConfigException("listen_address.trsvcid", "\"" + svc + "\" is not a port number");
                 }
                 if (port < 0 || port > 65535) {
-                    throw new IllegalArgumentException("port out of range: " + port);
+                    throw new ConfigException("listen_address.trsvcid", port + " is out of range 0..65535");
                 }
-                if (p.hasNonNull("nqn")) {
-                    return target.addSubsystemListener(p.get("nqn").asText(), addr, port);
+                if (target.subsystem(nqn) == null) {
+                    throw new ConfigException("nqn", "no subsystem " + nqn);
                 }
-                return target.addListener(addr, port);
+                try {
+                    target.addSubsystemListener(nqn, addr, port);
+                } catch (IOException e) {
+                    throw new ConfigException("listen_address", e.getMessage());
+                }
+                return true;
             }
-            case "nvmf_subsystem_add_host":
-                target.addHost(req(p, "nqn"), req(p, "host"));
+            case "nvmf_subsystem_add_host": {
+                Params p = new Params(params, "", "nqn", "host", "tgt_name", "psk", "dhchap_key", "dhchap_ctrlr_key");
+                p.noTarget();
+                for (String k : List.of("psk", "dhchap_key", "dhchap_ctrlr_key")) {
+                    if (p.has(k)) {
+                        throw new ConfigException(k, "authentication and TLS are not supported by jdoca");
+                    }
+                }
+                String nqn = p.str("nqn", true);
+                String host = p.nqn("host");
+                target.addHost(nqn, host);
                 return true;
-            case "nvmf_subsystem_remove_host":
-                target.removeHost(req(p, "nqn"), req(p, "host"));
+            }
+            case "nvmf_subsystem_remove_host": {
+                Params p = new Params(params, "", "nqn", "host", "tgt_name");
+                p.noTarget();
+                target.removeHost(p.str("nqn", true), p.str("host", true));
                 return true;
+            }
             case "nvmf_get_stats": {
+                Params p = new Params(params, "", "tgt_name");
+                p.noTarget();
                 List<Map<String, Object>> out = new ArrayList<>();
                 for (StaStats s : target.stats()) {
                     Map<String, Object> m = new LinkedHashMap<>();
@@ -216,25 +565,66 @@ public final class RpcServer implements AutoCloseable {
         }
     }
 
-    private static JsonNode stripNqn(JsonNode n) {
-        if (n instanceof ObjectNode o && o.has("nqn")) {
-            ObjectNode c = o.deepCopy();
-            c.remove("nqn");
-            return c;
+    /**
+     * SPDK's {@code {nqn, namespace: {...}}} with jdoca's back-end fields ({@code backend},
+     * {@code size_mb}, {@code block_size}, {@code path}, {@code nsid}, {@code uuid}), or the same
+     * fields flat next to {@code nqn} (sta-rpc's key=value form). SPDK bdevs come with a later
+     * issue: {@code bdev_name} is refused with a clear message.
+     */
+    private Object addNs(JsonNode params) throws Exception {
+        String[] nsKeys = {"nsid", "backend", "size_mb", "block_size", "path", "uuid", "bdev_name", "nguid", "eui64",
+            "anagrpid", "no_auto_visible", "hide_metadata", "ptpl_file"};
+        boolean nested = params != null && params.has("namespace");
+        Params p;
+        Params n;
+        if (nested) {
+            p = new Params(params, "", "nqn", "namespace", "tgt_name", "no_auto_visible");
+            n = new Params(p.node("namespace"), "namespace", nsKeys);
+        } else {
+            List<String> keys = new ArrayList<>(List.of(nsKeys));
+            keys.addAll(List.of("nqn", "tgt_name"));
+            p = new Params(params, "", keys.toArray(String[]::new));
+            n = p;
         }
-        return n;
+        p.noTarget();
+        String nqn = p.str("nqn", true);
+        if (target.subsystem(nqn) == null || target.subsystem(nqn).isDiscovery()) {
+            throw new ConfigException("nqn", "no subsystem " + nqn);
+        }
+        if (n.has("bdev_name")) {
+            throw new ConfigException(n.name("bdev_name"), "SPDK bdevs are not in jdoca yet: give backend "
+                    + "(memory, file, null) with size_mb, block_size and path");
+        }
+        for (String k : List.of("nguid", "eui64", "anagrpid", "ptpl_file")) {
+            if (n.has(k)) {
+                throw new ConfigException(n.name(k), "not supported by jdoca");
+            }
+        }
+        n.onlyDefault("no_auto_visible", false);
+        n.onlyDefault("hide_metadata", false);
+        p.onlyDefault("no_auto_visible", false);
+        Long nsid = n.integer("nsid", false, 0, io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM);
+        Long size = n.integer("size_mb", false, 0, Long.MAX_VALUE >> 21);
+        Long bs = n.integer("block_size", false, 0, Integer.MAX_VALUE);
+        TargetConfig.NamespaceConfig nc = new TargetConfig.NamespaceConfig(nsid == null ? null : nsid.intValue(),
+                n.str("backend", false), size, bs == null ? null : bs.intValue(), n.str("path", false), n.str("uuid", false));
+        return target.addNamespace(nqn, nc);
     }
 
+    /** Stops serving and removes the socket file if it is still the one this server made. */
     @Override
-    public void close() {
+    public synchronized void close() {
         open = false;
         try {
             if (server != null) {
                 server.close();
             }
-            Files.deleteIfExists(path);
+            if (ownedKey != null && Files.exists(path, LinkOption.NOFOLLOW_LINKS) && ownedKey.equals(fileKey(path))) {
+                Files.deleteIfExists(path);
+            }
         } catch (IOException e) {
-            // best effort
+            LOG.debug("rpc close: {}", e.getMessage());
         }
+        ownedKey = null;
     }
 }
