@@ -80,6 +80,12 @@ public record TargetConfig(
         String msg = e.getOriginalMessage() == null ? e.getClass().getSimpleName() : e.getOriginalMessage();
         msg = msg.lines().findFirst().orElse(msg).replaceAll(" \\(class [^)]*\\)", "")
                 .replaceAll("`[a-z.]+\\.([A-Za-z$]+)`", "$1");
+        if (e instanceof com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException u) {
+            msg = "unknown key (known: " + String.join(", ", u.getKnownPropertyIds().stream().map(String::valueOf).sorted().toList()) + ")";
+        } else if (msg.startsWith("Cannot coerce Floating-point")) {
+            msg = "must be a whole number";
+        }
+        msg = msg.replaceAll(" \\(but could if coercion.*\\)", "");
         if (e instanceof JsonMappingException m && !m.getPath().isEmpty()) {
             return new ConfigException(path(m.getPath()), msg);
         }
