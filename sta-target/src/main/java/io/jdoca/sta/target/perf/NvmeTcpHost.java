@@ -103,12 +103,18 @@ public final class NvmeTcpHost implements AutoCloseable {
 
     /** Fabrics Connect with CATTR (bit 2: disable SQ flow control, reads then end with C2HData SUCCESS). */
     public int[] connect(int qid, int sqsize0, String subnqn, String hostnqn, int cntlid, long katoMs, int cattr) throws IOException {
+        return connect(qid, sqsize0, subnqn, hostnqn, new byte[16], cntlid, katoMs, cattr);
+    }
+
+    /** Fabrics Connect carrying the 16-byte host identifier {@code hostId}. */
+    public int[] connect(int qid, int sqsize0, String subnqn, String hostnqn, byte[] hostId, int cntlid, long katoMs, int cattr)
+            throws IOException {
         int base = txTail;
         long sqe = base + NvmeTcpPdu.CH_LEN;
         FabricsConnectCommand.encode(tx, sqe, 0x7000, qid, sqsize0, katoMs, cattr);
         NvmeCommand.putSgl(tx, sqe, NvmeCommand.SGL_DATA_BLOCK_OFFSET, 0, FabricsConnectCommand.DATA_LEN);
         MemorySegment data = arena.allocate(FabricsConnectCommand.DATA_LEN);
-        FabricsConnectCommand.encodeData(data, 0, new byte[16], cntlid, subnqn, hostnqn);
+        FabricsConnectCommand.encodeData(data, 0, hostId, cntlid, subnqn, hostnqn);
         finishCapsule(base, data, 0, FabricsConnectCommand.DATA_LEN);
         return awaitResp(0x7000);
     }
