@@ -189,7 +189,7 @@ public final class SharedMemory {
      * exported as map {@code mapId} with capability {@code (c0, c1)}. Idempotent per map id.
      * NO_MEMORY when all {@value #SLOTS} slots are taken.
      */
-    static void grant(SharedRegion r, long mapId, long offset, long length, long c0, long c1) {
+    public static void grant(SharedRegion r, long mapId, long offset, long length, long c0, long c1) {
         MemorySegment h = r.header();
         if (h == null || mapId == 0) {
             throw new DocaException(DocaError.NOT_PERMITTED, "only the owner of " + r + " can grant access to it");
@@ -220,7 +220,7 @@ public final class SharedMemory {
     }
 
     /** Withdraws map {@code mapId}'s grant: later imports of its blobs get NOT_PERMITTED. */
-    static void revoke(SharedRegion r, long mapId) {
+    public static void revoke(SharedRegion r, long mapId) {
         MemorySegment h = r.header();
         if (h == null) {
             return;
@@ -245,7 +245,7 @@ public final class SharedMemory {
      * blob came from) for a wrong or stale capability or a range outside the grant, NOT_FOUND when
      * the region is gone. The mapping is not registered as owned: closing it only unmaps.
      */
-    static SharedRegion mapGranted(long regionPid, long regionSeq, long mapId, long c0, long c1, long offset,
+    public static SharedRegion mapGranted(long regionPid, long regionSeq, long mapId, long c0, long c1, long offset,
             long length, String peer) {
         Path path = regionPath(regionPid, regionSeq);
         try (FileChannel fc = openChecked(path)) {
@@ -285,18 +285,34 @@ public final class SharedMemory {
     }
 
     /**
+     * {@link #mapGranted(long, long, long, long, long, long, long, String)} for a region named by
+     * {@link SharedRegion#name()} (e.g. a transport ring a peer announced with its grant id and
+     * capability). INVALID_VALUE for a malformed name.
+     */
+    public static SharedRegion mapGranted(String name, long grantId, long c0, long c1, long offset, long length,
+            String peer) {
+        long[] id = parseName(name);
+        return mapGranted(id[0], id[1], grantId, c0, c1, offset, length, peer);
+    }
+
+    private static long[] parseName(String name) {
+        java.util.regex.Matcher m = name == null ? null : NAME.matcher(name);
+        if (m == null || !m.matches()) {
+            throw new DocaException(DocaError.INVALID_VALUE, "not a jdoca shared region id: '" + name + "'");
+        }
+        return new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2))};
+    }
+
+    /**
      * Maps {@code length} bytes at {@code offset} of the data of the region named {@code name}
      * ({@link SharedRegion#name()}, e.g. a transport ring announced by a peer on this host). The
      * name must be {@code <pid>-<seq>}; the file is opened in the private directory with the same
      * checks as {@link #mapGranted} but no capability. INVALID_VALUE for a malformed name.
      */
     public static SharedRegion mapExisting(String name, long offset, long length) {
-        java.util.regex.Matcher m = name == null ? null : NAME.matcher(name);
-        if (m == null || !m.matches()) {
-            throw new DocaException(DocaError.INVALID_VALUE, "not a jdoca shared region id: '" + name + "'");
-        }
-        long pid = Long.parseLong(m.group(1));
-        long seq = Long.parseLong(m.group(2));
+        long[] id = parseName(name);
+        long pid = id[0];
+        long seq = id[1];
         Path path = regionPath(pid, seq);
         try (FileChannel fc = openChecked(path)) {
             readHeader(fc, path);
