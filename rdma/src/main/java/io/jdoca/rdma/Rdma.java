@@ -615,7 +615,9 @@ public final class Rdma extends Ctx {
                 conn.endpoint = new ShmEndpoint(this, conn, sendQueueSize);
             } catch (RuntimeException e) {
                 fail(conn, "cannot map the peer's ring: " + e.getMessage());
-                return DocaError.NOT_FOUND;
+                // A ring refused by its grant (wrong capability) says so; a vanished one is NOT_FOUND.
+                return e instanceof DocaException d && d.error() == DocaError.NOT_PERMITTED ? DocaError.NOT_PERMITTED
+                        : DocaError.NOT_FOUND;
             }
         } else {
             if (conn.inbound != null) {
