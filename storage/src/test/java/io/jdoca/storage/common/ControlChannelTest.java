@@ -109,6 +109,9 @@ class ControlChannelTest {
             s = s.next();
         }
         assertThat(s).isEqualTo(ServiceControlState.SHUT_DOWN);
-        assertThat(s.canTransitionTo(ServiceControlState.WAIT_QUERY)).isFalse();
+        // a service outlives its initiators: after shutdown the next session starts at WAIT_QUERY
+        assertThat(s.canTransitionTo(ServiceControlState.WAIT_QUERY)).isTrue();
+        assertThat(ServiceControlState.WAIT_QUERY.canTransitionTo(ServiceControlState.WAIT_QUERY)).isFalse();
+        assertThat(s.canTransitionTo(ServiceControlState.RUNNING)).isFalse();
     }
 }
