@@ -104,9 +104,11 @@ public final class TargetRdma {
             boundPort = ch.localPort();
             // One println, not printf: scripts parse this line, and printf hands the stream its
             // pieces one by one, so a reader could see the line without its port number.
-            out.println(String.format(Locale.ROOT, "target-rdma: %d blocks of %d bytes (%s); listening on TCP port %d"
-                    + " (address %s)", storage.blockCount(), storage.blockSize(), storage.description(), boundPort,
-                    cfg.listenAddress() == null ? "all interfaces" : ch.localAddress().getHostAddress()));
+            out.println(cfg.listenAddress() == null
+                    ? "target-rdma: control listener on all interfaces (DOCA's default; --listen-address restricts it)"
+                    : "target-rdma: control listener on " + ch.localAddress().getHostAddress());
+            out.println(String.format(Locale.ROOT, "target-rdma: %d blocks of %d bytes (%s); listening on TCP port %d",
+                    storage.blockCount(), storage.blockSize(), storage.description(), boundPort));
             out.flush();
             rc = serve(ch, out);
         } finally {
