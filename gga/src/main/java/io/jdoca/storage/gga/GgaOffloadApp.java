@@ -59,6 +59,10 @@ public final class GgaOffloadApp implements Callable<Integer> {
             description = "Make every Nth read a recovery read (0 = never; default ${DEFAULT-VALUE}).")
     int recoverEveryN;
 
+    @Option(names = "--listen-address", description = {"IP address the RDMA connections' TCP listeners bind to (jdoca;"
+            + " default: all interfaces, the library's default). The Comch channel is a Unix socket private to this user."})
+    String listenAddress;
+
     @Option(names = "--once", description = {"DOCA's behaviour (jdoca flag): serve one initiator and exit (0 after its"
             + " shutdown, 1 if it left first). Default: a service that outlives its initiators; Ctrl-C ends it."})
     boolean once;
@@ -74,7 +78,8 @@ public final class GgaOffloadApp implements Callable<Integer> {
             AtomicBoolean abort = new AtomicBoolean();
             installCtrlCHandler(abort, Thread.currentThread());
             GgaService s = new GgaService(new GgaService.Config(device, representor, cpus, List.of(data1, data2, dataP),
-                    EcMatrixType.parse(matrixType), channelName, controlTimeoutSeconds * 1_000_000_000L, recoverEveryN, once), abort);
+                    EcMatrixType.parse(matrixType), channelName, controlTimeoutSeconds * 1_000_000_000L, recoverEveryN, once,
+                    io.jdoca.storage.common.AppSupport.parseListenAddress("--listen-address", listenAddress)), abort);
             int rc;
             try {
                 rc = s.run(System.out);

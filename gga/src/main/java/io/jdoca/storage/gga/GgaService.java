@@ -53,12 +53,13 @@ public final class GgaService {
 
     /** The app's flags. */
     public record Config(String device, String representor, List<Integer> cpus, List<String> storageServers,
-            EcMatrixType matrixType, String commandChannelName, long controlTimeoutNanos, int recoverEveryN, boolean once) {
+            EcMatrixType matrixType, String commandChannelName, long controlTimeoutNanos, int recoverEveryN, boolean once,
+            java.net.InetAddress listenAddress) {
         /** DOCA's one-session service (in-process tests and benchmarks). */
         public Config(String device, String representor, List<Integer> cpus, List<String> storageServers,
                 EcMatrixType matrixType, String commandChannelName, long controlTimeoutNanos, int recoverEveryN) {
             this(device, representor, cpus, storageServers, matrixType, commandChannelName, controlTimeoutNanos,
-                    recoverEveryN, true);
+                    recoverEveryN, true, null);
         }
     }
 
@@ -438,7 +439,7 @@ public final class GgaService {
         for (int i = 0; i < cores; i++) {
             GgaWorker w = new GgaWorker(new GgaWorker.Config(i, dev, layout, transactions, 2 * targetCapacity, hostMap,
                     scratchMap, (long) i * transactions * layout.chunkSize(), comch.connection(), cfg.matrixType(),
-                    cfg.recoverEveryN(), dirty));
+                    cfg.recoverEveryN(), dirty, cfg.listenAddress()));
             workers.add(w);
             w.call(w::createObjects, timeout);
             for (int r = 0; r < TargetRole.COUNT; r++) {

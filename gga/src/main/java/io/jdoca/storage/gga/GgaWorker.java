@@ -70,7 +70,7 @@ public final class GgaWorker {
     /** Configuration handed over by the control thread. */
     public record Config(int index, Dev dev, GgaLayout layout, int transactions, long capacity, MemoryMap hostMap,
             MemoryMap scratchMap, long scratchOffset, ComchConnection comch, EcMatrixType matrixType, int recoverEveryN,
-            DirtyStripes[] dirty) {
+            DirtyStripes[] dirty, java.net.InetAddress rdmaBind) {
     }
 
     private final Config cfg;
@@ -229,13 +229,18 @@ public final class GgaWorker {
                 "decompress lz4 stream conf");
         for (int r = 0; r < TargetRole.COUNT; r++) {
             ioData[r] = Rdma.create(dev);
+            ioControl[r] = Rdma.create(dev);
+            if (cfg.rdmaBind() != null) {
+                // The RDMA contexts' TCP listeners bind where the operator says (--listen-address).
+                check(ioData[r].setTcpAddress(cfg.rdmaBind(), null), "rdma io_data tcp address");
+                check(ioControl[r].setTcpAddress(cfg.rdmaBind(), null), "rdma io_control tcp address");
+            }
             ioData[r].setUserData(r);
             check(ioData[r].setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
                     "rdma io_data permissions");
             // io_data carries no tasks of ours (the target drives it); a tiny pool keeps it startable.
             check(ioData[r].taskSendSetConf(this::onUnusedSend, this::onUnusedSend, 1), "rdma io_data conf");
             check(ioData[r].setStateChangedCallback(this::onRdmaState), "rdma io_data state cb");
-            ioControl[r] = Rdma.create(dev);
             ioControl[r].setUserData(r);
             check(ioControl[r].setPermissions(AccessFlags.LOCAL_READ_WRITE), "rdma io_control permissions");
             check(ioControl[r].setSendQueueSize(Math.max(16, 2 * n)), "rdma send queue");

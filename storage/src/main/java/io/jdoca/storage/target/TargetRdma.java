@@ -237,7 +237,7 @@ public final class TargetRdma {
         MemoryMap remote = MemoryMap.createFromExport(p.mmapExport(), dev);
         try {
             for (int i = 0; i < p.coreCount(); i++) {
-                workers.add(new TargetWorker(i, dev, p.transactionCount(), storageMap, remote));
+                workers.add(new TargetWorker(i, dev, p.transactionCount(), storageMap, remote, cfg.listenAddress()));
             }
         } catch (RuntimeException e) {
             closeWorkers();

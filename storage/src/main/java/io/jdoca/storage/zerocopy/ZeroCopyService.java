@@ -42,11 +42,11 @@ public final class ZeroCopyService {
 
     /** DOCA's flags (reference §6). */
     public record Config(String device, String representor, List<Integer> cpus, String storageServer,
-            String commandChannelName, long controlTimeoutNanos, boolean once) {
+            String commandChannelName, long controlTimeoutNanos, boolean once, java.net.InetAddress listenAddress) {
         /** DOCA's one-session relay (in-process tests and benchmarks). */
         public Config(String device, String representor, List<Integer> cpus, String storageServer,
                 String commandChannelName, long controlTimeoutNanos) {
-            this(device, representor, cpus, storageServer, commandChannelName, controlTimeoutNanos, true);
+            this(device, representor, cpus, storageServer, commandChannelName, controlTimeoutNanos, true, null);
         }
     }
 
@@ -254,7 +254,7 @@ public final class ZeroCopyService {
             forward(new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, id(), m.correlationId(),
                     new ControlPayload.InitStorage(p.transactionCount() * 2, cores, rdmaBlob)));
             for (int i = 0; i < cores; i++) {
-                workers.add(new ZeroCopyWorker(i, dev, p.transactionCount(), comch.connection()));
+                workers.add(new ZeroCopyWorker(i, dev, p.transactionCount(), comch.connection(), cfg.listenAddress()));
             }
             for (ZeroCopyWorker w : workers) {
                 for (ConnectionRole role : new ConnectionRole[] {ConnectionRole.IO_DATA, ConnectionRole.IO_CONTROL}) {
