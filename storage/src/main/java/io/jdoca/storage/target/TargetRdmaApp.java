@@ -33,8 +33,8 @@ public final class TargetRdmaApp implements Callable<Integer> {
     @Option(names = "--listen-port", required = true, description = "TCP port to listen on for the storage service (0 = any).")
     int listenPort;
 
-    @Option(names = "--listen-address", description = {"IP address the control listener binds to (jdoca; default: all"
-            + " interfaces, as DOCA). The control port lets any peer that reaches it drive this target: bind it to the"
+    @Option(names = "--listen-address", description = {"IP address the control listener and the RDMA connections' TCP"
+            + " listeners bind to (jdoca; default: all interfaces, as DOCA). The control port lets any peer that reaches it drive this target: bind it to the"
             + " storage network (e.g. 127.0.0.1 on one host) or firewall it (docs/ARCHITECTURE.md, Security)."})
     String listenAddress;
 
