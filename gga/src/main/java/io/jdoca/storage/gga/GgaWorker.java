@@ -845,11 +845,14 @@ public final class GgaWorker {
         storageStepDone(t);
     }
 
-    /** A resync stripe failed: it stays dirty (the target is not declared UP); go on with the next. */
+    /**
+     * A resync stripe failed: it stays dirty, so the target is not declared UP this session; the
+     * transaction retires (no retry loop, no recursion through synchronous failures).
+     */
     private void resyncFailed(Txn t) {
         resyncFailures++;
         to(t, TxnState.IDLE);
-        resyncNext(t);
+        resyncActive--;
     }
 
     private void resyncStepDone(Txn t) {

@@ -164,6 +164,7 @@ class GgaServiceSystemTest {
         String out = svc.output();
         assertThat(out).contains("target data_1").contains("will be resynced from the survivors")
                 .containsPattern("target data_1 resynced: [1-9][0-9]* stripes rebuilt");
+        out.lines().filter(l -> l.contains("resynced:") || l.contains("is back:")).forEach(System.out::println);
         // The second session's table: reads were plain (recovery off, all targets UP) and none failed.
         String second = out.substring(out.lastIndexOf("| GGA offload stats"));
         assertThat((long) stat(second, "| Failed IOs:")).isZero();
