@@ -305,16 +305,22 @@ public final class Verbs {
      */
     public static int getCqEvent(MemorySegment channel, MemorySegment cqOut, MemorySegment ctxOut) {
         MemorySegment cap = capture();
-        int rc = call(() -> (int) GET_CQ_EVENT.invokeExact(cap, channel, cqOut, ctxOut));
+        int rc;
+        try { // no lambda: notification-mode engines call this per wake-up and must not allocate
+            rc = (int) GET_CQ_EVENT.invokeExact(cap, channel, cqOut, ctxOut);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
         return rc == 0 ? 0 : NativeLib.errno(cap);
     }
 
     /** {@code ibv_ack_cq_events}: every event {@link #getCqEvent} returned must be acknowledged. */
     public static void ackCqEvents(MemorySegment cq, int n) {
-        call(() -> {
+        try {
             ACK_CQ_EVENTS.invokeExact(cq, n);
-            return null;
-        });
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
     }
 
     // ---- queue pairs ---------------------------------------------------------------------------

@@ -124,6 +124,9 @@ public final class VerbsConstants {
     public static final int RDMA_CM_EVENT_DEVICE_REMOVAL = 11;
     public static final int RDMA_CM_EVENT_TIMEWAIT_EXIT = 15;
 
+    // poll.h
+    public static final int POLLIN = 1;
+
     /** "Ethernet" / "InfiniBand" / the number, for an {@code IBV_LINK_LAYER_*} value. */
     public static String linkLayerName(int ll) {
         return switch (ll) {

@@ -351,11 +351,20 @@ public final class VerbsLayouts {
             unionLayout(RDMA_CONN_PARAM.withName("conn"), paddingLayout(56)).withName("param"))
             .withName("rdma_cm_event");
 
+    // ---- <poll.h> -------------------------------------------------------------------------------
+
+    /** {@code struct pollfd} (poll.h): how an engine waits on the CM and completion channel fds. */
+    public static final GroupLayout POLLFD = structLayout(
+            JAVA_INT.withName("fd"),
+            JAVA_SHORT.withName("events"),
+            JAVA_SHORT.withName("revents"))
+            .withName("pollfd");
+
     /** Every layout above that has a C struct or union of the same name, for the layout test. */
     public static final List<GroupLayout> ALL = List.of(IBV_GID, IBV_DEVICE_ATTR, IBV_PORT_ATTR, IBV_CONTEXT,
             IBV_COMP_CHANNEL, IBV_CQ, IBV_MR, IBV_QP_CAP, IBV_QP_INIT_ATTR, IBV_QP, IBV_GLOBAL_ROUTE, IBV_AH_ATTR,
             IBV_QP_ATTR, IBV_SGE, IBV_SEND_WR, IBV_RECV_WR, IBV_WC, SOCKADDR_IN, RDMA_EVENT_CHANNEL, RDMA_CONN_PARAM,
-            RDMA_CM_ID, RDMA_CM_EVENT);
+            RDMA_CM_ID, RDMA_CM_EVENT, POLLFD);
 
     /** One named member: its dotted path (C designator), byte offset and byte size. */
     public record Field(String path, long offset, long size) {

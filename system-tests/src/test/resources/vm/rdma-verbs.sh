@@ -1,0 +1,87 @@
+#!/bin/sh
+# Guest script for ../shared/nvme-vm: 'nvme-vm.sh rdma-run REPO REPO/system-tests/src/test/resources/vm/rdma-verbs.sh'
+# (busybox sh in the Soft-RoCE guest; cwd /work = this checkout with its jars already built on the host;
+# rxe0 on eth0 = 10.0.2.15; JDK at /opt/jdk; /out = the run directory's out/). Run by VerbsRpingVmTest (-Pvm).
+#   1. ./jdoca devices lists rxe0 with its capabilities
+#   2. rdma-core's rping server  <- ./jdoca rdma-rping client (-C 10 -V)
+#   3. ./jdoca rdma-rping server <- rdma-core's rping client (-C 10 -V)
+# Every step writes /out/<step>.txt; /out/verbs-summary.txt has one line per check ("ok ..." / "FAIL ...").
+# Exit 0 only when every check passed. Each step is bounded (busybox timeout).
+. /usr/lib/nvmevm/lib.sh
+export JDOCA_NO_BUILD=1 JAVA_HOME=/opt/jdk
+ADDR=${RDMA_ADDR:-10.0.2.15}
+DEV=${RDMA_DEV:-rxe0}
+S=/out/verbs-summary.txt
+: > "$S"
+rc=0
+check() {  # CODE DESCRIPTION COMMAND...: record ok/FAIL; the first failure's CODE becomes the exit status
+  _c=$1; _d=$2; shift 2
+  if "$@"; then echo "ok   $_d" | tee -a "$S"; else echo "FAIL $_d" | tee -a "$S"; [ $rc -ne 0 ] || rc=$_c; fi
+}
+# until rdma_cm has a listener on port $1 (at most $2 s); polls the condition, no fixed sleep
+wait_listen() {
+  _i=0
+  while [ $_i -lt "$2" ]; do
+    rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ":$1 " && return 0
+    rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ":$1\$" && return 0
+    sleep 1; _i=$((_i + 1))
+  done
+  rdma resource show cm_id > "/out/cm_id-$1.txt" 2>&1
+  return 1
+}
+# ./jdoca itself (bash + flock are in the RDMA layer); if it cannot run here, the same java command line it execs
+J=./jdoca
+if ! timeout 300 ./jdoca --version > /out/jdoca-version.txt 2>&1; then
+  echo "note: ./jdoca failed in the guest (see jdoca-version.txt); running its java command line directly" >> "$S"
+  J=/tmp/jdoca-direct
+  printf '%s\n' '#!/bin/sh' 'exec /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED --add-modules=jdk.incubator.vector \' \
+    '  -XX:+UseSerialGC -cp "/work/cli/target/jdoca.jar:/work/cli/target/lib/*" io.jdoca.cli.Main "$@"' > $J
+  chmod +x $J
+fi
+t0=$(uptime_s)
+stamp() { echo "$1: guest uptime $(uptime_s) s (start $t0)" >> /out/verbs-timings.txt; }
+
+# 1. devices
+timeout 300 $J devices > /out/devices.txt 2>&1; drc=$?
+stamp devices
+check 10 "./jdoca devices exit 0" [ $drc -eq 0 ]
+check 10 "./jdoca devices lists $DEV port 1 ACTIVE" grep -q "^  $DEV .* ACTIVE" /out/devices.txt
+check 10 "./jdoca devices lists $DEV capabilities (queue size, SGEs, message size, atomics, MTU, GID)" \
+  sh -c "grep -q 'rdma.max_send_queue_size' /out/devices.txt && grep -q 'rdma.max_send_buf_list_len' /out/devices.txt \
+    && grep -q 'rdma.max_message_size' /out/devices.txt && grep -q 'rdma.atomics' /out/devices.txt \
+    && grep -q 'port 1 mtu' /out/devices.txt && grep -q 'gid\[1\] *::ffff:$ADDR' /out/devices.txt"
+timeout 120 ibv_devinfo -v -d "$DEV" > /out/ibv_devinfo.txt 2>&1
+check 10 "max_qp_wr agrees with ibv_devinfo" sh -c \
+  "w=\$(awk '/max_qp_wr:/ {print \$2; exit}' /out/ibv_devinfo.txt); grep -q \"rdma.max_send_queue_size (max_qp_wr) *\$w\$\" /out/devices.txt"
+
+# 2. C rping server, jdoca client
+P1=17174
+timeout 300 rping -s -a "$ADDR" -p $P1 -v > /out/rping-server.txt 2>&1 &
+SPID=$!
+wait_listen $P1 60 || echo "rping server listener not seen on :$P1" >> "$S"
+timeout 300 $J rdma-rping -c -a "$ADDR" -p $P1 -C 10 -V -v --timeout 120 > /out/jdoca-client.txt 2>&1; crc=$?
+wait $SPID; src=$?
+stamp "rping server / jdoca client"
+check 20 "jdoca rdma-rping -c -C 10 -V against rping -s: exit 0" [ $crc -eq 0 ]
+check 20 "rping -s served the jdoca client: exit 0" [ $src -eq 0 ]
+check 20 "jdoca client: 10 pings verified" grep -q "10 ping(s) of 64 bytes, data verified" /out/jdoca-client.txt
+check 20 "rping server read 10 pings" sh -c "[ \$(grep -c 'server ping data: rdma-ping-' /out/rping-server.txt) -eq 10 ]"
+
+# 3. jdoca server, C rping client
+P2=17175
+timeout 300 $J rdma-rping -s -a "$ADDR" -p $P2 -v --timeout 120 > /out/jdoca-server.txt 2>&1 &
+SPID=$!
+wait_listen $P2 120 || echo "jdoca server listener not seen on :$P2" >> "$S"
+timeout 300 rping -c -a "$ADDR" -p $P2 -C 10 -V -v > /out/rping-client.txt 2>&1; crc=$?
+wait $SPID; src=$?
+stamp "jdoca server / rping client"
+check 30 "rping -c -C 10 -V against jdoca rdma-rping -s: exit 0" [ $crc -eq 0 ]
+check 30 "jdoca rdma-rping -s served the rping client: exit 0" [ $src -eq 0 ]
+check 30 "rping client: 10 pings, no data mismatch" sh -c \
+  "[ \$(grep -c '^ping data: rdma-ping-' /out/rping-client.txt) -eq 10 ] && ! grep -q 'data mismatch' /out/rping-client.txt"
+check 30 "jdoca server read 10 pings" sh -c "[ \$(grep -c 'server ping data: rdma-ping-' /out/jdoca-server.txt) -eq 10 ]"
+
+for f in verbs-summary devices jdoca-client rping-server jdoca-server rping-client verbs-timings; do
+  [ -f "/out/$f.txt" ] && emit_file "$f" "/out/$f.txt"
+done
+exit $rc
