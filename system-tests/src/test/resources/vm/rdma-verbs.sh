@@ -5,8 +5,12 @@
 #   1. ./jdoca devices lists rxe0 with its capabilities
 #   2. rdma-core's rping server  <- ./jdoca rdma-rping client (-C 10 -V)
 #   3. ./jdoca rdma-rping server <- rdma-core's rping client (-C 10 -V)
+#   4. ./jdoca rdma-rping server <- ./jdoca rdma-rping client, -C $ALLOC_PINGS -V --alloc-report: the ping loops
+#      of both allocate 0 bytes per block of 50 pings after warm-up (skip with ALLOC_PINGS=0)
 # Every step writes /out/<step>.txt; /out/verbs-summary.txt has one line per check ("ok ..." / "FAIL ...").
 # Exit 0 only when every check passed. Each step is bounded (busybox timeout).
+# Knobs (environment of a wrapper script that sources this one): STEPS ("devices rping alloc"), ALLOC_PINGS
+# (1000), JDOCA_JAVA_OPTS (extra JVM flags for every jdoca process, e.g. a flight recording).
 . /usr/lib/nvmevm/lib.sh
 export JDOCA_NO_BUILD=1 JAVA_HOME=/opt/jdk
 ADDR=${RDMA_ADDR:-10.0.2.15}
@@ -41,7 +45,11 @@ fi
 t0=$(uptime_s)
 stamp() { echo "$1: guest uptime $(uptime_s) s (start $t0)" >> /out/verbs-timings.txt; }
 
+STEPS=${STEPS:-devices rping alloc}
+step() { case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
 # 1. devices
+if step devices; then
 timeout 300 $J devices > /out/devices.txt 2>&1; drc=$?
 stamp devices
 check 10 "./jdoca devices exit 0" [ $drc -eq 0 ]
@@ -54,6 +62,9 @@ timeout 120 ibv_devinfo -v -d "$DEV" > /out/ibv_devinfo.txt 2>&1
 check 10 "max_qp_wr agrees with ibv_devinfo" sh -c \
   "w=\$(awk '/max_qp_wr:/ {print \$2; exit}' /out/ibv_devinfo.txt); grep -q \"rdma.max_send_queue_size (max_qp_wr) *\$w\$\" /out/devices.txt"
 
+fi
+
+if step rping; then
 # 2. C rping server, jdoca client
 P1=17174
 timeout 300 rping -s -a "$ADDR" -p $P1 -v > /out/rping-server.txt 2>&1 &
@@ -81,7 +92,28 @@ check 30 "rping client: 10 pings, no data mismatch" sh -c \
   "[ \$(grep -c '^ping data: rdma-ping-' /out/rping-client.txt) -eq 10 ] && ! grep -q 'data mismatch' /out/rping-client.txt"
 check 30 "jdoca server read 10 pings" sh -c "[ \$(grep -c 'server ping data: rdma-ping-' /out/jdoca-server.txt) -eq 10 ]"
 
-for f in verbs-summary devices jdoca-client rping-server jdoca-server rping-client verbs-timings; do
+fi
+
+# 4. zero allocation in the ping loop, both sides (jdoca server and client, rping's wire)
+ALLOC_PINGS=${ALLOC_PINGS:-1000}
+if step alloc && [ "$ALLOC_PINGS" -gt 0 ]; then
+  P3=17176
+  timeout 600 $J rdma-rping -s -a "$ADDR" -p $P3 --timeout 120 --alloc-report > /out/jdoca-server-alloc.txt 2>&1 &
+  SPID=$!
+  wait_listen $P3 120 || echo "jdoca server listener not seen on :$P3" >> "$S"
+  timeout 600 $J rdma-rping -c -a "$ADDR" -p $P3 -C "$ALLOC_PINGS" -V --timeout 120 --alloc-report \
+    > /out/jdoca-client-alloc.txt 2>&1; crc=$?
+  wait $SPID; src=$?
+  stamp "jdoca server / jdoca client, $ALLOC_PINGS pings"
+  check 40 "jdoca client -C $ALLOC_PINGS -V against jdoca server: both exit 0" [ $crc -eq 0 -a $src -eq 0 ]
+  check 40 "jdoca client ping loop: 0 bytes per block of 50 pings in steady state" \
+    grep -q "client: allocation: 0 bytes" /out/jdoca-client-alloc.txt
+  check 40 "jdoca server ping loop: 0 bytes per block of 50 pings in steady state" \
+    grep -q "server: allocation: 0 bytes" /out/jdoca-server-alloc.txt
+  grep -h "allocation:" /out/jdoca-client-alloc.txt /out/jdoca-server-alloc.txt >> "$S"
+fi
+
+for f in verbs-summary devices jdoca-client rping-server jdoca-server rping-client jdoca-client-alloc jdoca-server-alloc verbs-timings; do
   [ -f "/out/$f.txt" ] && emit_file "$f" "/out/$f.txt"
 done
 exit $rc

@@ -32,6 +32,9 @@ public final class RdmaRpingCommand implements Callable<Integer> {
     @Option(names = "--timeout", paramLabel = "SECONDS",
             description = "give up when one step (resolve, connect, a completion) takes longer (default 0 = wait forever, as rping)")
     int timeoutSeconds;
+    @Option(names = "--alloc-report",
+            description = "at the end, print the bytes the ping loop allocated per block of 50 pings (steady state: least after warm-up)")
+    boolean allocReport;
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help") boolean help;
 
     @Override
@@ -53,7 +56,8 @@ public final class RdmaRpingCommand implements Callable<Integer> {
             System.err.println("jdoca rdma-rping: -a " + addr + ": unknown host");
             return 2;
         }
-        return Rping.run(new Rping.Options(server, a, port, count, size, verbose, validate, debug, timeoutSeconds * 1000L),
+        return Rping.run(new Rping.Options(server, a, port, count, size, verbose, validate, debug, timeoutSeconds * 1000L,
+                        allocReport),
                 System.out, System.err);
     }
 

@@ -53,9 +53,12 @@ import java.nio.ByteOrder;
  */
 public final class Rping implements AutoCloseable {
 
-    /** rping's options: -s/-c, -a, -p, -C (0 = forever), -S, -v, -V, -d; {@code timeoutMs} bounds each wait (0 = none). */
+    /**
+     * rping's options: -s/-c, -a, -p, -C (0 = forever), -S, -v, -V, -d; {@code timeoutMs} bounds each wait
+     * (0 = none); {@code allocReport} prints the bytes the ping loop allocated per block of pings.
+     */
     public record Options(boolean server, Inet4Address addr, int port, int count, int size, boolean verbose,
-            boolean validate, boolean debug, long timeoutMs) {
+            boolean validate, boolean debug, long timeoutMs, boolean allocReport) {
         /** rping's default port (7174) and size (64). */
         public static final int DEFAULT_PORT = 7174;
         public static final int DEFAULT_SIZE = 64;
@@ -89,6 +92,14 @@ public final class Rping implements AutoCloseable {
     private static final long WR_RDMA = 3;
     private static final ValueLayout.OfLong BE64 = JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN).withByteAlignment(1);
     private static final ValueLayout.OfInt BE32 = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN).withByteAlignment(1);
+
+    private static final long PFD_FD = VerbsLayouts.offset(VerbsLayouts.POLLFD, "fd");
+    private static final long PFD_EVENTS = VerbsLayouts.offset(VerbsLayouts.POLLFD, "events");
+    private static final long PFD_REVENTS = VerbsLayouts.offset(VerbsLayouts.POLLFD, "revents");
+    private static final long PFD_SIZE = VerbsLayouts.POLLFD.byteSize();
+    private static final long WC_SIZE = VerbsLayouts.IBV_WC.byteSize();
+    /** Pings per allocation sample (--alloc-report). */
+    static final int ALLOC_BLOCK = 50;
 
     private final Options o;
     private final PrintStream out;
@@ -139,6 +150,7 @@ public final class Rping implements AutoCloseable {
     private int remoteRkey;
     private int remoteLen;
     private long waitStartNanos;
+    private final AllocationBlocks alloc = new AllocationBlocks();
 
     private Rping(Options o, PrintStream out, PrintStream err) {
         this.o = o;
@@ -182,7 +194,11 @@ public final class Rping implements AutoCloseable {
         while (true) {
             // the client advertises its source buffer
             if (!waitFor(Until.RECV)) {
-                return phase == Phase.DISCONNECTED ? 0 : fail("wait for RDMA_READ_ADV");
+                if (phase == Phase.DISCONNECTED) {
+                    report("server");
+                    return 0;
+                }
+                return fail("wait for RDMA_READ_ADV");
             }
             if (remoteLen > o.size()) {
                 return fail("peer advertised " + remoteLen + " bytes, more than this server's buffer (-S " + o.size() + ")");
@@ -208,6 +224,7 @@ public final class Rping implements AutoCloseable {
                 return fail("wait for RDMA_WRITE_COMPLETE");
             }
             postSend(); // go ahead
+            alloc.ping();
         }
     }
 
@@ -269,12 +286,14 @@ public final class Rping implements AutoCloseable {
                 out.println("ping data: " + cString(rdmaBuf));
             }
             pings++;
+            alloc.ping();
         }
         RdmaCm.disconnect(id);
         // the CM confirms the teardown with DISCONNECTED; bounded, as rping does not wait for it either
         waitFor(Until.DISCONNECTED, o.timeoutMs() > 0 ? Math.min(o.timeoutMs(), 10_000) : 10_000);
         out.println("rdma-rping client: " + pings + " ping(s) of " + size + " bytes"
                 + (o.validate() ? ", data verified" : ""));
+        report("client");
         return 0;
     }
 
@@ -303,8 +322,7 @@ public final class Rping implements AutoCloseable {
         init.set(JAVA_INT, VerbsLayouts.offset(VerbsLayouts.IBV_QP_INIT_ATTR, "qp_type"), IBV_QPT_RC);
         qp = RdmaCm.createQp(id, pd, init);
         qpCreated = true;
-        pollFds.set(JAVA_INT, VerbsLayouts.POLLFD.byteSize() + VerbsLayouts.offset(VerbsLayouts.POLLFD, "fd"),
-                Verbs.compChannelFd(compChannel));
+        pollFds.set(JAVA_INT, PFD_SIZE + PFD_FD, Verbs.compChannelFd(compChannel));
         debug("created qp %d", Verbs.qpNum(qp));
     }
 
@@ -393,7 +411,7 @@ public final class Rping implements AutoCloseable {
         int n;
         while ((n = ops.pollCq(cq, 8, wcs)) > 0) {
             for (int i = 0; i < n; i++) {
-                long base = i * VerbsLayouts.IBV_WC.byteSize();
+                long base = i * WC_SIZE;
                 int status = wcs.get(JAVA_INT, base + VerbsLayouts.WC_STATUS);
                 if (status != IBV_WC_SUCCESS) {
                     if (status == IBV_WC_WR_FLUSH_ERR) {
@@ -460,10 +478,9 @@ public final class Rping implements AutoCloseable {
         long readTarget = u == Until.READ ? ++readsWanted : readsWanted;
         long writeTarget = u == Until.WRITE ? ++writesWanted : writesWanted;
         waitStartNanos = System.nanoTime();
-        pollFds.set(JAVA_INT, VerbsLayouts.offset(VerbsLayouts.POLLFD, "fd"), RdmaCm.eventChannelFd(channel));
-        pollFds.set(JAVA_SHORT, VerbsLayouts.offset(VerbsLayouts.POLLFD, "events"), (short) POLLIN);
-        long second = VerbsLayouts.POLLFD.byteSize();
-        pollFds.set(JAVA_SHORT, second + VerbsLayouts.offset(VerbsLayouts.POLLFD, "events"), (short) POLLIN);
+        pollFds.set(JAVA_INT, PFD_FD, RdmaCm.eventChannelFd(channel));
+        pollFds.set(JAVA_SHORT, PFD_EVENTS, (short) POLLIN);
+        pollFds.set(JAVA_SHORT, PFD_SIZE + PFD_EVENTS, (short) POLLIN);
         while (true) {
             if (!cq.equals(MemorySegment.NULL) && !drainCq()) {
                 return false;
@@ -483,16 +500,16 @@ public final class Rping implements AutoCloseable {
                 timeout = (int) Math.min(timeout, left);
             }
             int nfds = cq.equals(MemorySegment.NULL) ? 1 : 2;
-            pollFds.set(JAVA_SHORT, VerbsLayouts.offset(VerbsLayouts.POLLFD, "revents"), (short) 0);
-            pollFds.set(JAVA_SHORT, second + VerbsLayouts.offset(VerbsLayouts.POLLFD, "revents"), (short) 0);
+            pollFds.set(JAVA_SHORT, PFD_REVENTS, (short) 0);
+            pollFds.set(JAVA_SHORT, PFD_SIZE + PFD_REVENTS, (short) 0);
             if (Libc.poll(pollFds, nfds, timeout) <= 0) {
                 continue; // timeout or EINTR: re-check the deadline
             }
-            if ((pollFds.get(JAVA_SHORT, VerbsLayouts.offset(VerbsLayouts.POLLFD, "revents")) & POLLIN) != 0) {
+            if ((pollFds.get(JAVA_SHORT, PFD_REVENTS) & POLLIN) != 0) {
                 cmEvent();
             }
             if (nfds == 2
-                    && (pollFds.get(JAVA_SHORT, second + VerbsLayouts.offset(VerbsLayouts.POLLFD, "revents")) & POLLIN) != 0) {
+                    && (pollFds.get(JAVA_SHORT, PFD_SIZE + PFD_REVENTS) & POLLIN) != 0) {
                 int rc = Verbs.getCqEvent(compChannel, cqCell, ctxCell);
                 if (rc != 0) {
                     return error("ibv_get_cq_event failed: " + rc);
@@ -572,6 +589,57 @@ public final class Rping implements AutoCloseable {
     }
 
     // ---- helpers -------------------------------------------------------------------------------
+
+    private void report(String side) {
+        if (o.allocReport()) {
+            out.println("rdma-rping " + side + ": " + alloc.summary());
+        }
+    }
+
+    /**
+     * Bytes this thread allocated per block of {@link #ALLOC_BLOCK} pings (HotSpot's per-thread counter,
+     * read once per block, into a preallocated ring): the steady-state figure is the least over the
+     * blocks after the first two (JIT warm-up).
+     */
+    static final class AllocationBlocks {
+        private static final com.sun.management.ThreadMXBean BEAN =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        private final long[] bytes = new long[256];
+        private int blocks;
+        private int inBlock;
+        private long last = -1;
+
+        void ping() {
+            if (++inBlock < ALLOC_BLOCK) {
+                return;
+            }
+            inBlock = 0;
+            long now = BEAN.getCurrentThreadAllocatedBytes();
+            if (last >= 0) {
+                bytes[blocks++ & (bytes.length - 1)] = now - last;
+            }
+            last = now;
+        }
+
+        String summary() {
+            int n = Math.min(blocks, bytes.length);
+            if (n <= 2) {
+                return "allocation: too few pings for a steady-state figure (need at least " + 4 * ALLOC_BLOCK + ")";
+            }
+            long best = Long.MAX_VALUE;
+            long worst = 0;
+            for (int i = 2; i < n; i++) {
+                best = Math.min(best, bytes[i]);
+                worst = Math.max(worst, bytes[i]);
+            }
+            StringBuilder all = new StringBuilder();
+            for (int i = 0; i < n; i++) {
+                all.append(i == 0 ? "" : " ").append(bytes[i]);
+            }
+            return "allocation: " + best + " bytes in the best block of " + ALLOC_BLOCK + " pings after warm-up ("
+                    + (n - 2) + " blocks measured, worst " + worst + " bytes; every block: " + all + ")";
+        }
+    }
 
     /** Writes "rdma-ping-%d: " at the start of {@code buf} without allocating; returns its length. */
     static int formatPrefix(MemorySegment buf, int ping) {

@@ -34,6 +34,19 @@ class RpingTest {
     }
 
     @Test
+    void allocationBlocksReportTheLeastBlockAfterWarmUp() {
+        Rping.AllocationBlocks b = new Rping.AllocationBlocks();
+        assertThat(b.summary()).contains("too few pings");
+        Object[] keep = new Object[4 * Rping.ALLOC_BLOCK];
+        for (int i = 0; i < 4 * Rping.ALLOC_BLOCK; i++) {
+            keep[i] = new byte[1024]; // every ping allocates: no block may report zero
+            b.ping();
+        }
+        assertThat(keep[0]).isNotNull();
+        assertThat(b.summary()).startsWith("allocation: ").doesNotStartWith("allocation: 0 bytes");
+    }
+
+    @Test
     void withoutAnRdmaDeviceTheSampleFailsWithOneLine() throws Exception {
         // On a machine with a device the CM would try to connect; this test is about the device-less path.
         org.junit.jupiter.api.Assumptions.assumeTrue(VerbsDevices.list().devices().isEmpty(),
@@ -42,7 +55,7 @@ class RpingTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         // a closed loopback port: nothing may be reached; without a device rdma_cm fails before any packet
         Inet4Address lo = (Inet4Address) InetAddress.getByName("127.0.0.1");
-        int rc = Rping.run(new Rping.Options(false, lo, 1, 1, 64, false, true, false, 5000),
+        int rc = Rping.run(new Rping.Options(false, lo, 1, 1, 64, false, true, false, 5000, false),
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         assertThat(rc).isEqualTo(1);
         String e = err.toString(StandardCharsets.UTF_8).strip();
