@@ -95,9 +95,12 @@ public final class RdmaCm {
     public static MemorySegment createId(MemorySegment channel, int ps) {
         require();
         MemorySegment cap = Verbs.capture();
-        MemorySegment cell = java.lang.foreign.Arena.ofAuto().allocate(ADDRESS);
-        rc("rdma_create_id", call(() -> (int) CREATE_ID.invokeExact(cap, channel, cell, MemorySegment.NULL, ps)), cap);
-        return cell.get(ADDRESS, 0).reinterpret(VerbsLayouts.RDMA_CM_ID.byteSize());
+        try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment cell = a.allocate(ADDRESS);
+            rc("rdma_create_id", call(() -> (int) CREATE_ID.invokeExact(cap, channel, cell, MemorySegment.NULL, ps)),
+                    cap);
+            return cell.get(ADDRESS, 0).reinterpret(VerbsLayouts.RDMA_CM_ID.byteSize());
+        }
     }
 
     /** {@code rdma_destroy_id}. */

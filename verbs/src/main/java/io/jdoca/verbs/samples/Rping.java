@@ -604,7 +604,7 @@ public final class Rping implements AutoCloseable {
     static final class AllocationBlocks {
         private static final com.sun.management.ThreadMXBean BEAN =
                 (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-        private final long[] bytes = new long[256];
+        private final long[] bytes = new long[1024];
         private int blocks;
         private int inBlock;
         private long last = -1;
@@ -636,8 +636,14 @@ public final class Rping implements AutoCloseable {
             for (int i = 0; i < n; i++) {
                 all.append(i == 0 ? "" : " ").append(bytes[i]);
             }
+            StringBuilder last = new StringBuilder();
+            for (int i = Math.max(2, n - 4); i < n; i++) {
+                last.append(' ').append(bytes[i]);
+            }
+            // the blocks are in order as long as fewer than bytes.length were taken (reported otherwise)
             return "allocation: " + best + " bytes in the best block of " + ALLOC_BLOCK + " pings after warm-up ("
-                    + (n - 2) + " blocks measured, worst " + worst + " bytes; every block: " + all + ")";
+                    + (n - 2) + " blocks measured, worst " + worst + " bytes); last " + Math.min(4, n - 2) + " blocks:"
+                    + last + (blocks > bytes.length ? " (ring wrapped)" : "") + "; every block: " + all;
         }
     }
 

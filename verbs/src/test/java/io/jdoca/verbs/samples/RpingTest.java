@@ -43,7 +43,8 @@ class RpingTest {
             b.ping();
         }
         assertThat(keep[0]).isNotNull();
-        assertThat(b.summary()).startsWith("allocation: ").doesNotStartWith("allocation: 0 bytes");
+        assertThat(b.summary()).startsWith("allocation: ").doesNotStartWith("allocation: 0 bytes")
+                .contains("last 1 blocks:").doesNotContain("last 1 blocks: 0;");
     }
 
     @Test
