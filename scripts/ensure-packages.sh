@@ -2,11 +2,17 @@
 # Installs the Debian packages jdoca features use at run time, when they are missing:
 #   libisal2      native erasure coding (EC engine "native"; the Java engine works without it)
 #   lz4           the lz4 CLI, baseline of the compress benchmark and interop tests
+#   libibverbs-dev, librdmacm-dev   rdma-core headers (and libibverbs1/librdmacm1 with them): the verbs
+#                 bindings' layout test (verbs/VerbsLayoutTest) compiles a C program against them
+#   gcc           the C compiler that test uses (skipped when one is already on PATH)
 # Usage: scripts/ensure-packages.sh [PKG ...]   (default: the list above)
 # Never fails the caller: prints what it could not install and why; tests then skip with a message.
 set -u
 pkgs=("$@")
-[ ${#pkgs[@]} -gt 0 ] || pkgs=(libisal2 lz4)
+if [ ${#pkgs[@]} -eq 0 ]; then
+  pkgs=(libisal2 lz4 libibverbs-dev librdmacm-dev)
+  command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || pkgs+=(gcc)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -22,6 +22,7 @@ public final class Main implements Runnable {
     static {
         APPS.put("demo", "io.jdoca.cli.DemoCommand");
         APPS.put("devices", "io.jdoca.cli.DevicesCommand");
+        APPS.put("rdma-rping", "io.jdoca.cli.RdmaRpingCommand");
         APPS.put("dma-copy", "io.jdoca.cli.DmaCopyCommand");
         APPS.put("bench", "io.jdoca.bench.BenchCommand");
         APPS.put("target-rdma", "io.jdoca.storage.target.TargetRdmaApp");

@@ -1,0 +1,63 @@
+package io.jdoca.verbs;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jdoca.testkit.AllocationMeter;
+import java.lang.foreign.Arena;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The data-path calls allocate nothing once compiled, on any machine: {@link ContextOps} is pointed at a
+ * fake {@code ibv_context} whose four ops are libc's {@code getpid} (it ignores its arguments, so any
+ * signature is safe on x86-64 / aarch64), {@link Libc#poll} waits on nothing with a zero timeout, and (where
+ * libibverbs is installed) {@code ibv_get_cq_event} / {@code ibv_ack_cq_events} run on harmless fakes.
+ */
+class DataPathAllocationTest {
+
+    @Test
+    void contextOpsAndPollAllocateNothingInSteadyState() {
+        MemorySegment getpid = Linker.nativeLinker().defaultLookup().find("getpid").orElseThrow();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment ctx = a.allocate(VerbsLayouts.IBV_CONTEXT);
+            for (String op : new String[] {"ops.poll_cq", "ops.req_notify_cq", "ops.post_send", "ops.post_recv"}) {
+                ctx.set(ADDRESS, VerbsLayouts.offset(VerbsLayouts.IBV_CONTEXT, op), getpid);
+            }
+            ContextOps ops = new ContextOps(ctx);
+            MemorySegment cq = a.allocate(VerbsLayouts.IBV_CQ);
+            MemorySegment qp = a.allocate(VerbsLayouts.IBV_QP);
+            MemorySegment wr = a.allocate(VerbsLayouts.IBV_SEND_WR);
+            MemorySegment bad = a.allocate(ADDRESS);
+            MemorySegment wcs = a.allocate(VerbsLayouts.IBV_WC, 8);
+            MemorySegment pfd = a.allocate(VerbsLayouts.POLLFD);
+            pfd.set(JAVA_INT, 0, -1); // a negative fd is ignored by poll(2)
+            pfd.set(JAVA_SHORT, 4, (short) VerbsConstants.POLLIN);
+            // ibv_get_cq_event on a channel whose fd is -1 fails at read(2) (EBADF): the call and its errno
+            // capture run, nothing else; ibv_ack_cq_events on a zeroed CQ locks and signals its zeroed mutex/cond
+            boolean verbs = Verbs.isAvailable();
+            MemorySegment channel = a.allocate(VerbsLayouts.IBV_COMP_CHANNEL);
+            channel.set(JAVA_INT, VerbsLayouts.COMP_CHANNEL_FD, -1);
+            MemorySegment cqCell = a.allocate(ADDRESS);
+            MemorySegment ctxCell = a.allocate(ADDRESS);
+            int[] sink = new int[1];
+            AllocationMeter.Result r = AllocationMeter.steadyState(200_000, 100_000, () -> {
+                sink[0] += ops.pollCq(cq, 8, wcs);
+                sink[0] += ops.reqNotifyCq(cq, false);
+                sink[0] += ops.postSend(qp, wr, bad);
+                sink[0] += ops.postRecv(qp, wr, bad);
+                sink[0] += Libc.poll(pfd, 1, 0);
+                sink[0] += wcs.get(JAVA_INT, VerbsLayouts.WC_STATUS) + wcs.get(JAVA_INT, VerbsLayouts.WC_BYTE_LEN);
+                if (verbs) {
+                    sink[0] += Verbs.getCqEvent(channel, cqCell, ctxCell);
+                    Verbs.ackCqEvents(cq, 1);
+                }
+            });
+            assertThat(sink[0]).isNotZero(); // getpid answered: the calls really went native
+            assertThat(r.bytes()).as("bytes allocated over %d rounds of the data-path calls", r.ops()).isZero();
+        }
+    }
+}
