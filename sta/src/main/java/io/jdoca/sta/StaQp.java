@@ -766,7 +766,9 @@ public final class StaQp {
         int nr = (cdw10 & 0xff) + 1;
         boolean deallocate = (cdw11 & 0x4) != 0;
         int st = NvmeStatus.SUCCESS;
-        if (dataLen != nr * 16) {
+        // The buffer must hold the NR ranges; it may be longer (Linux always sends a 4096-byte
+        // buffer, room for 256 ranges, whatever NR is), and the tail is ignored, as nvmet does.
+        if (dataLen < nr * 16) {
             st = dataLen == 0 ? NvmeStatus.INVALID_FIELD : NvmeStatus.DATA_SGL_LENGTH_INVALID;
         }
         for (int i = 0; st == NvmeStatus.SUCCESS && i < nr; i++) {

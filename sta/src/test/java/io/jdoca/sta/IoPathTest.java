@@ -187,6 +187,58 @@ class IoPathTest {
         }
     }
 
+    /**
+     * What Linux's nvme host sends for blkdiscard: NR ranges in a 4096-byte buffer (room for 256),
+     * SGL length 4096, in the capsule or fetched by R2T. Fails on the old code, which demanded
+     * exactly 16 x NR bytes (Data SGL Length Invalid).
+     */
+    @Test
+    void dsmWithALinuxSizedRangeBuffer() {
+        try (TestBed bed = new TestBed(1 << 20, BS)) {
+            TestClient c = connected(bed, false, false);
+            bed.backend.segment().fill((byte) 0x5a);
+            MemorySegment ranges = Arena.ofAuto().allocate(4096);
+            ranges.set(NvmeTcpPdu.LE32, 4, 3);
+            ranges.set(NvmeTcpPdu.LE64, 8, 12L);
+            ranges.set(NvmeTcpPdu.LE64, 24, 0x7fff_ffffL); // garbage past NR: ignored
+            long sqe = c.beginCapsule();
+            io.jdoca.sta.nvme.NvmeCommand.encode(c.tx, sqe, NvmeOpcode.IO_DATASET_MANAGEMENT, 7, 1);
+            io.jdoca.sta.nvme.NvmeCommand.putCdw(c.tx, sqe, 40, 0);     // NR = 1 range
+            io.jdoca.sta.nvme.NvmeCommand.putCdw(c.tx, sqe, 44, 0x4);   // AD
+            io.jdoca.sta.nvme.NvmeCommand.putSgl(c.tx, sqe, 0x01, 0, 4096);
+            c.endCapsule(ranges, 0, 4096);
+            c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
+            assertEquals(7, c.cqeCid());
+            assertEquals(0, c.cqeStatus());
+            assertEquals(0, bed.backend.segment().get(ValueLayout.JAVA_BYTE, 12 * BS));
+            assertEquals(0, bed.backend.segment().get(ValueLayout.JAVA_BYTE, 15 * BS - 1));
+            assertEquals(0x5a, bed.backend.segment().get(ValueLayout.JAVA_BYTE, 15 * BS));
+            assertEquals(0x5a, bed.backend.segment().get(ValueLayout.JAVA_BYTE, 12 * BS - 1));
+            // The same with the buffer fetched by R2T: the target asks only for the ranges it needs.
+            ranges.set(NvmeTcpPdu.LE64, 8, 30L);
+            sqe = c.beginCapsule();
+            io.jdoca.sta.nvme.NvmeCommand.encode(c.tx, sqe, NvmeOpcode.IO_DATASET_MANAGEMENT, 8, 1);
+            io.jdoca.sta.nvme.NvmeCommand.putCdw(c.tx, sqe, 44, 0x4);
+            io.jdoca.sta.nvme.NvmeCommand.putSgl(c.tx, sqe, 0x5a, 0, 4096);
+            c.endCapsule(null, 0, 0);
+            c.expect(NvmeTcpPdu.TYPE_R2T);
+            assertEquals(16, DataPdu.datal(c.rx, 0));
+            c.h2cData(8, DataPdu.ttag(c.rx, 0), 0, ranges, 0, 16, true);
+            c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
+            assertEquals(0, c.cqeStatus());
+            assertEquals(0, bed.backend.segment().get(ValueLayout.JAVA_BYTE, 32 * BS));
+            // Shorter than NR ranges is still an error.
+            sqe = c.beginCapsule();
+            io.jdoca.sta.nvme.NvmeCommand.encode(c.tx, sqe, NvmeOpcode.IO_DATASET_MANAGEMENT, 9, 1);
+            io.jdoca.sta.nvme.NvmeCommand.putCdw(c.tx, sqe, 40, 1);     // NR = 2 ranges, 16 bytes given
+            io.jdoca.sta.nvme.NvmeCommand.putCdw(c.tx, sqe, 44, 0x4);
+            io.jdoca.sta.nvme.NvmeCommand.putSgl(c.tx, sqe, 0x01, 0, 16);
+            c.endCapsule(ranges, 0, 16);
+            c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
+            assertEquals(NvmeStatus.DATA_SGL_LENGTH_INVALID, c.cqeStatus());
+        }
+    }
+
     @Test
     void compareWithInCapsuleData() {
         try (TestBed bed = new TestBed(1 << 20, BS)) {

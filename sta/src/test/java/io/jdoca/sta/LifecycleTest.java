@@ -125,6 +125,15 @@ class LifecycleTest {
             assertEquals(NvmeStatus.SUCCESS, b.writeZeroes(4096, 4096, scratch));
             assertEquals(NvmeStatus.SUCCESS, b.read(4096, out, 0, 4096, scratch));
             assertEquals(0, out.get(ValueLayout.JAVA_BYTE, 100));
+            // Deallocate: DLFEAT promises that deallocated blocks read back as zeroes, through either descriptor.
+            assertEquals(NvmeStatus.SUCCESS, b.write(8192, buf, 0, 8192, scratch));
+            assertEquals(NvmeStatus.SUCCESS, b.deallocate(8192, 8192, scratch));
+            out.fill((byte) 1);
+            assertEquals(NvmeStatus.SUCCESS, b.read(8192, out, 0, 8192, scratch));
+            assertEquals(-1, MemorySegment.mismatch(out, 0, 8192, Arena.ofAuto().allocate(8192), 0, 8192), b.kind());
+            out.fill((byte) 1);
+            assertEquals(NvmeStatus.SUCCESS, b.read(8192 + 512, out, 0, 512, scratch));
+            assertEquals(0, out.get(ValueLayout.JAVA_BYTE, 511), b.kind());
             assertEquals(NvmeStatus.SUCCESS, b.flush());
         }
         NullBackend nul = new NullBackend("n", 1 << 20);

@@ -35,6 +35,7 @@ public final class NvmeStatus {
     public static final int ASYNC_EVENT_REQUEST_LIMIT_EXCEEDED = of(SCT_COMMAND_SPECIFIC, 0x05, true);
     public static final int INVALID_LOG_PAGE = of(SCT_COMMAND_SPECIFIC, 0x09, true);
     public static final int FEATURE_NOT_SAVEABLE = of(SCT_COMMAND_SPECIFIC, 0x0d, true);
+    public static final int FEATURE_NOT_CHANGEABLE = of(SCT_COMMAND_SPECIFIC, 0x0e, true);
     // Fabrics command-specific status (NVMe-oF 1.1 figure 18).
     public static final int CONNECT_INCOMPATIBLE_FORMAT = of(SCT_COMMAND_SPECIFIC, 0x80, true);
     public static final int CONNECT_CONTROLLER_BUSY = of(SCT_COMMAND_SPECIFIC, 0x81, true);

@@ -20,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
  * nvme-cli, fio, in QEMU via /work/shared/nvme-vm) against {@code sta-target} on 127.0.0.1:
  * {@code nvme discover}, {@code nvme connect}, {@code nvme list}, {@code id-ctrl}, {@code id-ns},
  * fio {@code verify.fio}, disconnect; then a reconnect with header and data digests
- * ({@code -g -G}) and fio verify again. Skips with a message when the harness or its tools are
- * absent. About 1.5 minutes on TCG.
+ * ({@code -g -G}) and fio verify again; namespace hot-plug over RPC; {@code blkdiscard} and
+ * {@code nvme dsm} with the ranges read back as zeroes. Skips with a message when the harness or
+ * its tools are absent. About 1.5 minutes per test on TCG.
  */
 class StaNvmeTcpInteropTest {
     static final String NQN = "nqn.2024-01.io.jdoca:interop";
@@ -175,6 +176,93 @@ class StaNvmeTcpInteropTest {
                     vm.destroyForcibly();
                 }
             }
+        }
+    }
+
+    /**
+     * Deallocate as Linux does it (issue 12 item 6): {@code blkdiscard} of a range and of the whole
+     * device (the kernel sends Dataset Management with a 4096-byte range buffer) and
+     * {@code nvme dsm --ad} (an exact 16-byte range, through the passthrough ioctl), on a memory and
+     * a file namespace; each discarded range reads back as zeroes, its neighbours keep their data.
+     * Our own guest script, run with {@code nvme-vm.sh exec}.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void linuxHostDiscardsAndReadsZeroes() throws Exception {
+        Path script = harness();
+        int setup = run("setup", List.of(script.toString(), "setup"), dir.resolve("setup.log"));
+        assumeTrue(setup == 0, "SKIPPED: nvme-vm setup failed");
+        int port = JavaProcess.freePort();
+        Path cfg = dir.resolve("target.json");
+        Files.writeString(cfg, """
+                { "rpc_socket": "%s", "listeners": [ { "address": "127.0.0.1", "port": %d } ],
+                  "subsystems": [ { "nqn": "%s", "allow_any_host": true,
+                    "namespaces": [ { "nsid": 1, "backend": "memory", "size_mb": 64, "block_size": 4096 },
+                                    { "nsid": 2, "backend": "file", "path": "%s", "size_mb": 64, "block_size": 512 } ] } ] }
+                """.formatted(dir.resolve("rpc.sock"), port, NQN, dir.resolve("ns2.img")));
+        Path guest = dir.resolve("discard.sh");
+        Files.writeString(guest, """
+                #!/bin/sh
+                . /usr/lib/nvmevm/lib.sh
+                A=${HOST_ADDR:-10.0.2.2}
+                P=%d
+                N=%s
+                run_emit connect nvme connect -t tcp -a "$A" -s "$P" -n "$N" -l 10 -c 2 || exit 20
+                wait_for 15 ns_for_nqn "$N" || { emit_dmesg dmesg; exit 21; }
+                D1=$(ns_for_nqn "$N"); D2=${D1%%n1}n2
+                wait_for 15 test -b "$D2" || { run_emit nvme-list nvme list; nvme disconnect -n "$N"; exit 22; }
+                rc=0
+                : > /tmp/checks
+                # check NAME DEV OFF_MIB LEN_MIB zero|data: count the non-zero bytes read back (O_DIRECT)
+                check() {
+                  n=$(dd if="$2" bs=1M skip="$3" count="$4" iflag=direct 2>/dev/null | tr -d '\\000' | wc -c)
+                  ok=ok
+                  if [ "$5" = zero ]; then [ "$n" -eq 0 ] || ok=FAIL; else [ "$n" -gt 0 ] || ok=FAIL; fi
+                  [ $ok = ok ] || rc=50
+                  echo "CHECK $1 $(basename "$2") ${3}M+${4}M expect=$5 nonzero=$n $ok" | tee -a /tmp/checks
+                }
+                for D in $D1 $D2; do
+                  b=$(basename "$D"); nsid=${b##*n}
+                  lbs=$(blockdev --getss "$D"); mib=$(( $(blockdev --getsize64 "$D") >> 20 ))
+                  run_emit "fill-$b" dd if=/dev/urandom of="$D" bs=1M count=8 oflag=direct || rc=51
+                  run_emit "blkdiscard-range-$b" blkdiscard -o 1048576 -l 1048576 "$D" || rc=52
+                  check before-range "$D" 0 1 data
+                  check range "$D" 1 1 zero
+                  check after-range "$D" 2 1 data
+                  run_emit "nvme-dsm-$b" nvme dsm "$D" --namespace-id="$nsid" --slbs=$((4 * 1048576 / lbs)) \
+                      --blocks=$((1048576 / lbs)) --ad || rc=53
+                  check dsm "$D" 4 1 zero
+                  check after-dsm "$D" 5 1 data
+                  dd if=/dev/urandom of="$D" bs=1M seek=$((mib - 1)) count=1 oflag=direct 2>/dev/null || rc=51
+                  check tail-written "$D" $((mib - 1)) 1 data
+                  run_emit "blkdiscard-all-$b" blkdiscard "$D" || rc=54
+                  check all-head "$D" 0 8 zero
+                  check all-tail "$D" $((mib - 1)) 1 zero
+                done
+                emit_file checks /tmp/checks
+                run_emit disconnect nvme disconnect -n "$N"
+                emit_dmesg dmesg
+                exit $rc
+                """.formatted(port, NQN));
+        try (JavaProcess target = JavaProcess.start("sta-target", "io.jdoca.cli.Main", List.of("sta-target", "-j", cfg.toString()))) {
+            target.awaitOutput("STA TARGET READY", T);
+            Path rundir = dir.resolve("discard");
+            Path log = dir.resolve("discard.log");
+            int rc = run("discard", env(rundir, script.toString(), "exec", guest.toString()), log);
+            Path console = rundir.resolve("console.log");
+            assertThat(rc).as("guest status (50 = a range read back wrong, 52/54 = blkdiscard failed, 53 = nvme dsm):\n%s\n"
+                    + "guest:\n%s\ntarget:\n%s", tail(log), Files.exists(console) ? tail(console) : "", target.output()).isZero();
+            Path res = rundir.resolve("res");
+            for (String ns : List.of("nvme0n1", "nvme0n2")) {
+                assertThat(Files.readString(res.resolve("blkdiscard-range-" + ns))).contains("(exit status 0)");
+                assertThat(Files.readString(res.resolve("nvme-dsm-" + ns))).contains("(exit status 0)");
+                assertThat(Files.readString(res.resolve("blkdiscard-all-" + ns))).contains("(exit status 0)");
+            }
+            List<String> checks = Files.readAllLines(res.resolve("checks")).stream().filter(l -> l.startsWith("CHECK")).toList();
+            assertThat(checks).hasSize(16).allMatch(l -> l.endsWith(" ok"));
+            assertThat(checks).filteredOn(l -> l.contains("expect=zero")).hasSize(8).allMatch(l -> l.contains("nonzero=0 "));
+            target.terminate();
+            assertThat(target.awaitExit(T)).isIn(0, 143);
         }
     }
 

@@ -349,12 +349,19 @@ public final class AdminHandler implements StaNonOffloadCallback {
         boolean discovery = ctrl.subsystem().isDiscovery();
         byte[] log;
         switch (lid) {
-            case 0x01 -> log = IdentifyData.errorLog();
+            case 0x01 -> log = IdentifyData.errorLog(ctrl.errorLog());
             case 0x02 -> {
                 long[] t = target.subsystemTotals(ctrl.subsystem());
-                log = IdentifyData.smartLog(t[0], t[1], t[2], t[3]);
+                log = IdentifyData.smartLog(t[0], t[1], t[2], t[3], ctrl.errorCount());
             }
             case 0x03 -> log = IdentifyData.firmwareLog();
+            case 0x05 -> {
+                if (discovery) {
+                    send(io, qp, cid, NvmeStatus.INVALID_LOG_PAGE, 0, 0);
+                    return;
+                }
+                log = IdentifyData.commandsEffectsLog();
+            }
             case 0x04 -> {
                 if (discovery) {
                     send(io, qp, cid, NvmeStatus.INVALID_LOG_PAGE, 0, 0);
@@ -383,20 +390,81 @@ public final class AdminHandler implements StaNonOffloadCallback {
         sendData(io, qp, cid, out, out.length);
     }
 
+    // Feature identifiers (NVMe Base "Feature Identifiers"). Interrupt Coalescing (08h) and
+    // Interrupt Vector Configuration (09h) are for PCIe controllers only and prohibited for
+    // fabrics controllers: they get Invalid Field, as from Linux nvmet.
+    static final int FEAT_ARBITRATION = 0x01;
+    static final int FEAT_POWER_MANAGEMENT = 0x02;
+    static final int FEAT_TEMPERATURE_THRESHOLD = 0x04;
+    static final int FEAT_ERROR_RECOVERY = 0x05;
+    static final int FEAT_VOLATILE_WRITE_CACHE = 0x06;
+    static final int FEAT_NUMBER_OF_QUEUES = 0x07;
+    static final int FEAT_WRITE_ATOMICITY = 0x0a;
+    static final int FEAT_ASYNC_EVENT_CONFIG = 0x0b;
+    static final int FEAT_KEEP_ALIVE_TIMER = 0x0f;
+    static final int FEAT_HOST_IDENTIFIER = 0x81;
+    /** Get Features SEL=3 capability bits: changeable (bit 2); nothing is saveable or per namespace. */
+    private static final int CAP_CHANGEABLE = 1 << 2;
+
+    /** Features a discovery controller has (the others belong to I/O controllers). */
+    private static boolean discoveryFeature(int fid) {
+        return fid == FEAT_ASYNC_EVENT_CONFIG || fid == FEAT_KEEP_ALIVE_TIMER || fid == FEAT_HOST_IDENTIFIER;
+    }
+
     private void setFeatures(StaIo io, StaQp qp, NvmfController ctrl, NvmeCommand cmd) {
         int cid = cmd.cid();
         int fid = cmd.cdw10() & 0xff;
         boolean save = (cmd.cdw10() & 0x80000000) != 0;
-        if (save) {
+        int v = cmd.cdw11();
+        boolean discovery = ctrl.subsystem().isDiscovery();
+        if (discovery && !discoveryFeature(fid)) {
+            send(io, qp, cid, NvmeStatus.INVALID_FIELD, 0, 0);
+            return;
+        }
+        if (save && known(fid, ctrl)) {
             send(io, qp, cid, NvmeStatus.FEATURE_NOT_SAVEABLE, 0, 0);
             return;
         }
-        int v = cmd.cdw11();
         switch (fid) {
-            case 0x07 -> { // Number of Queues
+            case FEAT_ARBITRATION -> { // CAP.AMS is round robin only: the weights are kept, not used
+                ctrl.setArbitration(v & 0xffffff07);
+                send(io, qp, cid, NvmeStatus.SUCCESS, 0, 0);
+            }
+            case FEAT_POWER_MANAGEMENT -> // one power state (NPSS 0), no workload hints
+                send(io, qp, cid, (v & 0xff) == 0 ? NvmeStatus.SUCCESS : NvmeStatus.INVALID_FIELD, 0, 0);
+            case FEAT_TEMPERATURE_THRESHOLD -> {
+                int tmpsel = (v >>> 16) & 0xf;
+                int thsel = (v >>> 20) & 0x3;
+                // Only the composite temperature exists (TMPSEL 0; Fh = all sensors = the composite).
+                if ((tmpsel != 0 && tmpsel != 0xf) || thsel > 1) {
+                    send(io, qp, cid, NvmeStatus.INVALID_FIELD, 0, 0);
+                    return;
+                }
+                ctrl.setTempThreshold(thsel == 1, v & 0xffff);
+                send(io, qp, cid, NvmeStatus.SUCCESS, 0, 0);
+            }
+            case FEAT_ERROR_RECOVERY -> {
+                // DULBE needs deallocated-block error support (NSFEAT bit 2), which is not offered.
+                if ((v & (1 << 16)) != 0) {
+                    send(io, qp, cid, NvmeStatus.INVALID_FIELD, 0, 0);
+                    return;
+                }
+                ctrl.setErrorRecovery(v & 0xffff);
+                send(io, qp, cid, NvmeStatus.SUCCESS, 0, 0);
+            }
+            case FEAT_VOLATILE_WRITE_CACHE -> {
+                // The back-ends cannot write through (the file back-end's page cache is the cache):
+                // enabled, not changeable.
+                if (!hasVwc(ctrl)) {
+                    send(io, qp, cid, NvmeStatus.INVALID_FIELD, 0, 0);
+                } else {
+                    send(io, qp, cid, (v & 1) != 0 ? NvmeStatus.SUCCESS : NvmeStatus.FEATURE_NOT_CHANGEABLE, 0, 0);
+                }
+            }
+            case FEAT_NUMBER_OF_QUEUES -> {
                 int nsqr = v & 0xffff;
                 int ncqr = v >>> 16;
-                if (nsqr == 0xffff || ncqr == 0xffff || ctrl.subsystem().isDiscovery()) {
+                if (nsqr == 0xffff || ncqr == 0xffff) {
                     send(io, qp, cid, NvmeStatus.INVALID_FIELD, 0, 0);
                     return;
                 }
@@ -404,30 +472,85 @@ public final class AdminHandler implements StaNonOffloadCallback {
                 ctrl.setGrantedIoQueues(granted);
                 send(io, qp, cid, NvmeStatus.SUCCESS, ((granted - 1) << 16) | (granted - 1), 0);
             }
-            case 0x0b -> { // Asynchronous Event Configuration
+            case FEAT_WRITE_ATOMICITY -> {
+                ctrl.setWriteAtomicity(v & 1);
+                send(io, qp, cid, NvmeStatus.SUCCESS, 0, 0);
+            }
+            case FEAT_ASYNC_EVENT_CONFIG -> {
                 ctrl.setAec(v);
                 send(io, qp, cid, NvmeStatus.SUCCESS, 0, 0);
             }
-            case 0x0f -> { // Keep Alive Timer
+            case FEAT_KEEP_ALIVE_TIMER -> {
                 ctrl.setKatoMs(v & 0xffffffffL);
                 send(io, qp, cid, NvmeStatus.SUCCESS, 0, 0);
             }
-            case 0x02, 0x04, 0x05, 0x06, 0x08 -> send(io, qp, cid, NvmeStatus.SUCCESS, 0, 0);
+            // The host identifier of a fabrics controller comes with Connect and cannot change.
+            case FEAT_HOST_IDENTIFIER -> send(io, qp, cid, NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0);
             default -> send(io, qp, cid, NvmeStatus.INVALID_FIELD, 0, 0);
         }
+    }
+
+    private static boolean hasVwc(NvmfController ctrl) {
+        return !ctrl.subsystem().isDiscovery();
+    }
+
+    private static boolean known(int fid, NvmfController ctrl) {
+        return switch (fid) {
+            case FEAT_ARBITRATION, FEAT_POWER_MANAGEMENT, FEAT_TEMPERATURE_THRESHOLD, FEAT_ERROR_RECOVERY,
+                 FEAT_NUMBER_OF_QUEUES, FEAT_WRITE_ATOMICITY, FEAT_ASYNC_EVENT_CONFIG, FEAT_KEEP_ALIVE_TIMER,
+                 FEAT_HOST_IDENTIFIER -> true;
+            case FEAT_VOLATILE_WRITE_CACHE -> hasVwc(ctrl);
+            default -> false;
+        };
     }
 
     private void getFeatures(StaIo io, StaQp qp, NvmfController ctrl, NvmeCommand cmd) {
         int cid = cmd.cid();
         int fid = cmd.cdw10() & 0xff;
-        int g = ctrl.grantedIoQueues();
+        int sel = (cmd.cdw10() >>> 8) & 0x7;
+        int cdw11 = cmd.cdw11();
+        if ((ctrl.subsystem().isDiscovery() && !discoveryFeature(fid)) || !known(fid, ctrl) || sel > 3) {
+            send(io, qp, cid, NvmeStatus.INVALID_FIELD, 0, 0);
+            return;
+        }
+        if (sel == 3) { // supported capabilities
+            boolean changeable = fid != FEAT_POWER_MANAGEMENT && fid != FEAT_VOLATILE_WRITE_CACHE
+                    && fid != FEAT_HOST_IDENTIFIER;
+            send(io, qp, cid, NvmeStatus.SUCCESS, changeable ? CAP_CHANGEABLE : 0, 0);
+            return;
+        }
+        // Nothing is saveable, so "saved" (SEL 2) is the default (SEL 1).
+        boolean dflt = sel != 0;
+        int g = dflt ? target.maxIoQueues() : ctrl.grantedIoQueues();
         switch (fid) {
-            case 0x07 -> send(io, qp, cid, NvmeStatus.SUCCESS, ((g - 1) << 16) | (g - 1), 0);
-            case 0x0b -> send(io, qp, cid, NvmeStatus.SUCCESS, ctrl.aec(), 0);
-            case 0x0f -> send(io, qp, cid, NvmeStatus.SUCCESS, (int) ctrl.katoMs(), 0);
-            case 0x04 -> send(io, qp, cid, NvmeStatus.SUCCESS, 0x0160, 0); // temperature threshold 352 K
-            case 0x06 -> send(io, qp, cid, NvmeStatus.SUCCESS, 1, 0);      // volatile write cache enabled
-            case 0x02, 0x05, 0x08 -> send(io, qp, cid, NvmeStatus.SUCCESS, 0, 0);
+            case FEAT_ARBITRATION -> send(io, qp, cid, NvmeStatus.SUCCESS, dflt ? 0 : ctrl.arbitration(), 0);
+            case FEAT_POWER_MANAGEMENT -> send(io, qp, cid, NvmeStatus.SUCCESS, 0, 0);
+            case FEAT_TEMPERATURE_THRESHOLD -> {
+                int tmpsel = (cdw11 >>> 16) & 0xf;
+                int thsel = (cdw11 >>> 20) & 0x3;
+                if (tmpsel != 0 || thsel > 1) {
+                    send(io, qp, cid, NvmeStatus.INVALID_FIELD, 0, 0);
+                    return;
+                }
+                boolean under = thsel == 1;
+                int t = dflt ? (under ? 0 : NvmfController.TEMP_OVER_DEFAULT) : ctrl.tempThreshold(under);
+                send(io, qp, cid, NvmeStatus.SUCCESS, (thsel << 20) | t, 0);
+            }
+            case FEAT_ERROR_RECOVERY -> send(io, qp, cid, NvmeStatus.SUCCESS, dflt ? 0 : ctrl.errorRecovery(), 0);
+            case FEAT_VOLATILE_WRITE_CACHE -> send(io, qp, cid, NvmeStatus.SUCCESS, 1, 0);
+            case FEAT_NUMBER_OF_QUEUES -> send(io, qp, cid, NvmeStatus.SUCCESS, ((g - 1) << 16) | (g - 1), 0);
+            case FEAT_WRITE_ATOMICITY -> send(io, qp, cid, NvmeStatus.SUCCESS, dflt ? 0 : ctrl.writeAtomicity(), 0);
+            case FEAT_ASYNC_EVENT_CONFIG -> send(io, qp, cid, NvmeStatus.SUCCESS, dflt ? 0 : ctrl.aec(), 0);
+            case FEAT_KEEP_ALIVE_TIMER -> send(io, qp, cid, NvmeStatus.SUCCESS, dflt ? 0 : (int) ctrl.katoMs(), 0);
+            case FEAT_HOST_IDENTIFIER -> {
+                // EXHID (CDW11 bit 0) must ask for the 128-bit identifier: fabrics has no 64-bit one.
+                if ((cdw11 & 1) == 0) {
+                    send(io, qp, cid, NvmeStatus.INVALID_FIELD, 0, 0);
+                    return;
+                }
+                byte[] id = ctrl.hostId();
+                sendData(io, qp, cid, id, (int) Math.min(cmd.sglLength(), id.length));
+            }
             default -> send(io, qp, cid, NvmeStatus.INVALID_FIELD, 0, 0);
         }
     }
@@ -435,6 +558,9 @@ public final class AdminHandler implements StaNonOffloadCallback {
     // ------------------------------------------------------------------ replies
 
     static void send(StaIo io, StaQp qp, int cid, int status, int dw0, int dw1) {
+        if (status != NvmeStatus.SUCCESS && qp.userObject() instanceof NvmfController ctrl) {
+            ctrl.logError(qp.qid(), cid, status, 0);
+        }
         var t = io.taskNonOffloadSendAllocInit(qp, cid, status, dw0, dw1, 0);
         if (t == null) {
             LOG.error("{}: no free non-offload send task ({})", qp, io.lastError());

@@ -31,6 +31,21 @@ public final class NvmfController {
     private final ArrayDeque<Integer> pendingEvents = new ArrayDeque<>();
     private final TreeSet<Integer> changedNs = new TreeSet<>();
     private volatile boolean dead;
+    // Feature values (Set/Get Features). Nothing is saveable: they start at their defaults on
+    // every new controller (see AdminHandler for what each one means here).
+    private int arbitration;
+    private int tempOverComposite = TEMP_OVER_DEFAULT;
+    private int tempUnderComposite;
+    private int errorRecovery;
+    private int writeAtomicity;
+    // Error information log (LID 01h): the newest ERROR_LOG_ENTRIES entries, newest first.
+    private final ArrayDeque<byte[]> errorLog = new ArrayDeque<>();
+    private long errorCount;
+
+    /** Entries kept in the error information log (Identify ELPE = this - 1). */
+    public static final int ERROR_LOG_ENTRIES = 16;
+    /** Default over-temperature threshold: the target has no sensor, so it never reports one crossed. */
+    public static final int TEMP_OVER_DEFAULT = 0xffff;
 
     NvmfController(int cntlid, NvmfSubsystem subsystem, String hostNqn, byte[] hostId, StaQp adminQp, long katoMs, int maxIoQueues) {
         this.cntlid = cntlid;
@@ -170,6 +185,74 @@ public final class NvmfController {
         List<Integer> l = new ArrayList<>(changedNs);
         changedNs.clear();
         return l;
+    }
+
+    public synchronized int arbitration() {
+        return arbitration;
+    }
+
+    synchronized void setArbitration(int v) {
+        arbitration = v;
+    }
+
+    /** Composite temperature threshold: {@code under} selects the under-temperature one. */
+    public synchronized int tempThreshold(boolean under) {
+        return under ? tempUnderComposite : tempOverComposite;
+    }
+
+    synchronized void setTempThreshold(boolean under, int kelvin) {
+        if (under) {
+            tempUnderComposite = kelvin;
+        } else {
+            tempOverComposite = kelvin;
+        }
+    }
+
+    public synchronized int errorRecovery() {
+        return errorRecovery;
+    }
+
+    synchronized void setErrorRecovery(int v) {
+        errorRecovery = v;
+    }
+
+    public synchronized int writeAtomicity() {
+        return writeAtomicity;
+    }
+
+    synchronized void setWriteAtomicity(int v) {
+        writeAtomicity = v;
+    }
+
+    /**
+     * Records a command that completed with an error in the error information log (64-byte entry,
+     * NVMe Base figure "Error Information Log Entry"): error count, SQID, CID, status field,
+     * parameter error location (FFFFh: not specific), NSID, transport type (TCP).
+     */
+    synchronized void logError(int sqid, int cid, int status, int nsid) {
+        errorCount++;
+        java.nio.ByteBuffer e = IdentifyData.le(IdentifyData.ERROR_ENTRY_SIZE);
+        e.putLong(0, errorCount);
+        e.putShort(8, (short) sqid);
+        e.putShort(10, (short) cid);
+        e.putShort(12, (short) (status & 0xfffe));
+        e.putShort(14, (short) 0xffff);
+        e.putInt(24, nsid);
+        e.put(29, (byte) IdentifyData.TRTYPE_TCP);
+        errorLog.addFirst(e.array());
+        if (errorLog.size() > ERROR_LOG_ENTRIES) {
+            errorLog.removeLast();
+        }
+    }
+
+    /** The error log entries, newest first. */
+    synchronized List<byte[]> errorLog() {
+        return new ArrayList<>(errorLog);
+    }
+
+    /** Errors recorded over the controller's life (SMART "Number of Error Information Log Entries"). */
+    public synchronized long errorCount() {
+        return errorCount;
     }
 
     public boolean isDead() {

@@ -99,9 +99,76 @@ public final class NvmePerfApp implements Callable<Integer> {
     private volatile boolean stop;
     private final AtomicLong verifyErrors = new AtomicLong();
 
+    /** Exit status for bad flags (picocli's invalid-input code). */
+    static final int EXIT_USAGE = 2;
+
+    /**
+     * Checks the flags before anything connects; returns one line naming the bad flag, or null.
+     * Limits that depend on the target (MDTS, MQES, queues granted) are checked after Connect.
+     */
+    String badFlag() {
+        if (echoPort != null) {
+            return echoPort < 0 || echoPort > 65535 ? "--echo-server must be a TCP port 0..65535 (got " + echoPort + ")" : null;
+        }
+        if (port < 1 || port > 65535) {
+            return "-s/--port must be a TCP port 1..65535 (got " + port + ")";
+        }
+        if (qd < 1 || qd > 65535) {
+            return "-q/--queue-depth must be 1..65535 (got " + qd + ")";
+        }
+        if (queues < 1 || queues > 65535) {
+            return "-c/--queues must be 1..65535 (got " + queues + ")";
+        }
+        if (ioSize < 1) {
+            return "-o/--io-size must be a positive number of bytes (got " + ioSize + ")";
+        }
+        if (mixRead < 0 || mixRead > 100) {
+            return "-M/--rwmixread must be a percentage 0..100 (got " + mixRead + ")";
+        }
+        if (!(seconds > 0) || Double.isInfinite(seconds) || seconds > 1e7) {
+            return "-t/--time must be a positive number of seconds (got " + seconds + ")";
+        }
+        if (!(warmup >= 0) || Double.isInfinite(warmup) || warmup > 1e7) {
+            return "--warmup must be 0 or more seconds (got " + warmup + ")";
+        }
+        if (nsid < 1 || nsid == 0xffffffff) {
+            return "--nsid must be a namespace id 1..4294967294 (got " + Integer.toUnsignedString(nsid) + ")";
+        }
+        if (rangeMb < 0 || rangeMb > (1L << 43)) {
+            return "--range-mb must be 0 (whole namespace) or a positive number of MiB (got " + rangeMb + ")";
+        }
+        if (inCapsule < 0) {
+            return "--in-capsule must be 0 or more bytes (got " + inCapsule + ")";
+        }
+        if (readPct() < 0) {
+            return "-w/--workload must be one of read, write, randread, randwrite, rw, randrw (got '" + workload + "')";
+        }
+        return null;
+    }
+
+    /** Read percentage of the workload, -1 when the workload is unknown. */
+    private int readPct() {
+        String kind = workload.startsWith("rand") ? workload.substring(4) : workload;
+        return switch (kind) {
+            case "read" -> 100;
+            case "write" -> 0;
+            case "rw" -> mixRead;
+            default -> -1;
+        };
+    }
+
+    private static int usage(String line) {
+        System.err.println("nvme-perf: " + line);
+        return EXIT_USAGE;
+    }
+
     @Override
     public Integer call() throws Exception {
         DocaLogLevel.apply(logLevel);
+        String bad = badFlag();
+        if (bad != null) {
+            return usage(bad);
+        }
         if (echoPort != null) {
             NvmeTcpEcho echo = new NvmeTcpEcho(echoPort, 1L << 30);
             System.out.println("ECHO READY on port " + echo.port());
@@ -110,13 +177,7 @@ public final class NvmePerfApp implements Callable<Integer> {
             return 0;
         }
         boolean rand = workload.startsWith("rand");
-        String kind = rand ? workload.substring(4) : workload;
-        int readPct = switch (kind) {
-            case "read" -> 100;
-            case "write" -> 0;
-            case "rw" -> mixRead;
-            default -> throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "unknown workload " + workload);
-        };
+        int readPct = readPct();
         try (NvmeTcpHost admin = new NvmeTcpHost(address, port, hdgst, ddgst, 64, 8192)) {
             admin.initialize();
             int[] c = admin.connect(0, 31, nqn, hostnqn, 0xffff, 0);
@@ -125,8 +186,28 @@ public final class NvmePerfApp implements Callable<Integer> {
                 return 1;
             }
             int cntlid = c[1] & 0xffff;
+            int[] cap = admin.propertyGet(0x00, true);
+            int mqes = cap[1] & 0xffff;           // CAP.MQES: largest queue size, 0's based
+            int mpsmin = (cap[2] >>> 16) & 0xf;   // CAP.MPSMIN (bits 51:48): MDTS unit = 2^(12+MPSMIN)
+            if (cap[0] == 0 && qd > mqes) {
+                return usage(String.format("-q/--queue-depth %d exceeds the target's queue size limit %d (CAP.MQES+1, "
+                        + "one entry kept free)", qd, mqes));
+            }
             admin.propertySet(0x14, 1 | (6 << 16) | (4 << 20)); // CC.EN, IOSQES 64 B, IOCQES 16 B
-            admin.adminSimple(NvmeOpcode.ADMIN_SET_FEATURES, 0, 0x07, ((queues - 1) << 16) | (queues - 1));
+            int[] nq = admin.adminSimple(NvmeOpcode.ADMIN_SET_FEATURES, 0, 0x07, ((queues - 1) << 16) | (queues - 1));
+            if (nq[0] == 0 && Math.min(nq[1] & 0xffff, nq[1] >>> 16) + 1 < queues) {
+                return usage(String.format("-c/--queues %d exceeds the %d I/O queue(s) the target grants (Number of Queues)",
+                        queues, Math.min(nq[1] & 0xffff, nq[1] >>> 16) + 1));
+            }
+            byte[] idctrl = new byte[4096];
+            if (admin.adminRead(NvmeOpcode.ADMIN_IDENTIFY, 0, 0x01, 0, idctrl) == 0 && cap[0] == 0) {
+                int mdts = idctrl[77] & 0xff;
+                long maxIo = mdts == 0 ? Long.MAX_VALUE : 1L << (12 + mpsmin + mdts);
+                if (ioSize > maxIo) {
+                    return usage(String.format("-o/--io-size %d exceeds the target's maximum data transfer size %d (MDTS)",
+                            ioSize, maxIo));
+                }
+            }
             byte[] idns = new byte[4096];
             int st = admin.adminRead(NvmeOpcode.ADMIN_IDENTIFY, nsid, 0x00, 0, idns);
             ByteBuffer b = ByteBuffer.wrap(idns).order(ByteOrder.LITTLE_ENDIAN);
@@ -138,13 +219,16 @@ public final class NvmePerfApp implements Callable<Integer> {
             }
             int bs = 1 << lbads;
             if (ioSize % bs != 0) {
-                System.err.printf("nvme-perf: I/O size %d is not a multiple of the %d-byte block%n", ioSize, bs);
-                return 1;
+                return usage(String.format("-o/--io-size %d is not a multiple of the %d-byte block", ioSize, bs));
             }
             long rangeBytes = nsze * bs;
             long limit = rangeMb > 0 ? rangeMb << 20 : (verify ? 64L << 20 : rangeBytes);
             rangeBytes = Math.min(rangeBytes, limit);
             long ios = rangeBytes / ioSize;
+            if (ios == 0) {
+                return usage(String.format("-o/--io-size %d is larger than the %d-byte range (--range-mb, namespace size)",
+                        ioSize, rangeBytes));
+            }
             if (verify) {
                 prefill(cntlid, bs, ios);
             }
@@ -164,17 +248,21 @@ public final class NvmePerfApp implements Callable<Integer> {
             stop = true;
             Histogram all = new Histogram(3_600_000_000_000L, 3);
             long errors = 0;
+            int failedQueues = 0;
             for (Worker w : workers) {
                 w.join(30_000);
                 all.add(w.hist);
                 errors += w.errors;
                 if (w.failure != null) {
                     System.err.println("nvme-perf: queue " + w.index + " failed: " + w.failure.getMessage());
-                    errors++;
+                    failedQueues++;
                 }
             }
             report(all, elapsed, errors);
-            return errors == 0 && verifyErrors.get() == 0 ? 0 : 1;
+            if (errors > 0) {
+                System.err.printf("nvme-perf: %d I/O(s) failed (not counted in IOPS or latency)%n", errors);
+            }
+            return errors == 0 && failedQueues == 0 && verifyErrors.get() == 0 ? 0 : 1;
         }
     }
 
@@ -185,6 +273,9 @@ public final class NvmePerfApp implements Callable<Integer> {
         if (w.failure != null) {
             throw w.failure;
         }
+        if (w.errors > 0) {
+            throw new IOException(w.errors + " write(s) of the verify pattern failed");
+        }
         System.err.printf("nvme-perf: verify: wrote the pattern over %d MiB%n", ios * ioSize >> 20);
     }
 
@@ -194,7 +285,7 @@ public final class NvmePerfApp implements Callable<Integer> {
         double iops = n / secs;
         double mibps = iops * ioSize / (1 << 20);
         System.out.printf(Locale.ROOT, "nvme-perf: %s %d B QD %d x %d queue(s), %.1f s%n", workload, ioSize, qd, queues, secs);
-        System.out.printf(Locale.ROOT, "  IOPS: %.0f  MiB/s: %.2f  I/Os: %d  errors: %d%s%n", iops, mibps, n, errors,
+        System.out.printf(Locale.ROOT, "  IOPS: %.0f  MiB/s: %.2f  I/Os: %d  errors: %d (not in IOPS or latency)%s%n", iops, mibps, n, errors,
                 verify ? "  verify mismatches: " + verifyErrors.get() : "");
         System.out.printf(Locale.ROOT, "  latency us: avg %.1f  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n",
                 h.getMean() / 1e3, h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(90) / 1e3,
@@ -351,10 +442,13 @@ public final class NvmePerfApp implements Callable<Integer> {
         public void onCompletion(int cid, int status, int dw0) {
             inflight--;
             if (status != 0) {
+                // A failed I/O is counted apart: never in IOPS, MiB/s or latency.
                 errors++;
                 if (errors <= 5) {
                     System.err.printf("nvme-perf: command %d failed: status 0x%04x%n", cid, status);
                 }
+            } else if (measuring && !prefill) {
+                hist.recordValue(Math.max(1, System.nanoTime() - submitted[cid]));
             }
             if (prefill) {
                 completedPrefill++;
@@ -362,9 +456,6 @@ public final class NvmePerfApp implements Callable<Integer> {
                     submit(cid);
                 }
                 return;
-            }
-            if (measuring) {
-                hist.recordValue(Math.max(1, System.nanoTime() - submitted[cid]));
             }
             if (!stop) {
                 submit(cid);

@@ -103,12 +103,18 @@ public final class NvmeTcpHost implements AutoCloseable {
 
     /** Fabrics Connect with CATTR (bit 2: disable SQ flow control, reads then end with C2HData SUCCESS). */
     public int[] connect(int qid, int sqsize0, String subnqn, String hostnqn, int cntlid, long katoMs, int cattr) throws IOException {
+        return connect(qid, sqsize0, subnqn, hostnqn, new byte[16], cntlid, katoMs, cattr);
+    }
+
+    /** Fabrics Connect carrying the 16-byte host identifier {@code hostId}. */
+    public int[] connect(int qid, int sqsize0, String subnqn, String hostnqn, byte[] hostId, int cntlid, long katoMs, int cattr)
+            throws IOException {
         int base = txTail;
         long sqe = base + NvmeTcpPdu.CH_LEN;
         FabricsConnectCommand.encode(tx, sqe, 0x7000, qid, sqsize0, katoMs, cattr);
         NvmeCommand.putSgl(tx, sqe, NvmeCommand.SGL_DATA_BLOCK_OFFSET, 0, FabricsConnectCommand.DATA_LEN);
         MemorySegment data = arena.allocate(FabricsConnectCommand.DATA_LEN);
-        FabricsConnectCommand.encodeData(data, 0, new byte[16], cntlid, subnqn, hostnqn);
+        FabricsConnectCommand.encodeData(data, 0, hostId, cntlid, subnqn, hostnqn);
         finishCapsule(base, data, 0, FabricsConnectCommand.DATA_LEN);
         return awaitResp(0x7000);
     }
@@ -156,14 +162,25 @@ public final class NvmeTcpHost implements AutoCloseable {
             int type = NvmeTcpPdu.type(rx, 0);
             if (type == NvmeTcpPdu.TYPE_C2H_DATA) {
                 int pdo = NvmeTcpPdu.pdo(rx, 0);
-                int off = (int) DataPdu.datao(rx, 0);
-                int len = (int) DataPdu.datal(rx, 0);
-                MemorySegment.copy(rx, java.lang.foreign.ValueLayout.JAVA_BYTE, pdo, out, off, Math.min(len, out.length - off));
+                long off = DataPdu.datao(rx, 0);
+                long len = DataPdu.datal(rx, 0);
+                if (off < 0 || len < 0 || off + len > out.length) {
+                    throw new IOException("C2HData [" + off + ", " + (off + len) + ") outside the " + out.length + "-byte buffer");
+                }
+                MemorySegment.copy(rx, java.lang.foreign.ValueLayout.JAVA_BYTE, pdo, out, (int) off, (int) len);
+                // SUCCESS (only valid with LAST): the command completed and no CapsuleResp follows
+                // (SPDK's target does this by default).
+                boolean success = isSuccess(NvmeTcpPdu.flags(rx, 0));
                 consume();
+                if (success) {
+                    return 0;
+                }
             } else if (type == NvmeTcpPdu.TYPE_CAPSULE_RESP) {
                 int st = NvmeCompletion.status(rx, NvmeTcpPdu.CH_LEN);
                 consume();
                 return st;
+            } else if (type == NvmeTcpPdu.TYPE_C2H_TERM_REQ) {
+                throw new IOException("target sent C2HTermReq, FES " + io.jdoca.sta.pdu.TermReqPdu.fes(rx, 0));
             } else {
                 throw new IOException("unexpected " + NvmeTcpPdu.typeName(type));
             }
@@ -367,7 +384,7 @@ public final class NvmeTcpHost implements AutoCloseable {
                     int pdo = NvmeTcpPdu.pdo(rx, 0);
                     int cid = DataPdu.cccid(rx, 0);
                     listener.onData(cid, rx, pdo, (int) DataPdu.datal(rx, 0), (int) DataPdu.datao(rx, 0));
-                    if ((NvmeTcpPdu.flags(rx, 0) & NvmeTcpPdu.FLAG_DATA_SUCCESS) != 0) {
+                    if (isSuccess(NvmeTcpPdu.flags(rx, 0))) {
                         listener.onCompletion(cid, 0, 0); // SUCCESS: no CapsuleResp follows
                     }
                 }
@@ -384,6 +401,11 @@ public final class NvmeTcpHost implements AutoCloseable {
         }
         flush();
         return n;
+    }
+
+    /** C2HData SUCCESS completes the command; the NVMe/TCP spec allows it only together with LAST_PDU. */
+    private static boolean isSuccess(int flags) {
+        return (flags & NvmeTcpPdu.FLAG_DATA_SUCCESS) != 0 && (flags & NvmeTcpPdu.FLAG_DATA_LAST) != 0;
     }
 
     private void sendH2C(int cid, int ttag, int r2to, int r2tl) throws IOException {

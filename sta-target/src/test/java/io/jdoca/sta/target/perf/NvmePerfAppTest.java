@@ -1,0 +1,112 @@
+package io.jdoca.sta.target.perf;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jdoca.sta.target.config.TargetConfig;
+import io.jdoca.sta.target.nvmf.NvmfTarget;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+/** nvme-perf's flag checks and its accounting of failed I/Os (in-process, loopback target). */
+class NvmePerfAppTest {
+    static final String NQN = "nqn.2024-01.io.jdoca:perf";
+
+    private static NvmePerfApp parse(String... args) {
+        NvmePerfApp app = new NvmePerfApp();
+        new CommandLine(app).parseArgs(args);
+        return app;
+    }
+
+    /** Each bad value is refused before anything connects, with one line naming the flag. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "-q|0|-q/--queue-depth", "-q|-3|-q/--queue-depth", "-c|0|-c/--queues", "-M|150|-M/--rwmixread",
+        "-M|-1|-M/--rwmixread", "-t|0|-t/--time", "-t|-1|-t/--time", "-t|NaN|-t/--time", "-o|0|-o/--io-size",
+        "-s|0|-s/--port", "-s|70000|-s/--port", "--warmup|-1|--warmup", "--nsid|0|--nsid",
+        "--range-mb|-1|--range-mb", "--in-capsule|-1|--in-capsule", "-w|sideways|-w/--workload"})
+    void badFlagsAreNamed(String flag, String value, String named) {
+        String line = parse(flag, value).badFlag();
+        assertTrue(line != null && line.startsWith(named), flag + " " + value + " -> " + line);
+        assertTrue(line.contains(value.equals("NaN") ? "NaN" : value), line);
+        assertEquals(-1, line.indexOf('\n'));
+    }
+
+    @Test
+    void defaultsAndEdgeValuesAreAccepted() {
+        assertNull(parse().badFlag());
+        assertNull(parse("-M", "0", "-w", "randrw", "-q", "1", "-c", "1", "-t", "0.5").badFlag());
+        assertNull(parse("-M", "100", "-w", "rw", "--warmup", "0").badFlag());
+    }
+
+    /** The whole command: exit 2 and nothing attempted (port 1 on loopback is never contacted). */
+    @Test
+    void badFlagExitsTwoWithOneLine() {
+        PrintStream old = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int rc;
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            rc = new CommandLine(new NvmePerfApp()).execute("-s", "1", "-q", "0");
+        } finally {
+            System.setErr(old);
+        }
+        // (the test class path has no SLF4J provider: drop its notice)
+        String out = err.toString(StandardCharsets.UTF_8).lines().filter(l -> !l.startsWith("SLF4J")).reduce("", String::concat);
+        assertEquals(2, rc, out);
+        assertEquals("nvme-perf: -q/--queue-depth must be 1..65535 (got 0)", out);
+    }
+
+    /**
+     * Every write fails (data in the capsule larger than the target's in-capsule size: Data SGL
+     * Length Invalid): the failures are counted apart, IOPS is 0, no latency, and the exit is 1.
+     * On the old code each failure counted as a completed I/O in IOPS and latency.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void failedIosAreNotCountedAsIops() throws Exception {
+        TargetConfig cfg = TargetConfig.parse("""
+                { "io_threads": 1,
+                  "subsystems": [ { "nqn": "%s", "allow_any_host": true,
+                    "namespaces": [ { "nsid": 1, "backend": "memory", "size_mb": 4, "block_size": 4096 } ] } ] }
+                """.formatted(NQN));
+        try (NvmfTarget target = new NvmfTarget(cfg)) {
+            target.start();
+            int port = target.addListener("127.0.0.1", 0);
+            PrintStream oldOut = System.out;
+            PrintStream oldErr = System.err;
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int rc;
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            try {
+                rc = new CommandLine(new NvmePerfApp()).execute("-s", String.valueOf(port), "-n", NQN,
+                        "-w", "write", "-o", "16384", "--in-capsule", "16384", "-q", "4", "-t", "0.5", "--warmup", "0");
+            } finally {
+                System.setOut(oldOut);
+                System.setErr(oldErr);
+            }
+            String o = out.toString(StandardCharsets.UTF_8);
+            String e = err.toString(StandardCharsets.UTF_8);
+            assertEquals(1, rc, o + e);
+            Matcher m = Pattern.compile("IOPS: (\\d+) .* I/Os: (\\d+)\\s+errors: (\\d+)").matcher(o);
+            assertTrue(m.find(), o);
+            assertEquals("0", m.group(1), o);
+            assertEquals("0", m.group(2), o);
+            assertTrue(Long.parseLong(m.group(3)) > 0, o);
+            assertTrue(o.contains("latency us: avg 0.0"), o);
+            assertTrue(e.contains("I/O(s) failed (not counted in IOPS or latency)"), e);
+        }
+    }
+}
