@@ -7,6 +7,7 @@ import io.jdoca.sta.target.config.ConfigException;
 import io.jdoca.sta.target.config.TargetConfig;
 import io.jdoca.sta.target.nvmf.NvmfTarget;
 import io.jdoca.sta.target.rpc.RpcServer;
+import io.jdoca.sta.target.rpc.SpdkConfigLoader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,13 +35,19 @@ public final class StaTargetApp implements Callable<Integer> {
     @Mixin
     DocaFlags doca;
 
-    @Option(names = {"-j", "--json"}, required = true, description = "JSON configuration file (see examples/sta-target.json)")
+    @Option(names = {"-j", "--json"}, description = "jdoca's JSON configuration file (see examples/sta-target.json); "
+            + "optional: without -j and -c the target starts empty, to be configured over RPC.")
     Path json;
+
+    @Option(names = {"-c", "--config"}, paramLabel = "FILE",
+            description = "SPDK's JSON configuration (what save_config writes, from jdoca or SPDK), replayed after start "
+                    + "and after -j's configuration.")
+    Path spdkConfig;
 
     @Option(names = {"-l", "--log-level"}, defaultValue = "50", description = "DOCA log level 10..70 (default: ${DEFAULT-VALUE})")
     int logLevel;
 
-    @Option(names = "--rpc-socket", paramLabel = "PATH",
+    @Option(names = {"-r", "--rpc-socket"}, paramLabel = "PATH",
             description = "JSON-RPC Unix socket, created mode 0600 and refused if a live server answers there "
                     + "(overrides rpc_socket in the JSON; default: none unless the JSON names one)")
     String rpcSocket;
@@ -61,7 +68,7 @@ public final class StaTargetApp implements Callable<Integer> {
         doca.applySdkLogLevel();
         TargetConfig cfg;
         try {
-            cfg = TargetConfig.load(json);
+            cfg = json != null ? TargetConfig.load(json) : new TargetConfig(null, null, null, null, null);
             List<TargetConfig.ListenerConfig> ls = new ArrayList<>(cfg.listeners());
             for (String l : listen) {
                 ls.add(TargetConfig.parseListen("--listen", l));
@@ -96,6 +103,11 @@ public final class StaTargetApp implements Callable<Integer> {
         CountDownLatch done = new CountDownLatch(1);
         try {
             target.start();
+            if (spdkConfig != null) {
+                RpcServer exec = rpc != null ? rpc : new RpcServer(target, null);
+                exec.setTarget(target);
+                SpdkConfigLoader.load(exec, spdkConfig);
+            }
             if (rpc != null) {
                 rpc.start(target);
             }

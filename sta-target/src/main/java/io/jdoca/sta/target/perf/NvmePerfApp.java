@@ -74,10 +74,20 @@ public final class NvmePerfApp implements Callable<Integer> {
     @Option(names = "--verify", description = "write a pattern over the range first, then check every read")
     boolean verify;
 
-    @Option(names = {"-g", "--hdr-digest"}, description = "header digest")
+    @Option(names = "--no-prefill", description = "with --verify: do not write the pattern first; check what an earlier "
+            + "--verify run left on the namespace (e.g. after the target restarted).")
+    boolean noPrefill;
+
+    @Option(names = {"-r", "--transport-id"}, paramLabel = "TRID",
+            description = "spdk_nvme_perf's transport ID, e.g. 'trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420 "
+                    + "subnqn:nqn.2016-06.io.spdk:cnode1' (keys: trtype, adrfam, traddr, trsvcid, subnqn, hostnqn, ns); "
+                    + "overrides -a, -s, -n, --hostnqn and --nsid.")
+    String trid;
+
+    @Option(names = {"-H", "-g", "--hdr-digest"}, description = "Enable the TCP header digest (CRC32C).")
     boolean hdgst;
 
-    @Option(names = {"-G", "--data-digest"}, description = "data digest")
+    @Option(names = {"-I", "-G", "--data-digest"}, description = "Enable the TCP data digest (CRC32C).")
     boolean ddgst;
 
     @Option(names = "--in-capsule", defaultValue = "8192", description = "largest write sent in the capsule (default: ${DEFAULT-VALUE})")
@@ -107,6 +117,15 @@ public final class NvmePerfApp implements Callable<Integer> {
      * Limits that depend on the target (MDTS, MQES, queues granted) are checked after Connect.
      */
     String badFlag() {
+        if (trid != null) {
+            String bad = applyTrid(trid);
+            if (bad != null) {
+                return bad;
+            }
+        }
+        if (noPrefill && !verify) {
+            return "--no-prefill needs --verify";
+        }
         if (echoPort != null) {
             return echoPort < 0 || echoPort > 65535 ? "--echo-server must be a TCP port 0..65535 (got " + echoPort + ")" : null;
         }
@@ -142,6 +161,51 @@ public final class NvmePerfApp implements Callable<Integer> {
         }
         if (readPct() < 0) {
             return "-w/--workload must be one of read, write, randread, randwrite, rw, randrw (got '" + workload + "')";
+        }
+        return null;
+    }
+
+    /** Applies spdk_nvme_perf's {@code -r} transport ID; returns one line naming what is wrong, or null. */
+    String applyTrid(String t) {
+        for (String kv : t.trim().split("\\s+")) {
+            int c = kv.indexOf(':');
+            if (c <= 0) {
+                return "-r: '" + kv + "' is not key:value (e.g. 'trtype:TCP traddr:127.0.0.1 trsvcid:4420 subnqn:NQN')";
+            }
+            String k = kv.substring(0, c).toLowerCase(Locale.ROOT);
+            String v = kv.substring(c + 1);
+            switch (k) {
+                case "trtype" -> {
+                    if (!v.equalsIgnoreCase("tcp")) {
+                        return "-r: trtype:" + v + " is not supported (nvme-perf speaks TCP)";
+                    }
+                }
+                case "adrfam" -> {
+                    if (!v.equalsIgnoreCase("ipv4") && !v.equalsIgnoreCase("ipv6")) {
+                        return "-r: adrfam:" + v + " must be IPv4 or IPv6";
+                    }
+                }
+                case "traddr" -> address = v;
+                case "trsvcid" -> {
+                    try {
+                        port = Integer.parseInt(v);
+                    } catch (NumberFormatException e) {
+                        return "-r: trsvcid:" + v + " is not a port number";
+                    }
+                }
+                case "subnqn" -> nqn = v;
+                case "hostnqn" -> hostnqn = v;
+                case "ns" -> {
+                    try {
+                        nsid = Integer.parseUnsignedInt(v);
+                    } catch (NumberFormatException e) {
+                        return "-r: ns:" + v + " is not a namespace id";
+                    }
+                }
+                default -> {
+                    return "-r: unknown key '" + k + "' (trtype, adrfam, traddr, trsvcid, subnqn, hostnqn, ns)";
+                }
+            }
         }
         return null;
     }
@@ -229,7 +293,7 @@ public final class NvmePerfApp implements Callable<Integer> {
                 return usage(String.format("-o/--io-size %d is larger than the %d-byte range (--range-mb, namespace size)",
                         ioSize, rangeBytes));
             }
-            if (verify) {
+            if (verify && !noPrefill) {
                 prefill(cntlid, bs, ios);
             }
             List<Worker> workers = new ArrayList<>();
