@@ -52,8 +52,14 @@ public final class StaTargetApp implements Callable<Integer> {
                     + "(overrides rpc_socket in the JSON; default: none unless the JSON names one)")
     String rpcSocket;
 
-    @Option(names = "--io-threads", description = "IO engine threads (overrides io_threads in the JSON)")
+    @Option(names = "--io-threads", description = "IO engine threads (overrides io_threads in the JSON; with -m the default is "
+            + "one per CPU of the mask).")
     Integer ioThreads;
+
+    @Option(names = {"-m", "--cpumask"}, paramLabel = "MASK",
+            description = "SPDK's core mask (e.g. 0x2 or [1,3]): IO engine i is pinned to the i-th CPU of the mask "
+                    + "(sched_setaffinity). Default: not pinned.")
+    String cpumask;
 
     @Option(names = "--listen", paramLabel = "ADDRESS:PORT",
             description = "top-level NVMe/TCP listener, bound exactly to ADDRESS (an IP, e.g. 127.0.0.1:4420, 0.0.0.0:4420, "
@@ -61,6 +67,8 @@ public final class StaTargetApp implements Callable<Integer> {
                     + "listener without address binds 127.0.0.1). The subsystems the JSON defines without listeners of "
                     + "their own are reachable on these; subsystems created over RPC only on their own")
     List<String> listen = new ArrayList<>();
+
+    private List<Integer> cpus = List.of();
 
     @Override
     public Integer call() throws Exception {
@@ -72,6 +80,17 @@ public final class StaTargetApp implements Callable<Integer> {
             List<TargetConfig.ListenerConfig> ls = new ArrayList<>(cfg.listeners());
             for (String l : listen) {
                 ls.add(TargetConfig.parseListen("--listen", l));
+            }
+            if (cpumask != null) {
+                try {
+                    cpus = io.jdoca.core.util.CpuAffinity.parseCoreMask("-m", cpumask);
+                    io.jdoca.core.util.CpuAffinity.check("-m", cpus);
+                } catch (IllegalArgumentException e) {
+                    return fail(e.getMessage());
+                }
+                if (ioThreads == null) {
+                    ioThreads = Math.min(64, cpus.size());
+                }
             }
             if (ioThreads != null && (ioThreads < 1 || ioThreads > 64)) {
                 throw new ConfigException("--io-threads", ioThreads + " is out of range 1..64");
@@ -100,6 +119,7 @@ public final class StaTargetApp implements Callable<Integer> {
             }
         }
         NvmfTarget target = new NvmfTarget(cfg);
+        target.setCpus(cpus);
         CountDownLatch done = new CountDownLatch(1);
         try {
             target.start();

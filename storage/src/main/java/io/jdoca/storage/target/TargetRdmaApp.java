@@ -53,6 +53,7 @@ public final class TargetRdmaApp implements Callable<Integer> {
         try {
             DocaLogLevel.apply(logLevel);
             argp.applySdkLogLevel();
+            io.jdoca.core.util.CpuAffinity.check("--cpu", cpus);
             AtomicBoolean abort = new AtomicBoolean();
             AtomicBoolean finished = AppSupport.installCtrlCHandler(abort, Thread.currentThread(), 8_000);
             TargetRdma app = new TargetRdma(new TargetRdma.Config(device, cpus, listenPort, binaryContent, blockCount, blockSize,

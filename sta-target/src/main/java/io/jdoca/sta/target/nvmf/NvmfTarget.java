@@ -5,6 +5,7 @@ import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.core.exec.CtxState;
+import io.jdoca.core.util.CpuAffinity;
 import io.jdoca.core.exec.IdleStrategy;
 import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.sta.Sta;
@@ -85,8 +86,16 @@ public final class NvmfTarget implements AutoCloseable {
     private Thread mainThread;
     private Thread kaThread;
 
+    /** CPUs the IO engine threads pin themselves to (engine i on cpus[i % n]); empty = not pinned. */
+    private volatile List<Integer> cpus = List.of();
+
     public NvmfTarget(TargetConfig config) {
         this.config = config;
+    }
+
+    /** SPDK's {@code -m} core mask: pins IO engine i to {@code cpus[i % n]}. Call before {@link #start()}. */
+    public void setCpus(List<Integer> cpus) {
+        this.cpus = List.copyOf(cpus);
     }
 
     /** One IO context with its PE and thread. */
@@ -94,15 +103,27 @@ public final class NvmfTarget implements AutoCloseable {
         final StaIo io;
         final ProgressEngine pe;
         final Thread thread;
+        final int index;
 
         Engine(StaIo io, ProgressEngine pe, int i) {
             this.io = io;
             this.pe = pe;
+            this.index = i;
             this.thread = new Thread(this::run, "sta-io-" + i);
             this.thread.setDaemon(true);
         }
 
         void run() {
+            List<Integer> pin = cpus;
+            if (!pin.isEmpty()) {
+                int cpu = pin.get(index % pin.size());
+                try {
+                    CpuAffinity.pinCurrentThread(cpu);
+                    LOG.info("{} pinned to CPU {}", thread.getName(), cpu);
+                } catch (RuntimeException e) {
+                    LOG.error("{}: cannot pin to CPU {}: {}", thread.getName(), cpu, e.getMessage());
+                }
+            }
             // Spin briefly, then sleep in the sockets' readiness (StaIo.waitForIo) until a host sends.
             int idle = 0;
             while (running || io.state() != CtxState.IDLE) {
