@@ -6,6 +6,7 @@ import io.jdoca.core.DocaException;
 import io.jdoca.sta.target.config.ConfigException;
 import io.jdoca.sta.target.config.TargetConfig;
 import io.jdoca.sta.target.nvmf.NvmfTarget;
+import io.jdoca.sta.target.metrics.MetricsServer;
 import io.jdoca.sta.target.rpc.RpcServer;
 import io.jdoca.sta.target.rpc.SpdkConfigLoader;
 import java.nio.file.Path;
@@ -56,6 +57,14 @@ public final class StaTargetApp implements Callable<Integer> {
             + "one per CPU of the mask).")
     Integer ioThreads;
 
+    @Option(names = "--metrics-port", paramLabel = "PORT",
+            description = "Serve Prometheus metrics at http://ADDRESS:PORT/metrics (0 = any free port). Default: off.")
+    Integer metricsPort;
+
+    @Option(names = "--metrics-address", paramLabel = "IP", defaultValue = "127.0.0.1",
+            description = "Address the metrics endpoint binds to, an IP literal (default: ${DEFAULT-VALUE}).")
+    String metricsAddress;
+
     @Option(names = {"-m", "--cpumask"}, paramLabel = "MASK",
             description = "SPDK's core mask (e.g. 0x2 or [1,3]): IO engine i is pinned to the i-th CPU of the mask "
                     + "(sched_setaffinity). Default: not pinned.")
@@ -92,6 +101,10 @@ public final class StaTargetApp implements Callable<Integer> {
                     ioThreads = Math.min(64, cpus.size());
                 }
             }
+            if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
+                throw new ConfigException("--metrics-port", metricsPort + " is out of range 0..65535");
+            }
+            TargetConfig.ipLiteral("--metrics-address", metricsAddress);
             if (ioThreads != null && (ioThreads < 1 || ioThreads > 64)) {
                 throw new ConfigException("--io-threads", ioThreads + " is out of range 1..64");
             }
@@ -120,6 +133,7 @@ public final class StaTargetApp implements Callable<Integer> {
         }
         NvmfTarget target = new NvmfTarget(cfg);
         target.setCpus(cpus);
+        MetricsServer metrics = null;
         CountDownLatch done = new CountDownLatch(1);
         try {
             target.start();
@@ -131,6 +145,16 @@ public final class StaTargetApp implements Callable<Integer> {
             if (rpc != null) {
                 rpc.start(target);
             }
+            if (metricsPort != null) {
+                metrics = MetricsServer.start(TargetConfig.ipLiteral("--metrics-address", metricsAddress), metricsPort,
+                        () -> target);
+            }
+        } catch (java.net.BindException e) {
+            if (rpc != null) {
+                rpc.close();
+            }
+            target.close();
+            return fail("--metrics-port " + metricsPort + ": cannot listen on " + metricsAddress + ": " + e.getMessage());
         } catch (ConfigException | DocaException | java.io.IOException | java.io.UncheckedIOException e) {
             LOG.debug("start failed", e);
             if (rpc != null) {
@@ -140,8 +164,12 @@ public final class StaTargetApp implements Callable<Integer> {
             return fail(e.getMessage());
         }
         final RpcServer rpcRef = rpc;
+        final MetricsServer metricsRef = metrics;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             LOG.info("shutting down");
+            if (metricsRef != null) {
+                metricsRef.close();
+            }
             if (rpcRef != null) {
                 rpcRef.close();
             }

@@ -50,7 +50,9 @@ class SpdkCompatSystemTest {
         Path sock = dir.resolve("spdk.sock");
         int port = JavaProcess.freePort();
         Path saved = dir.resolve("saved.json");
-        try (JavaProcess tgt = JavaProcess.start("sta-target", "io.jdoca.cli.Main", List.of("sta-target", "-r", sock.toString()))) {
+        int metrics = JavaProcess.freePort();
+        try (JavaProcess tgt = JavaProcess.start("sta-target", "io.jdoca.cli.Main", List.of("sta-target", "-r", sock.toString(),
+                "--metrics-port", String.valueOf(metrics)))) {
             tgt.awaitOutput("STA TARGET READY", T);
             Rpc rpc = new Rpc(rpcPy, sock);
             rpc.ok("framework_wait_init");
@@ -113,9 +115,14 @@ class SpdkCompatSystemTest {
             assertThat(ns2.get("uuid").asText()).isEqualTo("2b3c4d5e-0000-4000-8000-00000000a10a");
 
             String trid = "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:" + port + " subnqn:" + CNODE;
+            String m0 = metrics(metrics);
+            assertThat(m0).contains("jdoca_nvmf_namespace_writes_total{subsystem=\"" + CNODE + "\",nsid=\"2\",bdev=\"AIO0\"} 0\n");
             assertThat(perf(trid + " ns:2", "-w", "randrw", "-M", "50", "-t", "5", "--verify")).contains("verify mismatches: 0");
             assertThat(perf(trid + " ns:1", "-w", "randrw", "-t", "1", "--verify")).contains("verify mismatches: 0");
 
+            String m1 = metrics(metrics);
+            assertThat(m1).doesNotContain("jdoca_nvmf_namespace_writes_total{subsystem=\"" + CNODE + "\",nsid=\"2\",bdev=\"AIO0\"} 0\n")
+                    .contains("jdoca_bdev_read_latency_seconds{bdev=\"AIO0\",quantile=\"0.99\"}");
             JsonNode stats = rpc.json("nvmf_get_stats");
             assertThat(stats.get("tick_rate").asLong()).isPositive();
             JsonNode pg = stats.get("poll_groups").get(0);
@@ -165,6 +172,15 @@ class SpdkCompatSystemTest {
                     .isEqualTo(M.readTree(Files.readString(saved)).get("subsystems").get(1).get("config").size());
             tgt.terminate();
             tgt.awaitExit(T);
+        }
+    }
+
+    private static String metrics(int port) throws Exception {
+        try (java.net.http.HttpClient c = java.net.http.HttpClient.newHttpClient()) {
+            var r = c.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(200);
+            return r.body();
         }
     }
 

@@ -167,8 +167,37 @@ public final class Bdev {
         m.put("num_unmap_ops", 0L);
         m.put("bytes_copied", 0L);
         m.put("num_copy_ops", 0L);
+        if (backend instanceof TimedBackend t) {
+            // Ticks are nanoseconds (tick_rate 1e9); sums from the histograms (2 significant digits).
+            latency(m, "read", t.readLatency());
+            latency(m, "write", t.writeLatency());
+        }
         m.put("jdoca_other_ops", other);
         m.put("jdoca_errors", err);
+        return m;
+    }
+
+    private static void latency(Map<String, Object> m, String kind, org.HdrHistogram.Histogram h) {
+        long n = h.getTotalCount();
+        m.put(kind + "_latency_ticks", n == 0 ? 0L : Math.round(h.getMean() * n));
+        m.put("max_" + kind + "_latency_ticks", n == 0 ? 0L : h.getMaxValue());
+        m.put("min_" + kind + "_latency_ticks", n == 0 ? 0L : h.getMinValue());
+    }
+
+    /** Latency quantiles in microseconds of reads or writes ({@code kind}), or null when not measured. */
+    public Map<String, Object> latencyUs(String kind) {
+        if (!(backend instanceof TimedBackend t)) {
+            return null;
+        }
+        org.HdrHistogram.Histogram h = kind.equals("read") ? t.readLatency() : t.writeLatency();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("count", h.getTotalCount());
+        m.put("avg_us", h.getTotalCount() == 0 ? 0.0 : h.getMean() / 1e3);
+        m.put("p50_us", h.getValueAtPercentile(50) / 1e3);
+        m.put("p90_us", h.getValueAtPercentile(90) / 1e3);
+        m.put("p99_us", h.getValueAtPercentile(99) / 1e3);
+        m.put("p999_us", h.getValueAtPercentile(99.9) / 1e3);
+        m.put("max_us", h.getMaxValue() / 1e3);
         return m;
     }
 

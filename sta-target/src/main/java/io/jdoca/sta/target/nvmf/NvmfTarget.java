@@ -22,6 +22,7 @@ import io.jdoca.sta.be.MemoryBackend;
 import io.jdoca.sta.be.NullBackend;
 import io.jdoca.sta.nvme.NvmeStatus;
 import io.jdoca.sta.target.bdev.Bdev;
+import io.jdoca.sta.target.bdev.TimedBackend;
 import io.jdoca.sta.target.config.ConfigException;
 import io.jdoca.sta.target.config.MemoryBudget;
 import io.jdoca.sta.target.config.TargetConfig;
@@ -104,6 +105,9 @@ public final class NvmfTarget implements AutoCloseable {
         final ProgressEngine pe;
         final Thread thread;
         final int index;
+        /** Time asleep waiting for the sockets; written by the engine thread only, read racily by metrics. */
+        long idleNanos;
+        final long startNanos = System.nanoTime();
 
         Engine(StaIo io, ProgressEngine pe, int i) {
             this.io = io;
@@ -133,7 +137,9 @@ public final class NvmfTarget implements AutoCloseable {
                     // Short spin only: on a shared machine a sleeper woken by the socket beats a spinner.
                     Thread.onSpinWait();
                 } else {
+                    long t0 = System.nanoTime();
                     io.waitForIo(5_000_000L);
+                    idleNanos += System.nanoTime() - t0; // single writer: this thread; read racily
                 }
                 if (!running && io.state() == CtxState.RUNNING) {
                     io.stop();
@@ -304,6 +310,21 @@ public final class NvmfTarget implements AutoCloseable {
 
     public Sta sta() {
         return sta;
+    }
+
+    /**
+     * Per IO engine: {name, busy seconds, idle seconds} since start, read racily (the engine thread
+     * is the only writer). Idle is the time asleep waiting for the sockets; busy the rest.
+     */
+    public List<Object[]> engineTimes() {
+        List<Object[]> out = new ArrayList<>();
+        long now = System.nanoTime();
+        for (Engine e : engines) {
+            long idle = e.idleNanos;
+            long total = now - e.startNanos;
+            out.add(new Object[] {e.io.name(), Math.max(0, total - idle) / 1e9, idle / 1e9});
+        }
+        return out;
     }
 
     public List<StaIo> ioContexts() {
@@ -574,12 +595,12 @@ public final class NvmfTarget implements AutoCloseable {
                 d.claim(null);
                 if (d.ownedByNamespace()) {
                     bdevs.remove(d.name());
-                    sta.backendDestroy(b);
+                    destroyBackend(b);
                 }
                 return;
             }
         }
-        sta.backendDestroy(b);
+        destroyBackend(b);
     }
 
     /**
@@ -630,7 +651,8 @@ public final class NvmfTarget implements AutoCloseable {
             }
             default -> throw new DocaException(DocaError.INVALID_VALUE, "unknown backend " + n.backend() + " (memory, file, null)");
         };
-        registerBackend(be);
+        StaBackend raw = be;
+        be = registerBackend(raw);
         UUID uuid = n.uuid() != null ? UUID.fromString(n.uuid()) : s.uuid(nsid);
         Bdev d = new Bdev(beName, module, n.blockSize(), be.sizeBytes() / n.blockSize(), uuid, be,
                 module == Bdev.Module.AIO ? Path.of(n.path()) : null, true);
@@ -639,7 +661,7 @@ public final class NvmfTarget implements AutoCloseable {
             attach(s, nsid, d, n.uuid() != null ? uuid : null, null);
         } catch (RuntimeException e) {
             bdevs.remove(beName);
-            sta.backendDestroy(be);
+            destroyBackend(be);
             deleteQuietly(created);
             throw e;
         }
@@ -699,11 +721,25 @@ public final class NvmfTarget implements AutoCloseable {
         namespaceChanged(s, nsid);
     }
 
-    /** Registers a back-end with STA with one queue per IO engine. */
-    private void registerBackend(StaBackend be) {
+    /**
+     * Registers a back-end with STA, wrapped to measure latency ({@link TimedBackend}), with one
+     * queue per IO engine. Returns the wrapper (what namespaces use).
+     */
+    private StaBackend registerBackend(StaBackend raw) {
+        TimedBackend be = new TimedBackend(raw);
+        sta.backendCreate(raw);
         sta.backendCreate(be);
         for (int i = 0; i < engines.size() || i == 0; i++) {
             be.addQueue();
+        }
+        return be;
+    }
+
+    /** Destroys a back-end (and the raw one under a {@link TimedBackend}). */
+    private void destroyBackend(StaBackend b) {
+        sta.backendDestroy(b);
+        if (b instanceof TimedBackend t) {
+            sta.backendDestroy(t.delegate());
         }
     }
 
@@ -749,13 +785,13 @@ public final class NvmfTarget implements AutoCloseable {
                 be = FileBackend.open(name, filename, 0);
                 numBlocks = be.sizeBytes() / blockSize;
                 if (numBlocks == 0) {
-                    sta.backendDestroy(be);
+                    closeUnregistered(be);
                     throw new ConfigException("filename", filename + " is smaller than one " + blockSize + "-byte block");
                 }
             }
             default -> throw new IllegalStateException(module.toString());
         }
-        registerBackend(be);
+        be = registerBackend(be);
         Bdev d = new Bdev(name, module, blockSize, numBlocks, uuid != null ? uuid : UUID.randomUUID(), be, filename, false);
         bdevs.put(name, d);
         LOG.info("bdev {} created ({} , {} x {} B)", name, module.productName, numBlocks, blockSize);
@@ -773,10 +809,7 @@ public final class NvmfTarget implements AutoCloseable {
                     + ": remove the namespace first (nvmf_subsystem_remove_ns)");
         }
         bdevs.remove(name);
-        DocaError e = sta.backendDestroy(d.backend());
-        if (e != DocaError.SUCCESS) {
-            LOG.warn("bdev {} back-end destroy: {}", name, e);
-        }
+        destroyBackend(d.backend());
         LOG.info("bdev {} deleted", name);
     }
 
@@ -796,6 +829,12 @@ public final class NvmfTarget implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /** Closes a back-end that was never registered (via STA, which is the only one allowed to). */
+    private void closeUnregistered(StaBackend be) {
+        sta.backendCreate(be);
+        sta.backendDestroy(be);
     }
 
     // ------------------------------------------------------------------ transports

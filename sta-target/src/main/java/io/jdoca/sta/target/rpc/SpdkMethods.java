@@ -410,9 +410,29 @@ final class SpdkMethods {
             m.putAll(s.values());
             detail.add(m);
         }
+        // jdoca's addition: back-end (bdev) latency per namespace, from the engines' HdrHistograms.
+        List<Map<String, Object>> lat = new ArrayList<>();
+        for (NvmfSubsystem sub : t.subsystems()) {
+            if (sub.isDiscovery()) {
+                continue;
+            }
+            for (StaNamespace ns : sub.sta().namespaces()) {
+                Bdev b = t.bdevOf(ns.backend());
+                if (b != null && b.latencyUs("read") != null) {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("nqn", sub.nqn());
+                    m.put("nsid", ns.nsid());
+                    m.put("bdev_name", b.name());
+                    m.put("read", b.latencyUs("read"));
+                    m.put("write", b.latencyUs("write"));
+                    lat.add(m);
+                }
+            }
+        }
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("tick_rate", TICK_RATE);
         r.put("poll_groups", groups);
+        r.put("jdoca_latency", lat);
         r.put("jdoca", detail);
         return r;
     }
