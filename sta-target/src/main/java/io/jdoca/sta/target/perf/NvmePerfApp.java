@@ -62,8 +62,17 @@ public final class NvmePerfApp implements Callable<Integer> {
     @Option(names = "--warmup", defaultValue = "1", description = "seconds of warm-up before measuring (default: ${DEFAULT-VALUE})")
     double warmup;
 
-    @Option(names = {"-c", "--queues"}, defaultValue = "1", description = "I/O queues, one thread each (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-P", "--queues"}, defaultValue = "1",
+            description = "I/O queue pairs, one thread each (spdk_nvme_perf's -P; default: ${DEFAULT-VALUE}).")
     int queues;
+
+    @Option(names = {"-c", "--core-mask"}, paramLabel = "MASK",
+            description = "spdk_nvme_perf's core mask (e.g. 0x2 or [0,1]): queue thread i is pinned to the i-th CPU of the mask. "
+                    + "Default: not pinned.")
+    String coreMask;
+
+    @Option(names = "-L", description = "-L: print latency percentiles; -LL: also a latency histogram (as spdk_nvme_perf).")
+    boolean[] latencyDetail = new boolean[0];
 
     @Option(names = "--nsid", defaultValue = "1", description = "namespace id (default: ${DEFAULT-VALUE})")
     int nsid;
@@ -105,6 +114,7 @@ public final class NvmePerfApp implements Callable<Integer> {
     @Option(names = {"-l", "--log-level"}, defaultValue = "40", description = "DOCA log level 10..70 (default: ${DEFAULT-VALUE})")
     int logLevel;
 
+    private List<Integer> cpus = List.of();
     private volatile boolean measuring;
     private volatile boolean stop;
     private final AtomicLong verifyErrors = new AtomicLong();
@@ -136,7 +146,15 @@ public final class NvmePerfApp implements Callable<Integer> {
             return "-q/--queue-depth must be 1..65535 (got " + qd + ")";
         }
         if (queues < 1 || queues > 65535) {
-            return "-c/--queues must be 1..65535 (got " + queues + ")";
+            return "-P/--queues must be 1..65535 (got " + queues + ")";
+        }
+        if (coreMask != null) {
+            try {
+                cpus = io.jdoca.core.util.CpuAffinity.parseCoreMask("-c/--core-mask", coreMask);
+                io.jdoca.core.util.CpuAffinity.check("-c/--core-mask", cpus);
+            } catch (IllegalArgumentException e) {
+                return e.getMessage();
+            }
         }
         if (ioSize < 1) {
             return "-o/--io-size must be a positive number of bytes (got " + ioSize + ")";
@@ -260,7 +278,7 @@ public final class NvmePerfApp implements Callable<Integer> {
             admin.propertySet(0x14, 1 | (6 << 16) | (4 << 20)); // CC.EN, IOSQES 64 B, IOCQES 16 B
             int[] nq = admin.adminSimple(NvmeOpcode.ADMIN_SET_FEATURES, 0, 0x07, ((queues - 1) << 16) | (queues - 1));
             if (nq[0] == 0 && Math.min(nq[1] & 0xffff, nq[1] >>> 16) + 1 < queues) {
-                return usage(String.format("-c/--queues %d exceeds the %d I/O queue(s) the target grants (Number of Queues)",
+                return usage(String.format("-P/--queues %d exceeds the %d I/O queue(s) the target grants (Number of Queues)",
                         queues, Math.min(nq[1] & 0xffff, nq[1] >>> 16) + 1));
             }
             byte[] idctrl = new byte[4096];
@@ -311,11 +329,15 @@ public final class NvmePerfApp implements Callable<Integer> {
             long elapsed = System.nanoTime() - t0;
             stop = true;
             Histogram all = new Histogram(3_600_000_000_000L, 3);
+            Histogram reads = new Histogram(3_600_000_000_000L, 3);
+            Histogram writes = new Histogram(3_600_000_000_000L, 3);
             long errors = 0;
             int failedQueues = 0;
             for (Worker w : workers) {
                 w.join(30_000);
                 all.add(w.hist);
+                reads.add(w.readHist);
+                writes.add(w.writeHist);
                 errors += w.errors;
                 if (w.failure != null) {
                     System.err.println("nvme-perf: queue " + w.index + " failed: " + w.failure.getMessage());
@@ -323,6 +345,10 @@ public final class NvmePerfApp implements Callable<Integer> {
                 }
             }
             report(all, elapsed, errors);
+            spdkTable(reads, writes, all, elapsed);
+            if (json) {
+                printJson(all, reads, writes, elapsed, errors);
+            }
             if (errors > 0) {
                 System.err.printf("nvme-perf: %d I/O(s) failed (not counted in IOPS or latency)%n", errors);
             }
@@ -354,12 +380,104 @@ public final class NvmePerfApp implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "  latency us: avg %.1f  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n",
                 h.getMean() / 1e3, h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(90) / 1e3,
                 h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3, h.getMaxValue() / 1e3);
-        if (json) {
-            System.out.printf(Locale.ROOT, "{\"workload\":\"%s\",\"io_size\":%d,\"qd\":%d,\"queues\":%d,\"iops\":%.1f,\"mibps\":%.3f,"
-                    + "\"lat_avg_us\":%.2f,\"lat_p50_us\":%.2f,\"lat_p99_us\":%.2f,\"lat_p999_us\":%.2f,\"errors\":%d,\"verify_errors\":%d}%n",
-                    workload, ioSize, qd, queues, iops, mibps, h.getMean() / 1e3, h.getValueAtPercentile(50) / 1e3,
-                    h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3, errors, verifyErrors.get());
+    }
+
+    /** spdk_nvme_perf's summary table: per namespace, reads and writes apart, then the total. */
+    private void spdkTable(Histogram reads, Histogram writes, Histogram all, long elapsedNs) {
+        double secs = elapsedNs / 1e9;
+        String dev = String.format(Locale.ROOT, "TCP  (addr:%s subnqn:%s) NSID %s", address, nqn, Integer.toUnsignedString(nsid));
+        int w = Math.max(55, dev.length() + 8);
+        String bar = "=".repeat(w + 57);
+        System.out.println(bar);
+        System.out.printf(Locale.ROOT, "%" + (w + 57) + "s%n", "Latency(us)");
+        System.out.printf(Locale.ROOT, "%-" + w + "s: %10s %10s %10s %10s %10s%n", "Device Information", "IOPS", "MiB/s",
+                "Average", "min", "max");
+        if (reads.getTotalCount() > 0) {
+            row(w, dev + " reads", reads, secs);
         }
+        if (writes.getTotalCount() > 0) {
+            row(w, dev + " writes", writes, secs);
+        }
+        System.out.println(bar);
+        row(w, "Total", all, secs);
+        System.out.println();
+        if (latencyDetail.length >= 1) {
+            for (String[] k : new String[][] {{"reads", ""}, {"writes", ""}}) {
+                Histogram h = k[0].equals("reads") ? reads : writes;
+                if (h.getTotalCount() == 0) {
+                    continue;
+                }
+                System.out.println("Summary latency data for " + dev + " " + k[0] + ":");
+                System.out.println("=".repeat(w + 20));
+                for (double p : new double[] {1, 10, 25, 50, 75, 90, 95, 98, 99, 99.5, 99.9, 99.99, 99.999}) {
+                    System.out.printf(Locale.ROOT, "%10.5f%% : %12.3fus%n", p, h.getValueAtPercentile(p) / 1e3);
+                }
+                System.out.println();
+                if (latencyDetail.length >= 2) {
+                    System.out.println("Latency histogram for " + dev + " " + k[0] + ":");
+                    System.out.println("=".repeat(w + 20));
+                    System.out.printf(Locale.ROOT, "%26s %12s %12s%n", "Range in us", "Cumulative", "IO count");
+                    long cum = 0;
+                    long prev = 0;
+                    for (var v : h.logarithmicBucketValues(1000, 2)) {
+                        if (v.getCountAddedInThisIterationStep() > 0) {
+                            cum += v.getCountAddedInThisIterationStep();
+                            System.out.printf(Locale.ROOT, "%12.3f - %12.3f: %10.4f%%  (%10d)%n", prev / 1e3,
+                                    v.getValueIteratedTo() / 1e3, 100.0 * cum / h.getTotalCount(), v.getCountAddedInThisIterationStep());
+                        }
+                        prev = v.getValueIteratedTo();
+                    }
+                    System.out.println();
+                }
+            }
+        }
+    }
+
+    private void row(int w, String name, Histogram h, double secs) {
+        long n = h.getTotalCount();
+        double iops = n / secs;
+        System.out.printf(Locale.ROOT, "%-" + w + "s: %10.2f %10.2f %10.2f %10.2f %10.2f%n", name, iops,
+                iops * ioSize / (1 << 20), n == 0 ? 0.0 : h.getMean() / 1e3, n == 0 ? 0.0 : h.getMinValue() / 1e3,
+                n == 0 ? 0.0 : h.getMaxValue() / 1e3);
+    }
+
+    /** One JSON line (Jackson) with the results, reads and writes apart. */
+    private void printJson(Histogram all, Histogram reads, Histogram writes, long elapsedNs, long errors)
+            throws com.fasterxml.jackson.core.JsonProcessingException {
+        double secs = elapsedNs / 1e9;
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("workload", workload);
+        m.put("io_size", ioSize);
+        m.put("qd", qd);
+        m.put("queues", queues);
+        m.put("iops", all.getTotalCount() / secs);
+        m.put("mibps", all.getTotalCount() / secs * ioSize / (1 << 20));
+        m.put("lat_avg_us", all.getMean() / 1e3);
+        m.put("lat_p50_us", all.getValueAtPercentile(50) / 1e3);
+        m.put("lat_p99_us", all.getValueAtPercentile(99) / 1e3);
+        m.put("lat_p999_us", all.getValueAtPercentile(99.9) / 1e3);
+        m.put("errors", errors);
+        m.put("verify_errors", verifyErrors.get());
+        m.put("traddr", address);
+        m.put("trsvcid", port);
+        m.put("subnqn", nqn);
+        m.put("nsid", Integer.toUnsignedLong(nsid));
+        m.put("reads", side(reads, secs));
+        m.put("writes", side(writes, secs));
+        System.out.println(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(m));
+    }
+
+    private java.util.Map<String, Object> side(Histogram h, double secs) {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        long n = h.getTotalCount();
+        m.put("ios", n);
+        m.put("iops", n / secs);
+        m.put("mibps", n / secs * ioSize / (1 << 20));
+        m.put("lat_avg_us", n == 0 ? 0.0 : h.getMean() / 1e3);
+        m.put("lat_min_us", n == 0 ? 0.0 : h.getMinValue() / 1e3);
+        m.put("lat_max_us", n == 0 ? 0.0 : h.getMaxValue() / 1e3);
+        m.put("lat_p99_us", n == 0 ? 0.0 : h.getValueAtPercentile(99) / 1e3);
+        return m;
     }
 
     /** Fills {@code len} bytes for blocks starting at {@code lba}: each block starts with its LBA, then an LBA-seeded xorshift. */
@@ -386,6 +504,8 @@ public final class NvmePerfApp implements Callable<Integer> {
         final boolean rand;
         final int readPct;
         final Histogram hist = new Histogram(3_600_000_000_000L, 3);
+        final Histogram readHist = new Histogram(3_600_000_000_000L, 3);
+        final Histogram writeHist = new Histogram(3_600_000_000_000L, 3);
         final long[] submitted;
         final boolean[] isRead;
         final long[] lbaOf;
@@ -431,6 +551,9 @@ public final class NvmePerfApp implements Callable<Integer> {
 
         @Override
         public void run() {
+            if (!cpus.isEmpty() && !prefill) {
+                io.jdoca.core.util.CpuAffinity.pinCurrentThread(cpus.get(index % cpus.size()));
+            }
             try (NvmeTcpHost h = new NvmeTcpHost(address, port, hdgst, ddgst, qd, ioSize)) {
                 host = h;
                 h.setListener(this);
@@ -512,7 +635,9 @@ public final class NvmePerfApp implements Callable<Integer> {
                     System.err.printf("nvme-perf: command %d failed: status 0x%04x%n", cid, status);
                 }
             } else if (measuring && !prefill) {
-                hist.recordValue(Math.max(1, System.nanoTime() - submitted[cid]));
+                long lat = Math.max(1, System.nanoTime() - submitted[cid]);
+                hist.recordValue(lat);
+                (isRead[cid] ? readHist : writeHist).recordValue(lat);
             }
             if (prefill) {
                 completedPrefill++;
