@@ -36,7 +36,7 @@ public final class StaTargetApp implements Callable<Integer> {
     @Mixin
     DocaFlags doca;
 
-    @Option(names = {"-j", "--json"}, description = "jdoca's JSON configuration file (see examples/sta-target.json); "
+    @Option(names = {"-j", "--json"}, description = "The JSON configuration file in jdoca's own form (see examples/sta-target.json); "
             + "optional: without -j and -c the target starts empty, to be configured over RPC.")
     Path json;
 
@@ -45,12 +45,12 @@ public final class StaTargetApp implements Callable<Integer> {
                     + "and after -j's configuration.")
     Path spdkConfig;
 
-    @Option(names = {"-l", "--log-level"}, defaultValue = "50", description = "DOCA log level 10..70 (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-l", "--log-level"}, defaultValue = "50", description = "DOCA log level 10..70 (default: ${DEFAULT-VALUE}).")
     int logLevel;
 
     @Option(names = {"-r", "--rpc-socket"}, paramLabel = "PATH",
-            description = "JSON-RPC Unix socket, created mode 0600 and refused if a live server answers there "
-                    + "(overrides rpc_socket in the JSON; default: none unless the JSON names one)")
+            description = "JSON-RPC Unix socket (SPDK's -r), created mode 0600 and refused if a live server answers there "
+                    + "(overrides rpc_socket in the JSON; default: none unless the JSON names one).")
     String rpcSocket;
 
     @Option(names = "--io-threads", description = "IO engine threads (overrides io_threads in the JSON; with -m the default is "
@@ -71,10 +71,10 @@ public final class StaTargetApp implements Callable<Integer> {
     String cpumask;
 
     @Option(names = "--listen", paramLabel = "ADDRESS:PORT",
-            description = "top-level NVMe/TCP listener, bound exactly to ADDRESS (an IP, e.g. 127.0.0.1:4420, 0.0.0.0:4420, "
+            description = "Top-level NVMe/TCP listener, bound exactly to ADDRESS (an IP, e.g. 127.0.0.1:4420, 0.0.0.0:4420, "
                     + "[::1]:4420); repeatable, added to the JSON's listeners. Default: none beyond the JSON's (a JSON "
                     + "listener without address binds 127.0.0.1). The subsystems the JSON defines without listeners of "
-                    + "their own are reachable on these; subsystems created over RPC only on their own")
+                    + "their own are reachable on these; subsystems created over RPC only on their own.")
     List<String> listen = new ArrayList<>();
 
     private List<Integer> cpus = List.of();

@@ -30,36 +30,36 @@ import picocli.CommandLine.Option;
 @Command(name = "nvme-perf", mixinStandardHelpOptions = true,
         description = "NVMe/TCP initiator benchmark (like spdk_nvme_perf): IOPS, MiB/s, latency percentiles.")
 public final class NvmePerfApp implements Callable<Integer> {
-    @Option(names = {"-a", "--address"}, defaultValue = "127.0.0.1", description = "target address (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-a", "--address"}, defaultValue = "127.0.0.1", description = "Target address (default: ${DEFAULT-VALUE}).")
     String address;
 
-    @Option(names = {"-s", "--port"}, defaultValue = "4420", description = "target port (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-s", "--port"}, defaultValue = "4420", description = "Target port (default: ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = {"-n", "--nqn"}, defaultValue = "nqn.2024-01.io.jdoca:demo", description = "subsystem NQN (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-n", "--nqn"}, defaultValue = "nqn.2024-01.io.jdoca:demo", description = "Subsystem NQN (default: ${DEFAULT-VALUE}).")
     String nqn;
 
     @Option(names = "--hostnqn", defaultValue = "nqn.2014-08.org.nvmexpress:uuid:6a646f63-612d-7065-7266-000000000001",
-            description = "host NQN")
+            description = "Host NQN sent at Connect.")
     String hostnqn;
 
-    @Option(names = {"-q", "--queue-depth"}, defaultValue = "32", description = "outstanding I/Os per queue (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-q", "--queue-depth"}, defaultValue = "32", description = "Outstanding I/Os per queue (default: ${DEFAULT-VALUE}).")
     int qd;
 
-    @Option(names = {"-o", "--io-size"}, defaultValue = "4096", description = "I/O size in bytes (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-o", "--io-size"}, defaultValue = "4096", description = "I/O size in bytes (default: ${DEFAULT-VALUE}).")
     int ioSize;
 
     @Option(names = {"-w", "--workload"}, defaultValue = "randread",
-            description = "read, write, randread, randwrite, rw, randrw (default: ${DEFAULT-VALUE})")
+            description = "Workload: read, write, randread, randwrite, rw or randrw (default: ${DEFAULT-VALUE}).")
     String workload;
 
-    @Option(names = {"-M", "--rwmixread"}, defaultValue = "50", description = "read percentage for rw/randrw (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-M", "--rwmixread"}, defaultValue = "50", description = "Read percentage for rw and randrw (default: ${DEFAULT-VALUE}).")
     int mixRead;
 
-    @Option(names = {"-t", "--time"}, defaultValue = "10", description = "seconds to run (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-t", "--time"}, defaultValue = "10", description = "Seconds to measure (default: ${DEFAULT-VALUE}).")
     double seconds;
 
-    @Option(names = "--warmup", defaultValue = "1", description = "seconds of warm-up before measuring (default: ${DEFAULT-VALUE})")
+    @Option(names = "--warmup", defaultValue = "1", description = "Seconds of warm-up before measuring (default: ${DEFAULT-VALUE}).")
     double warmup;
 
     @Option(names = {"-P", "--queues"}, defaultValue = "1",
@@ -67,28 +67,28 @@ public final class NvmePerfApp implements Callable<Integer> {
     int queues;
 
     @Option(names = {"-c", "--core-mask"}, paramLabel = "MASK",
-            description = "spdk_nvme_perf's core mask (e.g. 0x2 or [0,1]): queue thread i is pinned to the i-th CPU of the mask. "
+            description = "The core mask of spdk_nvme_perf (e.g. 0x2 or [0,1]): queue thread i is pinned to the i-th CPU of the mask. "
                     + "Default: not pinned.")
     String coreMask;
 
     @Option(names = "-L", description = "-L: print latency percentiles; -LL: also a latency histogram (as spdk_nvme_perf).")
     boolean[] latencyDetail = new boolean[0];
 
-    @Option(names = "--nsid", defaultValue = "1", description = "namespace id (default: ${DEFAULT-VALUE})")
+    @Option(names = "--nsid", defaultValue = "1", description = "Namespace id (default: ${DEFAULT-VALUE}).")
     int nsid;
 
-    @Option(names = "--range-mb", defaultValue = "0", description = "limit I/O to the first N MiB (0 = whole namespace; verify default 64)")
+    @Option(names = "--range-mb", defaultValue = "0", description = "Limit I/O to the first N MiB (0 = the whole namespace; with --verify the default is 64).")
     long rangeMb;
 
-    @Option(names = "--verify", description = "write a pattern over the range first, then check every read")
+    @Option(names = "--verify", description = "Write a pattern over the range first, then check every read.")
     boolean verify;
 
-    @Option(names = "--no-prefill", description = "with --verify: do not write the pattern first; check what an earlier "
+    @Option(names = "--no-prefill", description = "With --verify, do not write the pattern first: check what an earlier "
             + "--verify run left on the namespace (e.g. after the target restarted).")
     boolean noPrefill;
 
     @Option(names = {"-r", "--transport-id"}, paramLabel = "TRID",
-            description = "spdk_nvme_perf's transport ID, e.g. 'trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420 "
+            description = "The transport ID of spdk_nvme_perf, e.g. 'trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420 "
                     + "subnqn:nqn.2016-06.io.spdk:cnode1' (keys: trtype, adrfam, traddr, trsvcid, subnqn, hostnqn, ns); "
                     + "overrides -a, -s, -n, --hostnqn and --nsid.")
     String trid;
@@ -99,19 +99,19 @@ public final class NvmePerfApp implements Callable<Integer> {
     @Option(names = {"-I", "-G", "--data-digest"}, description = "Enable the TCP data digest (CRC32C).")
     boolean ddgst;
 
-    @Option(names = "--in-capsule", defaultValue = "8192", description = "largest write sent in the capsule (default: ${DEFAULT-VALUE})")
+    @Option(names = "--in-capsule", defaultValue = "8192", description = "Largest write sent in the capsule, in bytes (default: ${DEFAULT-VALUE}).")
     int inCapsule;
 
-    @Option(names = "--disable-sqflow", description = "disable SQ flow control at Connect: reads complete with C2HData SUCCESS (no CapsuleResp)")
+    @Option(names = "--disable-sqflow", description = "Disable SQ flow control at Connect, so reads complete with C2HData SUCCESS (no CapsuleResp).")
     boolean disableSqFlow;
 
-    @Option(names = "--json", description = "also print one JSON line with the results")
+    @Option(names = "--json", description = "Also print one JSON line with the results.")
     boolean json;
 
-    @Option(names = "--echo-server", description = "run the trivial NVMe/TCP echo responder on this port instead (baseline)")
+    @Option(names = "--echo-server", description = "Run the trivial NVMe/TCP echo responder on this port instead (the benchmark baseline).")
     Integer echoPort;
 
-    @Option(names = {"-l", "--log-level"}, defaultValue = "40", description = "DOCA log level 10..70 (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-l", "--log-level"}, defaultValue = "40", description = "DOCA log level 10..70 (default: ${DEFAULT-VALUE}).")
     int logLevel;
 
     private List<Integer> cpus = List.of();
