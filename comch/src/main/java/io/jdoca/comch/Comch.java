@@ -78,6 +78,48 @@ public final class Comch {
         return Path.of(System.getProperty("java.io.tmpdir"), "jdoca-comch-" + System.getProperty("user.name", "user"));
     }
 
+    /**
+     * Creates {@link #runtimeDir()} private to this user (mode 0700) if absent; refuses one that
+     * another user owns or that others may write to (a squatted directory in a shared tmp would let
+     * them replace or intercept the rendezvous sockets). IOException with the reason.
+     */
+    public static Path ensurePrivateRuntimeDir() throws java.io.IOException {
+        Path dir = runtimeDir();
+        java.nio.file.attribute.PosixFileAttributeView view;
+        if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            try {
+                Files.createDirectories(dir.getParent());
+                Files.createDirectory(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+            } catch (java.nio.file.FileAlreadyExistsException raced) {
+                // another process of ours created it meanwhile: checked below
+            } catch (UnsupportedOperationException noPosix) {
+                Files.createDirectories(dir);
+                return dir;
+            }
+        }
+        view = Files.getFileAttributeView(dir, java.nio.file.attribute.PosixFileAttributeView.class,
+                java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        if (view == null) {
+            return dir;
+        }
+        var attrs = view.readAttributes();
+        if (!attrs.isDirectory()) {
+            throw new java.io.IOException(dir + " is not a directory (a symbolic link or a file)");
+        }
+        String me = System.getProperty("user.name");
+        if (me != null && !attrs.owner().getName().equals(me)) {
+            throw new java.io.IOException(dir + " belongs to " + attrs.owner().getName() + ", not to " + me);
+        }
+        var perms = attrs.permissions();
+        if (perms.contains(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE)
+                || perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE)) {
+            throw new java.io.IOException(dir + " is writable by others ("
+                    + java.nio.file.attribute.PosixFilePermissions.toString(perms) + ")");
+        }
+        return dir;
+    }
+
     /** The socket of channel {@code name}: characters outside {@code [A-Za-z0-9_.-]} become '_'. */
     public static Path socketPath(String name) {
         return runtimeDir().resolve(sanitize(name) + ".sock");

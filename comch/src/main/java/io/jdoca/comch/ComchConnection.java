@@ -7,7 +7,6 @@ import io.jdoca.core.mem.SharedRegion;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -113,8 +112,8 @@ public final class ComchConnection {
         return java.util.Arrays.stream(a).filter(r -> !r.expired).mapToInt(r -> r.id).toArray();
     }
 
-    void addRemote(int id, int slots, int stride, int maxMsg, long bytes, String path) {
-        SharedRegion m = SharedMemory.mapExisting(Path.of(path), 0, bytes);
+    void addRemote(int id, int slots, int stride, int maxMsg, long bytes, long cap0, long cap1, String path) {
+        SharedRegion m = SharedMemory.mapGranted(path, ComchWire.ringGrant(id), cap0, cap1, 0, bytes, "comch peer of " + owner.name());
         ComchRing ring = new ComchRing(m.segment(), slots, stride, maxMsg);
         if (!ring.headerMatches()) {
             m.close();

@@ -27,6 +27,7 @@ import java.lang.foreign.MemorySegment;
  * <p>Not thread-safe: one progress-engine thread (which may differ from the connection's).
  */
 public final class ComchConsumer extends Ctx {
+    private static final java.security.SecureRandom CAPS = new java.security.SecureRandom();
     static final System.Logger LOG = System.getLogger("io.jdoca.comch");
     private static final int BATCH = 64;
 
@@ -138,7 +139,15 @@ public final class ComchConsumer extends Ctx {
             ring.format();
             tail = 0;
             stopping = false;
-            connection.writeFrame(ComchWire.consumerNew(id, ringSlots, stride, maxMsgSize, bytes, region.path().toString()));
+            // Only the holder of this announcement's capability can map the ring (see SharedMemory).
+            long c0;
+            long c1;
+            do {
+                c0 = CAPS.nextLong();
+                c1 = CAPS.nextLong();
+            } while ((c0 | c1) == 0);
+            SharedMemory.grant(region, ComchWire.ringGrant(id), 0, region.size(), c0, c1);
+            connection.writeFrame(ComchWire.consumerNew(id, ringSlots, stride, maxMsgSize, bytes, c0, c1, region.name()));
             return DocaError.SUCCESS;
         } catch (DocaException e) {
             LOG.log(Level.WARNING, "consumer {0}: start failed: {1}", id, e.getMessage());

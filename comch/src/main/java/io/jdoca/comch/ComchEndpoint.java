@@ -222,6 +222,8 @@ public abstract sealed class ComchEndpoint extends Ctx permits ComchServer, Comc
                     int stride = b.getInt();
                     int maxMsg = b.getInt();
                     long bytes = b.getLong();
+                    long cap0 = b.getLong();
+                    long cap1 = b.getLong();
                     int pl = b.getInt();
                     if (pl < 0 || pl > b.remaining() || slots <= 0 || Integer.bitCount(slots) != 1 || stride <= 0
                             || maxMsg < 0 || bytes != ComchRing.bytesFor(slots, stride)) {
@@ -230,7 +232,7 @@ public abstract sealed class ComchEndpoint extends Ctx permits ComchServer, Comc
                     }
                     String path = new String(p, b.position(), pl, StandardCharsets.UTF_8);
                     try {
-                        conn.addRemote(id, slots, stride, maxMsg, bytes, path);
+                        conn.addRemote(id, slots, stride, maxMsg, bytes, cap0, cap1, path);
                     } catch (RuntimeException e) {
                         LOG.log(Level.WARNING, "{0}: cannot map consumer {1}: {2}", name(), id, e.getMessage());
                         return 0;

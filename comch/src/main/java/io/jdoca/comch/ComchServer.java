@@ -90,7 +90,12 @@ public final class ComchServer extends ComchEndpoint {
     protected DocaError onStart() {
         stopping = false;
         try {
-            Files.createDirectories(socketPath.getParent());
+            try {
+                Comch.ensurePrivateRuntimeDir();
+            } catch (IOException e) {
+                LOG.log(Level.WARNING, "{0}: refusing an unsafe comch directory: {1}", name(), e.getMessage());
+                return DocaError.NOT_PERMITTED;
+            }
             if (Files.exists(socketPath)) {
                 // A live server answers; a stale file from a dead one does not and is removed.
                 try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
@@ -103,6 +108,12 @@ public final class ComchServer extends ComchEndpoint {
             }
             ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             s.bind(UnixDomainSocketAddress.of(socketPath), 4);
+            try {
+                // Only this user may connect (the directory is private too).
+                Files.setPosixFilePermissions(socketPath, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            } catch (UnsupportedOperationException noPosix) {
+                // not a POSIX file system: the directory check above is all we can do
+            }
             s.configureBlocking(false);
             listener = s;
             LOG.log(Level.DEBUG, "{0}: listening at {1}", name(), socketPath);

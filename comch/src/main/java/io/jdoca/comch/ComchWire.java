@@ -11,12 +11,19 @@ import java.nio.charset.StandardCharsets;
  *   ACCEPT            server → client: connection admitted
  *   REJECT            server → client: string reason (the server already has a client)
  *   MSG               either way: one control message
- *   CONSUMER_NEW      either way: u32 id, u32 slots, u32 slot stride, u32 max msg, u64 ring bytes, string path
+ *   CONSUMER_NEW      either way: u32 id, u32 slots, u32 slot stride, u32 max msg, u64 ring bytes,
+ *                     u64 cap0, u64 cap1 (the ring's capability), string ring region id ({@code <pid>-<seq>},
+ *                     a region of the user's private shared-memory directory; never a path)
  *   CONSUMER_EXPIRED  either way: u32 id
  *   BYE               either way: orderly disconnect
  * </pre>
  */
 final class ComchWire {
+    /** Grant id of consumer {@code id}'s ring in its region's grant table (non-zero). */
+    static long ringGrant(int id) {
+        return 0x434F4D4300000000L | Integer.toUnsignedLong(id);
+    }
+
     static final byte ACCEPT = 1;
     static final byte REJECT = 2;
     static final byte MSG = 3;
@@ -36,10 +43,12 @@ final class ComchWire {
         return b;
     }
 
-    static ByteBuffer consumerNew(int id, int slots, int stride, int maxMsg, long ringBytes, String path) {
-        byte[] p = path.getBytes(StandardCharsets.UTF_8);
-        ByteBuffer b = frame(CONSUMER_NEW, 4 * 4 + 8 + 4 + p.length);
-        b.putInt(id).putInt(slots).putInt(stride).putInt(maxMsg).putLong(ringBytes).putInt(p.length).put(p);
+    static ByteBuffer consumerNew(int id, int slots, int stride, int maxMsg, long ringBytes, long cap0, long cap1,
+            String region) {
+        byte[] p = region.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer b = frame(CONSUMER_NEW, 4 * 4 + 8 + 16 + 4 + p.length);
+        b.putInt(id).putInt(slots).putInt(stride).putInt(maxMsg).putLong(ringBytes).putLong(cap0).putLong(cap1)
+                .putInt(p.length).put(p);
         return b.flip();
     }
 

@@ -543,6 +543,13 @@ public final class Rdma extends Ctx {
         RdmaConnection c = new RdmaConnection(this, nextConnId++, nonce);
         if (transport != RdmaTransportType.TCP) {
             c.inbound = ShmEndpoint.createInbound();
+            // The ring is granted to the holder of this connection's blob only (same checks as a
+            // memory map import): another blob cannot name it without its capability.
+            do {
+                c.ringCap0 = RANDOM.nextLong();
+                c.ringCap1 = RANDOM.nextLong();
+            } while ((c.ringCap0 | c.ringCap1) == 0);
+            SharedMemory.grant(c.inbound, nonce, 0, c.inbound.size(), c.ringCap0, c.ringCap1);
         }
         byNonce.put(nonce, c);
         connections.add(c);
@@ -552,9 +559,9 @@ public final class Rdma extends Ctx {
     private byte[] blobOf(RdmaConnection c) {
         int port = listener == null ? 0 : listener.socket().getLocalPort();
         String host = port == 0 ? "" : advertised();
-        String path = c.inbound == null ? "" : c.inbound.path().toString();
+        String ring = c.inbound == null ? "" : c.inbound.name();
         return new RdmaConnectionBlob(transport.code(), ProcessHandle.current().pid(), permissions, c.nonce, HOST, port,
-                host, path).encode();
+                host, ring, c.inbound == null ? 0 : c.ringCap0, c.inbound == null ? 0 : c.ringCap1).encode();
     }
 
     private String advertised() {
@@ -593,7 +600,7 @@ public final class Rdma extends Ctx {
         }
         boolean sameHost = HOST.equals(peer.hostId());
         RdmaTransportType t = RdmaTransportType.resolve(transport, RdmaTransportType.fromCode(peer.transport()), sameHost);
-        if (t == null || (t == RdmaTransportType.SHM && (peer.shmPath().isEmpty() || conn.inbound == null))
+        if (t == null || (t == RdmaTransportType.SHM && (peer.shmRegion().isEmpty() || conn.inbound == null))
                 || (t == RdmaTransportType.TCP && (peer.tcpPort() == 0 || listener == null))) {
             LOG.log(System.Logger.Level.WARNING, "rdma connect: transports do not match (local " + transport + ", peer "
                     + RdmaTransportType.fromCode(peer.transport()) + ", same host " + sameHost + ")");
@@ -608,7 +615,9 @@ public final class Rdma extends Ctx {
                 conn.endpoint = new ShmEndpoint(this, conn, sendQueueSize);
             } catch (RuntimeException e) {
                 fail(conn, "cannot map the peer's ring: " + e.getMessage());
-                return DocaError.NOT_FOUND;
+                // A ring refused by its grant (wrong capability) says so; a vanished one is NOT_FOUND.
+                return e instanceof DocaException d && d.error() == DocaError.NOT_PERMITTED ? DocaError.NOT_PERMITTED
+                        : DocaError.NOT_FOUND;
             }
         } else {
             if (conn.inbound != null) {
@@ -1225,6 +1234,8 @@ public final class Rdma extends Ctx {
         }
         t.rMap = rm;
         t.rMapId = ex.mapId();
+        t.rCap0 = ex.cap0();
+        t.rCap1 = ex.cap1();
         return DocaError.SUCCESS;
     }
 

@@ -23,6 +23,9 @@ public final class RdmaConnection {
     RdmaEndpoint endpoint;
     /** SHM: the ring this side consumes, created at export (null for TCP-only contexts). */
     SharedRegion inbound;
+    /** Capability of {@link #inbound}, carried in this end's connection blob. */
+    long ringCap0;
+    long ringCap1;
     /** TCP: the socket once dialled or accepted (set by a control thread). */
     volatile SocketChannel pendingChannel;
     volatile String failure;

@@ -43,6 +43,9 @@ public abstract class RdmaTask extends Task {
     DocaError result = DocaError.SUCCESS;
     MemoryMap rMap;
     long rMapId;
+    /** The remote map's capability, presented with one-sided requests (TCP). */
+    long rCap0;
+    long rCap1;
     long rAddr;
     long len;
     long seq;

@@ -10,7 +10,6 @@ import io.jdoca.core.mem.SharedRegion;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.nio.file.Path;
 
 /**
  * The shared-memory transport of one connection. One-sided operations are executed by this side's
@@ -74,25 +73,29 @@ final class ShmEndpoint extends RdmaEndpoint {
         this.inSlots = in.get(ValueLayout.JAVA_INT, OFF_SLOT_COUNT);
         this.inSlotSize = in.get(ValueLayout.JAVA_INT, OFF_SLOT_SIZE);
         this.inHead = (long) LONG.getVolatile(in, OFF_HEAD);
-        SharedRegion probe = SharedMemory.mapExisting(Path.of(conn.peer.shmPath()), 0, SLOTS);
+        String ring = conn.peer.shmRegion();
+        String peerName = "rdma peer pid " + conn.peer.pid();
+        SharedRegion probe = SharedMemory.mapGranted(ring, conn.peer.nonce(), conn.peer.ringCap0(), conn.peer.ringCap1(),
+                0, SLOTS, peerName);
         int slots;
         int slotSize;
         try {
             MemorySegment p = probe.segment();
             if (p.get(ValueLayout.JAVA_INT, OFF_MAGIC) != MAGIC) {
-                throw new IllegalArgumentException("not a jdoca RDMA ring: " + conn.peer.shmPath());
+                throw new IllegalArgumentException("not a jdoca RDMA ring: " + ring);
             }
             slots = p.get(ValueLayout.JAVA_INT, OFF_SLOT_COUNT);
             slotSize = p.get(ValueLayout.JAVA_INT, OFF_SLOT_SIZE);
             if (slots <= 0 || slots > 1 << 20 || slotSize < 64 || slotSize > 1 << 20) {
-                throw new IllegalArgumentException("bad ring geometry in " + conn.peer.shmPath());
+                throw new IllegalArgumentException("bad ring geometry in " + ring);
             }
         } finally {
             probe.close();
         }
         this.outSlots = slots;
         this.outSlotSize = slotSize;
-        this.outRegion = SharedMemory.mapExisting(Path.of(conn.peer.shmPath()), 0, regionSize(slots, slotSize));
+        this.outRegion = SharedMemory.mapGranted(ring, conn.peer.nonce(), conn.peer.ringCap0(), conn.peer.ringCap1(), 0,
+                regionSize(slots, slotSize), peerName);
         this.out = outRegion.segment();
         this.outTail = (long) LONG.getVolatile(out, OFF_TAIL);
         this.peerHeadCache = (long) LONG.getVolatile(out, OFF_HEAD);

@@ -13,8 +13,11 @@ import java.util.Arrays;
  * tasks: created from the blob {@link NetSyncEvent#exportToRemoteNet()} made on the peer. The event
  * is a 64-bit value in the peer's exported memory.
  *
- * <p>Blob layout: u64 event address (exporter's address space, LE), then the exporter's RDMA memory
- * map export. Immutable after creation; close on the control path.
+ * <p>Blob layout (made by {@link NetSyncEvent#exportToRemoteNet()} and by core's
+ * {@code SyncEvent.exportToRemoteNet()}): u64 event address (exporter's address space, LE), then
+ * the exporter's RDMA memory map export ({@link io.jdoca.core.mem.MmapExport}) of the event's 8
+ * bytes. Its capability travels with every remote sync event task, checked by the exporter like any
+ * one-sided access. Immutable after creation; close on the control path.
  */
 public final class SyncEventRemoteNet implements AutoCloseable {
     private final MemoryMap map;
@@ -27,8 +30,10 @@ public final class SyncEventRemoteNet implements AutoCloseable {
 
     /** {@code doca_sync_event_remote_net_create_from_export}; INVALID_VALUE for a malformed blob. */
     public static SyncEventRemoteNet createFromExport(byte[] blob, Dev dev) {
-        if (blob == null || blob.length < 9) {
-            throw new DocaException(DocaError.INVALID_VALUE, "remote sync event blob too short");
+        if (blob == null || blob.length < 8 + 6) {
+            throw new DocaException(DocaError.INVALID_VALUE, "remote sync event blob of " + (blob == null ? 0 : blob.length)
+                    + " bytes, expected " + (8 + io.jdoca.core.mem.MmapExport.SIZE)
+                    + " (u64 address + memory map export; from exportToRemoteNet)");
         }
         long addr = MemorySegment.ofArray(blob).get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
         MemoryMap m = MemoryMap.createFromExport(Arrays.copyOfRange(blob, 8, blob.length), dev);

@@ -247,16 +247,18 @@ final class TcpEndpoint extends RdmaEndpoint {
                 }
                 case RdmaTask.K_WRITE, RdmaTask.K_WRITE_IMM -> {
                     f.init(t.kind == RdmaTask.K_WRITE ? TcpFrame.OP_WRITE : TcpFrame.OP_WRITE_IMM).immediate(t.immediate)
-                            .mapId(t.rMapId).addr(t.rAddr).length(t.len);
+                            .mapId(t.rMapId).addr(t.rAddr).length(t.len).cap(t.rCap0, t.rCap1);
                     payload = t.local;
                 }
                 case RdmaTask.K_READ, RdmaTask.K_SE_GET -> f.init(TcpFrame.OP_READ_REQ).mapId(t.rMapId).addr(t.rAddr)
-                        .length(t.len);
-                case RdmaTask.K_CAS -> f.init(TcpFrame.OP_CAS).mapId(t.rMapId).addr(t.rAddr).operand(t.operand).swap(t.swap);
+                        .length(t.len).cap(t.rCap0, t.rCap1);
+                case RdmaTask.K_CAS -> f.init(TcpFrame.OP_CAS).mapId(t.rMapId).addr(t.rAddr).operand(t.operand).swap(t.swap)
+                        .cap(t.rCap0, t.rCap1);
                 case RdmaTask.K_FADD, RdmaTask.K_SE_ADD -> f.init(TcpFrame.OP_FADD).mapId(t.rMapId).addr(t.rAddr)
-                        .operand(t.operand);
+                        .operand(t.operand).cap(t.rCap0, t.rCap1);
                 case RdmaTask.K_SE_SET -> f.init(TcpFrame.OP_SET).mapId(t.rMapId).addr(t.rAddr)
-                        .operand(t.local.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, t.local.dataOffset()));
+                        .operand(t.local.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, t.local.dataOffset()))
+                        .cap(t.rCap0, t.rCap1);
                 default -> f.init(TcpFrame.OP_NOP).status(DocaError.UNEXPECTED.code());
             }
         }
@@ -906,9 +908,53 @@ final class TcpEndpoint extends RdmaEndpoint {
         handOver(r);
     }
 
-    /** The responder's own checks, against this process's exported map, before touching memory. */
-    private DocaError check(MemoryMap m, long addr, long len, int flag) {
-        if (m == null || !m.isStarted() || m.segment() == null) {
+    private static final int DENIED_UNKNOWN_MAP = 1;
+    private static final int DENIED_CAPABILITY = 2;
+    /** Refused one-sided requests are logged at most this often per connection. */
+    private static final long DENIED_LOG_NANOS = 1_000_000_000L;
+    // rate limit of the refusal log line: receive side's owner only
+    private long deniedLoggedAt = System.nanoTime() - DENIED_LOG_NANOS;
+    private long deniedSince;
+
+    /**
+     * A one-sided request named a map that is not exported here or presented the wrong capability:
+     * NOT_PERMITTED goes back to the requester. Logs at most once per {@link #DENIED_LOG_NANOS}
+     * (with the count since the last line), so a hostile peer cannot flood the log; allocates only
+     * when it logs.
+     */
+    private DocaError denied(int why, long mapId) {
+        deniedSince++;
+        long now = System.nanoTime();
+        if (now - deniedLoggedAt >= DENIED_LOG_NANOS) {
+            deniedLoggedAt = now;
+            LOG.log(System.Logger.Level.WARNING, "rdma connection " + conn.id + ": refused a one-sided request from "
+                    + peerName() + " for map " + Long.toHexString(mapId) + ": "
+                    + (why == DENIED_UNKNOWN_MAP ? "no such exported map" : "wrong capability") + " ("
+                    + deniedSince + " refused since the last report)");
+            deniedSince = 0;
+        }
+        return DocaError.NOT_PERMITTED;
+    }
+
+    private String peerName() {
+        try {
+            return String.valueOf(ch.getRemoteAddress());
+        } catch (IOException | RuntimeException e) {
+            return "an unknown peer";
+        }
+    }
+
+    /**
+     * The responder's own checks, against this process's exported map, before touching memory: the
+     * map is exported (and not stopped since), the request presents its capability (constant-time
+     * compare), the map and this context grant the access, and the range lies inside the map. A
+     * wrong map id or capability is NOT_PERMITTED and logged (rate-limited) naming the peer.
+     */
+    private DocaError check(MemoryMap m, TcpFrame f, long addr, long len, int flag) {
+        if (m == null || !m.capabilityMatches(f.cap0(), f.cap1())) {
+            return denied(m == null ? DENIED_UNKNOWN_MAP : DENIED_CAPABILITY, f.mapId());
+        }
+        if (!m.isStarted() || m.segment() == null) {
             return DocaError.NOT_PERMITTED;
         }
         if ((m.permissions() & flag) == 0 || (rdma.permissions() & flag) == 0) {
@@ -927,7 +973,7 @@ final class TcpEndpoint extends RdmaEndpoint {
         fImm = f.immediate();
         after = AFTER_WRITE;
         MemoryMap m = MemoryMap.findExported(f.mapId());
-        DocaError st = check(m, addr, len, AccessFlags.RDMA_WRITE);
+        DocaError st = check(m, f, addr, len, AccessFlags.RDMA_WRITE);
         fSt = st;
         if (st == DocaError.SUCCESS) {
             sinkRange(m.segment(), addr - m.baseAddress(), len);
@@ -941,7 +987,7 @@ final class TcpEndpoint extends RdmaEndpoint {
         long len = f.length();
         long addr = f.addr();
         MemoryMap m = MemoryMap.findExported(f.mapId());
-        DocaError st = check(m, addr, len, AccessFlags.RDMA_READ);
+        DocaError st = check(m, f, addr, len, AccessFlags.RDMA_READ);
         if (st == DocaError.SUCCESS) {
             respond(TcpFrame.OP_READ_RESP, seq, 0, len, m, addr - m.baseAddress());
         } else {
@@ -953,7 +999,7 @@ final class TcpEndpoint extends RdmaEndpoint {
         long seq = f.seq();
         long addr = f.addr();
         MemoryMap m = MemoryMap.findExported(f.mapId());
-        DocaError st = check(m, addr, 8, op == TcpFrame.OP_SET ? AccessFlags.RDMA_WRITE : AccessFlags.RDMA_ATOMIC);
+        DocaError st = check(m, f, addr, 8, op == TcpFrame.OP_SET ? AccessFlags.RDMA_WRITE : AccessFlags.RDMA_ATOMIC);
         if (st == DocaError.SUCCESS && (addr & 7) != 0) {
             st = DocaError.INVALID_VALUE;
         }

@@ -190,6 +190,34 @@ abstract class RdmaConformanceTest {
         }
     }
 
+    /** Issue 12 item 10: core's SyncEvent.exportToRemoteNet() blob is what SyncEventRemoteNet reads. */
+    @Test
+    void coreSyncEventExportedToRemoteNetIsReachable() {
+        RdmaConnection c = pair();
+        io.jdoca.core.sync.SyncEvent ev = io.jdoca.core.sync.SyncEvent.create();
+        assertEquals(DocaError.SUCCESS, ev.addPublisherLocationCpu(b.dev));
+        assertEquals(DocaError.SUCCESS, ev.addSubscriberLocationRemoteNet());
+        assertEquals(DocaError.SUCCESS, ev.start());
+        try (SyncEventRemoteNet rev = SyncEventRemoteNet.createFromExport(ev.exportToRemoteNet(), a.dev)) {
+            ev.updateSet(5);
+            a.mem.set(ValueLayout.JAVA_LONG_UNALIGNED, 128, 40);
+            a.rdma.taskRemoteNetSyncEventNotifySetAllocInit(c, rev, a.buf(128, 8, 8), 1).submit();
+            Buf prev = a.buf(256, 64, 0);
+            a.rdma.taskRemoteNetSyncEventNotifyAddAllocInit(c, rev, prev, 2, 2).submit();
+            Buf got = a.buf(0, 64, 0);
+            a.rdma.taskRemoteNetSyncEventGetAllocInit(c, rev, got, 3).submit();
+            await(() -> a.done.size() == 3, "sync event tasks");
+            for (Side.Done d : a.done) {
+                assertEquals(DocaError.SUCCESS, d.status(), "kind " + d.kind());
+            }
+            assertEquals(40, a.mem.get(ValueLayout.JAVA_LONG_UNALIGNED, 256));
+            assertEquals(42, a.mem.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+            assertEquals(42, ev.get());
+        } finally {
+            ev.close();
+        }
+    }
+
     @Test
     void writeWithoutRemoteWritePermissionFailsWithoutTouchingMemory() {
         RdmaConnection c = pair(AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA, AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ);

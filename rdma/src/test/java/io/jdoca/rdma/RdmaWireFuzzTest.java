@@ -59,10 +59,11 @@ class RdmaWireFuzzTest {
     @Provide
     Arbitrary<RdmaConnectionBlob> blobs() {
         Arbitrary<String> host = Arbitraries.strings().ofMaxLength(40);
-        Arbitrary<String> path = Arbitraries.strings().alpha().ofMinLength(1).ofMaxLength(80).map(s -> "/dev/shm/" + s);
+        Arbitrary<String> ring = Arbitraries.longs().between(1, 0xffffffffL).map(n -> n + "-" + (n * 31 + 1));
         return Combinators.combine(Arbitraries.integers().between(0, 2), Arbitraries.longs().between(0, 0xffffffffL),
-                Arbitraries.integers(), Arbitraries.longs(), Arbitraries.integers().between(1, 65535), host, path)
-                .as((t, pid, perms, nonce, port, h, p) -> new RdmaConnectionBlob(t, pid, perms, nonce, new UUID(nonce, pid), port, h, p));
+                Arbitraries.integers(), Arbitraries.longs(), Arbitraries.integers().between(1, 65535), host, ring)
+                .as((t, pid, perms, nonce, port, h, p) -> new RdmaConnectionBlob(t, pid, perms, nonce, new UUID(nonce, pid), port, h, p,
+                        nonce * 7, ~nonce));
     }
 
     @Property(tries = 300)
@@ -95,11 +96,11 @@ class RdmaWireFuzzTest {
             window.addDev(a.dev);
             window.setPermissions(io.jdoca.core.AccessFlags.LOCAL_READ_WRITE | io.jdoca.core.AccessFlags.ANY_RDMA);
             window.start();
-            window.exportRdma(a.dev);
+            io.jdoca.core.mem.MmapExport ex = io.jdoca.core.mem.MmapExport.decode(window.exportRdma(a.dev));
             a.rdma.start();
             RdmaExport x = a.rdma.export();
             byte[] peer = new RdmaConnectionBlob(2, ProcessHandle.current().pid(), io.jdoca.core.AccessFlags.ANY_RDMA, -1L,
-                    Rdma.HOST, fake.socket().getLocalPort(), "127.0.0.1", "").encode();
+                    Rdma.HOST, fake.socket().getLocalPort(), "127.0.0.1", "", 0, 0).encode();
             assertEquals(DocaError.SUCCESS, a.rdma.connect(peer, x.connection()));
             SocketChannel s = fake.accept();
             ByteBuffer hello = ByteBuffer.allocate(TcpFrame.SIZE);
@@ -132,7 +133,8 @@ class RdmaWireFuzzTest {
                         long len = rnd.nextInt(4) == 0 ? rnd.nextInt() & 0xffffffffL : rnd.nextInt(256);
                         long addr = window.baseAddress() + (rnd.nextBoolean() ? rnd.nextInt((int) (hi - lo)) : rnd.nextLong() % (4L << 20));
                         frame.init(op).seq(rnd.nextLong()).mapId(rnd.nextInt(4) == 0 ? rnd.nextLong() : window.id()).addr(addr)
-                                .length(len).operand(rnd.nextLong()).swap(rnd.nextLong());
+                                .length(len).operand(rnd.nextLong()).swap(rnd.nextLong())
+                                .cap(ex.cap0(), rnd.nextInt(4) == 0 ? rnd.nextLong() : ex.cap1());
                         int payload = TcpFrame.hasPayload(op) ? (int) Math.min(len, 256) : 0;
                         f.position(TcpFrame.SIZE);
                         for (int k = 0; k < payload; k++) {

@@ -5,7 +5,7 @@ import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -25,6 +25,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * are the exporter's. When the exporter is on this host and its range is shared memory, the map
  * also has a local mapping ({@link #segment()}); otherwise only an RDMA transport can reach it.
  *
+ * <p><b>Capabilities.</b> A map's first export draws a 128-bit capability from
+ * {@link SecureRandom}; every blob of the map carries it. A same-host import of shared memory
+ * presents it to the region's grant table ({@link SharedMemory}) before anything is mapped, and an
+ * RDMA/TCP peer presents it with every one-sided request ({@link #findExported} +
+ * {@link #capabilityMatches}). Stopping the map withdraws it: later imports and requests get
+ * NOT_PERMITTED. A re-export of an import passes the original map id and capability on, so the
+ * next peer reaches the original memory (directly, or through this process over TCP).
+ *
  * <p>Addresses: a buffer's address is {@link #baseAddress()} + offset, in the exporter's address
  * space for imports (as in DOCA, where remote addresses are the exporter's pointers).
  *
@@ -35,6 +43,7 @@ public final class MemoryMap implements AutoCloseable {
     private static final AtomicLong NEXT_ID = new AtomicLong(System.nanoTime() & 0xffffffL);
     private static final UUID HOST = uuidOf(SharedMemory.hostId());
     private static volatile MemoryMap[] exported = new MemoryMap[0];
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final long id;
     private final boolean imported;
@@ -48,6 +57,10 @@ public final class MemoryMap implements AutoCloseable {
     private long sharedOffset;
     private MmapExport importedFrom;
     private SharedRegion importMapping;
+    /** The capability (0, 0 until the first export of a local map). */
+    private long cap0;
+    private long cap1;
+    private boolean hasCap;
 
     private MemoryMap(long id, boolean imported) {
         this.id = id;
@@ -122,6 +135,9 @@ public final class MemoryMap implements AutoCloseable {
         }
         state = MmapState.STOPPED;
         unregisterExported(this);
+        if (sharedRegion != null && hasCap && !imported) {
+            SharedMemory.revoke(sharedRegion, id);
+        }
         if (importMapping != null) {
             importMapping.close();
         }
@@ -159,40 +175,74 @@ public final class MemoryMap implements AutoCloseable {
             throw new DocaException(DocaError.NOT_PERMITTED, kind + " export needs " + AccessFlags.toString(needed)
                     + " but the map grants " + AccessFlags.toString(permissions));
         }
-        SharedRegion shared = sharedRegion;
-        long shOff = sharedOffset;
-        String path = shared == null ? null : shared.path().toString();
-        if (imported) {
-            // Re-export of an import (the zero-copy relay): point the peer at the original file when
-            // this process maps it (same host), so a shared-memory peer reaches the memory directly.
-            path = importedFrom.shared() && segment != null ? importedFrom.shmPath() : null;
-            shOff = importedFrom.shmOffset();
+        if (!hasCap) {
+            // Drawn once per map: every export of it carries the same capability until it stops.
+            do {
+                cap0 = RANDOM.nextLong();
+                cap1 = RANDOM.nextLong();
+            } while ((cap0 | cap1) == 0);
+            hasCap = true;
         }
-        if (kind == MmapExport.Kind.PCI && path == null) {
+        boolean shared;
+        long shOff;
+        long regionPid;
+        long regionSeq;
+        if (imported) {
+            // Re-export of an import (the zero-copy relay): point the peer at the original region when
+            // this process maps it (same host), with the original map id and capability, so a
+            // shared-memory peer reaches the memory directly and the owner's grant admits it.
+            MmapExport f = importedFrom;
+            shared = f.shared() && segment != null;
+            shOff = shared ? f.shmOffset() : 0;
+            regionPid = shared ? f.regionPid() : 0;
+            regionSeq = shared ? f.regionSeq() : 0;
+        } else {
+            shared = sharedRegion != null;
+            shOff = shared ? sharedOffset : 0;
+            regionPid = shared ? sharedRegion.ownerPid() : 0;
+            regionSeq = shared ? sharedRegion.sequence() : 0;
+        }
+        if (kind == MmapExport.Kind.PCI && !shared) {
             throw new DocaException(DocaError.NOT_SUPPORTED,
                     "PCI export needs a memory range in shared memory (allocate it with SharedMemory.allocate)");
+        }
+        if (shared && !imported) {
+            SharedMemory.grant(sharedRegion, id, shOff, length, cap0, cap1);
         }
         // A re-exported import is registered too: this process (the re-exporter, named as the exporter
         // below) answers a TCP peer's requests for it through its own mapping, as a DPU's NIC reaches
         // host memory it imported.
         registerExported(this);
         long pid = ProcessHandle.current().pid();
-        long mapId = imported ? importedFrom.mapId() : id;
-        return new MmapExport(kind, path != null, permissions, pid, mapId, baseAddress, length, shOff, HOST, path).encode();
+        return new MmapExport(kind, shared, permissions, pid, id, baseAddress, length, shOff, HOST, regionPid, regionSeq,
+                cap0, cap1).encode();
     }
 
     /**
      * {@code doca_mmap_create_from_export}: the peer's map, started. PCI exports must come from this
-     * host (NOT_SUPPORTED otherwise). Throws {@link DocaException} (INVALID_VALUE for a malformed
-     * blob, NOT_FOUND if the exporter's memory is gone).
+     * host (NOT_SUPPORTED otherwise). Throws {@link DocaException}: INVALID_VALUE for a malformed
+     * blob, UNSUPPORTED_VERSION for another blob version, NOT_PERMITTED when the exporter's region
+     * refuses the blob's capability (wrong, or withdrawn: a stale or replayed blob), NOT_FOUND if
+     * the exporter's memory is gone.
      */
     public static MemoryMap createFromExport(byte[] blob, Dev dev) {
+        return createFromExport(blob, dev, null);
+    }
+
+    /**
+     * {@link #createFromExport(byte[], Dev)}, naming the peer the blob came from (e.g. its socket
+     * address) in the log line of a refused import.
+     */
+    public static MemoryMap createFromExport(byte[] blob, Dev dev, String peer) {
         MmapExport e = MmapExport.decode(blob);
         MemoryMap m = new MemoryMap(e.mapId(), true);
         m.importedFrom = e;
         m.baseAddress = e.baseAddress();
         m.length = e.length();
         m.permissions = e.permissions();
+        m.cap0 = e.cap0();
+        m.cap1 = e.cap1();
+        m.hasCap = true;
         if (dev != null) {
             m.devs.add(dev);
         }
@@ -201,7 +251,8 @@ public final class MemoryMap implements AutoCloseable {
             throw new DocaException(DocaError.NOT_SUPPORTED, "a PCI export can only be imported on the exporter's host");
         }
         if (local) {
-            m.importMapping = SharedMemory.mapExisting(Path.of(e.shmPath()), e.shmOffset(), e.length());
+            m.importMapping = SharedMemory.mapGranted(e.regionPid(), e.regionSeq(), e.mapId(), e.cap0(), e.cap1(),
+                    e.shmOffset(), e.length(), peer);
             m.segment = m.importMapping.segment();
         }
         m.state = MmapState.STARTED;
@@ -284,6 +335,14 @@ public final class MemoryMap implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /**
+     * True if {@code (c0, c1)} is this exported map's capability. Constant-time, allocation-free,
+     * any thread; false for a map never exported.
+     */
+    public boolean capabilityMatches(long c0, long c1) {
+        return hasCap & (((cap0 ^ c0) | (cap1 ^ c1)) == 0);
     }
 
     private static synchronized void registerExported(MemoryMap m) {

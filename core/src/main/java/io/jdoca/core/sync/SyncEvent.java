@@ -4,6 +4,8 @@ import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
+import io.jdoca.core.dev.Devices;
+import io.jdoca.core.mem.MemoryMap;
 import io.jdoca.core.mem.MmapExport;
 import io.jdoca.core.mem.SharedMemory;
 import io.jdoca.core.mem.SharedRegion;
@@ -11,7 +13,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.nio.file.Path;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -39,8 +40,10 @@ public final class SyncEvent implements AutoCloseable {
     private SharedRegion region;
     private Arena arena;
     private MemorySegment userAddr;
-    private Path importedPath;
-    private long importedOffset;
+    /** The map the counter is exported through (an import's own map for an imported event). */
+    private MemoryMap exportMap;
+    private Dev localDev;
+    private Dev exportDev;
     private final boolean imported;
     private SyncEventCtx ctx;
 
@@ -56,7 +59,10 @@ public final class SyncEvent implements AutoCloseable {
     // ------------------------------------------------------------------ configuration
 
     public DocaError addPublisherLocationCpu(Dev dev) {
-        return configure(() -> publisherSet = true);
+        return configure(() -> {
+            publisherSet = true;
+            localDev = localDev == null ? dev : localDev;
+        });
     }
 
     /** The publisher is in another process on this host (the PCI peer). */
@@ -68,7 +74,10 @@ public final class SyncEvent implements AutoCloseable {
     }
 
     public DocaError addSubscriberLocationCpu(Dev dev) {
-        return configure(() -> subscriberSet = true);
+        return configure(() -> {
+            subscriberSet = true;
+            localDev = localDev == null ? dev : localDev;
+        });
     }
 
     /** The subscriber is in another process on this host (the PCI peer). */
@@ -164,13 +173,25 @@ public final class SyncEvent implements AutoCloseable {
             return DocaError.BAD_STATE;
         }
         state = SyncEventState.STOPPED;
+        if (!imported) {
+            // Withdraws the export's capability: peers' later imports and requests are refused.
+            closeExportMap();
+        }
         return DocaError.SUCCESS;
+    }
+
+    private void closeExportMap() {
+        if (exportMap != null) {
+            exportMap.close();
+            exportMap = null;
+        }
     }
 
     /** {@code doca_sync_event_destroy}: stops and releases the counter's memory. */
     @Override
     public void close() {
         state = SyncEventState.STOPPED;
+        closeExportMap();
         if (region != null) {
             region.close();
         }
@@ -191,49 +212,52 @@ public final class SyncEvent implements AutoCloseable {
      * configured (the counter must live in shared memory).
      */
     public byte[] exportToRemotePci(Dev dev) {
-        return export(MmapExport.Kind.PCI, remotePci);
+        return export(MmapExport.Kind.PCI, remotePci, dev);
     }
 
-    /** {@code doca_sync_event_export_to_remote_net}: for an RDMA peer's remote-sync-event tasks. */
+    /**
+     * {@code doca_sync_event_export_to_remote_net}: for an RDMA peer's remote-sync-event tasks, the
+     * blob {@code SyncEventRemoteNet.createFromExport} (module rdma) reads: u64 counter address
+     * (this process's address space, LE), then the RDMA memory map export of the counter's 8 bytes
+     * (its capability guards the peer's access as for any exported map).
+     */
     public byte[] exportToRemoteNet() {
-        return export(MmapExport.Kind.RDMA, remoteNet || remotePci);
+        byte[] map = export(MmapExport.Kind.RDMA, remoteNet || remotePci, localDev);
+        byte[] out = new byte[8 + map.length];
+        MemorySegment.ofArray(out).set(ValueLayout.JAVA_LONG_UNALIGNED, 0, counter.address());
+        System.arraycopy(map, 0, out, 8, map.length);
+        return out;
     }
 
-    private byte[] export(MmapExport.Kind kind, boolean configured) {
+    private byte[] export(MmapExport.Kind kind, boolean configured, Dev dev) {
         if (state != SyncEventState.STARTED && state != SyncEventState.AS_CTX) {
             throw new DocaException(DocaError.BAD_STATE, "sync event must be started before export");
         }
-        Path path;
-        long off;
-        if (imported) {
-            path = importedPath;
-            off = importedOffset;
-        } else {
-            SharedRegion r = region != null ? region : SharedMemory.find(counter.address(), 8);
-            if (!configured || r == null) {
-                throw new DocaException(DocaError.NOT_PERMITTED,
-                        "sync event was not configured for a remote location, its counter is not shareable");
-            }
-            path = r.path();
-            off = counter.address() - r.segment().address();
+        if (!imported && (!configured || (region == null && SharedMemory.find(counter.address(), 8) == null))) {
+            throw new DocaException(DocaError.NOT_PERMITTED,
+                    "sync event was not configured for a remote location, its counter is not shareable");
         }
-        return new MmapExport(kind, true, AccessFlags.RDMA_ATOMIC | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE
-                | AccessFlags.PCI_READ_WRITE, ProcessHandle.current().pid(), 0, counter.address(), 8, off,
-                java.util.UUID.fromString(uuidOrNil()), path.toString()).encode();
-    }
-
-    private static String uuidOrNil() {
-        try {
-            return java.util.UUID.fromString(SharedMemory.hostId()).toString();
-        } catch (IllegalArgumentException e) {
-            return java.util.UUID.nameUUIDFromBytes(SharedMemory.hostId().getBytes(java.nio.charset.StandardCharsets.UTF_8))
-                    .toString();
+        if (exportMap == null) {
+            // The counter is exported as an 8-byte memory map: its grant and capability are the map's.
+            Dev d = dev != null ? dev : localDev != null ? localDev : Devices.list().getFirst().open();
+            MemoryMap m = MemoryMap.create();
+            m.setMemrange(counter);
+            m.addDev(d);
+            m.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_ATOMIC | AccessFlags.RDMA_READ
+                    | AccessFlags.RDMA_WRITE | AccessFlags.PCI_READ_WRITE);
+            DocaException.check(m.start(), "cannot start the sync event's export map");
+            exportMap = m;
+            exportDev = d;
         }
+        // The export map holds one device, the one it was created with; an import needs none.
+        Dev d = exportMap.isImported() ? null : exportDev;
+        return kind == MmapExport.Kind.PCI ? exportMap.exportPci(d) : exportMap.exportRdma(d);
     }
 
     /**
      * {@code doca_sync_event_create_from_export}: the peer's event, already started (synchronous
-     * mode; {@link #asCtx()} is not available on an import). NOT_SUPPORTED from another host.
+     * mode; {@link #asCtx()} is not available on an import). NOT_SUPPORTED from another host;
+     * NOT_PERMITTED when the exporter refuses the blob's capability.
      */
     public static SyncEvent createFromExport(Dev dev, byte[] blob) {
         MmapExport e = MmapExport.decode(blob);
@@ -244,10 +268,8 @@ public final class SyncEvent implements AutoCloseable {
             throw new DocaException(DocaError.NOT_SUPPORTED, "sync event exported from another host");
         }
         SyncEvent s = new SyncEvent(true);
-        s.importedPath = Path.of(e.shmPath());
-        s.importedOffset = e.shmOffset();
-        s.region = SharedMemory.mapExisting(s.importedPath, e.shmOffset(), 8);
-        s.counter = s.region.segment();
+        s.exportMap = MemoryMap.createFromExport(blob, dev);
+        s.counter = s.exportMap.segment();
         s.state = SyncEventState.STARTED;
         return s;
     }

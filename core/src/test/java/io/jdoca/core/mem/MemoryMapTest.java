@@ -124,7 +124,7 @@ class MemoryMapTest {
     @Property(tries = 200)
     void decodingABitFlippedBlobIsSafe(@ForAll int position, @ForAll byte xor) {
         byte[] blob = new MmapExport(MmapExport.Kind.RDMA, true, 6, 1234, 99, 0x1000, 4096, 0,
-                java.util.UUID.randomUUID(), "/dev/shm/x").encode();
+                java.util.UUID.randomUUID(), 1234, 7, 0x1122334455667788L, -3L).encode();
         blob[Math.floorMod(position, blob.length)] ^= xor;
         try {
             MmapExport e = MmapExport.decode(blob);
@@ -138,7 +138,7 @@ class MemoryMapTest {
     void exportRoundTripsEveryField() {
         java.util.UUID host = java.util.UUID.randomUUID();
         MmapExport e = new MmapExport(MmapExport.Kind.PCI, true, 48, 77, -5, 0x7f00_0000_1000L, 1L << 33, 4096, host,
-                "/dev/shm/jdoca-1-2");
+                0xfffffffeL, 2, 0x0123456789abcdefL, 0xfedcba9876543210L);
         assertThat(MmapExport.decode(e.encode())).isEqualTo(e);
     }
 

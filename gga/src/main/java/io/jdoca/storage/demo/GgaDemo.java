@@ -84,7 +84,7 @@ public final class GgaDemo {
         List<Child> targets = new ArrayList<>();
         for (String role : roles) {
             targets.add(start("target " + role, home, cp, List.of("target-rdma", "-d", "sw0", "--cpu", "0",
-                    "--listen-port", "0", "--block-size", String.valueOf(HALF_BLOCK), "--block-count", String.valueOf(BLOCKS))));
+                    "--once", "--listen-address", "127.0.0.1", "--listen-port", "0", "--block-size", String.valueOf(HALF_BLOCK), "--block-count", String.valueOf(BLOCKS))));
         }
         int[] ports = new int[3];
         for (int i = 0; i < 3; i++) {
@@ -97,7 +97,7 @@ public final class GgaDemo {
             ports[i] = Integer.parseInt(m.group(1));
             progress("target %s listening on 127.0.0.1:%d", roles[i], ports[i]);
         }
-        Child service = start("gga-offload", home, cp, List.of("gga-offload", "-d", "sw0", "-r", "hpf0", "--cpu", "0",
+        Child service = start("gga-offload", home, cp, List.of("gga-offload", "-d", "sw0", "-r", "hpf0", "--cpu", "0", "--once",
                 "--data-1-storage", "127.0.0.1:" + ports[0], "--data-2-storage", "127.0.0.1:" + ports[1],
                 "--data-p-storage", "127.0.0.1:" + ports[2], "--trigger-recovery-read-every-n",
                 String.valueOf(RECOVER_EVERY_N), "--command-channel-name", channel, "--control-timeout", "30"));

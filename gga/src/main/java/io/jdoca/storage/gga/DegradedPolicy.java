@@ -6,9 +6,11 @@ import io.jdoca.core.DocaError;
  * What the service does when targets are gone (beyond DOCA, which assumes three healthy targets).
  * Reads: a lost data half is rebuilt from the other half and the parity (recover_a for data_1,
  * recover_b for data_2); a lost parity target does not matter to reads; two lost targets fail the
- * read with NOT_CONNECTED. Writes: rejected with NOT_CONNECTED as soon as any target is down,
- * since a half that cannot be stored would leave the stripe inconsistent (documented in
- * docs/STORAGE-GGA.md). Nothing returned as data is ever unverified: see {@link CompressedContainer#unpack}.
+ * read with NOT_CONNECTED. Writes: with one target down they land on the two survivors and the
+ * stripe is marked dirty for the lost one ({@link DirtyStripes}), which is rebuilt from the
+ * survivors when it rejoins (resync) before it serves reads again; with two down they are refused
+ * with NOT_CONNECTED (documented in docs/STORAGE-GGA.md). Nothing returned as data is ever
+ * unverified: see {@link CompressedContainer#unpack}.
  *
  * <p>Stateless; any thread; allocation-free.
  */
@@ -52,8 +54,8 @@ public final class DegradedPolicy {
         };
     }
 
-    /** Whether writes are accepted with these targets down. */
+    /** Whether writes are accepted with these targets down: at most one (its half is logged dirty). */
     public static boolean writeAllowed(int downMask) {
-        return downMask == 0;
+        return Integer.bitCount(downMask & TargetRole.ALL_MASK) <= 1;
     }
 }

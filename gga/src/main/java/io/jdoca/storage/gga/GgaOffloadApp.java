@@ -20,7 +20,8 @@ import picocli.CommandLine.Option;
 @Command(name = "gga-offload",
         description = {"Comch-to-RDMA GGA offload: a storage service that stores each block as an LZ4 container split",
             "in two halves plus a 2+1 erasure-coding parity half on three targets, and recovers lost halves.",
-            "Beyond DOCA: if a target dies mid-run, reads keep working by recovery (degraded mode)."})
+            "Beyond DOCA: if a target dies mid-run, reads keep working by recovery and writes are logged dirty for it",
+            "(degraded mode); it is resynced when it comes back. The service outlives its initiators unless --once."})
 public final class GgaOffloadApp implements Callable<Integer> {
     /** DOCA's general flags: -h, -v, --sdk-log-level, -j/--json. */
     @Mixin
@@ -58,6 +59,14 @@ public final class GgaOffloadApp implements Callable<Integer> {
             description = "Make every Nth read a recovery read (0 = never; default ${DEFAULT-VALUE}).")
     int recoverEveryN;
 
+    @Option(names = "--listen-address", description = {"IP address the RDMA connections' TCP listeners bind to (jdoca;"
+            + " default: all interfaces, the library's default). The Comch channel is a Unix socket private to this user."})
+    String listenAddress;
+
+    @Option(names = "--once", description = {"DOCA's behaviour (jdoca flag): serve one initiator and exit (0 after its"
+            + " shutdown, 1 if it left first). Default: a service that outlives its initiators; Ctrl-C ends it."})
+    boolean once;
+
     @Option(names = {"-l", "--log-level"}, defaultValue = "40", description = "DOCA log level 10..70 (default ${DEFAULT-VALUE}).")
     int logLevel;
 
@@ -69,7 +78,8 @@ public final class GgaOffloadApp implements Callable<Integer> {
             AtomicBoolean abort = new AtomicBoolean();
             installCtrlCHandler(abort, Thread.currentThread());
             GgaService s = new GgaService(new GgaService.Config(device, representor, cpus, List.of(data1, data2, dataP),
-                    EcMatrixType.parse(matrixType), channelName, controlTimeoutSeconds * 1_000_000_000L, recoverEveryN), abort);
+                    EcMatrixType.parse(matrixType), channelName, controlTimeoutSeconds * 1_000_000_000L, recoverEveryN, once,
+                    io.jdoca.storage.common.AppSupport.parseListenAddress("--listen-address", listenAddress)), abort);
             int rc;
             try {
                 rc = s.run(System.out);

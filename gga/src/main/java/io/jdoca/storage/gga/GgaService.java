@@ -34,6 +34,18 @@ import org.slf4j.LoggerFactory;
  * per-core statistics. Beyond DOCA it watches the targets during the run: a lost target puts the
  * service in degraded mode ({@link DegradedPolicy}).
  *
+ * <p>Beyond DOCA, the service outlives its initiators: a session is one Comch client; it ends with
+ * its shutdown_request or when it leaves, and either way the workers, their RDMA connections, the
+ * imported host map and the scratch region are released, the targets' sessions are ended (stop and
+ * shutdown relayed when due, then the TCP control connections closed), the statistics printed, and
+ * the next initiator is served (targets reconnected at its query). With {@link Config#once()}
+ * (DOCA's behaviour) the first session's end ends the process.
+ *
+ * <p>It also keeps, for its lifetime, a {@link TargetState} and a {@link DirtyStripes} log per
+ * target: writes while a target is down land on the two others and are logged dirty for it; when it
+ * is reachable again at a session's query it is RESYNCING, and the session's start rebuilds every
+ * dirty stripe on it from the survivors before any read is served, then marks it UP.
+ *
  * <p>Not thread-safe: one control thread; workers run on their own threads.
  */
 public final class GgaService {
@@ -41,7 +53,14 @@ public final class GgaService {
 
     /** The app's flags. */
     public record Config(String device, String representor, List<Integer> cpus, List<String> storageServers,
-            EcMatrixType matrixType, String commandChannelName, long controlTimeoutNanos, int recoverEveryN) {
+            EcMatrixType matrixType, String commandChannelName, long controlTimeoutNanos, int recoverEveryN, boolean once,
+            java.net.InetAddress listenAddress) {
+        /** DOCA's one-session service (in-process tests and benchmarks). */
+        public Config(String device, String representor, List<Integer> cpus, List<String> storageServers,
+                EcMatrixType matrixType, String commandChannelName, long controlTimeoutNanos, int recoverEveryN) {
+            this(device, representor, cpus, storageServers, matrixType, commandChannelName, controlTimeoutNanos,
+                    recoverEveryN, true, null);
+        }
     }
 
     private final Config cfg;
@@ -58,6 +77,8 @@ public final class GgaService {
     private MemoryMap scratchMap;
     private SharedRegion scratchRegion;
     private int lostMask;
+    private final TargetState[] targetState = {TargetState.UP, TargetState.UP, TargetState.UP};
+    private final DirtyStripes[] dirty = new DirtyStripes[TargetRole.COUNT];
     private int nextMessageId;
     private String workerSetupError;
     private long runStartNanos;
@@ -101,16 +122,7 @@ public final class GgaService {
                     t.close();
                 }
             }
-            if (scratchMap != null) {
-                scratchMap.stop();
-                scratchMap.close();
-            }
-            if (scratchRegion != null) {
-                scratchRegion.close();
-            }
-            if (hostMap != null) {
-                hostMap.close();
-            }
+            releaseSessionMemory();
         }
     }
 
@@ -127,23 +139,26 @@ public final class GgaService {
     }
 
     private int serve(PrintStream out) {
-        boolean everConnected = false;
-        while (state != ServiceControlState.SHUT_DOWN) {
+        while (true) {
             if (abort.get()) {
                 out.println("gga-offload: aborted by user");
-                bestEffortTargetShutdown();
-                printStats(out);
-                return 1;
+                boolean inSession = state != ServiceControlState.WAIT_QUERY;
+                endSession(out, true);
+                return inSession || cfg.once() ? 1 : 0;
             }
             ControlMessage m = comch.receive(50_000_000L);
-            everConnected |= comch.isConnected();
             watchTargets();
             if (m == null) {
-                if (everConnected && !comch.isConnected()) {
-                    out.println("gga-offload: the initiator disconnected before shutdown");
-                    bestEffortTargetShutdown();
-                    printStats(out);
-                    return 1;
+                if (!comch.isConnected() && comch.wasDisconnected()) {
+                    boolean held = state != ServiceControlState.WAIT_QUERY;
+                    out.println("gga-offload: the initiator disconnected before shutdown"
+                            + (held ? " (in state " + state + "); its session is released" : ""));
+                    out.flush();
+                    endSession(out, held || cfg.once());
+                    if (cfg.once()) {
+                        return 1;
+                    }
+                    comch.nextSession();
                 }
                 continue;
             }
@@ -163,9 +178,107 @@ public final class GgaService {
                     closeWorkers();
                 }
             }
+            if (state == ServiceControlState.SHUT_DOWN) {
+                endSession(out, true);
+                if (cfg.once()) {
+                    return 0;
+                }
+                out.println("gga-offload: session ended; waiting for the next initiator");
+                out.flush();
+            }
         }
-        printStats(out);
-        return 0;
+    }
+
+    /**
+     * Ends the session: targets told to stop and shut down when due, workers and memory released,
+     * stats printed (when {@code print}), and (as a service) the target control connections closed
+     * so every target ends its session too. Target states and dirty logs are kept.
+     */
+    private void endSession(PrintStream out, boolean print) {
+        if (state != ServiceControlState.SHUT_DOWN) {
+            bestEffortTargetShutdown();
+        }
+        if (print) {
+            printStats(out);
+        } else {
+            closeWorkers();
+        }
+        finalStats.clear();
+        releaseSessionMemory();
+        workerSetupError = null;
+        runNanos = 0;
+        if (!cfg.once()) {
+            for (int r = 0; r < TargetRole.COUNT; r++) {
+                if (targets[r] != null) {
+                    targets[r].close();
+                    targets[r] = null;
+                }
+            }
+        }
+        if (state != ServiceControlState.WAIT_QUERY && state.canTransitionTo(ServiceControlState.WAIT_QUERY)) {
+            state = ServiceControlState.WAIT_QUERY;
+        }
+    }
+
+    private void releaseSessionMemory() {
+        if (scratchMap != null) {
+            scratchMap.stop();
+            scratchMap.close();
+            scratchMap = null;
+        }
+        if (scratchRegion != null) {
+            scratchRegion.close();
+            scratchRegion = null;
+        }
+        if (hostMap != null) {
+            hostMap.close();
+            hostMap = null;
+        }
+    }
+
+    /**
+     * At a session's query: reconnects the targets whose control connection was closed; a target
+     * that was DOWN and answers again is RESYNCING if it has dirty stripes, UP otherwise.
+     */
+    private void reconnectTargets() {
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            if (targets[r] == null || (!targets[r].isConnected() && targets[r].wasDisconnected())) {
+                if (targets[r] != null) {
+                    targets[r].close();
+                    targets[r] = null;
+                }
+                try {
+                    targets[r] = TcpControlChannel.client(AppSupport.parseAddress(cfg.storageServers().get(r)),
+                            cfg.controlTimeoutNanos());
+                } catch (DocaException e) {
+                    throw new DocaException(DocaError.NOT_CONNECTED, "target " + TargetRole.name(r) + " ("
+                            + cfg.storageServers().get(r) + ") is not reachable; a session needs all three targets at"
+                            + " its start: " + e.getMessage());
+                }
+            }
+            if (targetState[r] == TargetState.DOWN) {
+                long n = dirty[r] == null ? 0 : dirty[r].count();
+                setTargetState(r, n == 0 ? TargetState.UP : TargetState.RESYNCING);
+                out.printf(Locale.ROOT, "gga-offload: target %s (%s) is back: %s%n", TargetRole.name(r),
+                        cfg.storageServers().get(r), n == 0 ? "nothing written while it was away; UP"
+                                : n + " stripes written while it was away will be resynced from the survivors before it"
+                                        + " serves reads (RESYNCING)");
+                out.flush();
+            }
+        }
+        lostMask = 0;
+    }
+
+    private void setTargetState(int role, TargetState next) {
+        if (targetState[role] != next && targetState[role].canTransitionTo(next)) {
+            LOG.info("target {}: {} -> {}", TargetRole.name(role), targetState[role], next);
+            targetState[role] = next;
+        }
+    }
+
+    /** The current state of a target (control thread). */
+    public TargetState targetState(int role) {
+        return targetState[role];
     }
 
     /** Notices targets whose control connection dropped (degraded mode). */
@@ -190,9 +303,11 @@ public final class GgaService {
             return;
         }
         lostMask |= TargetRole.bit(role);
+        setTargetState(role, TargetState.DOWN);
         // Operator-facing event: on stdout (like the stats), not only in the log.
         out.printf(Locale.ROOT, "gga-offload: DEGRADED: target %s (%s) lost: %s; reads continue by EC recovery,"
-                + " writes are refused%n", TargetRole.name(role), cfg.storageServers().get(role), why);
+                + " writes land on the survivors and are logged dirty for it%n", TargetRole.name(role),
+                cfg.storageServers().get(role), why);
         out.flush();
         for (GgaWorker w : workers) {
             try {
@@ -244,6 +359,7 @@ public final class GgaService {
 
     /** Reference §1 step 4: same dimensions everywhere (else BAD_STATE); report 2× capacity and block size. */
     private ControlMessage query(ControlMessage m) {
+        reconnectTargets();
         ControlPayload.StorageInfo first = null;
         for (int r = 0; r < TargetRole.COUNT; r++) {
             ControlPayload.StorageInfo info = forward(r, msg(ControlMessageType.QUERY_STORAGE_REQUEST, m.correlationId()))
@@ -254,6 +370,16 @@ public final class GgaService {
                 throw new DocaException(DocaError.BAD_STATE, "storage targets report mismatched dimensions: data_1 "
                         + first.totalSize() + " bytes in blocks of " + first.blockSize() + ", " + TargetRole.name(r) + " "
                         + info.totalSize() + " bytes in blocks of " + info.blockSize());
+            }
+        }
+        long stripes = first.totalSize() / first.blockSize();
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            if (dirty[r] == null || dirty[r].stripes() != stripes) {
+                if (dirty[r] != null && dirty[r].count() != 0) {
+                    throw new DocaException(DocaError.BAD_STATE, "target " + TargetRole.name(r) + " changed its geometry"
+                            + " while " + dirty[r].count() + " of its stripes wait for a resync");
+                }
+                dirty[r] = new DirtyStripes(stripes);
             }
         }
         layout = new GgaLayout(first.blockSize());
@@ -313,7 +439,7 @@ public final class GgaService {
         for (int i = 0; i < cores; i++) {
             GgaWorker w = new GgaWorker(new GgaWorker.Config(i, dev, layout, transactions, 2 * targetCapacity, hostMap,
                     scratchMap, (long) i * transactions * layout.chunkSize(), comch.connection(), cfg.matrixType(),
-                    cfg.recoverEveryN()));
+                    cfg.recoverEveryN(), dirty, cfg.listenAddress()));
             workers.add(w);
             w.call(w::createObjects, timeout);
             for (int r = 0; r < TargetRole.COUNT; r++) {
@@ -354,6 +480,11 @@ public final class GgaService {
         for (int r = 0; r < TargetRole.COUNT; r++) {
             forward(r, msg(ControlMessageType.START_STORAGE_REQUEST, m.correlationId()));
         }
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            if (targetState[r] == TargetState.RESYNCING) {
+                resync(r);
+            }
+        }
         List<Integer> remote = comch.remoteConsumerIds();
         for (int i = 0; i < cores; i++) {
             GgaWorker w = workers.get(i);
@@ -364,6 +495,37 @@ public final class GgaService {
         out.printf(Locale.ROOT, "gga-offload: data path started on %d cores%n", cores);
         out.flush();
         return m.emptyResponse();
+    }
+
+    /**
+     * Rebuilds every dirty stripe of {@code role} from the two other targets (worker 0, all its
+     * transactions), before the data path starts: no read can see a stale half and no write races
+     * the rebuild. UP when every stripe is rewritten; DOWN (and the session degraded) otherwise.
+     */
+    private void resync(int role) {
+        GgaWorker w = workers.get(0);
+        long todo = dirty[role].count();
+        long t0 = System.nanoTime();
+        w.call(() -> w.startResync(role), cfg.controlTimeoutNanos());
+        long deadline = t0 + Math.max(cfg.controlTimeoutNanos(), 60_000_000_000L);
+        while (w.call(w::resyncActive, cfg.controlTimeoutNanos()) != 0) {
+            if (System.nanoTime() - deadline > 0) {
+                break;
+            }
+            sleep(2);
+        }
+        long[] res = w.call(w::resyncResult, cfg.controlTimeoutNanos());
+        long left = dirty[role].count();
+        if (left == 0 && w.call(w::resyncActive, cfg.controlTimeoutNanos()) == 0) {
+            setTargetState(role, TargetState.UP);
+            out.printf(Locale.ROOT, "gga-offload: target %s resynced: %d stripes rebuilt from the survivors in %d ms; UP%n",
+                    TargetRole.name(role), res[0], (System.nanoTime() - t0) / 1_000_000);
+        } else {
+            out.printf(Locale.ROOT, "gga-offload: target %s resync incomplete (%d of %d stripes rebuilt, %d failed);"
+                    + " it stays out of service%n", TargetRole.name(role), res[0], todo, res[1]);
+            targetLost(role, "resync failed");
+        }
+        out.flush();
     }
 
     private ControlMessage stop(ControlMessage m) {

@@ -69,7 +69,8 @@ public final class GgaWorker {
 
     /** Configuration handed over by the control thread. */
     public record Config(int index, Dev dev, GgaLayout layout, int transactions, long capacity, MemoryMap hostMap,
-            MemoryMap scratchMap, long scratchOffset, ComchConnection comch, EcMatrixType matrixType, int recoverEveryN) {
+            MemoryMap scratchMap, long scratchOffset, ComchConnection comch, EcMatrixType matrixType, int recoverEveryN,
+            DirtyStripes[] dirty, java.net.InetAddress rdmaBind) {
     }
 
     private final Config cfg;
@@ -110,6 +111,13 @@ public final class GgaWorker {
     private boolean tearingDown;
     private int downMask;
     private int inflight;
+    private boolean storageArmed;
+    // ---- resync (worker thread): one target rebuilt stripe by stripe from the two survivors
+    private int resyncRole = -1;
+    private long resyncCursor;
+    private int resyncActive;
+    private long resynced;
+    private long resyncFailures;
 
     // ---- stats (worker thread; read through snapshot())
     private long ops;
@@ -221,13 +229,18 @@ public final class GgaWorker {
                 "decompress lz4 stream conf");
         for (int r = 0; r < TargetRole.COUNT; r++) {
             ioData[r] = Rdma.create(dev);
+            ioControl[r] = Rdma.create(dev);
+            if (cfg.rdmaBind() != null) {
+                // The RDMA contexts' TCP listeners bind where the operator says (--listen-address).
+                check(ioData[r].setTcpAddress(cfg.rdmaBind(), null), "rdma io_data tcp address");
+                check(ioControl[r].setTcpAddress(cfg.rdmaBind(), null), "rdma io_control tcp address");
+            }
             ioData[r].setUserData(r);
             check(ioData[r].setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
                     "rdma io_data permissions");
             // io_data carries no tasks of ours (the target drives it); a tiny pool keeps it startable.
             check(ioData[r].taskSendSetConf(this::onUnusedSend, this::onUnusedSend, 1), "rdma io_data conf");
             check(ioData[r].setStateChangedCallback(this::onRdmaState), "rdma io_data state cb");
-            ioControl[r] = Rdma.create(dev);
             ioControl[r].setUserData(r);
             check(ioControl[r].setPermissions(AccessFlags.LOCAL_READ_WRITE), "rdma io_control permissions");
             check(ioControl[r].setSendQueueSize(Math.max(16, 2 * n)), "rdma send queue");
@@ -360,10 +373,9 @@ public final class GgaWorker {
         for (Txn t : txns) {
             t.replyTask.setRemoteConsumerId(remoteConsumerId);
         }
-        for (int r = 0; r < TargetRole.COUNT; r++) {
-            for (RdmaTaskReceive rt : receives[r]) {
-                check(rt.submit(), "post rdma receive");
-            }
+        armStorage();
+        if (resyncActive != 0) {
+            throw new DocaException(DocaError.BAD_STATE, "worker " + cfg.index() + ": resync still running");
         }
         hitsAtStart = pe.hits();
         missesAtStart = pe.misses();
@@ -373,6 +385,53 @@ public final class GgaWorker {
             check(t.recvTask.submit(), "post comch receive");
         }
         return null;
+    }
+
+    /** Posts the receives of the targets' responses (once per session): before a resync or the data path. */
+    public Void armStorage() {
+        if (storageArmed) {
+            return null;
+        }
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            for (RdmaTaskReceive rt : receives[r]) {
+                check(rt.submit(), "post rdma receive");
+            }
+        }
+        storageArmed = true;
+        return null;
+    }
+
+    /**
+     * Starts rebuilding every stripe of {@code cfg.dirty()[role]} on {@code role} from the two other
+     * targets, with all transactions (before the data path starts: nothing else writes meanwhile).
+     * Poll {@link #resyncActive()}; each stripe rewritten is cleared from the log.
+     */
+    public Void startResync(int role) {
+        if (dataPath || resyncActive != 0) {
+            throw new DocaException(DocaError.BAD_STATE, "worker " + cfg.index() + ": cannot resync now");
+        }
+        armStorage();
+        resyncRole = role;
+        resyncCursor = 0;
+        resynced = 0;
+        resyncFailures = 0;
+        for (Txn t : txns) {
+            if (t.state == TxnState.IDLE) {
+                resyncActive++;
+                resyncNext(t);
+            }
+        }
+        return null;
+    }
+
+    /** Transactions still resyncing (0: done). */
+    public int resyncActive() {
+        return resyncActive;
+    }
+
+    /** {rewritten, failed} stripes of the last resync. */
+    public long[] resyncResult() {
+        return new long[] {resynced, resyncFailures};
     }
 
     /** Transactions between request and reply. */
@@ -659,7 +718,7 @@ public final class GgaWorker {
     }
 
     private void onRdmaState(long ud, Ctx ctx, CtxState prev, CtxState next) {
-        if (dataPath && !tearingDown && prev == CtxState.RUNNING && next != CtxState.RUNNING) {
+        if ((dataPath || resyncActive > 0) && !tearingDown && prev == CtxState.RUNNING && next != CtxState.RUNNING) {
             markDown((int) ud);
         }
     }
@@ -673,7 +732,7 @@ public final class GgaWorker {
         downMask |= bit;
         // Rare event (once per lost target): logging here is acceptable.
         LOG.log(System.Logger.Level.WARNING, "worker " + cfg.index() + ": target " + TargetRole.name(role)
-                + " lost; service degraded (reads served by recovery, writes refused)");
+                + " lost; service degraded (reads served by recovery, writes logged dirty for it)");
         for (Txn t : txns) {
             if (((t.pendingSend | t.pendingResp) & bit) != 0) {
                 t.pendingSend &= ~bit;
@@ -687,6 +746,10 @@ public final class GgaWorker {
     /** All sends and responses of the current storage step are in (or abandoned). */
     private void storageStepDone(Txn t) {
         if ((t.pendingSend | t.pendingResp) != 0) {
+            return;
+        }
+        if (t.state == TxnState.RESYNC_FETCH || t.state == TxnState.RESYNC_STORE) {
+            resyncStepDone(t);
             return;
         }
         if (t.state == TxnState.FETCH_HALVES) {
@@ -714,10 +777,14 @@ public final class GgaWorker {
         } else if (t.state == TxnState.STORE_HALVES) {
             if (t.failedTargets != 0) {
                 boolean lost = (t.failedTargets & ~downMask) == 0;
-                t.failedTargets = 0;
-                if (t.result == 0) {
+                if (lost && DegradedPolicy.writeAllowed(downMask)) {
+                    // The write died with its target (the write hole): the survivors hold the new
+                    // stripe; the lost half is logged dirty and rebuilt when the target rejoins.
+                    markDirty(t.failedTargets, layout.targetOffset(t.storageOffset, t.block));
+                } else if (t.result == 0) {
                     t.result = lost ? DegradedPolicy.REFUSED.code() : DocaError.IO_FAILED.code();
                 }
+                t.failedTargets = 0;
             }
             if (t.result != 0) {
                 respond(t);
@@ -729,10 +796,106 @@ public final class GgaWorker {
         }
     }
 
-    private void recover(Txn t) {
-        if (!to(t, TxnState.RECOVER)) {
+    /** Logs the stripe at target offset {@code storage} dirty for every target in {@code mask}. */
+    private void markDirty(int mask, long storage) {
+        DirtyStripes[] d = cfg.dirty();
+        long stripe = storage / half;
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            if ((mask & TargetRole.bit(r)) != 0 && d != null && d[r] != null) {
+                d[r].mark(stripe);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------- resync (before the data path)
+
+    /** Takes the next dirty stripe of the resync target, or retires the transaction when none is left. */
+    private void resyncNext(Txn t) {
+        DirtyStripes d = cfg.dirty()[resyncRole];
+        long s = d.nextDirty(resyncCursor);
+        if (s < 0 || downMask != 0) {
+            if (s >= 0) {
+                resyncFailures++; // a target is lost: this stripe (and the rest) stay dirty
+            }
+            if (t.state != TxnState.IDLE) {
+                to(t, TxnState.IDLE);
+            }
+            resyncActive--;
             return;
         }
+        resyncCursor = s + 1;
+        if (!to(t, TxnState.RESYNC_FETCH)) {
+            resyncActive--;
+            return;
+        }
+        t.resyncStripe = s;
+        t.result = 0;
+        t.failedTargets = 0;
+        // Fetch the two survivors' halves into the chunk exactly as a recovery read would.
+        t.plan = resyncRole == TargetRole.DATA_1 ? RecoveryKind.RECOVER_A
+                : resyncRole == TargetRole.DATA_2 ? RecoveryKind.RECOVER_B : RecoveryKind.NONE;
+        int mask = DegradedPolicy.targetsOf(t.plan);
+        t.pendingSend = mask;
+        t.pendingResp = mask;
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            if ((mask & TargetRole.bit(r)) != 0) {
+                issue(t, r, IoMessageType.READ, t.chunkOffset + roleOffset(r), s * half);
+            }
+        }
+        storageStepDone(t);
+    }
+
+    /**
+     * A resync stripe failed: it stays dirty, so the target is not declared UP this session; the
+     * transaction retires (no retry loop, no recursion through synchronous failures).
+     */
+    private void resyncFailed(Txn t) {
+        resyncFailures++;
+        to(t, TxnState.IDLE);
+        resyncActive--;
+    }
+
+    private void resyncStepDone(Txn t) {
+        if (t.failedTargets != 0 || t.result != 0) {
+            t.failedTargets = 0;
+            resyncFailed(t);
+            return;
+        }
+        if (t.state == TxnState.RESYNC_FETCH) {
+            if (!to(t, TxnState.RESYNC_REBUILD)) {
+                return;
+            }
+            DocaError e;
+            if (t.plan == RecoveryKind.NONE) {
+                t.ecDst.resetDataLen(); // parity from data_1 + data_2 (chunk+0, B bytes) to chunk+B
+                e = t.createTask.submit();
+            } else {
+                e = armRecover(t).submit();
+            }
+            if (e != DocaError.SUCCESS) {
+                resyncFailed(t);
+            }
+        } else if (t.state == TxnState.RESYNC_STORE) {
+            cfg.dirty()[resyncRole].clear(t.resyncStripe);
+            resynced++;
+            to(t, TxnState.IDLE);
+            resyncNext(t);
+        }
+    }
+
+    /** The rebuilt half (at its role's place in the chunk) goes to the rejoined target. */
+    private void resyncStore(Txn t) {
+        if (!to(t, TxnState.RESYNC_STORE)) {
+            return;
+        }
+        int bit = TargetRole.bit(resyncRole);
+        t.pendingSend = bit;
+        t.pendingResp = bit;
+        issue(t, resyncRole, IoMessageType.WRITE, t.chunkOffset + roleOffset(resyncRole), t.resyncStripe * half);
+        storageStepDone(t);
+    }
+
+    private EcTaskRecover armRecover(Txn t) {
         EcTaskRecover task = t.recoverTask;
         if (t.plan == RecoveryKind.RECOVER_A) {
             t.recAOut.resetDataLen();
@@ -745,7 +908,14 @@ public final class GgaWorker {
             task.setAvailableBlocks(t.recBD1);
             task.setRecoveredData(t.recBOut);
         }
-        DocaError e = task.submit();
+        return task;
+    }
+
+    private void recover(Txn t) {
+        if (!to(t, TxnState.RECOVER)) {
+            return;
+        }
+        DocaError e = armRecover(t).submit();
         if (e != DocaError.SUCCESS) {
             fail(t, e);
         }
@@ -756,6 +926,14 @@ public final class GgaWorker {
             return;
         }
         Txn t = txns[(int) ud];
+        if (t.state == TxnState.RESYNC_REBUILD) {
+            if (task.status() != DocaError.SUCCESS) {
+                resyncFailed(t);
+            } else {
+                resyncStore(t);
+            }
+            return;
+        }
         if (task.status() != DocaError.SUCCESS) {
             fail(t, task.status());
             return;
@@ -850,6 +1028,14 @@ public final class GgaWorker {
             return;
         }
         Txn t = txns[(int) ud];
+        if (t.state == TxnState.RESYNC_REBUILD) {
+            if (task.status() != DocaError.SUCCESS) {
+                resyncFailed(t);
+            } else {
+                resyncStore(t);
+            }
+            return;
+        }
         if (task.status() != DocaError.SUCCESS) {
             fail(t, task.status());
             return;
@@ -863,10 +1049,15 @@ public final class GgaWorker {
             return;
         }
         long storage = layout.targetOffset(t.storageOffset, t.block);
-        t.pendingSend = TargetRole.ALL_MASK;
-        t.pendingResp = TargetRole.ALL_MASK;
+        int live = TargetRole.ALL_MASK & ~downMask;
+        // The lost target's half is logged before the reply: its rejoin rebuilds the stripe (resync).
+        markDirty(~live & TargetRole.ALL_MASK, storage);
+        t.pendingSend = live;
+        t.pendingResp = live;
         for (int r = 0; r < TargetRole.COUNT; r++) {
-            issue(t, r, IoMessageType.WRITE, t.chunkOffset + roleOffset(r), storage);
+            if ((live & TargetRole.bit(r)) != 0) {
+                issue(t, r, IoMessageType.WRITE, t.chunkOffset + roleOffset(r), storage);
+            }
         }
         storageStepDone(t);
     }
@@ -957,6 +1148,7 @@ public final class GgaWorker {
         int result;
         long storageOffset;
         long requesterOffset;
+        long resyncStripe;
 
         Txn(int index, long chunkOffset) {
             this.index = index;

@@ -12,6 +12,9 @@ package io.jdoca.storage.gga;
  *                  → STORE_HALVES (3 sends + 3 responses = 6) → FETCH_FROM_INITIATOR (next block) | RESPOND
  *   any step → RESPOND on error (once storage IO has drained), RESPOND → IDLE when the reply is sent.
  *   degraded: FETCH_HALVES → FETCH_HALVES again when a target died under it (refetch by recovery).
+ *   resync:   IDLE → RESYNC_FETCH (the two survivors' halves) → RESYNC_REBUILD (EC recover, or EC
+ *                  create for parity) → RESYNC_STORE (the rebuilt half to the rejoined target)
+ *                  → RESYNC_FETCH (next dirty stripe) | IDLE; any resync step → IDLE on error.
  * </pre>
  *
  * <p>Immutable; any thread.
@@ -24,7 +27,10 @@ public enum TxnState {
     FETCH_FROM_INITIATOR,
     EC_CREATE,
     STORE_HALVES,
-    RESPOND;
+    RESPOND,
+    RESYNC_FETCH,
+    RESYNC_REBUILD,
+    RESYNC_STORE;
 
     /** Completions a storage step waits for: reference §5, 4 for reads, 6 for writes. */
     public static final int READ_COMPLETIONS = 4;
@@ -33,7 +39,7 @@ public enum TxnState {
     /** Whether the machine may go from this state to {@code next}. */
     public boolean canTransitionTo(TxnState next) {
         return switch (this) {
-            case IDLE -> next == FETCH_HALVES || next == FETCH_FROM_INITIATOR || next == RESPOND;
+            case IDLE -> next == FETCH_HALVES || next == FETCH_FROM_INITIATOR || next == RESPOND || next == RESYNC_FETCH;
             case FETCH_HALVES -> next == RECOVER || next == DECOMPRESS || next == FETCH_HALVES || next == RESPOND;
             case RECOVER -> next == DECOMPRESS || next == RESPOND;
             case DECOMPRESS -> next == FETCH_HALVES || next == RESPOND;
@@ -41,11 +47,14 @@ public enum TxnState {
             case EC_CREATE -> next == STORE_HALVES || next == RESPOND;
             case STORE_HALVES -> next == FETCH_FROM_INITIATOR || next == RESPOND;
             case RESPOND -> next == IDLE;
+            case RESYNC_FETCH -> next == RESYNC_REBUILD || next == IDLE;
+            case RESYNC_REBUILD -> next == RESYNC_STORE || next == IDLE;
+            case RESYNC_STORE -> next == RESYNC_FETCH || next == IDLE;
         };
     }
 
     /** True for the steps that wait on target IO. */
     public boolean waitsForStorage() {
-        return this == FETCH_HALVES || this == STORE_HALVES;
+        return this == FETCH_HALVES || this == STORE_HALVES || this == RESYNC_FETCH || this == RESYNC_STORE;
     }
 }

@@ -47,29 +47,42 @@ public final class SbcGenerator {
         }
     }
 
+    /** The largest --block-size: the service's scratch chunk is 2.5 B per transaction, and a block is read in one piece. */
+    public static final int MAX_BLOCK_SIZE = 16 << 20;
+
     private SbcGenerator() {
     }
 
     /**
      * Generates {@code data1}, {@code data2} and {@code dataP} from {@code input}.
      *
-     * @throws DocaException INVALID_VALUE for a bad block size or a block that does not compress
-     *                       into B − 12 bytes (DOCA's generator fails the same way), IO_FAILED for file errors
+     * <p>Nothing is half-created: the three files are written under temporary names next to their
+     * targets and renamed only once all three are complete.
+     *
+     * @throws DocaException INVALID_VALUE for a bad block size, an empty input, outputs that are not
+     *                       three distinct files (or one is the input), or a block that does not compress
+     *                       into B − 12 bytes (DOCA's generator fails the same way); IO_FAILED for file errors
      */
     public static Result generate(Dev dev, Path input, Path data1, Path data2, Path dataP, int blockSize,
             EcMatrixType matrixType) {
-        if (blockSize <= 0 || blockSize % GgaLayout.EC_ALIGN != 0 || (blockSize / 2) % GgaLayout.EC_ALIGN != 0) {
+        if (blockSize <= 0 || blockSize % GgaLayout.EC_ALIGN != 0 || (blockSize / 2) % GgaLayout.EC_ALIGN != 0
+                || blockSize > MAX_BLOCK_SIZE) {
             // B/2 is both a target block and an EC block: doca_ec wants multiples of 64.
-            throw new DocaException(DocaError.INVALID_VALUE,
-                    "--block-size must be a multiple of 128 (B/2 must be a multiple of 64 for doca_ec), got " + blockSize);
+            throw new DocaException(DocaError.INVALID_VALUE, "--block-size must be a multiple of 128 (B/2 must be a multiple"
+                    + " of 64 for doca_ec) between 128 and " + MAX_BLOCK_SIZE + ", got " + blockSize);
         }
         long inputSize;
         try {
             inputSize = Files.size(input);
         } catch (IOException e) {
-            throw new DocaException(DocaError.IO_FAILED, "cannot read " + input + ": " + e.getMessage(), e);
+            throw new DocaException(DocaError.IO_FAILED, "--original-input-data: cannot read " + input + ": "
+                    + e.getMessage(), e);
         }
-        long blocks = Math.max(1, (inputSize + blockSize - 1) / blockSize);
+        if (inputSize == 0) {
+            throw new DocaException(DocaError.INVALID_VALUE, "--original-input-data " + input + " is empty: nothing to store");
+        }
+        checkDistinct(input, data1, data2, dataP);
+        long blocks = (inputSize + blockSize - 1) / blockSize;
         int half = blockSize / 2;
         if (blocks * half > BinaryContent.MAX_CONTENT || blocks > Integer.MAX_VALUE) {
             throw new DocaException(DocaError.INVALID_VALUE, "input too large: " + inputSize + " bytes");
@@ -88,9 +101,7 @@ public final class SbcGenerator {
             long scratchOff = blockSize + half;
             long compressed = encodeAll(dev, in, n, blockSize, matrixType, work, containerOff, parityOff, scratchOff, d1,
                     d2, dp);
-            BinaryContent.write(data1, half, n, d1);
-            BinaryContent.write(data2, half, n, d2);
-            BinaryContent.write(dataP, half, n, dp);
+            writeAllOrNothing(new Path[] {data1, data2, dataP}, new MemorySegment[] {d1, d2, dp}, half, n);
             LOG.log(System.Logger.Level.INFO, "sbc: " + n + " blocks of " + blockSize + " → 3 × " + n + " × " + half);
             return new Result(blockSize, n, inputSize, compressed);
         }
@@ -155,6 +166,68 @@ public final class SbcGenerator {
             pe.close();
             mmap.stop();
             mmap.close();
+        }
+    }
+
+    /** The three outputs must be three different files, none of them the input. */
+    private static void checkDistinct(Path input, Path data1, Path data2, Path dataP) {
+        Path[] out = {data1, data2, dataP};
+        String[] flag = {"--data-1", "--data-2", "--data-p"};
+        for (int i = 0; i < 3; i++) {
+            if (same(out[i], input)) {
+                throw new DocaException(DocaError.INVALID_VALUE, flag[i] + " " + out[i] + " is the input file"
+                        + " (--original-input-data)");
+            }
+            for (int j = i + 1; j < 3; j++) {
+                if (same(out[i], out[j])) {
+                    throw new DocaException(DocaError.INVALID_VALUE, flag[i] + " and " + flag[j] + " name the same file ("
+                            + out[i] + "): the three outputs must be different files");
+                }
+            }
+        }
+    }
+
+    private static boolean same(Path a, Path b) {
+        if (a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize())) {
+            return true;
+        }
+        try {
+            return Files.exists(a) && Files.exists(b) && Files.isSameFile(a, b);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Writes each file under a temporary name, then renames all three; on any failure removes what it wrote. */
+    private static void writeAllOrNothing(Path[] files, MemorySegment[] content, int half, int n) {
+        Path[] tmp = new Path[files.length];
+        boolean done = false;
+        try {
+            for (int i = 0; i < files.length; i++) {
+                Path abs = files[i].toAbsolutePath();
+                tmp[i] = abs.resolveSibling("." + abs.getFileName() + ".tmp-" + ProcessHandle.current().pid());
+                BinaryContent.write(tmp[i], half, n, content[i]);
+            }
+            for (int i = 0; i < files.length; i++) {
+                Files.move(tmp[i], files[i], java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                tmp[i] = null;
+            }
+            done = true;
+        } catch (IOException e) {
+            throw new DocaException(DocaError.IO_FAILED, "cannot write the .sbc files: " + e.getMessage(), e);
+        } finally {
+            if (!done) {
+                for (Path t : tmp) {
+                    if (t != null) {
+                        try {
+                            Files.deleteIfExists(t);
+                        } catch (IOException ignored) {
+                            // best effort
+                        }
+                    }
+                }
+            }
         }
     }
 

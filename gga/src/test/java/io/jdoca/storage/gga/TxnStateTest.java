@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 /** The transaction state machine: every legal edge, and everything else refused. */
 class TxnStateTest {
     private static final Object[][] LEGAL = {
-        {TxnState.IDLE, EnumSet.of(TxnState.FETCH_HALVES, TxnState.FETCH_FROM_INITIATOR, TxnState.RESPOND)},
+        {TxnState.IDLE, EnumSet.of(TxnState.FETCH_HALVES, TxnState.FETCH_FROM_INITIATOR, TxnState.RESPOND,
+            TxnState.RESYNC_FETCH)},
         {TxnState.FETCH_HALVES, EnumSet.of(TxnState.RECOVER, TxnState.DECOMPRESS, TxnState.FETCH_HALVES, TxnState.RESPOND)},
         {TxnState.RECOVER, EnumSet.of(TxnState.DECOMPRESS, TxnState.RESPOND)},
         {TxnState.DECOMPRESS, EnumSet.of(TxnState.FETCH_HALVES, TxnState.RESPOND)},
@@ -17,6 +18,9 @@ class TxnStateTest {
         {TxnState.EC_CREATE, EnumSet.of(TxnState.STORE_HALVES, TxnState.RESPOND)},
         {TxnState.STORE_HALVES, EnumSet.of(TxnState.FETCH_FROM_INITIATOR, TxnState.RESPOND)},
         {TxnState.RESPOND, EnumSet.of(TxnState.IDLE)},
+        {TxnState.RESYNC_FETCH, EnumSet.of(TxnState.RESYNC_REBUILD, TxnState.IDLE)},
+        {TxnState.RESYNC_REBUILD, EnumSet.of(TxnState.RESYNC_STORE, TxnState.IDLE)},
+        {TxnState.RESYNC_STORE, EnumSet.of(TxnState.RESYNC_FETCH, TxnState.IDLE)},
     };
 
     @Test

@@ -12,6 +12,7 @@ import io.jdoca.core.mem.BufInventory;
 import io.jdoca.core.mem.MemoryMap;
 import io.jdoca.core.mem.SharedMemory;
 import io.jdoca.core.mem.SharedRegion;
+import io.jdoca.core.sync.SyncEvent;
 import io.jdoca.rdma.Rdma;
 import io.jdoca.rdma.RdmaConnection;
 import io.jdoca.rdma.RdmaExport;
@@ -36,8 +37,10 @@ import java.util.Locale;
  *   <li>{@code fetch-add}: imports the peer's map from {@code --mmap-descriptor-path} and adds 1 to
  *       the 8 bytes at its start {@code --count} times (16 in flight), then prints {@code DONE}.</li>
  * </ul>
- * Usage: {@code RdmaPeerSample echo|fetch-add --transport shm|tcp|auto -ld FILE -re FILE -m FILE [--count N] [--go FILE]}
- * ({@code --go}: fetch-add waits for that file to exist before starting).
+ * Usage: {@code RdmaPeerSample echo|fetch-add --transport shm|tcp|auto -ld FILE -re FILE -m FILE [--count N] [--go FILE]
+ * [--sync-event FILE]} ({@code --go}: fetch-add waits for that file to exist before starting;
+ * {@code --sync-event}: echo also exports a sync event for remote-net access,
+ * {@code SyncEvent.exportToRemoteNet()}, to that file, and prints {@code EVENT <value>} at the end).
  * Prints {@code RUNNING} once connected. Exit code 0 on success.
  */
 public final class RdmaPeerSample {
@@ -55,6 +58,7 @@ public final class RdmaPeerSample {
         Path mm = null;
         long count = 1000;
         Path go = null;
+        Path ev = null;
         for (int i = 1; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--transport" -> transport = RdmaTransportType.valueOf(args[i + 1].toUpperCase(Locale.ROOT));
@@ -63,6 +67,7 @@ public final class RdmaPeerSample {
                 case "-m", "--mmap-descriptor-path" -> mm = Path.of(args[i + 1]);
                 case "--count" -> count = Long.parseLong(args[i + 1]);
                 case "--go" -> go = Path.of(args[i + 1]);
+                case "--sync-event" -> ev = Path.of(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -70,7 +75,7 @@ public final class RdmaPeerSample {
             System.err.println("usage: RdmaPeerSample echo|fetch-add --transport shm|tcp|auto -ld FILE -re FILE -m FILE [--count N]");
             System.exit(2);
         }
-        System.exit(mode.equals("echo") ? echo(transport, ld, re, mm) : fetchAdd(transport, ld, re, mm, count, go));
+        System.exit(mode.equals("echo") ? echo(transport, ld, re, mm, ev) : fetchAdd(transport, ld, re, mm, count, go));
     }
 
     /** Writes a descriptor file atomically (the peer polls for it). */
@@ -97,8 +102,19 @@ public final class RdmaPeerSample {
         RdmaTaskReceive[] recvs = new RdmaTaskReceive[RECV_TASKS];
     }
 
-    private static int echo(RdmaTransportType transport, Path ld, Path re, Path mm) throws Exception {
+    private static int echo(RdmaTransportType transport, Path ld, Path re, Path mm, Path ev) throws Exception {
         Dev dev = Devices.open("sw0");
+        SyncEvent event = null;
+        if (ev != null) {
+            event = SyncEvent.create();
+            event.addPublisherLocationCpu(dev);
+            event.addSubscriberLocationRemoteNet();
+            if (event.start() != DocaError.SUCCESS) {
+                System.out.println("sync event start failed");
+                return 1;
+            }
+            writeDescriptor(ev, event.exportToRemoteNet());
+        }
         SharedRegion region = SharedMemory.allocate((long) RECV_TASKS * MSG + 4096);
         MemoryMap map = MemoryMap.create();
         map.setMemrange(region.segment());
@@ -160,6 +176,10 @@ public final class RdmaPeerSample {
             idle.idle(pe.progress() ? 1 : 0);
         }
         System.out.println("IDLE");
+        if (event != null) {
+            System.out.println("EVENT " + event.get());
+            event.close();
+        }
         return 0;
     }
 

@@ -13,7 +13,7 @@ import java.util.UUID;
  * <pre>
  *   off size field                                          (jdoca RDMA wire format §1, docs/features/rdma.md)
  *    0   4   magic 'JDRC' (0x4352444A as LE u32)
- *    4   2   version (1)
+ *    4   2   version (2)
  *    6   1   transport preference: 0 AUTO, 1 SHM, 2 TCP
  *    7   1   reserved
  *    8   4   exporter pid
@@ -22,10 +22,12 @@ import java.util.UUID;
  *   24  16   host id (boot id UUID)
  *   40   2   TCP listen port (0: no TCP)
  *   42   2   host name length h (≤ 255)
- *   44   2   shared-memory ring path length p (≤ 4096, 0: no SHM)
+ *   44   2   shared-memory ring id length p (≤ 40, 0: no SHM)
  *   46   2   reserved
- *   48   h   host to dial, UTF-8
- *   48+h p   path of the exporter's inbound shared-memory ring, UTF-8
+ *   48  16   ring capability: the peer maps the ring only if it matches the ring's grant
+ *   64   h   host to dial, UTF-8
+ *   64+h p   id of the exporter's inbound shared-memory ring ({@code <pid>-<seq>}, a region in
+ *            the user's private shared-memory directory; never a path), ASCII
  * </pre>
  *
  * @param transport   the exporter's transport preference
@@ -35,13 +37,15 @@ import java.util.UUID;
  * @param hostId      exporter host (boot id)
  * @param tcpPort     listen port, 0 if none
  * @param host        address to dial, empty if none
- * @param shmPath     inbound ring file, empty if none
+ * @param shmRegion   inbound ring's region id, empty if none
+ * @param ringCap0    ring capability, first half
+ * @param ringCap1    ring capability, second half
  */
 public record RdmaConnectionBlob(int transport, long pid, int permissions, long nonce, UUID hostId, int tcpPort,
-        String host, String shmPath) {
+        String host, String shmRegion, long ringCap0, long ringCap1) {
 
     public static final int MAGIC = 0x4352444A;
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     static final int OFF_MAGIC = 0;
     static final int OFF_VERSION = 4;
     static final int OFF_TRANSPORT = 6;
@@ -52,15 +56,16 @@ public record RdmaConnectionBlob(int transport, long pid, int permissions, long 
     static final int OFF_PORT = 40;
     static final int OFF_HOST_LEN = 42;
     static final int OFF_PATH_LEN = 44;
-    public static final int HEADER = 48;
+    static final int OFF_RING_CAP = 48;
+    public static final int HEADER = 64;
     static final int MAX_HOST = 255;
-    static final int MAX_PATH = 4096;
+    static final int MAX_PATH = 40;
 
     public byte[] encode() {
         byte[] h = host.getBytes(StandardCharsets.UTF_8);
-        byte[] p = shmPath.getBytes(StandardCharsets.UTF_8);
+        byte[] p = shmRegion.getBytes(StandardCharsets.UTF_8);
         if (h.length > MAX_HOST || p.length > MAX_PATH) {
-            throw new IllegalArgumentException("host or path too long for a connection blob");
+            throw new IllegalArgumentException("host or ring id too long for a connection blob");
         }
         byte[] out = new byte[HEADER + h.length + p.length];
         MemorySegment s = MemorySegment.ofArray(out);
@@ -75,6 +80,8 @@ public record RdmaConnectionBlob(int transport, long pid, int permissions, long 
         s.set(ValueLayout.JAVA_SHORT_UNALIGNED, OFF_PORT, (short) tcpPort);
         s.set(ValueLayout.JAVA_SHORT_UNALIGNED, OFF_HOST_LEN, (short) h.length);
         s.set(ValueLayout.JAVA_SHORT_UNALIGNED, OFF_PATH_LEN, (short) p.length);
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, OFF_RING_CAP, ringCap0);
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, OFF_RING_CAP + 8, ringCap1);
         System.arraycopy(h, 0, out, HEADER, h.length);
         System.arraycopy(p, 0, out, HEADER + h.length, p.length);
         return out;
@@ -116,6 +123,7 @@ public record RdmaConnectionBlob(int transport, long pid, int permissions, long 
         }
         String h = new String(blob, HEADER, hl, StandardCharsets.UTF_8);
         String p = new String(blob, HEADER + hl, pl, StandardCharsets.UTF_8);
-        return new RdmaConnectionBlob(transport, pid, perms, nonce, host, port, h, p);
+        return new RdmaConnectionBlob(transport, pid, perms, nonce, host, port, h, p,
+                s.get(ValueLayout.JAVA_LONG_UNALIGNED, OFF_RING_CAP), s.get(ValueLayout.JAVA_LONG_UNALIGNED, OFF_RING_CAP + 8));
     }
 }

@@ -4,7 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * The 64-byte header of every frame of the RDMA-over-TCP transport, a flyweight over a segment
+ * The 80-byte header of every frame of the RDMA-over-TCP transport, a flyweight over a segment
  * (little-endian). Requests carry a sequence number the response echoes; responses arrive in
  * request order (reliable-connection semantics).
  *
@@ -22,10 +22,12 @@ import java.lang.foreign.ValueLayout;
  *   40   8   compare value (CAS) / add value (FADD) / value (SET)
  *   48   8   swap value (CAS)
  *   56   8   reserved
+ *   64  16   capability of the remote map (WRITE*, READ_REQ, atomics; see MemoryMap): the
+ *            responder serves a one-sided request only if it matches the map's, else NOT_PERMITTED
  * </pre>
  */
 public final class TcpFrame {
-    public static final int SIZE = 64;
+    public static final int SIZE = 80;
 
     public static final int OP_HELLO = 1;
     public static final int OP_SEND = 2;
@@ -55,6 +57,7 @@ public final class TcpFrame {
     static final long OFF_LEN = 32;
     static final long OFF_OPERAND = 40;
     static final long OFF_SWAP = 48;
+    static final long OFF_CAP = 64;
 
     private MemorySegment seg;
 
@@ -149,6 +152,22 @@ public final class TcpFrame {
 
     public TcpFrame swap(long v) {
         seg.set(ValueLayout.JAVA_LONG_UNALIGNED, OFF_SWAP, v);
+        return this;
+    }
+
+    /** First half of the capability. */
+    public long cap0() {
+        return seg.get(ValueLayout.JAVA_LONG_UNALIGNED, OFF_CAP);
+    }
+
+    /** Second half of the capability. */
+    public long cap1() {
+        return seg.get(ValueLayout.JAVA_LONG_UNALIGNED, OFF_CAP + 8);
+    }
+
+    public TcpFrame cap(long c0, long c1) {
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, OFF_CAP, c0);
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, OFF_CAP + 8, c1);
         return this;
     }
 

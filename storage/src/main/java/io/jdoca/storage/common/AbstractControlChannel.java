@@ -15,7 +15,7 @@ import java.util.Iterator;
 public abstract class AbstractControlChannel implements ControlChannel {
     protected static final System.Logger LOG = System.getLogger("io.jdoca.storage.control");
 
-    protected final ControlFrameDecoder decoder = new ControlFrameDecoder();
+    protected ControlFrameDecoder decoder = new ControlFrameDecoder();
     private final ArrayDeque<ControlMessage> parked = new ArrayDeque<>();
     private final boolean replyToMalformed;
     private long malformed;
@@ -32,6 +32,12 @@ public abstract class AbstractControlChannel implements ControlChannel {
 
     /** Drops the current peer (after a fatal protocol error). */
     protected abstract void dropPeer();
+
+    /** Forgets what the last peer left behind (partial frame, parked messages): a new session starts. */
+    protected void resetPeerState() {
+        decoder = new ControlFrameDecoder();
+        parked.clear();
+    }
 
     /** Number of malformed frames received so far. */
     public long malformedFrames() {

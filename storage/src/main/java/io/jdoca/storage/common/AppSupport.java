@@ -34,6 +34,27 @@ public final class AppSupport {
     }
 
     /**
+     * Parses a listen address flag: an IPv4 or IPv6 literal, or {@code localhost} (the loopback
+     * address); {@code null} or empty means every interface (returns null). Never resolves a name
+     * (no DNS). INVALID_VALUE naming {@code flag} otherwise.
+     */
+    public static java.net.InetAddress parseListenAddress(String flag, String s) {
+        if (s == null || s.isEmpty()) {
+            return null;
+        }
+        if (s.equals("localhost")) {
+            return java.net.InetAddress.getLoopbackAddress();
+        }
+        String literal = s.startsWith("[") && s.endsWith("]") ? s.substring(1, s.length() - 1) : s;
+        try {
+            return java.net.InetAddress.ofLiteral(literal);
+        } catch (IllegalArgumentException e) {
+            throw new DocaException(DocaError.INVALID_VALUE, flag + ": '" + s + "' is not an IP address (give an IPv4 or"
+                    + " IPv6 literal, or localhost)");
+        }
+    }
+
+    /**
      * Ctrl-C / SIGTERM: sets {@code abort} and gives the main thread up to {@code graceMillis} to
      * finish (print its stats, release its resources) before the JVM exits. Returns the flag the app
      * sets once it has finished by itself, so a normal exit does not wait.

@@ -34,13 +34,20 @@ public final class ComchControlChannel extends AbstractControlChannel {
     private boolean disconnected;
     private DocaError lastSendStatus = DocaError.SUCCESS;
     private int sendsInFlight;
+    private int emptyMessages;
 
     private ComchControlChannel(ComchEndpoint endpoint, boolean isServer) {
         super(isServer);
         this.endpoint = endpoint;
         this.isServer = isServer;
         endpoint.taskSendSetConf(this::sendDone, this::sendDone, 8);
-        endpoint.eventMsgRecvRegister((conn, msg, len) -> decoder.feed(msg, 0, len));
+        endpoint.eventMsgRecvRegister((conn, msg, len) -> {
+            if (len <= 0) {
+                emptyMessages++; // a frame needs at least its 4-byte length: answered in pump()
+            } else {
+                decoder.feed(msg, 0, len);
+            }
+        });
         endpoint.eventConsumerRegister((conn, id) -> liveRemoteConsumers.add(id),
                 (conn, id) -> liveRemoteConsumers.remove(Integer.valueOf(id)));
         DocaException.check(pe.connectCtx(endpoint), "connect comch context");
@@ -115,6 +122,19 @@ public final class ComchControlChannel extends AbstractControlChannel {
         return List.copyOf(liveRemoteConsumers);
     }
 
+    /**
+     * Server: the owner has released what the last client held; serve the next one (a fresh frame
+     * decoder, nothing parked). No-op while a client is connected.
+     */
+    public void nextSession() {
+        if (!isServer || isConnected()) {
+            return;
+        }
+        disconnected = false;
+        emptyMessages = 0;
+        resetPeerState();
+    }
+
     @Override
     public boolean isConnected() {
         ComchConnection c = connection();
@@ -129,6 +149,18 @@ public final class ComchControlChannel extends AbstractControlChannel {
     @Override
     protected void pump() {
         pe.progress();
+        while (emptyMessages > 0) {
+            emptyMessages--;
+            LOG.log(System.Logger.Level.WARNING, "{0}: empty control message (no frame header)", describe());
+            if (isServer && isConnected()) {
+                try {
+                    write(ControlCodec.encode(ControlMessage.error(0, 0, DocaError.INVALID_VALUE,
+                            "empty control message: a frame needs at least its 4-byte wire_size")));
+                } catch (DocaException ignored) {
+                    // the peer is gone; nothing more to tell it
+                }
+            }
+        }
     }
 
     @Override

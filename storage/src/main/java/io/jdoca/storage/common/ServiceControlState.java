@@ -3,8 +3,9 @@ package io.jdoca.storage.common;
 /**
  * The control sequence a storage service (zero-copy relay) follows with its initiator (reference §1
  * "Sequence" 1–2): query, init (which also builds the target connections), start, stop, shutdown.
- * A request out of order gets {@code error_response(UNEXPECTED)} and changes nothing. Immutable; the
- * control thread drives it.
+ * A request out of order gets {@code error_response(UNEXPECTED)} and changes nothing. The end of a
+ * session (shutdown done, or the initiator gone) returns any state to WAIT_QUERY for the next
+ * initiator. Immutable; the control thread drives it.
  */
 public enum ServiceControlState {
     WAIT_QUERY,
@@ -30,6 +31,9 @@ public enum ServiceControlState {
     }
 
     public boolean canTransitionTo(ServiceControlState next) {
+        if (next == WAIT_QUERY) {
+            return this != WAIT_QUERY;
+        }
         return switch (this) {
             case WAIT_QUERY -> next == WAIT_INIT;
             case WAIT_INIT -> next == WAIT_START;

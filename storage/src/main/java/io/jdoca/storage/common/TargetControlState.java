@@ -4,7 +4,8 @@ package io.jdoca.storage.common;
  * The strict control sequence of target-rdma (reference §1 "Sequence" 3, DOCA's {@code target_rdma.cpp}
  * main): accept, query, init, {@code core_count × 2} create_rdma_connection, start, stop, shutdown.
  * A message the current state does not expect is answered with {@code error_response(UNEXPECTED)} and
- * changes nothing. Immutable; the control thread drives it.
+ * changes nothing. The end of a session (shutdown done, or the client gone) returns any state to
+ * WAIT_QUERY for the next client. Immutable; the control thread drives it.
  */
 public enum TargetControlState {
     WAIT_QUERY,
@@ -32,8 +33,14 @@ public enum TargetControlState {
         return t != null && t == expected();
     }
 
-    /** The explicit transition table (WAIT_RDMA_CONNECTIONS loops until every connection exists). */
+    /**
+     * The explicit transition table (WAIT_RDMA_CONNECTIONS loops until every connection exists;
+     * any state may go back to WAIT_QUERY when its session ends).
+     */
     public boolean canTransitionTo(TargetControlState next) {
+        if (next == WAIT_QUERY) {
+            return this != WAIT_QUERY;
+        }
         return switch (this) {
             case WAIT_QUERY -> next == WAIT_INIT;
             case WAIT_INIT -> next == WAIT_RDMA_CONNECTIONS;

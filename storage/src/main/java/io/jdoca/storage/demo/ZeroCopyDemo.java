@@ -49,12 +49,12 @@ public final class ZeroCopyDemo {
             String channel = "jdoca-demo-" + ProcessHandle.current().pid() + "-" + System.nanoTime() % 100000;
             out.printf("demo zero-copy: target-rdma on TCP port %d, zero-copy relay on comch channel '%s', initiator-comch (%s)%n",
                     port, channel, strategy);
-            Process target = start(procs, logs, "target-rdma", List.of("target-rdma", "-d", "sw0", "--cpu", "0", "--listen-port",
-                    String.valueOf(port), "--block-count", String.valueOf(blockCount), "--block-size", String.valueOf(blockSize)));
+            Process target = start(procs, logs, "target-rdma", List.of("target-rdma", "-d", "sw0", "--cpu", "0", "--once",
+                    "--listen-address", "127.0.0.1", "--listen-port", String.valueOf(port), "--block-count", String.valueOf(blockCount), "--block-size", String.valueOf(blockSize)));
             if (!awaitOutput(logs.get(0), target, "listening on TCP port")) {
                 return failed(out, "target-rdma", logs.get(0));
             }
-            Process relay = start(procs, logs, "zero-copy", List.of("zero-copy", "-d", "sw0", "-r", "hpf0", "--cpu", "0",
+            Process relay = start(procs, logs, "zero-copy", List.of("zero-copy", "-d", "sw0", "-r", "hpf0", "--cpu", "0", "--once",
                     "--storage-server", "127.0.0.1:" + port, "--command-channel-name", channel));
             if (!awaitOutput(logs.get(1), relay, "serving comch channel")) {
                 return failed(out, "zero-copy", logs.get(1));

@@ -23,17 +23,33 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The RDMA storage target (DOCA's {@code target_rdma_app}, seed "DOCA Storage Target RDMA"): exposes
- * its blocks to one storage service over a TCP control channel, in the strict order of
- * {@link TargetControlState}, with one {@link TargetWorker} per requested core. Prints the per-core
- * statistics at shutdown. {@link #run} is the whole life of the app on the calling thread (the
- * control thread); the workers own their threads. The abort flag may be set from any thread (Ctrl-C).
+ * its blocks to one storage service at a time over a TCP control channel, in the strict order of
+ * {@link TargetControlState}, with one {@link TargetWorker} per requested core.
+ *
+ * <p>A <em>session</em> is one client connection: it ends with the client's shutdown_request or when
+ * the client leaves (cleanly or not). Either way the session's workers, RDMA connections and
+ * imported memory map are released, its statistics printed, and the next client is served; a second
+ * concurrent client gets {@code error_response(IN_USE)} (see {@link TcpControlChannel}). Only an
+ * abort (Ctrl-C / SIGTERM) ends the process, or, with {@link Config#once()} (DOCA's behaviour,
+ * {@code --once}), the end of the first session: exit 0 after shutdown, 1 if the client left before.
+ *
+ * <p>{@link #run} is the whole life of the app on the calling thread (the control thread); the
+ * workers own their threads. The abort flag may be set from any thread (Ctrl-C).
  */
 public final class TargetRdma {
     private static final Logger LOG = LoggerFactory.getLogger(TargetRdma.class);
 
-    /** DOCA's flags (seed "Command-line Flags") plus {@code --backing-file}. */
-    public record Config(String device, List<Integer> cpus, int listenPort, Path binaryContent, int blockCount,
-            int blockSize, Path backingFile, long startTimeoutNanos) {
+    /**
+     * DOCA's flags (seed "Command-line Flags") plus {@code --backing-file}, {@code --listen-address}
+     * ({@code null}: every address, DOCA's default) and {@code --once}.
+     */
+    public record Config(String device, List<Integer> cpus, java.net.InetAddress listenAddress, int listenPort,
+            Path binaryContent, int blockCount, int blockSize, Path backingFile, long startTimeoutNanos, boolean once) {
+        /** DOCA's one-session target on every address (in-process tests and benchmarks). */
+        public Config(String device, List<Integer> cpus, int listenPort, Path binaryContent, int blockCount, int blockSize,
+                Path backingFile, long startTimeoutNanos) {
+            this(device, cpus, null, listenPort, binaryContent, blockCount, blockSize, backingFile, startTimeoutNanos, true);
+        }
     }
 
     private final Config cfg;
@@ -48,6 +64,7 @@ public final class TargetRdma {
     private int transactionCount;
     private int connectionsMade;
     private volatile int boundPort;
+    private volatile int sessionsEnded;
 
     public TargetRdma(Config cfg, AtomicBoolean abort) {
         this.cfg = cfg;
@@ -62,7 +79,15 @@ public final class TargetRdma {
         return boundPort;
     }
 
-    /** Runs until shutdown, a lost client or an abort; returns the exit code. */
+    /** Sessions ended so far (shutdown or client gone); any thread. */
+    public int sessionsEnded() {
+        return sessionsEnded;
+    }
+
+    /**
+     * Runs until an abort (exit 0 when no session was in progress, else 1), or with
+     * {@link Config#once()} until the first session ends (0 after shutdown, 1 if the client left).
+     */
     public int run(PrintStream out) {
         if (cfg.cpus().isEmpty()) {
             throw new DocaException(DocaError.INVALID_VALUE, "at least one --cpu is required");
@@ -75,10 +100,13 @@ public final class TargetRdma {
         storageMap.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE);
         DocaException.check(storageMap.start(), "storage map start");
         int rc = 1;
-        try (TcpControlChannel ch = TcpControlChannel.server(cfg.listenPort())) {
+        try (TcpControlChannel ch = TcpControlChannel.server(cfg.listenAddress(), cfg.listenPort())) {
             boundPort = ch.localPort();
             // One println, not printf: scripts parse this line, and printf hands the stream its
             // pieces one by one, so a reader could see the line without its port number.
+            out.println(cfg.listenAddress() == null
+                    ? "target-rdma: control listener on all interfaces (DOCA's default; --listen-address restricts it)"
+                    : "target-rdma: control listener on " + ch.localAddress().getHostAddress());
             out.println(String.format(Locale.ROOT, "target-rdma: %d blocks of %d bytes (%s); listening on TCP port %d",
                     storage.blockCount(), storage.blockSize(), storage.description(), boundPort));
             out.flush();
@@ -94,21 +122,32 @@ public final class TargetRdma {
         return rc;
     }
 
-    private int serve(ControlChannel ch, PrintStream out) {
-        while (state != TargetControlState.SHUT_DOWN) {
+    private int serve(TcpControlChannel ch, PrintStream out) {
+        while (true) {
             if (abort.get()) {
                 out.println("target-rdma: aborted by user");
-                stopDataPaths();
-                printStats(out);
-                return 1;
+                boolean inSession = state != TargetControlState.WAIT_QUERY;
+                endSession(out);
+                return inSession ? 1 : 0;
             }
             ControlMessage m = ch.receive(50_000_000L);
             if (m == null) {
                 if (!ch.isConnected() && ch.wasDisconnected()) {
-                    out.println("target-rdma: the storage service disconnected before shutdown");
-                    stopDataPaths();
-                    printStats(out);
-                    return 1;
+                    boolean held = state != TargetControlState.WAIT_QUERY;
+                    if (held || cfg.once()) {
+                        out.println("target-rdma: the storage service " + ch.peerName() + " disconnected before shutdown"
+                                + (held ? " (in state " + state + "); its session is released" : ""));
+                        out.flush();
+                    } else {
+                        LOG.info("client {} left without a session", ch.peerName());
+                    }
+                    if (held || cfg.once()) {
+                        endSession(out);
+                    }
+                    if (cfg.once()) {
+                        return 1;
+                    }
+                    ch.nextSession();
                 }
                 continue;
             }
@@ -118,9 +157,39 @@ public final class TargetRdma {
             } catch (DocaException e) {
                 LOG.warn("cannot reply {}: {}", reply.type().wireName(), e.getMessage());
             }
+            if (state == TargetControlState.SHUT_DOWN) {
+                endSession(out);
+                if (cfg.once()) {
+                    return 0;
+                }
+                out.println("target-rdma: session ended; waiting for the next storage service");
+                out.flush();
+            }
         }
+    }
+
+    /**
+     * Releases everything the session held (data path, workers and their RDMA connections, the
+     * imported map), prints its statistics and goes back to WAIT_QUERY.
+     */
+    private void endSession(PrintStream out) {
+        stopDataPaths();
         printStats(out);
-        return 0;
+        closeWorkers();
+        if (remoteMap != null) {
+            remoteMap.close();
+            remoteMap = null;
+        }
+        storage.force();
+        stats.clear();
+        statsCollected = false;
+        coreCount = 0;
+        transactionCount = 0;
+        connectionsMade = 0;
+        if (state != TargetControlState.WAIT_QUERY && state.canTransitionTo(TargetControlState.WAIT_QUERY)) {
+            state = TargetControlState.WAIT_QUERY;
+        }
+        sessionsEnded++;
     }
 
     /** Handles one request according to the strict sequence; always returns the reply to send. */
@@ -168,7 +237,7 @@ public final class TargetRdma {
         MemoryMap remote = MemoryMap.createFromExport(p.mmapExport(), dev);
         try {
             for (int i = 0; i < p.coreCount(); i++) {
-                TargetWorker w = new TargetWorker(i, dev, p.transactionCount(), storageMap, remote);
+                TargetWorker w = new TargetWorker(i, dev, p.transactionCount(), storageMap, remote, cfg.listenAddress());
                 workers.add(w);
                 w.pin(cfg.cpus().get(i)); // --cpu: the worker really runs there
             }
@@ -232,8 +301,7 @@ public final class TargetRdma {
     }
 
     private ControlMessage shutdown(ControlMessage m) {
-        closeWorkers();
-        storage.force();
+        stopDataPaths();
         return m.emptyResponse();
     }
 

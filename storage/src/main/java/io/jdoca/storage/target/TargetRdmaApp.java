@@ -33,6 +33,15 @@ public final class TargetRdmaApp implements Callable<Integer> {
     @Option(names = "--listen-port", required = true, description = "TCP port to listen on for the storage service (0 = any).")
     int listenPort;
 
+    @Option(names = "--listen-address", description = {"IP address the control listener and the RDMA connections' TCP"
+            + " listeners bind to (jdoca; default: all interfaces, as DOCA). The control port lets any peer that reaches it drive this target: bind it to the"
+            + " storage network (e.g. 127.0.0.1 on one host) or firewall it (docs/ARCHITECTURE.md, Security)."})
+    String listenAddress;
+
+    @Option(names = "--once", description = {"DOCA's behaviour (jdoca flag): serve one session and exit (0 after its"
+            + " shutdown, 1 if the client left first). Default: a service that outlives its clients; Ctrl-C ends it."})
+    boolean once;
+
     @Option(names = "--binary-content", description = "Initial content: an .sbc file (its header sets the geometry) or a plain file of block-size x block-count bytes.")
     Path binaryContent;
 
@@ -51,13 +60,18 @@ public final class TargetRdmaApp implements Callable<Integer> {
     @Override
     public Integer call() {
         try {
+            if (listenPort < 0 || listenPort > 65535) {
+                System.err.println("target-rdma: --listen-port " + listenPort + " is outside 0..65535");
+                return 2;
+            }
             DocaLogLevel.apply(logLevel);
             argp.applySdkLogLevel();
             io.jdoca.core.util.CpuAffinity.check("--cpu", cpus);
             AtomicBoolean abort = new AtomicBoolean();
             AtomicBoolean finished = AppSupport.installCtrlCHandler(abort, Thread.currentThread(), 8_000);
-            TargetRdma app = new TargetRdma(new TargetRdma.Config(device, cpus, listenPort, binaryContent, blockCount, blockSize,
-                    backingFile, 30_000_000_000L), abort);
+            java.net.InetAddress bind = AppSupport.parseListenAddress("--listen-address", listenAddress);
+            TargetRdma app = new TargetRdma(new TargetRdma.Config(device, cpus, bind, listenPort, binaryContent, blockCount,
+                    blockSize, backingFile, 30_000_000_000L, once), abort);
             try {
                 return app.run(System.out);
             } finally {

@@ -78,7 +78,16 @@ final class TargetWorker implements AutoCloseable {
     private volatile long misses;
     private volatile long opsOut;
 
+    private final java.net.InetAddress rdmaBind;
+
     TargetWorker(int index, Dev dev, int transactions, MemoryMap storageMap, MemoryMap remoteMap) {
+        this(index, dev, transactions, storageMap, remoteMap, null);
+    }
+
+    /** {@code rdmaBind}: the address the RDMA contexts' TCP listeners bind to (null: all, the library default). */
+    TargetWorker(int index, Dev dev, int transactions, MemoryMap storageMap, MemoryMap remoteMap,
+            java.net.InetAddress rdmaBind) {
+        this.rdmaBind = rdmaBind;
         this.index = index;
         this.dev = dev;
         this.transactions = transactions;
@@ -94,6 +103,10 @@ final class TargetWorker implements AutoCloseable {
         ctrl = Rdma.create(dev);
         data = Rdma.create(dev);
         for (Rdma r : new Rdma[] {ctrl, data}) {
+            if (rdmaBind != null) {
+                // The RDMA contexts' TCP listeners bind where the control listener does (--listen-address).
+                DocaException.check(r.setTcpAddress(rdmaBind, null), "rdma tcp address");
+            }
             DocaException.check(r.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
                     "rdma permissions");
             DocaException.check(r.setSendQueueSize(q), "send queue size");

@@ -43,6 +43,14 @@ public final class ZeroCopyApp implements Callable<Integer> {
     @Option(names = "--control-timeout", defaultValue = "5", description = "Control message timeout in seconds (default ${DEFAULT-VALUE}).")
     long controlTimeoutSeconds;
 
+    @Option(names = "--listen-address", description = {"IP address the RDMA connections' TCP listeners bind to (jdoca;"
+            + " default: all interfaces, the library's default). The Comch channel is a Unix socket private to this user."})
+    String listenAddress;
+
+    @Option(names = "--once", description = {"DOCA's behaviour (jdoca flag): serve one initiator and exit (0 after its"
+            + " shutdown, 1 if it left first). Default: a service that outlives its initiators; Ctrl-C ends it."})
+    boolean once;
+
     @Option(names = {"-l", "--log-level"}, defaultValue = "40", description = "DOCA log level 10..70 (default ${DEFAULT-VALUE}).")
     int logLevel;
 
@@ -56,7 +64,8 @@ public final class ZeroCopyApp implements Callable<Integer> {
             AtomicBoolean finished = AppSupport.installCtrlCHandler(abort, Thread.currentThread(), 8_000);
             try {
                 return new ZeroCopyService(new ZeroCopyService.Config(device, representor, cpus, storageServer, channelName,
-                        controlTimeoutSeconds * 1_000_000_000L), abort).run(System.out);
+                        controlTimeoutSeconds * 1_000_000_000L, once,
+                        AppSupport.parseListenAddress("--listen-address", listenAddress)), abort).run(System.out);
             } finally {
                 finished.set(true);
             }

@@ -28,13 +28,26 @@ import org.slf4j.LoggerFactory;
  * its own message ids and the initiator's correlation ids (reference §1), re-exports the initiator's
  * PCI-exported memory for RDMA so the target moves data straight to and from host memory, and relays
  * IO messages through {@link ZeroCopyWorker}s without copying them. Runs on the calling thread.
+ *
+ * <p>A session is one initiator (one Comch client): it ends with its shutdown_request or when it
+ * leaves. Either way the relay releases what the session held (workers, RDMA connections, the
+ * imported host map), ends the target's session too (stop and shutdown relayed if needed, then the
+ * TCP control connection closed), prints the session's statistics and waits for the next initiator;
+ * it reconnects to the target when that one queries. A second concurrent initiator is refused by
+ * the Comch server. Only an abort ends the process, or with {@link Config#once()} (DOCA's behaviour)
+ * the end of the first session.
  */
 public final class ZeroCopyService {
     private static final Logger LOG = LoggerFactory.getLogger(ZeroCopyService.class);
 
     /** DOCA's flags (reference §6). */
     public record Config(String device, String representor, List<Integer> cpus, String storageServer,
-            String commandChannelName, long controlTimeoutNanos) {
+            String commandChannelName, long controlTimeoutNanos, boolean once, java.net.InetAddress listenAddress) {
+        /** DOCA's one-session relay (in-process tests and benchmarks). */
+        public Config(String device, String representor, List<Integer> cpus, String storageServer,
+                String commandChannelName, long controlTimeoutNanos) {
+            this(device, representor, cpus, storageServer, commandChannelName, controlTimeoutNanos, true, null);
+        }
     }
 
     private final Config cfg;
@@ -45,6 +58,7 @@ public final class ZeroCopyService {
     private Dev dev;
     private MemoryMap hostMap;
     private TcpControlChannel target;
+    private InetSocketAddress targetAddress;
     private ComchControlChannel comch;
     private int nextMessageId;
 
@@ -61,6 +75,7 @@ public final class ZeroCopyService {
         dev = Devices.open(cfg.device());
         DevRep rep = cfg.representor() == null ? null : Devices.findRepresentor(cfg.representor()).open();
         long timeout = cfg.controlTimeoutNanos();
+        targetAddress = addr;
         try {
             target = TcpControlChannel.client(addr, Math.max(timeout, 10_000_000_000L));
             comch = ComchControlChannel.server(dev, rep, cfg.commandChannelName());
@@ -83,27 +98,38 @@ public final class ZeroCopyService {
     }
 
     private int serve(PrintStream out) {
-        boolean everConnected = false;
-        while (state != ServiceControlState.SHUT_DOWN) {
+        while (true) {
             if (abort.get()) {
                 out.println("zero-copy: aborted by user");
-                bestEffortTargetShutdown();
-                printStats(out);
-                return 1;
+                boolean inSession = state != ServiceControlState.WAIT_QUERY;
+                endSession(out, inSession);
+                return inSession ? 1 : 0;
             }
             ControlMessage m = comch.receive(50_000_000L);
-            everConnected |= comch.isConnected();
             if (m == null) {
-                if (!comch.isConnected() && (everConnected || comch.wasDisconnected())) {
-                    out.println("zero-copy: the initiator disconnected before shutdown");
-                    bestEffortTargetShutdown();
-                    printStats(out);
-                    return 1;
+                if (!comch.isConnected() && comch.wasDisconnected()) {
+                    boolean held = state != ServiceControlState.WAIT_QUERY;
+                    if (held || cfg.once()) {
+                        out.println("zero-copy: the initiator disconnected before shutdown"
+                                + (held ? " (in state " + state + "); its session is released" : ""));
+                        out.flush();
+                    }
+                    endSession(out, held);
+                    if (cfg.once()) {
+                        return 1;
+                    }
+                    comch.nextSession();
+                    continue;
                 }
-                if (target.wasDisconnected()) {
+                if (target != null && target.wasDisconnected() && !target.isConnected()) {
                     out.println("zero-copy: the storage target disconnected");
-                    printStats(out);
-                    return 1;
+                    out.flush();
+                    if (cfg.once()) {
+                        printStats(out);
+                        return 1;
+                    }
+                    target.close();
+                    target = null;
                 }
                 continue;
             }
@@ -113,9 +139,43 @@ public final class ZeroCopyService {
             } catch (DocaException e) {
                 LOG.warn("cannot reply {}: {}", reply.type().wireName(), e.getMessage());
             }
+            if (state == ServiceControlState.SHUT_DOWN) {
+                endSession(out, true);
+                if (cfg.once()) {
+                    return 0;
+                }
+                out.println("zero-copy: session ended; waiting for the next initiator");
+                out.flush();
+            }
         }
-        printStats(out);
-        return 0;
+    }
+
+    /**
+     * Ends the current session: the target's session is ended too (best effort), the workers and
+     * the imported map are released, the statistics printed (when {@code print}) and the target
+     * control connection closed (the relay reconnects at the next query).
+     */
+    private void endSession(PrintStream out, boolean print) {
+        if (state != ServiceControlState.SHUT_DOWN) {
+            bestEffortTargetShutdown();
+        }
+        if (print) {
+            printStats(out);
+        } else {
+            closeWorkers();
+        }
+        stats.clear();
+        if (hostMap != null) {
+            hostMap.close();
+            hostMap = null;
+        }
+        if (!cfg.once() && target != null) {
+            target.close();
+            target = null;
+        }
+        if (state != ServiceControlState.WAIT_QUERY && state.canTransitionTo(ServiceControlState.WAIT_QUERY)) {
+            state = ServiceControlState.WAIT_QUERY;
+        }
     }
 
     ControlMessage handle(ControlMessage m) {
@@ -165,6 +225,14 @@ public final class ZeroCopyService {
     }
 
     private ControlMessage forward(ControlMessage req) {
+        if (target == null) {
+            if (req.type() != ControlMessageType.QUERY_STORAGE_REQUEST) {
+                throw new DocaException(DocaError.NOT_CONNECTED, "the storage target " + cfg.storageServer()
+                        + " disconnected during this session");
+            }
+            // A new session (or the target came back): connect again, within the control timeout.
+            target = TcpControlChannel.client(targetAddress, cfg.controlTimeoutNanos());
+        }
         return target.request(req, cfg.controlTimeoutNanos());
     }
 
@@ -186,7 +254,7 @@ public final class ZeroCopyService {
             forward(new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, id(), m.correlationId(),
                     new ControlPayload.InitStorage(p.transactionCount() * 2, cores, rdmaBlob)));
             for (int i = 0; i < cores; i++) {
-                ZeroCopyWorker zw = new ZeroCopyWorker(i, dev, p.transactionCount(), comch.connection());
+                ZeroCopyWorker zw = new ZeroCopyWorker(i, dev, p.transactionCount(), comch.connection(), cfg.listenAddress());
                 workers.add(zw);
                 zw.pin(cfg.cpus().get(i)); // --cpu: the worker really runs there
             }
@@ -237,6 +305,10 @@ public final class ZeroCopyService {
     }
 
     private void bestEffortTargetShutdown() {
+        if (target == null || !target.isConnected()) {
+            closeWorkers();
+            return;
+        }
         if (state == ServiceControlState.RUNNING) {
             for (ZeroCopyWorker w : workers) {
                 try {

@@ -81,7 +81,11 @@ final class ZeroCopyWorker implements AutoCloseable {
     private volatile long allocated;
     private volatile long misses;
 
-    ZeroCopyWorker(int index, Dev dev, int transactions, ComchConnection comchConnection) {
+    private final java.net.InetAddress rdmaBind;
+
+    /** {@code rdmaBind}: the address the RDMA contexts' TCP listeners bind to (null: all, the library default). */
+    ZeroCopyWorker(int index, Dev dev, int transactions, ComchConnection comchConnection, java.net.InetAddress rdmaBind) {
+        this.rdmaBind = rdmaBind;
         this.index = index;
         this.dev = dev;
         this.transactions = transactions;
@@ -96,6 +100,10 @@ final class ZeroCopyWorker implements AutoCloseable {
         ctrl = Rdma.create(dev);
         data = Rdma.create(dev);
         for (Rdma r : new Rdma[] {ctrl, data}) {
+            if (rdmaBind != null) {
+                // The RDMA contexts' TCP listeners bind where the control listener does (--listen-address).
+                DocaException.check(r.setTcpAddress(rdmaBind, null), "rdma tcp address");
+            }
             DocaException.check(r.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
                     "rdma permissions");
             DocaException.check(r.setSendQueueSize(q), "send queue size");

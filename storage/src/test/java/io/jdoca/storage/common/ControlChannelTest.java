@@ -88,6 +88,29 @@ class ControlChannelTest {
         }
     }
 
+    /** Issue 12 item 11. Fails on main: an empty Comch message fed the decoder nothing and got no reply. */
+    @Test
+    void anEmptyComchMessageGetsAnErrorReply() throws Exception {
+        ExecutorService ex = Executors.newCachedThreadPool();
+        String name = "cc-" + UUID.randomUUID();
+        try (ComchControlChannel server = ComchControlChannel.server(Devices.open("sw0"), null, name)) {
+            CompletableFuture<Integer> f = CompletableFuture.supplyAsync(() -> serve(server, 1), ex);
+            try (ComchControlChannel client = ComchControlChannel.client(Devices.open("sw0"), name, T)) {
+                client.sendRawForTest(new byte[0]);
+                ControlMessage e = client.receive(T);
+                assertThat(e).as("a reply to the empty message").isNotNull();
+                assertThat(e.asError().error()).isEqualTo(DocaError.INVALID_VALUE);
+                assertThat(e.asError().message()).contains("empty control message");
+                // and the server keeps serving
+                ControlMessage q = client.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, 5, 5), T);
+                assertThat(q.type()).isEqualTo(ControlMessageType.QUERY_STORAGE_RESPONSE);
+            }
+            assertThat(f.get(20, TimeUnit.SECONDS)).isEqualTo(1);
+        } finally {
+            ex.shutdownNow();
+        }
+    }
+
     @Test
     void comchClientWithoutServerTimesOut() {
         assertThatThrownBy(() -> ComchControlChannel.client(Devices.open("sw0"), "absent-" + UUID.randomUUID(), 300_000_000L))
@@ -109,6 +132,9 @@ class ControlChannelTest {
             s = s.next();
         }
         assertThat(s).isEqualTo(ServiceControlState.SHUT_DOWN);
-        assertThat(s.canTransitionTo(ServiceControlState.WAIT_QUERY)).isFalse();
+        // a service outlives its initiators: after shutdown the next session starts at WAIT_QUERY
+        assertThat(s.canTransitionTo(ServiceControlState.WAIT_QUERY)).isTrue();
+        assertThat(ServiceControlState.WAIT_QUERY.canTransitionTo(ServiceControlState.WAIT_QUERY)).isFalse();
+        assertThat(s.canTransitionTo(ServiceControlState.RUNNING)).isFalse();
     }
 }

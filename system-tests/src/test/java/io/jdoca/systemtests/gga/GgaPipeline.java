@@ -52,7 +52,8 @@ final class GgaPipeline {
         List<JavaProcess> targets = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
-                List<String> a = new ArrayList<>(List.of("target-rdma", "-d", "sw0", "--listen-port", "0"));
+                List<String> a = new ArrayList<>(List.of("target-rdma", "-d", "sw0", "--once", "--listen-address",
+                        "127.0.0.1", "--listen-port", "0"));
                 a.addAll(cpus());
                 a.addAll(targetArgs.get(i));
                 targets.add(JavaProcess.start("target-" + i, "io.jdoca.cli.Main", a));
@@ -62,7 +63,7 @@ final class GgaPipeline {
                 Matcher m = targets.get(i).awaitMatch(PORT, T);
                 ports[i] = Integer.parseInt(m.group(1));
             }
-            List<String> s = new ArrayList<>(List.of("gga-offload", "-d", "sw0", "-r", "hpf0",
+            List<String> s = new ArrayList<>(List.of("gga-offload", "-d", "sw0", "-r", "hpf0", "--once",
                     "--data-1-storage", "127.0.0.1:" + ports[0], "--data-2-storage", "127.0.0.1:" + ports[1],
                     "--data-p-storage", "127.0.0.1:" + ports[2], "--command-channel-name", channel, "--control-timeout", "20",
                     "-l", "50"));
@@ -114,6 +115,11 @@ final class GgaPipeline {
 
     static Path repo() {
         return JavaProcess.repoRoot();
+    }
+
+    /** A test's pause before a fault is injected mid-run (not a synchronization). */
+    static void sleepMillis(long ms) {
+        sleep(ms);
     }
 
     private static void sleep(long ms) {

@@ -37,10 +37,11 @@ class ZeroCopyStorageSystemTest {
             cpus.add("--cpu");
             cpus.add(String.valueOf(i));
         }
-        List<String> targetArgs = new ArrayList<>(List.of("target-rdma", "-d", "sw0", "--listen-port", String.valueOf(port)));
+        List<String> targetArgs = new ArrayList<>(List.of("target-rdma", "-d", "sw0", "--once", "--listen-address",
+                "127.0.0.1", "--listen-port", String.valueOf(port)));
         targetArgs.addAll(cpus);
         targetArgs.addAll(targetExtra);
-        List<String> relayArgs = new ArrayList<>(List.of("zero-copy", "-d", "sw0", "-r", "hpf0", "--storage-server",
+        List<String> relayArgs = new ArrayList<>(List.of("zero-copy", "-d", "sw0", "-r", "hpf0", "--once", "--storage-server",
                 "127.0.0.1:" + port, "--command-channel-name", channel));
         relayArgs.addAll(cpus);
         List<String> iniArgs = new ArrayList<>(List.of("initiator-comch", "-d", "sw0", "--command-channel-name", channel,

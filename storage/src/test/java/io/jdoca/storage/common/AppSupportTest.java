@@ -1,0 +1,32 @@
+package io.jdoca.storage.common;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.jdoca.core.DocaError;
+import io.jdoca.core.DocaException;
+import java.net.InetAddress;
+import org.junit.jupiter.api.Test;
+
+/** {@code --listen-address}: literals only (never a DNS lookup), a clear error naming the flag. */
+class AppSupportTest {
+    @Test
+    void listenAddressLiterals() throws Exception {
+        assertThat(AppSupport.parseListenAddress("--listen-address", null)).isNull();
+        assertThat(AppSupport.parseListenAddress("--listen-address", "")).isNull();
+        assertThat(AppSupport.parseListenAddress("--listen-address", "127.0.0.1")).isEqualTo(InetAddress.getByName("127.0.0.1"));
+        assertThat(AppSupport.parseListenAddress("--listen-address", "::1").isLoopbackAddress()).isTrue();
+        assertThat(AppSupport.parseListenAddress("--listen-address", "[::1]").isLoopbackAddress()).isTrue();
+        assertThat(AppSupport.parseListenAddress("--listen-address", "0.0.0.0").isAnyLocalAddress()).isTrue();
+        assertThat(AppSupport.parseListenAddress("--listen-address", "localhost").isLoopbackAddress()).isTrue();
+    }
+
+    @Test
+    void namesAreRefusedWithTheFlag() {
+        for (String bad : new String[] {"foo.example", "127.0.0.256", "::g", "host:80"}) {
+            assertThatThrownBy(() -> AppSupport.parseListenAddress("--listen-address", bad))
+                    .isInstanceOfSatisfying(DocaException.class, e -> assertThat(e.error()).isEqualTo(DocaError.INVALID_VALUE))
+                    .hasMessageContaining("--listen-address").hasMessageContaining(bad);
+        }
+    }
+}

@@ -1,0 +1,176 @@
+package io.jdoca.systemtests.gga;
+
+import static io.jdoca.systemtests.gga.GgaPipeline.stat;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jdoca.core.dev.Dev;
+import io.jdoca.core.dev.Devices;
+import io.jdoca.storage.common.ComchControlChannel;
+import io.jdoca.storage.common.ControlMessage;
+import io.jdoca.storage.common.ControlMessageType;
+import io.jdoca.testkit.JavaProcess;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * gga-offload as a service (issue 12 items 4 and 5): it outlives an initiator that queries and
+ * leaves, and a target lost in the middle of a write run is resynced from the survivors when it
+ * comes back, before it serves a read (no write hole). Targets and the service run without
+ * {@code --once}; every process is ended by the test.
+ */
+class GgaServiceSystemTest {
+    private static final Duration T = GgaPipeline.T;
+    private static final int HALF = 2048;
+
+    @TempDir
+    Path dir;
+
+    private final List<JavaProcess> procs = new ArrayList<>();
+    private final String channel = "gga-svc-" + UUID.randomUUID();
+    private final int[] ports = new int[3];
+
+    @AfterEach
+    void cleanUp() {
+        for (JavaProcess p : procs) {
+            p.close();
+        }
+    }
+
+    private JavaProcess target(int i, int blocks) throws IOException {
+        JavaProcess t = JavaProcess.start("target-" + i, "io.jdoca.cli.Main", List.of("target-rdma", "-d", "sw0", "--cpu", "0",
+                "--listen-address", "127.0.0.1", "--listen-port", String.valueOf(ports[i]), "--block-size",
+                String.valueOf(HALF), "--block-count", String.valueOf(blocks), "--backing-file",
+                dir.resolve("t" + i + ".img").toString()));
+        procs.add(t);
+        t.awaitOutput("listening on TCP port", T);
+        return t;
+    }
+
+    private JavaProcess service() throws IOException {
+        JavaProcess s = JavaProcess.start("gga-offload", "io.jdoca.cli.Main", List.of("gga-offload", "-d", "sw0", "-r", "hpf0",
+                "--cpu", "0", "--data-1-storage", "127.0.0.1:" + ports[0], "--data-2-storage", "127.0.0.1:" + ports[1],
+                "--data-p-storage", "127.0.0.1:" + ports[2], "--command-channel-name", channel, "--control-timeout", "20",
+                "--trigger-recovery-read-every-n", "0", "-l", "50"));
+        procs.add(s);
+        s.awaitOutput("serving comch channel", T);
+        return s;
+    }
+
+    private JavaProcess initiator(List<String> extra) throws IOException {
+        List<String> a = new ArrayList<>(List.of("initiator-comch", "-d", "sw0", "--cpu", "0", "--command-channel-name",
+                channel, "--control-timeout", "20"));
+        a.addAll(extra);
+        JavaProcess i = JavaProcess.start("initiator-comch", "io.jdoca.cli.Main", a);
+        procs.add(i);
+        return i;
+    }
+
+    private void startTargets(int blocks) throws IOException {
+        for (int i = 0; i < 3; i++) {
+            ports[i] = JavaProcess.freePort();
+        }
+        for (int i = 0; i < 3; i++) {
+            target(i, blocks);
+        }
+    }
+
+    /** Fails on main: gga-offload printed "the initiator disconnected before shutdown", shut the targets down and exited 1. */
+    @Test
+    void survivesAnInitiatorThatQueriesAndLeavesThenServesAFullRun() throws IOException {
+        startTargets(192);
+        JavaProcess svc = service();
+        try (Dev dev = Devices.open("sw0"); ComchControlChannel c = ComchControlChannel.client(dev, channel, 20_000_000_000L)) {
+            ControlMessage r = c.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, 0, 0), 20_000_000_000L);
+            assertThat(r.asStorageInfo().blockSize()).isEqualTo(2 * HALF);
+        }
+        svc.awaitOutput("the initiator disconnected before shutdown (in state WAIT_INIT); its session is released", T);
+        JavaProcess ini = initiator(List.of("--execution-strategy", "read_write_data_validity_test", "--transaction-count", "16"));
+        assertThat(ini.awaitExit(T)).as("initiator:\n%s\nservice:\n%s", ini.output(), svc.output()).isZero();
+        assertThat(ini.output()).contains("Test passed");
+        assertThat(svc.process().isAlive()).as("the service outlives its initiators").isTrue();
+        for (JavaProcess p : procs.subList(0, 3)) {
+            assertThat(p.process().isAlive()).as("targets outlive the service's sessions").isTrue();
+        }
+        svc.terminate();
+        svc.awaitExit(T);
+        assertThat(svc.output()).contains("gga-offload: aborted by user");
+    }
+
+    /** Compressible content, different in every block: project text cut at random points. */
+    private static byte[] content(int len) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        try (var files = Files.walk(JavaProcess.repoRoot().resolve("core/src/main/java"))) {
+            for (Path f : files.filter(f -> f.toString().endsWith(".java")).sorted().toList()) {
+                sb.append(Files.readString(f));
+                if (sb.length() > 400_000) {
+                    break;
+                }
+            }
+        }
+        byte[] src = sb.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        Random r = new Random(12);
+        byte[] out = new byte[len];
+        int i = 0;
+        while (i < len) {
+            int from = r.nextInt(src.length - 4096);
+            int n = Math.min(len - i, 100 + r.nextInt(3996));
+            System.arraycopy(src, from, out, i, n);
+            i += n;
+        }
+        return out;
+    }
+
+    /**
+     * Issue 12 item 5, the write hole: data_1 is SIGKILLed in the middle of a write run; the run
+     * still passes (writes land on data_2 and data_p and are logged dirty for data_1); data_1 is
+     * restarted on its backing file and the next session resyncs it before serving; a read-only run
+     * with recovery reads off then validates every block: 0 failures, 0 wrong bytes. Fails on main:
+     * writes after the kill were refused, and the restarted target's stale halves failed normal reads.
+     */
+    @Test
+    void aTargetKilledMidWriteRunIsResyncedBeforeItServesReads() throws IOException {
+        int blocks = 4096;
+        startTargets(blocks);
+        Path plain = dir.resolve("plain.bin");
+        Files.write(plain, content(2 * HALF * blocks));
+        JavaProcess svc = service();
+        JavaProcess w = initiator(List.of("--execution-strategy", "read_write_data_validity_test", "--storage-plain-content",
+                plain.toString(), "--transaction-count", "8"));
+        svc.awaitOutput("data path started", T);
+        // Mid-run: let some of the writes land on all three targets first.
+        GgaPipeline.sleepMillis(400);
+        assertThat(w.process().isAlive()).as("the write run must still be going when the target dies").isTrue();
+        procs.get(0).kill();
+        assertThat(w.awaitExit(T)).as("write run:\n%s\nservice:\n%s", w.output(), svc.output()).isZero();
+        assertThat(w.output()).contains("Test passed");
+        svc.awaitOutput("session ended; waiting for the next initiator", T);
+        assertThat(svc.output()).contains("DEGRADED: target data_1");
+        assertThat((long) stat(svc.output(), "| Failed IOs:")).isZero();
+
+        target(0, blocks); // same port, same backing file: stale where it missed writes
+        JavaProcess r = initiator(List.of("--execution-strategy", "read_only_data_validity_test", "--storage-plain-content",
+                plain.toString(), "--transaction-count", "8"));
+        assertThat(r.awaitExit(T)).as("read run:\n%s\nservice:\n%s", r.output(), svc.output()).isZero();
+        assertThat(r.output()).contains("Test passed: " + blocks + " transactions validated");
+        String out = svc.output();
+        assertThat(out).contains("target data_1").contains("will be resynced from the survivors")
+                .containsPattern("target data_1 resynced: [1-9][0-9]* stripes rebuilt");
+        out.lines().filter(l -> l.contains("resynced:") || l.contains("is back:")).forEach(System.out::println);
+        // The second session's table: reads were plain (recovery off, all targets UP) and none failed.
+        String second = out.substring(out.lastIndexOf("| GGA offload stats"));
+        assertThat((long) stat(second, "| Failed IOs:")).isZero();
+        assertThat((long) stat(second, "| Total recovery count:")).isZero();
+        assertThat(second).contains("Service state: healthy");
+        svc.terminate();
+        svc.awaitExit(T);
+    }
+}
