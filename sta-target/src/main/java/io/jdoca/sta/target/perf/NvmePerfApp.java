@@ -115,6 +115,7 @@ public final class NvmePerfApp implements Callable<Integer> {
     int logLevel;
 
     private List<Integer> cpus = List.of();
+    private volatile java.util.concurrent.CountDownLatch connected = new java.util.concurrent.CountDownLatch(0);
     private volatile boolean measuring;
     private volatile boolean stop;
     private final AtomicLong verifyErrors = new AtomicLong();
@@ -318,8 +319,13 @@ public final class NvmePerfApp implements Callable<Integer> {
             for (int i = 0; i < queues; i++) {
                 workers.add(new Worker(i, cntlid, bs, ios, rand, readPct));
             }
+            connected = new java.util.concurrent.CountDownLatch(workers.size());
             for (Worker w : workers) {
                 w.start();
+            }
+            // The clock starts once every queue is connected (or failed): Connect is not I/O time.
+            if (!connected.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                System.err.println("nvme-perf: the I/O queues did not connect within 60 s");
             }
             Thread.sleep((long) (warmup * 1000));
             measuring = true;
@@ -562,6 +568,7 @@ public final class NvmePerfApp implements Callable<Integer> {
                 if (c[0] != 0) {
                     throw new IOException(String.format("I/O queue %d Connect failed: status 0x%04x", index + 1, c[0]));
                 }
+                signalConnected();
                 for (int cid = 0; cid < qd; cid++) {
                     if (prefill && seq >= ios) {
                         break;
@@ -579,6 +586,17 @@ public final class NvmePerfApp implements Callable<Integer> {
                 }
             } catch (Exception e) {
                 failure = e;
+            } finally {
+                signalConnected(); // a queue that failed does not hold the others' clock
+            }
+        }
+
+        private boolean signalled;
+
+        private void signalConnected() {
+            if (!prefill && !signalled) {
+                signalled = true;
+                connected.countDown();
             }
         }
 
