@@ -103,6 +103,8 @@ class StaTargetAppBadInputTest {
         "--rpc-socket empty   | --rpc-socket  | ' '",
         "-m CPU out of range  | -m            | 0x100000000",
         "-m not a mask        | -m            | 0xg",
+        "--metrics-port range | --metrics-port | 70000",
+        "--metrics-address    | --metrics-address | localhost",
     })
     void badFlag(String name, String flag, String value) {
         expectOneLine(run("{}", flag, value), flag);
@@ -112,6 +114,18 @@ class StaTargetAppBadInputTest {
     void missingJsonFile() {
         Run r = runArgs("-j", dir.resolve("absent.json").toString());
         expectOneLine(r, "--json");
+    }
+
+    /** Issue 16: a metrics port that is taken is one line, and the target does not stay up. */
+    @Test
+    void takenMetricsPort() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Run r = run("{}", "--metrics-port", String.valueOf(taken.getLocalPort()));
+            expectOneLine(r, "--metrics-port " + taken.getLocalPort() + ": cannot listen on 127.0.0.1");
+        }
+        Await.until(Duration.ofSeconds(20), () -> Thread.getAllStackTraces().keySet().stream()
+                .noneMatch(t -> t.isAlive() && (t.getName().startsWith("sta-io") || t.getName().equals("sta-main"))),
+                "target threads to end");
     }
 
     /** Issue 16: -c with SPDK's config form: a bad entry is one line naming it, nothing is left running. */
