@@ -11,11 +11,23 @@ import picocli.CommandLine.Command;
  * module; this table names them, so an app module never edits a shared file. An app whose class is
  * not on the class path is listed as unavailable.
  */
-@Command(name = "jdoca", mixinStandardHelpOptions = true, version = "jdoca 0.1.0",
+@Command(name = "jdoca", versionProvider = Main.Version.class,
         description = "A pure-Java implementation of NVIDIA DOCA's storage-offload stack.%n",
         commandListHeading = "%nApps:%n",
         footer = {"", "Run './jdoca <app> --help' for an app's flags. './jdoca test' runs the test suite."})
 public final class Main implements Runnable {
+    @CommandLine.Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
+    boolean help;
+
+    @CommandLine.Option(names = {"-v", "--version"}, versionHelp = true,
+            description = "Print jdoca's version and exit (DOCA's -v; there is no -V).")
+    boolean version;
+
+    static {
+        // Log lines carry the pid (logback.xml reads it when the first logger is made).
+        System.setProperty("jdoca.pid", Long.toString(ProcessHandle.current().pid()));
+    }
+
     /** App name → picocli command class, in the order --help lists them. */
     static final Map<String, String> APPS = new LinkedHashMap<>();
 
@@ -70,9 +82,18 @@ public final class Main implements Runnable {
         return cl;
     }
 
+    /** Bare {@code ./jdoca}: the usage with the list of apps. */
     @Override
     public void run() {
-        CommandLine.usage(this, System.out);
+        commandLine().usage(System.out);
+    }
+
+    /** {@code -v}: jdoca's version and the Java runtime. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"jdoca " + io.jdoca.argp.DocaFlags.jdocaVersion() + " on Java " + Runtime.version()};
+        }
     }
 
     /** Placeholder for an app that is not built into this jar. */

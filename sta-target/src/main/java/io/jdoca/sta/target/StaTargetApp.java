@@ -6,7 +6,9 @@ import io.jdoca.core.DocaException;
 import io.jdoca.sta.target.config.ConfigException;
 import io.jdoca.sta.target.config.TargetConfig;
 import io.jdoca.sta.target.nvmf.NvmfTarget;
+import io.jdoca.sta.target.metrics.MetricsServer;
 import io.jdoca.sta.target.rpc.RpcServer;
+import io.jdoca.sta.target.rpc.SpdkConfigLoader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,26 +36,48 @@ public final class StaTargetApp implements Callable<Integer> {
     @Mixin
     DocaFlags doca;
 
-    @Option(names = {"-j", "--json"}, required = true, description = "JSON configuration file (see examples/sta-target.json)")
+    @Option(names = {"-j", "--json"}, description = "The JSON configuration file in jdoca's own form (see examples/sta-target.json); "
+            + "optional: without -j and -c the target starts empty, to be configured over RPC.")
     Path json;
 
-    @Option(names = {"-l", "--log-level"}, defaultValue = "50", description = "DOCA log level 10..70 (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-c", "--config"}, paramLabel = "FILE",
+            description = "SPDK's JSON configuration (what save_config writes, from jdoca or SPDK), replayed after start "
+                    + "and after -j's configuration.")
+    Path spdkConfig;
+
+    @Option(names = {"-l", "--log-level"}, defaultValue = "50", description = "DOCA log level 10..70 (default: ${DEFAULT-VALUE}).")
     int logLevel;
 
-    @Option(names = "--rpc-socket", paramLabel = "PATH",
-            description = "JSON-RPC Unix socket, created mode 0600 and refused if a live server answers there "
-                    + "(overrides rpc_socket in the JSON; default: none unless the JSON names one)")
+    @Option(names = {"-r", "--rpc-socket"}, paramLabel = "PATH",
+            description = "JSON-RPC Unix socket (SPDK's -r), created mode 0600 and refused if a live server answers there "
+                    + "(overrides rpc_socket in the JSON; default: none unless the JSON names one).")
     String rpcSocket;
 
-    @Option(names = "--io-threads", description = "IO engine threads (overrides io_threads in the JSON)")
+    @Option(names = "--io-threads", description = "IO engine threads (overrides io_threads in the JSON; with -m the default is "
+            + "one per CPU of the mask).")
     Integer ioThreads;
 
+    @Option(names = "--metrics-port", paramLabel = "PORT",
+            description = "Serve Prometheus metrics at http://ADDRESS:PORT/metrics (0 = any free port). Default: off.")
+    Integer metricsPort;
+
+    @Option(names = "--metrics-address", paramLabel = "IP", defaultValue = "127.0.0.1",
+            description = "Address the metrics endpoint binds to, an IP literal (default: ${DEFAULT-VALUE}).")
+    String metricsAddress;
+
+    @Option(names = {"-m", "--cpumask"}, paramLabel = "MASK",
+            description = "SPDK's core mask (e.g. 0x2 or [1,3]): IO engine i is pinned to the i-th CPU of the mask "
+                    + "(sched_setaffinity). Default: not pinned.")
+    String cpumask;
+
     @Option(names = "--listen", paramLabel = "ADDRESS:PORT",
-            description = "top-level NVMe/TCP listener, bound exactly to ADDRESS (an IP, e.g. 127.0.0.1:4420, 0.0.0.0:4420, "
+            description = "Top-level NVMe/TCP listener, bound exactly to ADDRESS (an IP, e.g. 127.0.0.1:4420, 0.0.0.0:4420, "
                     + "[::1]:4420); repeatable, added to the JSON's listeners. Default: none beyond the JSON's (a JSON "
                     + "listener without address binds 127.0.0.1). The subsystems the JSON defines without listeners of "
-                    + "their own are reachable on these; subsystems created over RPC only on their own")
+                    + "their own are reachable on these; subsystems created over RPC only on their own.")
     List<String> listen = new ArrayList<>();
+
+    private List<Integer> cpus = List.of();
 
     @Override
     public Integer call() throws Exception {
@@ -61,11 +85,26 @@ public final class StaTargetApp implements Callable<Integer> {
         doca.applySdkLogLevel();
         TargetConfig cfg;
         try {
-            cfg = TargetConfig.load(json);
+            cfg = json != null ? TargetConfig.load(json) : new TargetConfig(null, null, null, null, null);
             List<TargetConfig.ListenerConfig> ls = new ArrayList<>(cfg.listeners());
             for (String l : listen) {
                 ls.add(TargetConfig.parseListen("--listen", l));
             }
+            if (cpumask != null) {
+                try {
+                    cpus = io.jdoca.core.util.CpuAffinity.parseCoreMask("-m", cpumask);
+                    io.jdoca.core.util.CpuAffinity.check("-m", cpus);
+                } catch (IllegalArgumentException e) {
+                    return fail(e.getMessage());
+                }
+                if (ioThreads == null) {
+                    ioThreads = Math.min(64, cpus.size());
+                }
+            }
+            if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
+                throw new ConfigException("--metrics-port", metricsPort + " is out of range 0..65535");
+            }
+            TargetConfig.ipLiteral("--metrics-address", metricsAddress);
             if (ioThreads != null && (ioThreads < 1 || ioThreads > 64)) {
                 throw new ConfigException("--io-threads", ioThreads + " is out of range 1..64");
             }
@@ -93,12 +132,29 @@ public final class StaTargetApp implements Callable<Integer> {
             }
         }
         NvmfTarget target = new NvmfTarget(cfg);
+        target.setCpus(cpus);
+        MetricsServer metrics = null;
         CountDownLatch done = new CountDownLatch(1);
         try {
             target.start();
+            if (spdkConfig != null) {
+                RpcServer exec = rpc != null ? rpc : new RpcServer(target, null);
+                exec.setTarget(target);
+                SpdkConfigLoader.load(exec, spdkConfig);
+            }
             if (rpc != null) {
                 rpc.start(target);
             }
+            if (metricsPort != null) {
+                metrics = MetricsServer.start(TargetConfig.ipLiteral("--metrics-address", metricsAddress), metricsPort,
+                        () -> target);
+            }
+        } catch (java.net.BindException e) {
+            if (rpc != null) {
+                rpc.close();
+            }
+            target.close();
+            return fail("--metrics-port " + metricsPort + ": cannot listen on " + metricsAddress + ": " + e.getMessage());
         } catch (ConfigException | DocaException | java.io.IOException | java.io.UncheckedIOException e) {
             LOG.debug("start failed", e);
             if (rpc != null) {
@@ -108,8 +164,12 @@ public final class StaTargetApp implements Callable<Integer> {
             return fail(e.getMessage());
         }
         final RpcServer rpcRef = rpc;
+        final MetricsServer metricsRef = metrics;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             LOG.info("shutting down");
+            if (metricsRef != null) {
+                metricsRef.close();
+            }
             if (rpcRef != null) {
                 rpcRef.close();
             }

@@ -101,6 +101,10 @@ class StaTargetAppBadInputTest {
         "--listen bad address | --listen      | localhost:4420",
         "--io-threads 0       | --io-threads  | 0",
         "--rpc-socket empty   | --rpc-socket  | ' '",
+        "-m CPU out of range  | -m            | 0x100000000",
+        "-m not a mask        | -m            | 0xg",
+        "--metrics-port range | --metrics-port | 70000",
+        "--metrics-address    | --metrics-address | localhost",
     })
     void badFlag(String name, String flag, String value) {
         expectOneLine(run("{}", flag, value), flag);
@@ -110,6 +114,30 @@ class StaTargetAppBadInputTest {
     void missingJsonFile() {
         Run r = runArgs("-j", dir.resolve("absent.json").toString());
         expectOneLine(r, "--json");
+    }
+
+    /** Issue 16: a metrics port that is taken is one line, and the target does not stay up. */
+    @Test
+    void takenMetricsPort() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Run r = run("{}", "--metrics-port", String.valueOf(taken.getLocalPort()));
+            expectOneLine(r, "--metrics-port " + taken.getLocalPort() + ": cannot listen on 127.0.0.1");
+        }
+        Await.until(Duration.ofSeconds(20), () -> Thread.getAllStackTraces().keySet().stream()
+                .noneMatch(t -> t.isAlive() && (t.getName().startsWith("sta-io") || t.getName().equals("sta-main"))),
+                "target threads to end");
+    }
+
+    /** Issue 16: -c with SPDK's config form: a bad entry is one line naming it, nothing is left running. */
+    @Test
+    void badSpdkConfig() throws Exception {
+        Path c = dir.resolve("spdk.json");
+        Files.writeString(c, "{\"subsystems\":[{\"subsystem\":\"bdev\",\"config\":[{\"method\":\"bdev_malloc_create\","
+                + "\"params\":{\"name\":\"M\",\"num_blocks\":16,\"block_size\":1000}}]}]}");
+        expectOneLine(runArgs("-c", c.toString()), "-c " + c + ": subsystems[0].config[0] (bdev_malloc_create): block_size");
+        expectOneLine(runArgs("-c", dir.resolve("absent.json").toString()), "no such file");
+        Files.writeString(c, "{\"bdev\": 1}");
+        expectOneLine(runArgs("-c", c.toString()), "not SPDK's config form");
     }
 
     Run runArgs(String... args) {

@@ -34,6 +34,17 @@ public final class PeWorkerThread implements AutoCloseable {
         this.thread.start();
     }
 
+    /**
+     * Pins the worker thread to {@code cpu} ({@code sched_setaffinity}, run on the worker itself).
+     * Control path; IllegalArgumentException when the kernel refuses the CPU.
+     */
+    public void pin(int cpu) {
+        execute(() -> {
+            io.jdoca.core.util.CpuAffinity.pinCurrentThread(cpu);
+            return null;
+        }, 10_000_000_000L);
+    }
+
     /** The engine; touch it only from commands (the worker thread). */
     public ProgressEngine pe() {
         return pe;

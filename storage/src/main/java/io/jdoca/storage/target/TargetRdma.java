@@ -237,7 +237,9 @@ public final class TargetRdma {
         MemoryMap remote = MemoryMap.createFromExport(p.mmapExport(), dev);
         try {
             for (int i = 0; i < p.coreCount(); i++) {
-                workers.add(new TargetWorker(i, dev, p.transactionCount(), storageMap, remote, cfg.listenAddress()));
+                TargetWorker w = new TargetWorker(i, dev, p.transactionCount(), storageMap, remote, cfg.listenAddress());
+                workers.add(w);
+                w.pin(cfg.cpus().get(i)); // --cpu: the worker really runs there
             }
         } catch (RuntimeException e) {
             closeWorkers();

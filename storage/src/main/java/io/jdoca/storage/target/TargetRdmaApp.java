@@ -66,6 +66,7 @@ public final class TargetRdmaApp implements Callable<Integer> {
             }
             DocaLogLevel.apply(logLevel);
             argp.applySdkLogLevel();
+            io.jdoca.core.util.CpuAffinity.check("--cpu", cpus);
             AtomicBoolean abort = new AtomicBoolean();
             AtomicBoolean finished = AppSupport.installCtrlCHandler(abort, Thread.currentThread(), 8_000);
             java.net.InetAddress bind = AppSupport.parseListenAddress("--listen-address", listenAddress);

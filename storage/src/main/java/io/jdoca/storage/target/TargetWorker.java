@@ -393,4 +393,9 @@ final class TargetWorker implements AutoCloseable {
             }
         }
     }
+
+    /** Pins this worker's thread to {@code cpu} (its {@code --cpu}). Control path. */
+    void pin(int cpu) {
+        thread.pin(cpu);
+    }
 }

@@ -59,6 +59,7 @@ public final class ZeroCopyApp implements Callable<Integer> {
         try {
             DocaLogLevel.apply(logLevel);
             argp.applySdkLogLevel();
+            io.jdoca.core.util.CpuAffinity.check("--cpu", cpus);
             AtomicBoolean abort = new AtomicBoolean();
             AtomicBoolean finished = AppSupport.installCtrlCHandler(abort, Thread.currentThread(), 8_000);
             try {

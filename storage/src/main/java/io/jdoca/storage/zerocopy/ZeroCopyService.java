@@ -254,7 +254,9 @@ public final class ZeroCopyService {
             forward(new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, id(), m.correlationId(),
                     new ControlPayload.InitStorage(p.transactionCount() * 2, cores, rdmaBlob)));
             for (int i = 0; i < cores; i++) {
-                workers.add(new ZeroCopyWorker(i, dev, p.transactionCount(), comch.connection(), cfg.listenAddress()));
+                ZeroCopyWorker zw = new ZeroCopyWorker(i, dev, p.transactionCount(), comch.connection(), cfg.listenAddress());
+                workers.add(zw);
+                zw.pin(cfg.cpus().get(i)); // --cpu: the worker really runs there
             }
             for (ZeroCopyWorker w : workers) {
                 for (ConnectionRole role : new ConnectionRole[] {ConnectionRole.IO_DATA, ConnectionRole.IO_CONTROL}) {

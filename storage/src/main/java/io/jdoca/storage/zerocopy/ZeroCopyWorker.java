@@ -418,4 +418,9 @@ final class ZeroCopyWorker implements AutoCloseable {
             }
         }
     }
+
+    /** Pins this worker's thread to {@code cpu} (its {@code --cpu}). Control path. */
+    void pin(int cpu) {
+        thread.pin(cpu);
+    }
 }

@@ -24,6 +24,25 @@ class TargetRdmaAppFlagsTest {
         assertThat(app.argp.sdkLogLevel()).isEqualTo(30);
     }
 
+    /** Issue 16 item 7: a CPU this process cannot run on is one line (fails on main: --cpu was only a label). */
+    @Test
+    void anOutOfRangeCpuIsOneLine() {
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream old = System.err;
+        System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        int rc;
+        try {
+            rc = new CommandLine(new TargetRdmaApp()).execute("-d", "sw0", "--cpu", "4000", "--listen-port", "0");
+        } finally {
+            System.setErr(old);
+        }
+        String out = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(rc).as(out).isEqualTo(1);
+        var lines = out.lines().filter(l -> !l.isBlank() && !l.startsWith("SLF4J")).toList();
+        assertThat(lines).as(out).hasSize(1);
+        assertThat(lines.getFirst()).startsWith("target-rdma: --cpu: CPU 4000 is out of range (this process may run on ");
+    }
+
     @Test
     void usageShowsDocasGeneralFlags() {
         assertThat(new CommandLine(new TargetRdmaApp()).getUsageMessage())

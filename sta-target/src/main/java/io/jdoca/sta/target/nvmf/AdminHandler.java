@@ -291,7 +291,7 @@ public final class AdminHandler implements StaNonOffloadCallback {
                 int nsid = cmd.nsid();
                 StaNamespace ns = subsys.ns(nsid);
                 if (ns == null) {
-                    if (nsid == 0 || nsid == 0xffffffff || Integer.compareUnsigned(nsid, subsys.sta().maxNamespaces()) > 0) {
+                    if (nsid == 0 || nsid == 0xffffffff || Integer.compareUnsigned(nsid, subsys.maxNamespaces()) > 0) {
                         send(io, qp, cid, NvmeStatus.INVALID_NAMESPACE, 0, 0);
                         return;
                     }

@@ -28,6 +28,9 @@ public final class NvmfSubsystem {
     private volatile boolean allowAnyHost;
     private final Set<String> hosts = ConcurrentHashMap.newKeySet();
     private final Map<Integer, UUID> uuids = new ConcurrentHashMap<>();
+    private final Map<Integer, byte[]> nguids = new ConcurrentHashMap<>();
+    /** SPDK's max_namespaces: nsids 1..this (at most the STA subsystem's own limit). */
+    private volatile int maxNamespaces;
     /** "address:port" of the listeners this subsystem was given (SPDK's listen addresses). */
     private final Set<String> listeners = ConcurrentHashMap.newKeySet();
     /** Defined by the JSON without listeners of its own: also reachable on the top-level ones. */
@@ -39,6 +42,17 @@ public final class NvmfSubsystem {
         this.serial = serial == null ? defaultSerial(nqn) : serial;
         this.model = model == null ? "jdoca STA" : model;
         this.allowAnyHost = allowAnyHost;
+        this.maxNamespaces = sta == null ? 0 : sta.maxNamespaces();
+    }
+
+    /** Namespace ids are 1..this (Identify Controller NN). */
+    public int maxNamespaces() {
+        return maxNamespaces;
+    }
+
+    /** SPDK's max_namespaces; 0 = the STA subsystem's limit. Control path, before namespaces are added. */
+    public void setMaxNamespaces(int n) {
+        maxNamespaces = n <= 0 || sta == null ? (sta == null ? 0 : sta.maxNamespaces()) : Math.min(n, sta.maxNamespaces());
     }
 
     private static String defaultSerial(String nqn) {
@@ -113,8 +127,26 @@ public final class NvmfSubsystem {
         return ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();
     }
 
-    /** NGUID: 16 bytes of SHA-256 over NQN and nsid. */
+    /** Sets (or with null, clears) a namespace's configured NGUID (16 bytes). */
+    public void setNguid(int nsid, byte[] nguid) {
+        if (nguid == null) {
+            nguids.remove(nsid);
+        } else {
+            nguids.put(nsid, nguid.clone());
+        }
+    }
+
+    /** Gives up the listener "address:port"; true if the subsystem had it. */
+    public boolean removeListener(String key) {
+        return listeners.remove(key);
+    }
+
+    /** NGUID: configured, else 16 bytes of SHA-256 over NQN and nsid. */
     public byte[] nguid(int nsid) {
+        byte[] set = nguids.get(nsid);
+        if (set != null) {
+            return set.clone();
+        }
         try {
             byte[] h = MessageDigest.getInstance("SHA-256").digest((nqn + "#" + nsid).getBytes(StandardCharsets.UTF_8));
             byte[] g = new byte[16];

@@ -5,6 +5,7 @@ import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.core.exec.CtxState;
+import io.jdoca.core.util.CpuAffinity;
 import io.jdoca.core.exec.IdleStrategy;
 import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.sta.Sta;
@@ -20,6 +21,8 @@ import io.jdoca.sta.be.FileBackend;
 import io.jdoca.sta.be.MemoryBackend;
 import io.jdoca.sta.be.NullBackend;
 import io.jdoca.sta.nvme.NvmeStatus;
+import io.jdoca.sta.target.bdev.Bdev;
+import io.jdoca.sta.target.bdev.TimedBackend;
 import io.jdoca.sta.target.config.ConfigException;
 import io.jdoca.sta.target.config.MemoryBudget;
 import io.jdoca.sta.target.config.TargetConfig;
@@ -72,6 +75,10 @@ public final class NvmfTarget implements AutoCloseable {
     private volatile long discoveryGen = 1;
     /** Back-end files this start created (deleted again if the start fails). */
     private final List<Path> createdFiles = new CopyOnWriteArrayList<>();
+    /** SPDK-style named block devices, in creation order (guarded by this). */
+    private final Map<String, Bdev> bdevs = new LinkedHashMap<>();
+    /** nvmf_create_transport options by trtype (guarded by this); TCP appears implicitly with a listener. */
+    private final Map<String, Map<String, Object>> transports = new LinkedHashMap<>();
     private volatile boolean running;
     private volatile boolean started;
     private Dev dev;
@@ -80,8 +87,16 @@ public final class NvmfTarget implements AutoCloseable {
     private Thread mainThread;
     private Thread kaThread;
 
+    /** CPUs the IO engine threads pin themselves to (engine i on cpus[i % n]); empty = not pinned. */
+    private volatile List<Integer> cpus = List.of();
+
     public NvmfTarget(TargetConfig config) {
         this.config = config;
+    }
+
+    /** SPDK's {@code -m} core mask: pins IO engine i to {@code cpus[i % n]}. Call before {@link #start()}. */
+    public void setCpus(List<Integer> cpus) {
+        this.cpus = List.copyOf(cpus);
     }
 
     /** One IO context with its PE and thread. */
@@ -89,15 +104,30 @@ public final class NvmfTarget implements AutoCloseable {
         final StaIo io;
         final ProgressEngine pe;
         final Thread thread;
+        final int index;
+        /** Time asleep waiting for the sockets; written by the engine thread only, read racily by metrics. */
+        long idleNanos;
+        final long startNanos = System.nanoTime();
 
         Engine(StaIo io, ProgressEngine pe, int i) {
             this.io = io;
             this.pe = pe;
+            this.index = i;
             this.thread = new Thread(this::run, "sta-io-" + i);
             this.thread.setDaemon(true);
         }
 
         void run() {
+            List<Integer> pin = cpus;
+            if (!pin.isEmpty()) {
+                int cpu = pin.get(index % pin.size());
+                try {
+                    CpuAffinity.pinCurrentThread(cpu);
+                    LOG.info("{} pinned to CPU {}", thread.getName(), cpu);
+                } catch (RuntimeException e) {
+                    LOG.error("{}: cannot pin to CPU {}: {}", thread.getName(), cpu, e.getMessage());
+                }
+            }
             // Spin briefly, then sleep in the sockets' readiness (StaIo.waitForIo) until a host sends.
             int idle = 0;
             while (running || io.state() != CtxState.IDLE) {
@@ -107,7 +137,9 @@ public final class NvmfTarget implements AutoCloseable {
                     // Short spin only: on a shared machine a sleeper woken by the socket beats a spinner.
                     Thread.onSpinWait();
                 } else {
+                    long t0 = System.nanoTime();
                     io.waitForIo(5_000_000L);
+                    idleNanos += System.nanoTime() - t0; // single writer: this thread; read racily
                 }
                 if (!running && io.state() == CtxState.RUNNING) {
                     io.stop();
@@ -280,6 +312,21 @@ public final class NvmfTarget implements AutoCloseable {
         return sta;
     }
 
+    /**
+     * Per IO engine: {name, busy seconds, idle seconds} since start, read racily (the engine thread
+     * is the only writer). Idle is the time asleep waiting for the sockets; busy the rest.
+     */
+    public List<Object[]> engineTimes() {
+        List<Object[]> out = new ArrayList<>();
+        long now = System.nanoTime();
+        for (Engine e : engines) {
+            long idle = e.idleNanos;
+            long total = now - e.startNanos;
+            out.add(new Object[] {e.io.name(), Math.max(0, total - idle) / 1e9, idle / 1e9});
+        }
+        return out;
+    }
+
     public List<StaIo> ioContexts() {
         return engines.stream().map(e -> e.io).toList();
     }
@@ -340,6 +387,46 @@ public final class NvmfTarget implements AutoCloseable {
         s.addListener(use.key());
         discoveryGen++;
         return use.port();
+    }
+
+    /**
+     * SPDK's {@code nvmf_subsystem_remove_listener}: {@code nqn} is no longer reachable on
+     * address:port (a listener no subsystem uses any more is closed). NOT_FOUND when it had no
+     * such listener.
+     */
+    public synchronized void removeSubsystemListener(String nqn, String address, int port) {
+        NvmfSubsystem s = subsystems.get(nqn);
+        if (s == null) {
+            throw new DocaException(DocaError.NOT_FOUND, "no subsystem " + nqn);
+        }
+        InetAddress ip = TargetConfig.ipLiteral("listen_address.traddr", address);
+        boolean removed = false;
+        for (Listener l : listeners) {
+            if (l.port() == port && l.ip().equals(ip)) {
+                removed |= s.removeListener(l.key());
+            }
+        }
+        if (!removed) {
+            throw new DocaException(DocaError.NOT_FOUND, nqn + " has no listener " + address + ":" + port);
+        }
+        closeUnusedListeners();
+        discoveryGen++;
+    }
+
+    /** The listeners {@code s} was given with add_listener (for save_config), "address:port". */
+    public List<Map<String, Object>> listenAddresses(NvmfSubsystem s) {
+        List<Map<String, Object>> ls = new ArrayList<>();
+        for (Listener l : listeners) {
+            if (!s.isDiscovery() && reachableOn(s, l)) {
+                Map<String, Object> a = new LinkedHashMap<>();
+                a.put("trtype", "TCP");
+                a.put("adrfam", l.ip() instanceof java.net.Inet6Address ? "IPv6" : "IPv4");
+                a.put("traddr", l.address());
+                a.put("trsvcid", Integer.toString(l.port()));
+                ls.add(a);
+            }
+        }
+        return ls;
     }
 
     /** The listener a connection with this local address came in on, or null. */
@@ -495,26 +582,36 @@ public final class NvmfTarget implements AutoCloseable {
         while (s.sta().rmNs(ns) == DocaError.IN_USE && System.nanoTime() < deadline) {
             Thread.onSpinWait();
         }
-        StaBackend b = ns.backend();
-        sta.backendDestroy(b);
+        release(ns.backend());
     }
 
-    /** Adds a namespace (back-end + queues) and raises the namespace-changed event. Returns the nsid. */
-    public synchronized int addNamespace(String nqn, TargetConfig.NamespaceConfig n) {
-        NvmfSubsystem s = subsystems.get(nqn);
-        if (s == null || s.isDiscovery()) {
-            throw new DocaException(DocaError.NOT_FOUND, "no subsystem " + nqn);
-        }
-        n.validate("namespace");
-        int nsid = n.nsid();
-        if (nsid == 0) {
-            nsid = 1;
-            while (s.sta().ns(nsid) != null) {
-                nsid++;
+    /**
+     * A namespace let go of its back-end: a bdev is unclaimed (and destroyed when jdoca's own
+     * namespace form made it), a bare back-end destroyed.
+     */
+    private synchronized void release(StaBackend b) {
+        for (Bdev d : bdevs.values()) {
+            if (d.backend() == b) {
+                d.claim(null);
+                if (d.ownedByNamespace()) {
+                    bdevs.remove(d.name());
+                    destroyBackend(b);
+                }
+                return;
             }
-        } else if (s.sta().ns(nsid) != null) {
-            throw new ConfigException("namespace.nsid", "namespace " + nsid + " already exists in " + nqn);
         }
+        destroyBackend(b);
+    }
+
+    /**
+     * Adds a namespace in jdoca's own form (a back-end made for it: memory, file or null) and
+     * raises the namespace-changed event. The back-end is registered as a bdev owned by the
+     * namespace (so {@code bdev_get_bdevs} and {@code save_config} show it). Returns the nsid.
+     */
+    public synchronized int addNamespace(String nqn, TargetConfig.NamespaceConfig n) {
+        NvmfSubsystem s = requireSubsystem(nqn);
+        n.validate("namespace");
+        int nsid = pickNsid(s, n.nsid(), "namespace.nsid");
         if (!Sta.isLogicalBlockSizeSupported(n.blockSize())) {
             throw new ConfigException("namespace.block_size", n.blockSize() + " must be 512 or 4096");
         }
@@ -524,17 +621,23 @@ public final class NvmfTarget implements AutoCloseable {
         }
         Path created = null;
         String beName = nqn + "/ns" + nsid;
+        if (bdevs.containsKey(beName)) {
+            throw new ConfigException("namespace", "a bdev named " + beName + " already exists");
+        }
+        Bdev.Module module;
         StaBackend be = switch (n.backend()) {
             case "memory", "malloc" -> {
                 if (size <= 0) {
                     throw new DocaException(DocaError.INVALID_VALUE, "memory namespace needs size_mb");
                 }
+                module = Bdev.Module.MALLOC;
                 yield new MemoryBackend(beName, size);
             }
             case "null" -> {
                 if (size <= 0) {
                     throw new DocaException(DocaError.INVALID_VALUE, "null namespace needs size_mb");
                 }
+                module = Bdev.Module.NULL;
                 yield new NullBackend(beName, size);
             }
             case "file", "aio", "bdev" -> {
@@ -543,30 +646,212 @@ public final class NvmfTarget implements AutoCloseable {
                 }
                 Path f = Path.of(n.path());
                 created = Files.exists(f, java.nio.file.LinkOption.NOFOLLOW_LINKS) ? null : f;
+                module = Bdev.Module.AIO;
                 yield FileBackend.open(beName, f, size);
             }
             default -> throw new DocaException(DocaError.INVALID_VALUE, "unknown backend " + n.backend() + " (memory, file, null)");
         };
-        sta.backendCreate(be);
-        for (int i = 0; i < engines.size() || i == 0; i++) {
-            be.addQueue();
-        }
+        StaBackend raw = be;
+        be = registerBackend(raw);
+        UUID uuid = n.uuid() != null ? UUID.fromString(n.uuid()) : s.uuid(nsid);
+        Bdev d = new Bdev(beName, module, n.blockSize(), be.sizeBytes() / n.blockSize(), uuid, be,
+                module == Bdev.Module.AIO ? Path.of(n.path()) : null, true);
+        bdevs.put(beName, d);
         try {
-            s.sta().addNs(nsid, n.blockSize(), 1, be);
-        } catch (DocaException e) {
-            sta.backendDestroy(be);
+            attach(s, nsid, d, n.uuid() != null ? uuid : null, null);
+        } catch (RuntimeException e) {
+            bdevs.remove(beName);
+            destroyBackend(be);
             deleteQuietly(created);
             throw e;
         }
         if (created != null && !started) {
             createdFiles.add(created);
         }
-        if (n.uuid() != null) {
-            s.setUuid(nsid, UUID.fromString(n.uuid()));
-        }
-        LOG.info("namespace {} of {}: {} back-end, {} B, {}-byte blocks", nsid, nqn, be.kind(), be.sizeBytes(), n.blockSize());
-        namespaceChanged(s, nsid);
         return nsid;
+    }
+
+    /**
+     * SPDK's {@code nvmf_subsystem_add_ns} with a bdev: exposes bdev {@code bdevName} as namespace
+     * {@code nsid} (0 = next free); {@code uuid} defaults to the bdev's, {@code nguid} (16 bytes)
+     * to one derived from NQN and nsid. Returns the nsid. NOT_FOUND when the bdev does not exist,
+     * IN_USE when another namespace has it.
+     */
+    public synchronized int addBdevNamespace(String nqn, int nsid, String bdevName, UUID uuid, byte[] nguid) {
+        NvmfSubsystem s = requireSubsystem(nqn);
+        Bdev d = bdevs.get(bdevName);
+        if (d == null) {
+            throw new DocaException(DocaError.NOT_FOUND, "no bdev " + bdevName);
+        }
+        if (d.claimedBy() != null) {
+            throw new DocaException(DocaError.IN_USE, "bdev " + bdevName + " is already claimed by " + d.claimedBy());
+        }
+        int id = pickNsid(s, nsid, "namespace.nsid");
+        attach(s, id, d, uuid != null ? uuid : d.uuid(), nguid);
+        return id;
+    }
+
+    private int pickNsid(NvmfSubsystem s, int nsid, String field) {
+        if (nsid > s.maxNamespaces()) {
+            throw new ConfigException(field, nsid + " is above the subsystem's max_namespaces " + s.maxNamespaces());
+        }
+        if (nsid == 0) {
+            nsid = 1;
+            while (s.sta().ns(nsid) != null) {
+                nsid++;
+            }
+            if (nsid > s.maxNamespaces()) {
+                throw new DocaException(DocaError.FULL, s.nqn() + " already has max_namespaces " + s.maxNamespaces() + " namespaces");
+            }
+        } else if (s.sta().ns(nsid) != null) {
+            throw new ConfigException(field, "namespace " + nsid + " already exists in " + s.nqn());
+        }
+        return nsid;
+    }
+
+    private void attach(NvmfSubsystem s, int nsid, Bdev d, UUID uuid, byte[] nguid) {
+        s.sta().addNs(nsid, d.blockSize(), 1, d.backend());
+        d.claim(s.nqn() + " nsid " + nsid);
+        if (uuid != null) {
+            s.setUuid(nsid, uuid);
+        }
+        s.setNguid(nsid, nguid);
+        LOG.info("namespace {} of {}: bdev {} ({} back-end, {} B, {}-byte blocks)", nsid, s.nqn(), d.name(),
+                d.backend().kind(), d.backend().sizeBytes(), d.blockSize());
+        namespaceChanged(s, nsid);
+    }
+
+    /**
+     * Registers a back-end with STA, wrapped to measure latency ({@link TimedBackend}), with one
+     * queue per IO engine. Returns the wrapper (what namespaces use).
+     */
+    private StaBackend registerBackend(StaBackend raw) {
+        TimedBackend be = new TimedBackend(raw);
+        sta.backendCreate(raw);
+        sta.backendCreate(be);
+        for (int i = 0; i < engines.size() || i == 0; i++) {
+            be.addQueue();
+        }
+        return be;
+    }
+
+    /** Destroys a back-end (and the raw one under a {@link TimedBackend}). */
+    private void destroyBackend(StaBackend b) {
+        sta.backendDestroy(b);
+        if (b instanceof TimedBackend t) {
+            sta.backendDestroy(t.delegate());
+        }
+    }
+
+    // ------------------------------------------------------------------ bdevs (SPDK's bdev layer)
+
+    /**
+     * Creates a bdev (control path). {@code malloc} and {@code null}: {@code numBlocks} blocks of
+     * {@code blockSize}; {@code aio}: an existing file or block device, its size rounded down to
+     * blocks. ALREADY_EXIST when the name is taken; ConfigException for a bad value.
+     */
+    public synchronized Bdev createBdev(Bdev.Module module, String name, int blockSize, long numBlocks, UUID uuid,
+                                        Path filename) {
+        if (name == null || name.isEmpty()) {
+            throw new ConfigException("name", "missing (required)");
+        }
+        if (bdevs.containsKey(name)) {
+            throw new DocaException(DocaError.ALREADY_EXIST, "bdev " + name + " already exists");
+        }
+        if (!Sta.isLogicalBlockSizeSupported(blockSize)) {
+            throw new ConfigException("block_size", blockSize + ": jdoca supports 512 or 4096");
+        }
+        StaBackend be;
+        switch (module) {
+            case MALLOC, NULL -> {
+                if (numBlocks <= 0 || numBlocks > (Long.MAX_VALUE / blockSize)) {
+                    throw new ConfigException("num_blocks", numBlocks + " must be a positive number of blocks");
+                }
+                long bytes = numBlocks * blockSize;
+                if (module == Bdev.Module.MALLOC) {
+                    MemoryBudget.check("num_blocks", bytes);
+                    be = new MemoryBackend(name, bytes);
+                } else {
+                    be = new NullBackend(name, bytes);
+                }
+            }
+            case AIO -> {
+                if (!Files.exists(filename)) {
+                    throw new ConfigException("filename", filename + " does not exist");
+                }
+                if (Files.isDirectory(filename)) {
+                    throw new ConfigException("filename", filename + " is a directory");
+                }
+                be = FileBackend.open(name, filename, 0);
+                numBlocks = be.sizeBytes() / blockSize;
+                if (numBlocks == 0) {
+                    closeUnregistered(be);
+                    throw new ConfigException("filename", filename + " is smaller than one " + blockSize + "-byte block");
+                }
+            }
+            default -> throw new IllegalStateException(module.toString());
+        }
+        be = registerBackend(be);
+        Bdev d = new Bdev(name, module, blockSize, numBlocks, uuid != null ? uuid : UUID.randomUUID(), be, filename, false);
+        bdevs.put(name, d);
+        LOG.info("bdev {} created ({} , {} x {} B)", name, module.productName, numBlocks, blockSize);
+        return d;
+    }
+
+    /** Deletes a bdev of {@code module}: NOT_FOUND if there is none, IN_USE while a namespace has it. */
+    public synchronized void deleteBdev(Bdev.Module module, String name) {
+        Bdev d = bdevs.get(name);
+        if (d == null || d.module() != module) {
+            throw new DocaException(DocaError.NOT_FOUND, "no " + module.id + " bdev " + name);
+        }
+        if (d.claimedBy() != null) {
+            throw new DocaException(DocaError.IN_USE, "bdev " + name + " is used by namespace " + d.claimedBy()
+                    + ": remove the namespace first (nvmf_subsystem_remove_ns)");
+        }
+        bdevs.remove(name);
+        destroyBackend(d.backend());
+        LOG.info("bdev {} deleted", name);
+    }
+
+    public synchronized Bdev bdev(String name) {
+        return bdevs.get(name);
+    }
+
+    public synchronized List<Bdev> bdevs() {
+        return new ArrayList<>(bdevs.values());
+    }
+
+    /** The bdev a namespace's back-end belongs to, or null. */
+    public synchronized Bdev bdevOf(StaBackend b) {
+        for (Bdev d : bdevs.values()) {
+            if (d.backend() == b) {
+                return d;
+            }
+        }
+        return null;
+    }
+
+    /** Closes a back-end that was never registered (via STA, which is the only one allowed to). */
+    private void closeUnregistered(StaBackend be) {
+        sta.backendCreate(be);
+        sta.backendDestroy(be);
+    }
+
+    // ------------------------------------------------------------------ transports
+
+    /** Records {@code nvmf_create_transport}'s options (ALREADY_EXIST if the transport exists). */
+    public synchronized void createTransport(String trtype, Map<String, Object> options) {
+        if (transports.containsKey(trtype)) {
+            throw new DocaException(DocaError.ALREADY_EXIST, "transport " + trtype + " already exists");
+        }
+        transports.put(trtype, new LinkedHashMap<>(options));
+    }
+
+    /** The transports with their options ({@code nvmf_get_transports}). */
+    public synchronized Map<String, Map<String, Object>> transports() {
+        Map<String, Map<String, Object>> out = new LinkedHashMap<>();
+        transports.forEach((k, v) -> out.put(k, new LinkedHashMap<>(v)));
+        return out;
     }
 
     private static void deleteQuietly(Path f) {
@@ -609,7 +894,7 @@ public final class NvmfTarget implements AutoCloseable {
         CompletableFuture<Void> f = (CompletableFuture<Void>) t.userObject();
         t.free();
         if (ok) {
-            sta.backendDestroy(ns.backend());
+            release(ns.backend());
             NvmfSubsystem s = subsystems.get(ns.subsystem().nqn());
             if (s != null) {
                 namespaceChanged(s, ns.nsid());
@@ -708,7 +993,7 @@ public final class NvmfTarget implements AutoCloseable {
         int mdts = Integer.numberOfTrailingZeros(sta.getMaxIoSize() / 4096);
         return new IdentifyData.ControllerParams(c.cntlid(), s.serial(), s.model(), s.nqn(),
                 disc ? IdentifyData.CNTRLTYPE_DISCOVERY : IdentifyData.CNTRLTYPE_IO, mdts, maxQueueEntries(),
-                disc ? 0 : s.sta().maxNamespaces(), disc ? 0 : sta.inCapsuleDataSize(), 1, !disc);
+                disc ? 0 : s.maxNamespaces(), disc ? 0 : sta.inCapsuleDataSize(), 1, !disc);
     }
 
     long[] subsystemTotals(NvmfSubsystem s) {
@@ -835,24 +1120,14 @@ public final class NvmfTarget implements AutoCloseable {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("nqn", s.nqn());
             m.put("subtype", s.isDiscovery() ? "Discovery" : "NVMe");
-            List<Map<String, Object>> ls = new ArrayList<>();
-            for (Listener l : listeners) {
-                if (!s.isDiscovery() && reachableOn(s, l)) {
-                    Map<String, Object> a = new LinkedHashMap<>();
-                    a.put("trtype", "TCP");
-                    a.put("adrfam", l.ip() instanceof java.net.Inet6Address ? "IPv6" : "IPv4");
-                    a.put("traddr", l.address());
-                    a.put("trsvcid", Integer.toString(l.port()));
-                    ls.add(a);
-                }
-            }
+            List<Map<String, Object>> ls = listenAddresses(s);
             m.put("listen_addresses", ls);
             m.put("allow_any_host", s.allowAnyHost());
             m.put("hosts", s.hosts().stream().sorted().map(h -> Map.of("nqn", h)).toList());
             if (!s.isDiscovery()) {
                 m.put("serial_number", s.serial());
                 m.put("model_number", s.model());
-                m.put("max_namespaces", s.sta().maxNamespaces());
+                m.put("max_namespaces", s.maxNamespaces());
                 m.put("min_cntlid", 1);
                 m.put("max_cntlid", 0xffef);
                 List<Map<String, Object>> nss = new ArrayList<>();
@@ -861,7 +1136,9 @@ public final class NvmfTarget implements AutoCloseable {
                     n.put("nsid", ns.nsid());
                     n.put("bdev_name", ns.backend().name());
                     n.put("name", ns.backend().name());
+                    n.put("nguid", java.util.HexFormat.of().withUpperCase().formatHex(s.nguid(ns.nsid())));
                     n.put("uuid", s.uuid(ns.nsid()).toString());
+                    n.put("no_auto_visible", false);
                     n.put("block_size", ns.blockSize());
                     n.put("num_blocks", ns.sizeBlocks());
                     n.put("backend", ns.backend().kind());

@@ -30,71 +30,92 @@ import picocli.CommandLine.Option;
 @Command(name = "nvme-perf", mixinStandardHelpOptions = true,
         description = "NVMe/TCP initiator benchmark (like spdk_nvme_perf): IOPS, MiB/s, latency percentiles.")
 public final class NvmePerfApp implements Callable<Integer> {
-    @Option(names = {"-a", "--address"}, defaultValue = "127.0.0.1", description = "target address (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-a", "--address"}, defaultValue = "127.0.0.1", description = "Target address (default: ${DEFAULT-VALUE}).")
     String address;
 
-    @Option(names = {"-s", "--port"}, defaultValue = "4420", description = "target port (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-s", "--port"}, defaultValue = "4420", description = "Target port (default: ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = {"-n", "--nqn"}, defaultValue = "nqn.2024-01.io.jdoca:demo", description = "subsystem NQN (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-n", "--nqn"}, defaultValue = "nqn.2024-01.io.jdoca:demo", description = "Subsystem NQN (default: ${DEFAULT-VALUE}).")
     String nqn;
 
     @Option(names = "--hostnqn", defaultValue = "nqn.2014-08.org.nvmexpress:uuid:6a646f63-612d-7065-7266-000000000001",
-            description = "host NQN")
+            description = "Host NQN sent at Connect.")
     String hostnqn;
 
-    @Option(names = {"-q", "--queue-depth"}, defaultValue = "32", description = "outstanding I/Os per queue (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-q", "--queue-depth"}, defaultValue = "32", description = "Outstanding I/Os per queue (default: ${DEFAULT-VALUE}).")
     int qd;
 
-    @Option(names = {"-o", "--io-size"}, defaultValue = "4096", description = "I/O size in bytes (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-o", "--io-size"}, defaultValue = "4096", description = "I/O size in bytes (default: ${DEFAULT-VALUE}).")
     int ioSize;
 
     @Option(names = {"-w", "--workload"}, defaultValue = "randread",
-            description = "read, write, randread, randwrite, rw, randrw (default: ${DEFAULT-VALUE})")
+            description = "Workload: read, write, randread, randwrite, rw or randrw (default: ${DEFAULT-VALUE}).")
     String workload;
 
-    @Option(names = {"-M", "--rwmixread"}, defaultValue = "50", description = "read percentage for rw/randrw (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-M", "--rwmixread"}, defaultValue = "50", description = "Read percentage for rw and randrw (default: ${DEFAULT-VALUE}).")
     int mixRead;
 
-    @Option(names = {"-t", "--time"}, defaultValue = "10", description = "seconds to run (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-t", "--time"}, defaultValue = "10", description = "Seconds to measure (default: ${DEFAULT-VALUE}).")
     double seconds;
 
-    @Option(names = "--warmup", defaultValue = "1", description = "seconds of warm-up before measuring (default: ${DEFAULT-VALUE})")
+    @Option(names = "--warmup", defaultValue = "1", description = "Seconds of warm-up before measuring (default: ${DEFAULT-VALUE}).")
     double warmup;
 
-    @Option(names = {"-c", "--queues"}, defaultValue = "1", description = "I/O queues, one thread each (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-P", "--queues"}, defaultValue = "1",
+            description = "I/O queue pairs, one thread each (spdk_nvme_perf's -P; default: ${DEFAULT-VALUE}).")
     int queues;
 
-    @Option(names = "--nsid", defaultValue = "1", description = "namespace id (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-c", "--core-mask"}, paramLabel = "MASK",
+            description = "The core mask of spdk_nvme_perf (e.g. 0x2 or [0,1]): queue thread i is pinned to the i-th CPU of the mask. "
+                    + "Default: not pinned.")
+    String coreMask;
+
+    @Option(names = "-L", description = "-L: print latency percentiles; -LL: also a latency histogram (as spdk_nvme_perf).")
+    boolean[] latencyDetail = new boolean[0];
+
+    @Option(names = "--nsid", defaultValue = "1", description = "Namespace id (default: ${DEFAULT-VALUE}).")
     int nsid;
 
-    @Option(names = "--range-mb", defaultValue = "0", description = "limit I/O to the first N MiB (0 = whole namespace; verify default 64)")
+    @Option(names = "--range-mb", defaultValue = "0", description = "Limit I/O to the first N MiB (0 = the whole namespace; with --verify the default is 64).")
     long rangeMb;
 
-    @Option(names = "--verify", description = "write a pattern over the range first, then check every read")
+    @Option(names = "--verify", description = "Write a pattern over the range first, then check every read.")
     boolean verify;
 
-    @Option(names = {"-g", "--hdr-digest"}, description = "header digest")
+    @Option(names = "--no-prefill", description = "With --verify, do not write the pattern first: check what an earlier "
+            + "--verify run left on the namespace (e.g. after the target restarted).")
+    boolean noPrefill;
+
+    @Option(names = {"-r", "--transport-id"}, paramLabel = "TRID",
+            description = "The transport ID of spdk_nvme_perf, e.g. 'trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420 "
+                    + "subnqn:nqn.2016-06.io.spdk:cnode1' (keys: trtype, adrfam, traddr, trsvcid, subnqn, hostnqn, ns); "
+                    + "overrides -a, -s, -n, --hostnqn and --nsid.")
+    String trid;
+
+    @Option(names = {"-H", "-g", "--hdr-digest"}, description = "Enable the TCP header digest (CRC32C).")
     boolean hdgst;
 
-    @Option(names = {"-G", "--data-digest"}, description = "data digest")
+    @Option(names = {"-I", "-G", "--data-digest"}, description = "Enable the TCP data digest (CRC32C).")
     boolean ddgst;
 
-    @Option(names = "--in-capsule", defaultValue = "8192", description = "largest write sent in the capsule (default: ${DEFAULT-VALUE})")
+    @Option(names = "--in-capsule", defaultValue = "8192", description = "Largest write sent in the capsule, in bytes (default: ${DEFAULT-VALUE}).")
     int inCapsule;
 
-    @Option(names = "--disable-sqflow", description = "disable SQ flow control at Connect: reads complete with C2HData SUCCESS (no CapsuleResp)")
+    @Option(names = "--disable-sqflow", description = "Disable SQ flow control at Connect, so reads complete with C2HData SUCCESS (no CapsuleResp).")
     boolean disableSqFlow;
 
-    @Option(names = "--json", description = "also print one JSON line with the results")
+    @Option(names = "--json", description = "Also print one JSON line with the results.")
     boolean json;
 
-    @Option(names = "--echo-server", description = "run the trivial NVMe/TCP echo responder on this port instead (baseline)")
+    @Option(names = "--echo-server", description = "Run the trivial NVMe/TCP echo responder on this port instead (the benchmark baseline).")
     Integer echoPort;
 
-    @Option(names = {"-l", "--log-level"}, defaultValue = "40", description = "DOCA log level 10..70 (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-l", "--log-level"}, defaultValue = "40", description = "DOCA log level 10..70 (default: ${DEFAULT-VALUE}).")
     int logLevel;
 
+    private List<Integer> cpus = List.of();
+    private volatile java.util.concurrent.CountDownLatch connected = new java.util.concurrent.CountDownLatch(0);
     private volatile boolean measuring;
     private volatile boolean stop;
     private final AtomicLong verifyErrors = new AtomicLong();
@@ -107,6 +128,15 @@ public final class NvmePerfApp implements Callable<Integer> {
      * Limits that depend on the target (MDTS, MQES, queues granted) are checked after Connect.
      */
     String badFlag() {
+        if (trid != null) {
+            String bad = applyTrid(trid);
+            if (bad != null) {
+                return bad;
+            }
+        }
+        if (noPrefill && !verify) {
+            return "--no-prefill needs --verify";
+        }
         if (echoPort != null) {
             return echoPort < 0 || echoPort > 65535 ? "--echo-server must be a TCP port 0..65535 (got " + echoPort + ")" : null;
         }
@@ -117,7 +147,15 @@ public final class NvmePerfApp implements Callable<Integer> {
             return "-q/--queue-depth must be 1..65535 (got " + qd + ")";
         }
         if (queues < 1 || queues > 65535) {
-            return "-c/--queues must be 1..65535 (got " + queues + ")";
+            return "-P/--queues must be 1..65535 (got " + queues + ")";
+        }
+        if (coreMask != null) {
+            try {
+                cpus = io.jdoca.core.util.CpuAffinity.parseCoreMask("-c/--core-mask", coreMask);
+                io.jdoca.core.util.CpuAffinity.check("-c/--core-mask", cpus);
+            } catch (IllegalArgumentException e) {
+                return e.getMessage();
+            }
         }
         if (ioSize < 1) {
             return "-o/--io-size must be a positive number of bytes (got " + ioSize + ")";
@@ -142,6 +180,51 @@ public final class NvmePerfApp implements Callable<Integer> {
         }
         if (readPct() < 0) {
             return "-w/--workload must be one of read, write, randread, randwrite, rw, randrw (got '" + workload + "')";
+        }
+        return null;
+    }
+
+    /** Applies spdk_nvme_perf's {@code -r} transport ID; returns one line naming what is wrong, or null. */
+    String applyTrid(String t) {
+        for (String kv : t.trim().split("\\s+")) {
+            int c = kv.indexOf(':');
+            if (c <= 0) {
+                return "-r: '" + kv + "' is not key:value (e.g. 'trtype:TCP traddr:127.0.0.1 trsvcid:4420 subnqn:NQN')";
+            }
+            String k = kv.substring(0, c).toLowerCase(Locale.ROOT);
+            String v = kv.substring(c + 1);
+            switch (k) {
+                case "trtype" -> {
+                    if (!v.equalsIgnoreCase("tcp")) {
+                        return "-r: trtype:" + v + " is not supported (nvme-perf speaks TCP)";
+                    }
+                }
+                case "adrfam" -> {
+                    if (!v.equalsIgnoreCase("ipv4") && !v.equalsIgnoreCase("ipv6")) {
+                        return "-r: adrfam:" + v + " must be IPv4 or IPv6";
+                    }
+                }
+                case "traddr" -> address = v;
+                case "trsvcid" -> {
+                    try {
+                        port = Integer.parseInt(v);
+                    } catch (NumberFormatException e) {
+                        return "-r: trsvcid:" + v + " is not a port number";
+                    }
+                }
+                case "subnqn" -> nqn = v;
+                case "hostnqn" -> hostnqn = v;
+                case "ns" -> {
+                    try {
+                        nsid = Integer.parseUnsignedInt(v);
+                    } catch (NumberFormatException e) {
+                        return "-r: ns:" + v + " is not a namespace id";
+                    }
+                }
+                default -> {
+                    return "-r: unknown key '" + k + "' (trtype, adrfam, traddr, trsvcid, subnqn, hostnqn, ns)";
+                }
+            }
         }
         return null;
     }
@@ -196,7 +279,7 @@ public final class NvmePerfApp implements Callable<Integer> {
             admin.propertySet(0x14, 1 | (6 << 16) | (4 << 20)); // CC.EN, IOSQES 64 B, IOCQES 16 B
             int[] nq = admin.adminSimple(NvmeOpcode.ADMIN_SET_FEATURES, 0, 0x07, ((queues - 1) << 16) | (queues - 1));
             if (nq[0] == 0 && Math.min(nq[1] & 0xffff, nq[1] >>> 16) + 1 < queues) {
-                return usage(String.format("-c/--queues %d exceeds the %d I/O queue(s) the target grants (Number of Queues)",
+                return usage(String.format("-P/--queues %d exceeds the %d I/O queue(s) the target grants (Number of Queues)",
                         queues, Math.min(nq[1] & 0xffff, nq[1] >>> 16) + 1));
             }
             byte[] idctrl = new byte[4096];
@@ -229,15 +312,20 @@ public final class NvmePerfApp implements Callable<Integer> {
                 return usage(String.format("-o/--io-size %d is larger than the %d-byte range (--range-mb, namespace size)",
                         ioSize, rangeBytes));
             }
-            if (verify) {
+            if (verify && !noPrefill) {
                 prefill(cntlid, bs, ios);
             }
             List<Worker> workers = new ArrayList<>();
             for (int i = 0; i < queues; i++) {
                 workers.add(new Worker(i, cntlid, bs, ios, rand, readPct));
             }
+            connected = new java.util.concurrent.CountDownLatch(workers.size());
             for (Worker w : workers) {
                 w.start();
+            }
+            // The clock starts once every queue is connected (or failed): Connect is not I/O time.
+            if (!connected.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                System.err.println("nvme-perf: the I/O queues did not connect within 60 s");
             }
             Thread.sleep((long) (warmup * 1000));
             measuring = true;
@@ -247,11 +335,15 @@ public final class NvmePerfApp implements Callable<Integer> {
             long elapsed = System.nanoTime() - t0;
             stop = true;
             Histogram all = new Histogram(3_600_000_000_000L, 3);
+            Histogram reads = new Histogram(3_600_000_000_000L, 3);
+            Histogram writes = new Histogram(3_600_000_000_000L, 3);
             long errors = 0;
             int failedQueues = 0;
             for (Worker w : workers) {
                 w.join(30_000);
                 all.add(w.hist);
+                reads.add(w.readHist);
+                writes.add(w.writeHist);
                 errors += w.errors;
                 if (w.failure != null) {
                     System.err.println("nvme-perf: queue " + w.index + " failed: " + w.failure.getMessage());
@@ -259,6 +351,10 @@ public final class NvmePerfApp implements Callable<Integer> {
                 }
             }
             report(all, elapsed, errors);
+            spdkTable(reads, writes, all, elapsed);
+            if (json) {
+                printJson(all, reads, writes, elapsed, errors);
+            }
             if (errors > 0) {
                 System.err.printf("nvme-perf: %d I/O(s) failed (not counted in IOPS or latency)%n", errors);
             }
@@ -290,12 +386,104 @@ public final class NvmePerfApp implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "  latency us: avg %.1f  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n",
                 h.getMean() / 1e3, h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(90) / 1e3,
                 h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3, h.getMaxValue() / 1e3);
-        if (json) {
-            System.out.printf(Locale.ROOT, "{\"workload\":\"%s\",\"io_size\":%d,\"qd\":%d,\"queues\":%d,\"iops\":%.1f,\"mibps\":%.3f,"
-                    + "\"lat_avg_us\":%.2f,\"lat_p50_us\":%.2f,\"lat_p99_us\":%.2f,\"lat_p999_us\":%.2f,\"errors\":%d,\"verify_errors\":%d}%n",
-                    workload, ioSize, qd, queues, iops, mibps, h.getMean() / 1e3, h.getValueAtPercentile(50) / 1e3,
-                    h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3, errors, verifyErrors.get());
+    }
+
+    /** spdk_nvme_perf's summary table: per namespace, reads and writes apart, then the total. */
+    private void spdkTable(Histogram reads, Histogram writes, Histogram all, long elapsedNs) {
+        double secs = elapsedNs / 1e9;
+        String dev = String.format(Locale.ROOT, "TCP  (addr:%s subnqn:%s) NSID %s", address, nqn, Integer.toUnsignedString(nsid));
+        int w = Math.max(55, dev.length() + 8);
+        String bar = "=".repeat(w + 57);
+        System.out.println(bar);
+        System.out.printf(Locale.ROOT, "%" + (w + 57) + "s%n", "Latency(us)");
+        System.out.printf(Locale.ROOT, "%-" + w + "s: %10s %10s %10s %10s %10s%n", "Device Information", "IOPS", "MiB/s",
+                "Average", "min", "max");
+        if (reads.getTotalCount() > 0) {
+            row(w, dev + " reads", reads, secs);
         }
+        if (writes.getTotalCount() > 0) {
+            row(w, dev + " writes", writes, secs);
+        }
+        System.out.println(bar);
+        row(w, "Total", all, secs);
+        System.out.println();
+        if (latencyDetail.length >= 1) {
+            for (String[] k : new String[][] {{"reads", ""}, {"writes", ""}}) {
+                Histogram h = k[0].equals("reads") ? reads : writes;
+                if (h.getTotalCount() == 0) {
+                    continue;
+                }
+                System.out.println("Summary latency data for " + dev + " " + k[0] + ":");
+                System.out.println("=".repeat(w + 20));
+                for (double p : new double[] {1, 10, 25, 50, 75, 90, 95, 98, 99, 99.5, 99.9, 99.99, 99.999}) {
+                    System.out.printf(Locale.ROOT, "%10.5f%% : %12.3fus%n", p, h.getValueAtPercentile(p) / 1e3);
+                }
+                System.out.println();
+                if (latencyDetail.length >= 2) {
+                    System.out.println("Latency histogram for " + dev + " " + k[0] + ":");
+                    System.out.println("=".repeat(w + 20));
+                    System.out.printf(Locale.ROOT, "%26s %12s %12s%n", "Range in us", "Cumulative", "IO count");
+                    long cum = 0;
+                    long prev = 0;
+                    for (var v : h.logarithmicBucketValues(1000, 2)) {
+                        if (v.getCountAddedInThisIterationStep() > 0) {
+                            cum += v.getCountAddedInThisIterationStep();
+                            System.out.printf(Locale.ROOT, "%12.3f - %12.3f: %10.4f%%  (%10d)%n", prev / 1e3,
+                                    v.getValueIteratedTo() / 1e3, 100.0 * cum / h.getTotalCount(), v.getCountAddedInThisIterationStep());
+                        }
+                        prev = v.getValueIteratedTo();
+                    }
+                    System.out.println();
+                }
+            }
+        }
+    }
+
+    private void row(int w, String name, Histogram h, double secs) {
+        long n = h.getTotalCount();
+        double iops = n / secs;
+        System.out.printf(Locale.ROOT, "%-" + w + "s: %10.2f %10.2f %10.2f %10.2f %10.2f%n", name, iops,
+                iops * ioSize / (1 << 20), n == 0 ? 0.0 : h.getMean() / 1e3, n == 0 ? 0.0 : h.getMinValue() / 1e3,
+                n == 0 ? 0.0 : h.getMaxValue() / 1e3);
+    }
+
+    /** One JSON line (Jackson) with the results, reads and writes apart. */
+    private void printJson(Histogram all, Histogram reads, Histogram writes, long elapsedNs, long errors)
+            throws com.fasterxml.jackson.core.JsonProcessingException {
+        double secs = elapsedNs / 1e9;
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("workload", workload);
+        m.put("io_size", ioSize);
+        m.put("qd", qd);
+        m.put("queues", queues);
+        m.put("iops", all.getTotalCount() / secs);
+        m.put("mibps", all.getTotalCount() / secs * ioSize / (1 << 20));
+        m.put("lat_avg_us", all.getMean() / 1e3);
+        m.put("lat_p50_us", all.getValueAtPercentile(50) / 1e3);
+        m.put("lat_p99_us", all.getValueAtPercentile(99) / 1e3);
+        m.put("lat_p999_us", all.getValueAtPercentile(99.9) / 1e3);
+        m.put("errors", errors);
+        m.put("verify_errors", verifyErrors.get());
+        m.put("traddr", address);
+        m.put("trsvcid", port);
+        m.put("subnqn", nqn);
+        m.put("nsid", Integer.toUnsignedLong(nsid));
+        m.put("reads", side(reads, secs));
+        m.put("writes", side(writes, secs));
+        System.out.println(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(m));
+    }
+
+    private java.util.Map<String, Object> side(Histogram h, double secs) {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        long n = h.getTotalCount();
+        m.put("ios", n);
+        m.put("iops", n / secs);
+        m.put("mibps", n / secs * ioSize / (1 << 20));
+        m.put("lat_avg_us", n == 0 ? 0.0 : h.getMean() / 1e3);
+        m.put("lat_min_us", n == 0 ? 0.0 : h.getMinValue() / 1e3);
+        m.put("lat_max_us", n == 0 ? 0.0 : h.getMaxValue() / 1e3);
+        m.put("lat_p99_us", n == 0 ? 0.0 : h.getValueAtPercentile(99) / 1e3);
+        return m;
     }
 
     /** Fills {@code len} bytes for blocks starting at {@code lba}: each block starts with its LBA, then an LBA-seeded xorshift. */
@@ -322,6 +510,8 @@ public final class NvmePerfApp implements Callable<Integer> {
         final boolean rand;
         final int readPct;
         final Histogram hist = new Histogram(3_600_000_000_000L, 3);
+        final Histogram readHist = new Histogram(3_600_000_000_000L, 3);
+        final Histogram writeHist = new Histogram(3_600_000_000_000L, 3);
         final long[] submitted;
         final boolean[] isRead;
         final long[] lbaOf;
@@ -367,6 +557,9 @@ public final class NvmePerfApp implements Callable<Integer> {
 
         @Override
         public void run() {
+            if (!cpus.isEmpty() && !prefill) {
+                io.jdoca.core.util.CpuAffinity.pinCurrentThread(cpus.get(index % cpus.size()));
+            }
             try (NvmeTcpHost h = new NvmeTcpHost(address, port, hdgst, ddgst, qd, ioSize)) {
                 host = h;
                 h.setListener(this);
@@ -375,6 +568,7 @@ public final class NvmePerfApp implements Callable<Integer> {
                 if (c[0] != 0) {
                     throw new IOException(String.format("I/O queue %d Connect failed: status 0x%04x", index + 1, c[0]));
                 }
+                signalConnected();
                 for (int cid = 0; cid < qd; cid++) {
                     if (prefill && seq >= ios) {
                         break;
@@ -392,6 +586,17 @@ public final class NvmePerfApp implements Callable<Integer> {
                 }
             } catch (Exception e) {
                 failure = e;
+            } finally {
+                signalConnected(); // a queue that failed does not hold the others' clock
+            }
+        }
+
+        private boolean signalled;
+
+        private void signalConnected() {
+            if (!prefill && !signalled) {
+                signalled = true;
+                connected.countDown();
             }
         }
 
@@ -448,7 +653,9 @@ public final class NvmePerfApp implements Callable<Integer> {
                     System.err.printf("nvme-perf: command %d failed: status 0x%04x%n", cid, status);
                 }
             } else if (measuring && !prefill) {
-                hist.recordValue(Math.max(1, System.nanoTime() - submitted[cid]));
+                long lat = Math.max(1, System.nanoTime() - submitted[cid]);
+                hist.recordValue(lat);
+                (isRead[cid] ? readHist : writeHist).recordValue(lat);
             }
             if (prefill) {
                 completedPrefill++;

@@ -10,7 +10,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
-import io.jdoca.sta.StaStats;
 import io.jdoca.sta.target.config.ConfigException;
 import io.jdoca.sta.target.config.Nqn;
 import io.jdoca.sta.target.config.TargetConfig;
@@ -38,6 +37,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,9 +67,10 @@ public final class RpcServer implements AutoCloseable {
     static final ObjectMapper MAPPER = new ObjectMapper(JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).maxStringLength(1 << 16).build())
             .build());
-    public static final List<String> METHODS = List.of("rpc_get_methods", "nvmf_get_subsystems", "nvmf_create_subsystem",
-            "nvmf_delete_subsystem", "nvmf_subsystem_add_ns", "nvmf_subsystem_remove_ns", "nvmf_subsystem_add_listener",
-            "nvmf_subsystem_add_host", "nvmf_subsystem_remove_host", "nvmf_get_stats");
+    public static final List<String> METHODS = java.util.stream.Stream.concat(Stream.of("rpc_get_methods",
+            "nvmf_get_subsystems", "nvmf_create_subsystem", "nvmf_delete_subsystem", "nvmf_subsystem_add_ns",
+            "nvmf_subsystem_remove_ns", "nvmf_subsystem_add_listener", "nvmf_subsystem_add_host",
+            "nvmf_subsystem_remove_host", "nvmf_get_stats"), SpdkMethods.METHODS.stream()).distinct().toList();
     private static final int S_IFMT = 0170000;
     private static final int S_IFSOCK = 0140000;
 
@@ -78,10 +79,39 @@ public final class RpcServer implements AutoCloseable {
     private ServerSocketChannel server;
     private Object ownedKey;
     private volatile boolean open;
+    private final SpdkMethods spdk = new SpdkMethods(() -> target);
 
+    /** {@code path} may be null for a server that only executes (a {@code -c} config replay). */
     public RpcServer(NvmfTarget target, Path path) {
         this.target = target;
-        this.path = path.toAbsolutePath();
+        this.path = path == null ? null : path.toAbsolutePath();
+    }
+
+    /** Sets the target this server manages (before {@link #invoke}). */
+    public void setTarget(NvmfTarget t) {
+        this.target = t;
+    }
+
+    /**
+     * Executes one method as a request would (control path), for a JSON config replay. Throws what
+     * the method throws: ConfigException, RpcError, DocaException, NoSuchMethodException.
+     */
+    public Object invoke(String method, JsonNode params) throws Exception {
+        return call(method, params);
+    }
+
+    /** A trsvcid: a port number 0..65535. */
+    static int port(String svc) {
+        int port;
+        try {
+            port = Integer.parseInt(svc);
+        } catch (NumberFormatException e) {
+            throw new ConfigException("listen_address.trsvcid", "\"" + svc + "\" is not a port number");
+        }
+        if (port < 0 || port > 65535) {
+            throw new ConfigException("listen_address.trsvcid", port + " is out of range 0..65535");
+        }
+        return port;
     }
 
     // ------------------------------------------------------------------ socket ownership
@@ -278,6 +308,8 @@ public final class RpcServer implements AutoCloseable {
             resp = MAPPER.writeValueAsString(r);
         } catch (NoSuchMethodException e) {
             resp = error(id, -32601, "Method not found: " + e.getMessage());
+        } catch (RpcError e) {
+            resp = error(id, e.code(), e.getMessage());
         } catch (IllegalArgumentException e) {
             resp = error(id, -32602, "Invalid parameters: " + e.getMessage());
         } catch (DocaException e) {
@@ -439,10 +471,6 @@ public final class RpcServer implements AutoCloseable {
                 p.noTarget();
                 String nqn = p.nqn("nqn");
                 Long maxNs = p.integer("max_namespaces", false, 0, io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM);
-                if (maxNs != null && maxNs != 0 && maxNs != io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM) {
-                    throw new ConfigException("max_namespaces", "jdoca subsystems hold " + io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM
-                            + " namespaces: give 0 or " + io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM);
-                }
                 p.onlyDefault("ana_reporting", false);
                 p.onlyDefault("min_cntlid", 1);
                 p.onlyDefault("max_cntlid", 0xffef);
@@ -451,8 +479,9 @@ public final class RpcServer implements AutoCloseable {
                 p.onlyDefault("passthrough", false);
                 p.onlyDefault("enable_nssr", false);
                 Boolean any = p.bool("allow_any_host");
-                target.createSubsystem(new TargetConfig.SubsystemConfig(nqn, p.str("serial_number", false),
+                var created = target.createSubsystem(new TargetConfig.SubsystemConfig(nqn, p.str("serial_number", false),
                         p.str("model_number", false), any != null && any, null, null));
+                created.setMaxNamespaces(maxNs == null ? 0 : maxNs.intValue());
                 return true;
             }
             case "nvmf_delete_subsystem": {
@@ -547,21 +576,8 @@ public final class RpcServer implements AutoCloseable {
                 target.removeHost(p.str("nqn", true), p.str("host", true));
                 return true;
             }
-            case "nvmf_get_stats": {
-                Params p = new Params(params, "", "tgt_name");
-                p.noTarget();
-                List<Map<String, Object>> out = new ArrayList<>();
-                for (StaStats s : target.stats()) {
-                    Map<String, Object> m = new LinkedHashMap<>();
-                    m.put("scope", s.scope());
-                    m.put("name", s.name());
-                    m.putAll(s.values());
-                    out.add(m);
-                }
-                return out;
-            }
             default:
-                throw new NoSuchMethodException(method);
+                return spdk.call(method, params);
         }
     }
 
@@ -592,10 +608,15 @@ public final class RpcServer implements AutoCloseable {
             throw new ConfigException("nqn", "no subsystem " + nqn);
         }
         if (n.has("bdev_name")) {
-            throw new ConfigException(n.name("bdev_name"), "SPDK bdevs are not in jdoca yet: give backend "
-                    + "(memory, file, null) with size_mb, block_size and path");
+            for (String k : List.of("backend", "size_mb", "block_size", "path")) {
+                if (n.has(k)) {
+                    throw new ConfigException(n.name(k), "give either bdev_name or jdoca's backend fields, not both");
+                }
+            }
+        } else if (n.has("nguid")) {
+            throw new ConfigException(n.name("nguid"), "only with bdev_name");
         }
-        for (String k : List.of("nguid", "eui64", "anagrpid", "ptpl_file")) {
+        for (String k : List.of("eui64", "anagrpid", "ptpl_file")) {
             if (n.has(k)) {
                 throw new ConfigException(n.name(k), "not supported by jdoca");
             }
@@ -604,6 +625,41 @@ public final class RpcServer implements AutoCloseable {
         n.onlyDefault("hide_metadata", false);
         p.onlyDefault("no_auto_visible", false);
         Long nsid = n.integer("nsid", false, 0, io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM);
+        if (n.has("bdev_name")) {
+            String u = n.str("uuid", false);
+            java.util.UUID uuid = null;
+            if (u != null) {
+                try {
+                    uuid = java.util.UUID.fromString(u);
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException(n.name("uuid"), "\"" + u + "\" is not a UUID");
+                }
+            }
+            byte[] nguid = null;
+            String g = n.str("nguid", false);
+            if (g != null) {
+                String hex = g.replace("-", "");
+                try {
+                    nguid = java.util.HexFormat.of().parseHex(hex);
+                } catch (IllegalArgumentException e) {
+                    nguid = null;
+                }
+                if (nguid == null || nguid.length != 16) {
+                    throw new ConfigException(n.name("nguid"), "\"" + g + "\" is not 16 bytes in hexadecimal");
+                }
+            }
+            // SPDK answers every failure to add a namespace with -32602 Invalid parameters.
+            String bdev = n.str("bdev_name", true);
+            var d = target.bdev(bdev);
+            if (d == null) {
+                throw new ConfigException(n.name("bdev_name"), "no bdev " + bdev + " (create it first: bdev_malloc_create, "
+                        + "bdev_null_create, bdev_aio_create)");
+            }
+            if (d.claimedBy() != null) {
+                throw new ConfigException(n.name("bdev_name"), "bdev " + bdev + " is already claimed by " + d.claimedBy());
+            }
+            return target.addBdevNamespace(nqn, nsid == null ? 0 : nsid.intValue(), bdev, uuid, nguid);
+        }
         Long size = n.integer("size_mb", false, 0, Long.MAX_VALUE >> 21);
         Long bs = n.integer("block_size", false, 0, Integer.MAX_VALUE);
         TargetConfig.NamespaceConfig nc = new TargetConfig.NamespaceConfig(nsid == null ? null : nsid.intValue(),

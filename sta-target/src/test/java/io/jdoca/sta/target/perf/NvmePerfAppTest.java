@@ -31,7 +31,7 @@ class NvmePerfAppTest {
     /** Each bad value is refused before anything connects, with one line naming the flag. */
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "-q|0|-q/--queue-depth", "-q|-3|-q/--queue-depth", "-c|0|-c/--queues", "-M|150|-M/--rwmixread",
+        "-q|0|-q/--queue-depth", "-q|-3|-q/--queue-depth", "-P|0|-P/--queues", "-c|0x0|-c/--core-mask", "-r|trtype:RDMA|-r: trtype", "-r|traddr|-r: 'traddr'", "-M|150|-M/--rwmixread",
         "-M|-1|-M/--rwmixread", "-t|0|-t/--time", "-t|-1|-t/--time", "-t|NaN|-t/--time", "-o|0|-o/--io-size",
         "-s|0|-s/--port", "-s|70000|-s/--port", "--warmup|-1|--warmup", "--nsid|0|--nsid",
         "--range-mb|-1|--range-mb", "--in-capsule|-1|--in-capsule", "-w|sideways|-w/--workload"})
@@ -45,7 +45,7 @@ class NvmePerfAppTest {
     @Test
     void defaultsAndEdgeValuesAreAccepted() {
         assertNull(parse().badFlag());
-        assertNull(parse("-M", "0", "-w", "randrw", "-q", "1", "-c", "1", "-t", "0.5").badFlag());
+        assertNull(parse("-M", "0", "-w", "randrw", "-q", "1", "-P", "1", "-t", "0.5").badFlag());
         assertNull(parse("-M", "100", "-w", "rw", "--warmup", "0").badFlag());
     }
 
@@ -107,6 +107,50 @@ class NvmePerfAppTest {
             assertTrue(Long.parseLong(m.group(3)) > 0, o);
             assertTrue(o.contains("latency us: avg 0.0"), o);
             assertTrue(e.contains("I/O(s) failed (not counted in IOPS or latency)"), e);
+        }
+    }
+
+    /**
+     * Issue 16 item 5: spdk_nvme_perf's dialect: -r, -P, -c (pins), -L/-LL, the summary table with
+     * reads and writes apart, and JSON through Jackson (fails on main: -r, -P, -L unknown, -c was
+     * the queue count, one output line).
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void spdkDialectTableAndJson() throws Exception {
+        TargetConfig cfg = TargetConfig.parse("""
+                { "io_threads": 1,
+                  "subsystems": [ { "nqn": "%s", "allow_any_host": true,
+                    "namespaces": [ { "nsid": 1, "backend": "memory", "size_mb": 4, "block_size": 4096 } ] } ] }
+                """.formatted(NQN));
+        try (NvmfTarget target = new NvmfTarget(cfg)) {
+            target.start();
+            int port = target.addListener("127.0.0.1", 0);
+            PrintStream oldOut = System.out;
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            int rc;
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            try {
+                rc = new CommandLine(new NvmePerfApp()).execute("-r", "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:" + port
+                        + " subnqn:" + NQN + " ns:1", "-w", "randrw", "-M", "50", "-o", "4096", "-q", "4", "-P", "2", "-c", "0x1",
+                        "-t", "0.5", "--warmup", "0", "-L", "-L", "--json");
+            } finally {
+                System.setOut(oldOut);
+            }
+            String o = out.toString(StandardCharsets.UTF_8);
+            assertEquals(0, rc, o);
+            assertTrue(o.contains("Device Information"), o);
+            Matcher r = Pattern.compile("TCP  \\(addr:127.0.0.1 subnqn:" + Pattern.quote(NQN) + "\\) NSID 1 reads\\s+:\\s+([\\d.]+)").matcher(o);
+            Matcher w = Pattern.compile("NSID 1 writes\\s+:\\s+([\\d.]+)").matcher(o);
+            assertTrue(r.find() && w.find(), o);
+            assertTrue(Double.parseDouble(r.group(1)) > 0 && Double.parseDouble(w.group(1)) > 0, o);
+            assertTrue(o.contains("Summary latency data for") && o.contains("99.90000% :"), o);
+            assertTrue(o.contains("Latency histogram for") && o.contains("Range in us"), o);
+            String json = o.lines().filter(l -> l.startsWith("{\"workload\"")).findFirst().orElseThrow();
+            var j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+            assertEquals(2, j.get("queues").asInt());
+            assertTrue(j.get("reads").get("ios").asLong() > 0 && j.get("writes").get("ios").asLong() > 0, json);
+            assertTrue(j.get("iops").asDouble() > 0 && j.get("errors").asLong() == 0, json);
         }
     }
 }

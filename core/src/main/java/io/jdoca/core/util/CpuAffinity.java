@@ -1,0 +1,160 @@
+package io.jdoca.core.util;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.TreeSet;
+
+/**
+ * Pins threads to CPUs with Linux's {@code sched_setaffinity} through the FFM API, and parses
+ * CPU lists the way DOCA ({@code --cpu N}) and SPDK ({@code -m 0x3}, {@code -m [0,2-3]}) give
+ * them. A CPU outside the set this process may run on is refused with one line naming the flag.
+ *
+ * <p>Control path: call {@link #pinCurrentThread} at the start of the thread to pin (it pins the
+ * calling thread only). Stateless; safe from any thread.
+ */
+public final class CpuAffinity {
+    private static final int MASK_BYTES = 128; // 1024 CPUs, glibc's cpu_set_t
+    private static final MethodHandle SET;
+    private static final MethodHandle GET;
+
+    static {
+        Linker l = Linker.nativeLinker();
+        var lookup = l.defaultLookup();
+        FunctionDescriptor fd = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
+                ValueLayout.ADDRESS);
+        SET = lookup.find("sched_setaffinity").map(a -> l.downcallHandle(a, fd)).orElse(null);
+        GET = lookup.find("sched_getaffinity").map(a -> l.downcallHandle(a, fd)).orElse(null);
+    }
+
+    private CpuAffinity() {
+    }
+
+    /** The CPUs this process may run on (its affinity mask at the time of the call). */
+    public static List<Integer> allowedCpus() {
+        List<Integer> out = new ArrayList<>();
+        if (GET == null) {
+            for (int i = 0; i < Runtime.getRuntime().availableProcessors(); i++) {
+                out.add(i);
+            }
+            return out;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment m = a.allocate(MASK_BYTES);
+            int rc = (int) GET.invokeExact(0, (long) MASK_BYTES, m);
+            if (rc != 0) {
+                throw new IllegalStateException("sched_getaffinity failed");
+            }
+            for (int cpu = 0; cpu < MASK_BYTES * 8; cpu++) {
+                if ((m.get(ValueLayout.JAVA_BYTE, cpu / 8) & (1 << (cpu % 8))) != 0) {
+                    out.add(cpu);
+                }
+            }
+            return out;
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("sched_getaffinity: " + t, t);
+        }
+    }
+
+    /**
+     * Checks that {@code cpus} may be used; throws IllegalArgumentException "FLAG: CPU n is out of
+     * range (this process may run on 0-1)" otherwise.
+     */
+    public static void check(String flag, List<Integer> cpus) {
+        List<Integer> ok = allowedCpus();
+        for (int c : cpus) {
+            if (!ok.contains(c)) {
+                throw new IllegalArgumentException(flag + ": CPU " + c + " is out of range (this process may run on "
+                        + ranges(ok) + ")");
+            }
+        }
+    }
+
+    /** Pins the calling thread to {@code cpu}; throws IllegalArgumentException when the kernel refuses. */
+    public static void pinCurrentThread(int cpu) {
+        if (cpu < 0 || cpu >= MASK_BYTES * 8) {
+            throw new IllegalArgumentException("CPU " + cpu + " is out of range 0.." + (MASK_BYTES * 8 - 1));
+        }
+        if (SET == null) {
+            throw new IllegalStateException("sched_setaffinity is not available on this system");
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment m = a.allocate(MASK_BYTES);
+            m.set(ValueLayout.JAVA_BYTE, cpu / 8, (byte) (1 << (cpu % 8)));
+            int rc = (int) SET.invokeExact(0, (long) MASK_BYTES, m);
+            if (rc != 0) {
+                throw new IllegalArgumentException("CPU " + cpu + ": sched_setaffinity refused it (offline or not allowed; "
+                        + "this process may run on " + ranges(allowedCpus()) + ")");
+            }
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("sched_setaffinity: " + t, t);
+        }
+    }
+
+    /**
+     * SPDK's core mask: hexadecimal ({@code 0x3}, {@code 3}) or a list in brackets
+     * ({@code [0,2-3]}). Returns the CPUs in ascending order; IllegalArgumentException naming
+     * {@code flag} when malformed or empty.
+     */
+    public static List<Integer> parseCoreMask(String flag, String mask) {
+        String m = mask.trim().toLowerCase(Locale.ROOT);
+        TreeSet<Integer> cpus = new TreeSet<>();
+        try {
+            if (m.startsWith("[") && m.endsWith("]")) {
+                for (String part : m.substring(1, m.length() - 1).split(",")) {
+                    String p = part.trim();
+                    int dash = p.indexOf('-');
+                    int lo = Integer.parseInt(dash < 0 ? p : p.substring(0, dash).trim());
+                    int hi = dash < 0 ? lo : Integer.parseInt(p.substring(dash + 1).trim());
+                    if (lo < 0 || hi < lo || hi >= MASK_BYTES * 8) {
+                        throw new NumberFormatException();
+                    }
+                    for (int c = lo; c <= hi; c++) {
+                        cpus.add(c);
+                    }
+                }
+            } else {
+                String hex = m.startsWith("0x") ? m.substring(2) : m;
+                java.math.BigInteger v = new java.math.BigInteger(hex, 16);
+                if (v.signum() < 0 || v.bitLength() > MASK_BYTES * 8) {
+                    throw new NumberFormatException();
+                }
+                for (int c = 0; c < v.bitLength(); c++) {
+                    if (v.testBit(c)) {
+                        cpus.add(c);
+                    }
+                }
+            }
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(flag + ": '" + mask + "' is not a core mask (e.g. 0x3 or [0,2-3])");
+        }
+        if (cpus.isEmpty()) {
+            throw new IllegalArgumentException(flag + ": '" + mask + "' selects no CPU");
+        }
+        return new ArrayList<>(cpus);
+    }
+
+    /** "0-1,4" for [0,1,4]. */
+    static String ranges(List<Integer> cpus) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < cpus.size(); i++) {
+            int lo = cpus.get(i);
+            int hi = lo;
+            while (i + 1 < cpus.size() && cpus.get(i + 1) == hi + 1) {
+                hi = cpus.get(++i);
+            }
+            b.append(b.isEmpty() ? "" : ",").append(lo).append(lo == hi ? "" : "-" + hi);
+        }
+        return b.toString();
+    }
+}
