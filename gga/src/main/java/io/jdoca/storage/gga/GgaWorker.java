@@ -137,8 +137,6 @@ public final class GgaWorker {
     private long allocAtStart = -1;
     private long allocOnDataPath;
     private long opsMeasured;
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
 
     /** Starts the worker thread (it idles until given commands). */
     public GgaWorker(Config cfg) {
@@ -443,7 +441,7 @@ public final class GgaWorker {
     public Void stopDataPath() {
         if (dataPath && allocAtStart >= 0) {
             // Bytes this thread allocated in steady state (after WARMUP_OPS): the data path's, target 0.
-            allocOnDataPath = THREADS.getCurrentThreadAllocatedBytes() - allocAtStart;
+            allocOnDataPath = io.jdoca.core.agent.ThreadAllocation.current() - allocAtStart;
             opsMeasured = ops - WARMUP_OPS;
         }
         dataPath = false;
@@ -1094,7 +1092,7 @@ public final class GgaWorker {
         inflight--;
         if (task.status() == DocaError.SUCCESS) {
             if (++ops == WARMUP_OPS) {
-                allocAtStart = THREADS.getCurrentThreadAllocatedBytes();
+                allocAtStart = io.jdoca.core.agent.ThreadAllocation.current();
             }
             if (t.write) {
                 writes++;

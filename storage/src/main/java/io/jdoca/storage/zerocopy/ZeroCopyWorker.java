@@ -8,6 +8,7 @@ import io.jdoca.comch.ComchProducerTaskSend;
 import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
+import io.jdoca.core.agent.ThreadAllocation;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.exec.CtxState;
 import io.jdoca.core.exec.Task;
@@ -25,7 +26,6 @@ import io.jdoca.storage.common.ConnectionRole;
 import io.jdoca.storage.common.IoMessage;
 import io.jdoca.storage.common.IoMessageType;
 import io.jdoca.storage.common.PeWorkerThread;
-import io.jdoca.storage.common.ThreadAllocation;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
