@@ -142,6 +142,15 @@ public final class AgentRunner implements AutoCloseable {
     }
 
     /**
+     * Ends a back-off sleep of the runner thread early, e.g. because a command was queued for it (a
+     * {@link CommandQueue} waker). Any thread; allocation-free.
+     */
+    public void wake() {
+        idle.wake();
+        LockSupport.unpark(thread);
+    }
+
+    /**
      * Asks the agent to stop and waits up to {@code timeoutNanos} for {@code onClose} to finish;
      * returns true if it did. The loop checks between duty cycles, so a busy agent stops after its
      * current {@code doWork}; a sleeping one is woken.
@@ -157,8 +166,7 @@ public final class AgentRunner implements AutoCloseable {
             }
         }
         stop = true;
-        idle.wake();
-        LockSupport.unpark(thread);
+        wake();
         if (Thread.currentThread() == thread) {
             return false; // closing from the agent itself: the loop ends after this cycle
         }

@@ -3,6 +3,7 @@ package io.jdoca.storage.target;
 import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
+import io.jdoca.core.agent.EngineWorker;
 import io.jdoca.core.agent.ThreadAllocation;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.exec.CtxState;
@@ -20,12 +21,11 @@ import io.jdoca.storage.common.AppSupport;
 import io.jdoca.storage.common.ConnectionRole;
 import io.jdoca.storage.common.IoMessage;
 import io.jdoca.storage.common.IoMessageType;
-import io.jdoca.storage.common.PeWorkerThread;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One target-rdma worker (DOCA's {@code target_rdma_worker}): a {@link PeWorkerThread} with two RDMA
+ * One target-rdma worker (DOCA's {@code target_rdma_worker}): an {@link EngineWorker} with two RDMA
  * contexts — io_control (IO messages: receive, send) and io_data (transfers: read, write) — and
  * {@code transactions} pre-built transactions, each a 64-byte message buffer with its receive, send,
  * read and write tasks and a storage and a remote buffer.
@@ -43,7 +43,7 @@ final class TargetWorker implements AutoCloseable {
     private static final int MSG = IoMessage.SIZE;
 
     private final int index;
-    private final PeWorkerThread thread;
+    private final EngineWorker thread;
     private final Dev dev;
     private final int transactions;
     private final MemoryMap storageMap;
@@ -93,7 +93,7 @@ final class TargetWorker implements AutoCloseable {
         this.transactions = transactions;
         this.storageMap = storageMap;
         this.remoteMap = remoteMap;
-        this.thread = new PeWorkerThread("target-worker-" + index);
+        this.thread = EngineWorker.withEngine("target-worker-" + index, AppSupport.workerIdle());
         thread.run(this::createObjects, CMD_TIMEOUT);
     }
 

@@ -8,6 +8,7 @@ import io.jdoca.comch.ComchProducerTaskSend;
 import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
+import io.jdoca.core.agent.EngineWorker;
 import io.jdoca.core.agent.ThreadAllocation;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.exec.CtxState;
@@ -25,13 +26,12 @@ import io.jdoca.storage.common.AppSupport;
 import io.jdoca.storage.common.ConnectionRole;
 import io.jdoca.storage.common.IoMessage;
 import io.jdoca.storage.common.IoMessageType;
-import io.jdoca.storage.common.PeWorkerThread;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
  * One zero-copy relay worker (DOCA's {@code comch_to_rdma_zero_copy} worker, reference §6): a
- * {@link PeWorkerThread} with a Comch consumer and producer towards the initiator and two RDMA
+ * {@link EngineWorker} with a Comch consumer and producer towards the initiator and two RDMA
  * contexts (io_control, io_data) towards the target. Each transaction has two 64-byte buffers, each
  * shared by two tasks: Comch receive → RDMA send (the request goes on byte for byte), and RDMA
  * receive → Comch send (the response). The relay never touches the data: the target moves it
@@ -47,7 +47,7 @@ final class ZeroCopyWorker implements AutoCloseable {
     private static final int MSG = IoMessage.SIZE;
 
     private final int index;
-    private final PeWorkerThread thread;
+    private final EngineWorker thread;
     private final Dev dev;
     private final int transactions;
     private final ComchConnection comchConnection;
@@ -90,7 +90,7 @@ final class ZeroCopyWorker implements AutoCloseable {
         this.dev = dev;
         this.transactions = transactions;
         this.comchConnection = comchConnection;
-        this.thread = new PeWorkerThread("zero-copy-worker-" + index);
+        this.thread = EngineWorker.withEngine("zero-copy-worker-" + index, AppSupport.workerIdle());
         thread.run(this::createObjects, CMD_TIMEOUT);
     }
 
