@@ -1,14 +1,20 @@
 package io.jdoca.storage.common;
 
+import io.jdoca.core.AccessFlags;
+import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.agent.EngineWorker;
 import io.jdoca.core.agent.ThreadAllocation;
+import io.jdoca.core.dev.Dev;
 import io.jdoca.core.exec.Ctx;
 import io.jdoca.core.exec.CtxState;
 import io.jdoca.core.exec.Task;
 import io.jdoca.core.exec.TaskState;
 import io.jdoca.core.mem.Buf;
+import io.jdoca.core.mem.MemoryMap;
+import io.jdoca.rdma.Rdma;
 import java.lang.foreign.Arena;
+import java.net.InetAddress;
 
 /**
  * What the storage apps' data-path workers (target-rdma, zero-copy) share: an {@link EngineWorker}
@@ -28,6 +34,11 @@ public abstract class DataPathWorker implements AutoCloseable {
     protected final int index;
     protected final EngineWorker thread;
     protected final Arena arena = Arena.ofShared();
+
+    /** Worker thread: io_control (IO messages), made by {@link #createRdmaPair}. */
+    protected Rdma ctrl;
+    /** Worker thread: io_data (transfers), made by {@link #createRdmaPair}. */
+    protected Rdma data;
 
     /** Worker thread: the data path counts operations. */
     protected boolean running;
@@ -49,6 +60,50 @@ public abstract class DataPathWorker implements AutoCloseable {
     protected DataPathWorker(String role, int index) {
         this.index = index;
         this.thread = EngineWorker.withEngine(role + "-" + index, AppSupport.workerIdle());
+    }
+
+    /**
+     * Worker thread: creates {@link #ctrl} and {@link #data} as both apps configure them: RDMA
+     * read/write permissions, queues for {@code transactions}, TCP listeners on {@code bind} (null:
+     * all addresses, the library default). The caller then sets its task configurations and calls
+     * {@link #startRdmaPair()}.
+     */
+    protected final void createRdmaPair(Dev dev, int transactions, InetAddress bind) {
+        int q = Math.min(Rdma.MAX_QUEUE_SIZE, AppSupport.pow2(Math.max(16, transactions)));
+        ctrl = Rdma.create(dev);
+        data = Rdma.create(dev);
+        for (Rdma r : new Rdma[] {ctrl, data}) {
+            if (bind != null) {
+                // The RDMA contexts' TCP listeners bind where the control listener does (--listen-address).
+                DocaException.check(r.setTcpAddress(bind, null), "rdma tcp address");
+            }
+            DocaException.check(r.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
+                    "rdma permissions");
+            DocaException.check(r.setSendQueueSize(q), "send queue size");
+            DocaException.check(r.setRecvQueueSize(q), "recv queue size");
+        }
+    }
+
+    /** Worker thread: connects both RDMA contexts to the engine and starts them (RUNNING once connected). */
+    protected final void startRdmaPair() {
+        DocaException.check(thread.pe().connectCtx(ctrl), "connect ctrl");
+        DocaException.check(thread.pe().connectCtx(data), "connect data");
+        for (Rdma r : new Rdma[] {ctrl, data}) {
+            DocaError e = r.start();
+            if (e != DocaError.IN_PROGRESS && e != DocaError.SUCCESS) {
+                throw new DocaException(e, "rdma start");
+            }
+        }
+    }
+
+    /** Worker thread: a started local read/write map of {@code bytes} from {@link #arena} for the IO messages. */
+    protected final MemoryMap createMessageMap(Dev dev, long bytes) {
+        MemoryMap m = MemoryMap.create();
+        m.setMemrange(arena.allocate(bytes, 64));
+        m.addDev(dev);
+        m.setPermissions(AccessFlags.LOCAL_READ_WRITE);
+        DocaException.check(m.start(), "message map");
+        return m;
     }
 
     /** Worker thread: the contexts in the order they are stopped (null entries are skipped). */

@@ -1,6 +1,5 @@
 package io.jdoca.storage.target;
 
-import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
@@ -16,12 +15,10 @@ import io.jdoca.rdma.RdmaTaskRead;
 import io.jdoca.rdma.RdmaTaskReceive;
 import io.jdoca.rdma.RdmaTaskSend;
 import io.jdoca.rdma.RdmaTaskWrite;
-import io.jdoca.storage.common.AppSupport;
 import io.jdoca.storage.common.ConnectionRole;
 import io.jdoca.storage.common.DataPathWorker;
 import io.jdoca.storage.common.IoMessage;
 import io.jdoca.storage.common.IoMessageType;
-import java.lang.foreign.MemorySegment;
 
 /**
  * One target-rdma worker (DOCA's {@code target_rdma_worker}): a {@link DataPathWorker} (an
@@ -47,8 +44,6 @@ final class TargetWorker extends DataPathWorker {
     private final MemoryMap remoteMap;
 
     // worker-thread state
-    private Rdma ctrl;
-    private Rdma data;
     private RdmaConnection dataConn;
     private MemoryMap msgMap;
     private BufInventory msgInv;
@@ -83,46 +78,19 @@ final class TargetWorker extends DataPathWorker {
 
     private void createObjects() {
         int n = transactions;
-        int q = Math.min(Rdma.MAX_QUEUE_SIZE, AppSupport.pow2(Math.max(16, n)));
-        ctrl = Rdma.create(dev);
-        data = Rdma.create(dev);
-        for (Rdma r : new Rdma[] {ctrl, data}) {
-            if (rdmaBind != null) {
-                // The RDMA contexts' TCP listeners bind where the control listener does (--listen-address).
-                DocaException.check(r.setTcpAddress(rdmaBind, null), "rdma tcp address");
-            }
-            DocaException.check(r.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
-                    "rdma permissions");
-            DocaException.check(r.setSendQueueSize(q), "send queue size");
-            DocaException.check(r.setRecvQueueSize(q), "recv queue size");
-        }
+        createRdmaPair(dev, n, rdmaBind);
         DocaException.check(ctrl.taskReceiveSetConf(this::onRecv, this::onRecvError, n), "receive conf");
         DocaException.check(ctrl.taskSendSetConf(this::onSend, this::onSendError, n), "send conf");
         DocaException.check(data.taskReadSetConf(this::onData, this::onDataError, n), "read conf");
         DocaException.check(data.taskWriteSetConf(this::onData, this::onDataError, n), "write conf");
-        DocaException.check(thread.pe().connectCtx(ctrl), "connect ctrl");
-        DocaException.check(thread.pe().connectCtx(data), "connect data");
-        startCtx(ctrl);
-        startCtx(data);
-        MemorySegment msgMem = arena.allocate((long) MSG * n, 64);
-        msgMap = MemoryMap.create();
-        msgMap.setMemrange(msgMem);
-        msgMap.addDev(dev);
-        msgMap.setPermissions(AccessFlags.LOCAL_READ_WRITE);
-        DocaException.check(msgMap.start(), "message map");
+        startRdmaPair();
+        msgMap = createMessageMap(dev, (long) MSG * n);
         msgInv = BufInventory.create(n);
         storageInv = BufInventory.create(n);
         remoteInv = BufInventory.create(n);
         msgInv.start();
         storageInv.start();
         remoteInv.start();
-    }
-
-    private static void startCtx(Rdma r) {
-        DocaError e = r.start();
-        if (e != DocaError.IN_PROGRESS && e != DocaError.SUCCESS) {
-            throw new DocaException(e, "rdma start");
-        }
     }
 
     /** {@code doca_rdma_export} + {@code doca_rdma_connect} for one role; returns this side's blob. */

@@ -5,7 +5,6 @@ import io.jdoca.comch.ComchConsumer;
 import io.jdoca.comch.ComchConsumerTaskPostRecv;
 import io.jdoca.comch.ComchProducer;
 import io.jdoca.comch.ComchProducerTaskSend;
-import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
@@ -24,7 +23,6 @@ import io.jdoca.storage.common.ConnectionRole;
 import io.jdoca.storage.common.DataPathWorker;
 import io.jdoca.storage.common.IoMessage;
 import io.jdoca.storage.common.IoMessageType;
-import java.lang.foreign.MemorySegment;
 
 /**
  * One zero-copy relay worker (DOCA's {@code comch_to_rdma_zero_copy} worker, reference §6): a
@@ -46,8 +44,6 @@ final class ZeroCopyWorker extends DataPathWorker {
     private final int transactions;
     private final ComchConnection comchConnection;
 
-    private Rdma ctrl;
-    private Rdma data;
     private RdmaConnection ctrlConn;
     private ComchConsumer consumer;
     private ComchProducer producer;
@@ -77,32 +73,12 @@ final class ZeroCopyWorker extends DataPathWorker {
 
     private void createObjects() {
         int n = transactions;
-        int q = Math.min(Rdma.MAX_QUEUE_SIZE, AppSupport.pow2(Math.max(16, n)));
-        ctrl = Rdma.create(dev);
-        data = Rdma.create(dev);
-        for (Rdma r : new Rdma[] {ctrl, data}) {
-            if (rdmaBind != null) {
-                // The RDMA contexts' TCP listeners bind where the control listener does (--listen-address).
-                DocaException.check(r.setTcpAddress(rdmaBind, null), "rdma tcp address");
-            }
-            DocaException.check(r.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
-                    "rdma permissions");
-            DocaException.check(r.setSendQueueSize(q), "send queue size");
-            DocaException.check(r.setRecvQueueSize(q), "recv queue size");
-        }
+        createRdmaPair(dev, n, rdmaBind);
         DocaException.check(ctrl.taskReceiveSetConf(this::onRdmaRecv, this::onRdmaRecvError, n), "receive conf");
         DocaException.check(ctrl.taskSendSetConf(this::onRdmaSend, this::onRdmaSendError, n), "send conf");
-        DocaException.check(thread.pe().connectCtx(ctrl), "connect ctrl");
-        DocaException.check(thread.pe().connectCtx(data), "connect data");
-        start(ctrl.start());
-        start(data.start());
+        startRdmaPair();
 
-        MemorySegment mem = arena.allocate((long) MSG * 2 * n, 64);
-        msgMap = MemoryMap.create();
-        msgMap.setMemrange(mem);
-        msgMap.addDev(dev);
-        msgMap.setPermissions(AccessFlags.LOCAL_READ_WRITE);
-        DocaException.check(msgMap.start(), "message map");
+        msgMap = createMessageMap(dev, (long) MSG * 2 * n);
         inv = BufInventory.create(2 * n);
         inv.start();
 
@@ -117,12 +93,6 @@ final class ZeroCopyWorker extends DataPathWorker {
         DocaException.check(consumer.start(), "consumer start");
         DocaException.check(producer.start(), "producer start");
         consumerId = consumer.id();
-    }
-
-    private static void start(DocaError e) {
-        if (e != DocaError.IN_PROGRESS && e != DocaError.SUCCESS) {
-            throw new DocaException(e, "rdma start");
-        }
     }
 
     int consumerId() {
