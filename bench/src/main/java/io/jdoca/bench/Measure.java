@@ -1,17 +1,15 @@
 package io.jdoca.bench;
 
-import java.lang.management.ManagementFactory;
+import io.jdoca.core.agent.ThreadAllocation;
 
 /** Shared measurement helpers for suites: allocated bytes of this thread, timing loops, progress output. */
 public final class Measure {
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-
     private Measure() {
     }
 
+    /** Bytes this thread allocated so far (core's {@link ThreadAllocation}, the product's one reader). */
     public static long allocatedBytes() {
-        return THREADS.getCurrentThreadAllocatedBytes();
+        return ThreadAllocation.current();
     }
 
     /** Something to run n times. */

@@ -1,11 +1,11 @@
 package io.jdoca.bench.nvmf;
 
+import io.jdoca.core.agent.ThreadAllocation;
 import io.jdoca.sta.target.config.TargetConfig;
 import io.jdoca.sta.target.nvmf.NvmfTarget;
 import io.jdoca.sta.target.perf.NvmeTcpHost;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.management.ManagementFactory;
 
 /**
  * Bytes the target's IO engine thread allocates per I/O in steady state, over real loopback
@@ -26,7 +26,6 @@ final class TargetAllocationProbe {
             int port = target.addListener("127.0.0.1", 0);
             Thread engine = Thread.getAllStackTraces().keySet().stream()
                     .filter(t -> t.getName().equals("sta-io-0")).findFirst().orElseThrow();
-            com.sun.management.ThreadMXBean bean = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
             try (NvmeTcpHost admin = new NvmeTcpHost("127.0.0.1", port, false, false, 8, 8192);
                  NvmeTcpHost io = new NvmeTcpHost("127.0.0.1", port, false, false, 32, 131072)) {
                 admin.initialize();
@@ -36,9 +35,9 @@ final class TargetAllocationProbe {
                 io.connect(1, 127, "nqn.probe", "nqn.probe.host", cntlid, 0);
                 Driver d = new Driver(io);
                 d.run(warmupIos);
-                long before = bean.getThreadAllocatedBytes(engine.threadId());
+                long before = ThreadAllocation.of(engine);
                 d.run(ios);
-                long after = bean.getThreadAllocatedBytes(engine.threadId());
+                long after = ThreadAllocation.of(engine);
                 if (d.errors > 0) {
                     throw new IllegalStateException(d.errors + " I/O errors in the allocation probe");
                 }

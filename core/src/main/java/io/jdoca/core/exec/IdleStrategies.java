@@ -113,5 +113,10 @@ final class IdleStrategies {
             pe.waitForNotification(nanos);
             pe.clearNotification();
         }
+
+        @Override
+        public void wake() {
+            pe.notifyWork();
+        }
     }
 }

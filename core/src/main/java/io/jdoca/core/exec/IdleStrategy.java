@@ -15,6 +15,14 @@ public interface IdleStrategy {
     /** Resets the back-off state. */
     void reset();
 
+    /**
+     * Ends a sleep in progress early where the strategy sleeps on something other than the thread
+     * (the notifying strategy wakes its engine). Any thread; allocation-free. Parking strategies need
+     * nothing here: the owner unparks the thread itself (as {@code AgentRunner.close} does).
+     */
+    default void wake() {
+    }
+
     /** Spins with {@link Thread#onSpinWait()}: lowest latency, a whole core. */
     static IdleStrategy busySpin() {
         return new IdleStrategies.BusySpin();

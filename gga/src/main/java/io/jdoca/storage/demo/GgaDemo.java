@@ -1,5 +1,6 @@
 package io.jdoca.storage.demo;
 
+import io.jdoca.core.agent.ShutdownHook;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -47,8 +48,8 @@ public final class GgaDemo {
     /** Runs the demo; returns the exit code (0 = success). Called by the launcher's DemoCommand. */
     public static Integer run(PrintStream out) {
         GgaDemo d = new GgaDemo(out);
-        Thread hook = new Thread(d::killAll, "gga-demo-cleanup");
-        Runtime.getRuntime().addShutdownHook(hook);
+        // Ctrl-C: kill the child processes at once (nothing to wait for).
+        ShutdownHook hook = ShutdownHook.install("gga-demo-cleanup", d::killAll, 0);
         try {
             return d.runDemo();
         } catch (IOException | RuntimeException e) {
@@ -61,11 +62,7 @@ public final class GgaDemo {
             return 1;
         } finally {
             d.killAll();
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException e) {
-                // the JVM is already shutting down: the hook runs anyway
-            }
+            hook.close();
         }
     }
 

@@ -3,6 +3,7 @@ package io.jdoca.storage.gga;
 import io.jdoca.comch.Comch;
 import io.jdoca.argp.DocaArgpFlags;
 import io.jdoca.core.DocaException;
+import io.jdoca.core.agent.ShutdownHook;
 import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.ec.EcMatrixType;
 import java.util.List;
@@ -76,15 +77,13 @@ public final class GgaOffloadApp implements Callable<Integer> {
             DocaLogLevel.apply(logLevel);
             argp.applySdkLogLevel();
             AtomicBoolean abort = new AtomicBoolean();
-            installCtrlCHandler(abort, Thread.currentThread());
-            GgaService s = new GgaService(new GgaService.Config(device, representor, cpus, List.of(data1, data2, dataP),
-                    EcMatrixType.parse(matrixType), channelName, controlTimeoutSeconds * 1_000_000_000L, recoverEveryN, once,
-                    io.jdoca.storage.common.AppSupport.parseListenAddress("--listen-address", listenAddress)), abort);
             int rc;
-            try {
+            // Ctrl-C: abort, then up to 8 s for run() to release everything; leaving the try means finished.
+            try (ShutdownHook hook = ShutdownHook.install("gga-ctrl-c", () -> abort.set(true), 8_000)) {
+                GgaService s = new GgaService(new GgaService.Config(device, representor, cpus, List.of(data1, data2, dataP),
+                        EcMatrixType.parse(matrixType), channelName, controlTimeoutSeconds * 1_000_000_000L, recoverEveryN,
+                        once, io.jdoca.storage.common.AppSupport.parseListenAddress("--listen-address", listenAddress)), abort);
                 rc = s.run(System.out);
-            } finally {
-                abort.set(true); // done: a later shutdown hook has nothing to wait for
             }
             System.out.flush();
             return rc;
@@ -94,16 +93,4 @@ public final class GgaOffloadApp implements Callable<Integer> {
         }
     }
 
-    /** Ctrl-C / SIGTERM: ask the control loop to abort, then give it a few seconds to release everything. */
-    static void installCtrlCHandler(AtomicBoolean abort, Thread main) {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            if (abort.compareAndSet(false, true)) {
-                try {
-                    main.join(8_000);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }, "gga-ctrl-c"));
-    }
 }

@@ -10,6 +10,7 @@ import io.jdoca.compress.CompressTaskDecompressLz4Stream;
 import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
+import io.jdoca.core.agent.EngineWorker;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.exec.Ctx;
 import io.jdoca.core.exec.CtxState;
@@ -41,12 +42,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * One data-path thread of the GGA service ({@code gga_offload_app_worker}): its own
@@ -78,9 +74,8 @@ public final class GgaWorker {
     private final int n;
     private final int half;
     private final int block;
-    private final Thread thread;
-    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
-    private volatile boolean exit;
+    /** The thread and its loop: commands between progress calls (the agent runtime's storage worker). */
+    private final EngineWorker worker;
 
     // ---- worker-thread state
     private ProgressEngine pe;
@@ -137,8 +132,6 @@ public final class GgaWorker {
     private long allocAtStart = -1;
     private long allocOnDataPath;
     private long opsMeasured;
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
 
     /** Starts the worker thread (it idles until given commands). */
     public GgaWorker(Config cfg) {
@@ -147,44 +140,22 @@ public final class GgaWorker {
         this.n = cfg.transactions();
         this.half = layout.halfSize();
         this.block = layout.blockSize();
-        this.thread = Thread.ofPlatform().name("gga-worker-" + cfg.index()).daemon().start(this::loop);
-    }
-
-    private void loop() {
         // Same back-off as the other storage apps (several busy processes share 2 cores).
-        IdleStrategy idle = IdleStrategy.backoff(64, 16, 1_000, Long.getLong("jdoca.gga.maxParkNanos", 50_000L));
-        while (!exit) {
-            Runnable r;
-            int work = 0;
-            while ((r = commands.poll()) != null) {
-                r.run();
-                work++;
-            }
-            ProgressEngine p = pe;
-            if (p != null && p.progress()) {
-                work++;
-            }
-            idle.idle(work);
-        }
+        this.worker = new EngineWorker("gga-worker-" + cfg.index(),
+                IdleStrategy.backoff(64, 16, 1_000, Long.getLong("jdoca.gga.maxParkNanos", 50_000L)), null);
     }
 
-    /** Runs {@code c} on the worker thread and waits for it (control path). */
+    /** Runs {@code c} on the worker thread and waits for it (control path); failures are DocaExceptions. */
     public <T> T call(Callable<T> c, long timeoutNanos) {
-        FutureTask<T> f = new FutureTask<>(c);
-        commands.add(f);
-        LockSupport.unpark(thread);
         try {
-            return f.get(timeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof DocaException d) {
-                throw d;
+            return worker.execute(c, timeoutNanos);
+        } catch (DocaException e) {
+            if (e.error() == DocaError.TIME_OUT) {
+                throw new DocaException(DocaError.TIME_OUT, "worker " + cfg.index() + " did not answer a control command");
             }
-            throw new DocaException(DocaError.UNEXPECTED, "worker " + cfg.index() + ": " + e.getCause(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new DocaException(DocaError.TIME_OUT, "worker " + cfg.index() + " did not answer a control command");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new DocaException(DocaError.CONNECTION_ABORTED, "interrupted");
+            throw e;
+        } catch (RuntimeException e) {
+            throw new DocaException(DocaError.UNEXPECTED, "worker " + cfg.index() + ": " + e, e);
         }
     }
 
@@ -212,6 +183,7 @@ public final class GgaWorker {
         inv = BufInventory.create(n * (BUFS_PER_TXN + TargetRole.COUNT) + 8);
         check(inv.start(), "inventory start");
         pe = ProgressEngine.create();
+        worker.attach(pe);
 
         consumer = ComchConsumer.create(cfg.comch(), msgMap);
         check(consumer.setMaxMsgSize(MSG), "consumer msg size");
@@ -443,7 +415,7 @@ public final class GgaWorker {
     public Void stopDataPath() {
         if (dataPath && allocAtStart >= 0) {
             // Bytes this thread allocated in steady state (after WARMUP_OPS): the data path's, target 0.
-            allocOnDataPath = THREADS.getCurrentThreadAllocatedBytes() - allocAtStart;
+            allocOnDataPath = io.jdoca.core.agent.ThreadAllocation.current() - allocAtStart;
             opsMeasured = ops - WARMUP_OPS;
         }
         dataPath = false;
@@ -502,18 +474,13 @@ public final class GgaWorker {
             LOG.log(System.Logger.Level.WARNING, "worker " + cfg.index() + ": contexts not idle after 5 s: " + notReady());
         }
         pe = null;
+        worker.attach(null);
         return null;
     }
 
     /** Ends the worker thread (after {@link #teardown}). */
     public void exit() {
-        exit = true;
-        LockSupport.unpark(thread);
-        try {
-            thread.join(2_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        worker.close(2_000_000_000L);
     }
 
     private void freeAllTasks() {
@@ -1094,7 +1061,7 @@ public final class GgaWorker {
         inflight--;
         if (task.status() == DocaError.SUCCESS) {
             if (++ops == WARMUP_OPS) {
-                allocAtStart = THREADS.getCurrentThreadAllocatedBytes();
+                allocAtStart = io.jdoca.core.agent.ThreadAllocation.current();
             }
             if (t.write) {
                 writes++;

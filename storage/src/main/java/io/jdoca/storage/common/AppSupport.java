@@ -3,7 +3,6 @@ package io.jdoca.storage.common;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import java.net.InetSocketAddress;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Small helpers the storage apps share: {@code ip:port} parsing, the Ctrl-C handler
@@ -52,31 +51,6 @@ public final class AppSupport {
             throw new DocaException(DocaError.INVALID_VALUE, flag + ": '" + s + "' is not an IP address (give an IPv4 or"
                     + " IPv6 literal, or localhost)");
         }
-    }
-
-    /**
-     * Ctrl-C / SIGTERM: sets {@code abort} and gives the main thread up to {@code graceMillis} to
-     * finish (print its stats, release its resources) before the JVM exits. Returns the flag the app
-     * sets once it has finished by itself, so a normal exit does not wait.
-     */
-    public static AtomicBoolean installCtrlCHandler(AtomicBoolean abort, Thread main, long graceMillis) {
-        AtomicBoolean finished = new AtomicBoolean();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            if (finished.get() || Thread.currentThread() == main) {
-                return;
-            }
-            abort.set(true);
-            long deadline = System.currentTimeMillis() + graceMillis;
-            while (!finished.get() && main.isAlive() && System.currentTimeMillis() < deadline) {
-                try {
-                    Thread.sleep(10);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }, "ctrl-c"));
-        return finished;
     }
 
     /**

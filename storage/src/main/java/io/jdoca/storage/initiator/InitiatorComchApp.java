@@ -3,6 +3,7 @@ package io.jdoca.storage.initiator;
 import io.jdoca.comch.Comch;
 import io.jdoca.argp.DocaArgpFlags;
 import io.jdoca.core.DocaException;
+import io.jdoca.core.agent.ShutdownHook;
 import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.storage.common.AppSupport;
 import io.jdoca.storage.common.ExecutionStrategy;
@@ -71,14 +72,15 @@ public final class InitiatorComchApp implements Callable<Integer> {
                 return 2;
             }
             AtomicBoolean abort = new AtomicBoolean();
-            AtomicBoolean finished = AppSupport.installCtrlCHandler(abort, Thread.currentThread(), 8_000);
-            InitiatorComch app = new InitiatorComch(new InitiatorComch.Config(device, cpus, s, plainContent, runLimit,
-                    transactionCount, channelName, controlTimeoutSeconds * 1_000_000_000L, localIoRegionSize, blocksPerIo), abort);
-            try {
-                return app.run(System.out);
-            } finally {
-                System.out.flush();
-                finished.set(true);
+            try (ShutdownHook hook = ShutdownHook.install("initiator-ctrl-c", () -> abort.set(true), 8_000)) {
+                InitiatorComch app = new InitiatorComch(new InitiatorComch.Config(device, cpus, s, plainContent, runLimit,
+                        transactionCount, channelName, controlTimeoutSeconds * 1_000_000_000L, localIoRegionSize, blocksPerIo),
+                        abort);
+                try {
+                    return app.run(System.out);
+                } finally {
+                    System.out.flush();
+                }
             }
         } catch (DocaException | IllegalArgumentException e) {
             System.err.println("initiator-comch: " + e.getMessage());

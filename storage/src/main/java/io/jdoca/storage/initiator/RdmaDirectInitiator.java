@@ -3,6 +3,8 @@ package io.jdoca.storage.initiator;
 import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
+import io.jdoca.core.agent.EngineWorker;
+import io.jdoca.core.agent.ThreadAllocation;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.core.exec.CtxState;
@@ -24,9 +26,7 @@ import io.jdoca.storage.common.ControlPayload;
 import io.jdoca.storage.common.ExecutionStrategy;
 import io.jdoca.storage.common.IoMessage;
 import io.jdoca.storage.common.IoMessageType;
-import io.jdoca.storage.common.PeWorkerThread;
 import io.jdoca.storage.common.TcpControlChannel;
-import io.jdoca.storage.common.ThreadAllocation;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
@@ -104,7 +104,7 @@ public final class RdmaDirectInitiator {
 
     /** The single data-path worker: RDMA send of requests, RDMA receive of responses. */
     private static final class Worker implements AutoCloseable {
-        private final PeWorkerThread thread = new PeWorkerThread("rdma-initiator");
+        private final EngineWorker thread = EngineWorker.withEngine("rdma-initiator", AppSupport.workerIdle());
         private final Dev dev;
         private final int n;
         private final ExecutionStrategy strategy;

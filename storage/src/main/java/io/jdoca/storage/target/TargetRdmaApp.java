@@ -2,6 +2,7 @@ package io.jdoca.storage.target;
 
 import io.jdoca.argp.DocaArgpFlags;
 import io.jdoca.core.DocaException;
+import io.jdoca.core.agent.ShutdownHook;
 import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.storage.common.AppSupport;
 import java.nio.file.Path;
@@ -68,14 +69,12 @@ public final class TargetRdmaApp implements Callable<Integer> {
             argp.applySdkLogLevel();
             io.jdoca.core.util.CpuAffinity.check("--cpu", cpus);
             AtomicBoolean abort = new AtomicBoolean();
-            AtomicBoolean finished = AppSupport.installCtrlCHandler(abort, Thread.currentThread(), 8_000);
             java.net.InetAddress bind = AppSupport.parseListenAddress("--listen-address", listenAddress);
-            TargetRdma app = new TargetRdma(new TargetRdma.Config(device, cpus, bind, listenPort, binaryContent, blockCount,
-                    blockSize, backingFile, 30_000_000_000L, once), abort);
-            try {
+            // Ctrl-C: abort, then up to 8 s for run() to release everything; leaving the try means finished.
+            try (ShutdownHook hook = ShutdownHook.install("target-ctrl-c", () -> abort.set(true), 8_000)) {
+                TargetRdma app = new TargetRdma(new TargetRdma.Config(device, cpus, bind, listenPort, binaryContent,
+                        blockCount, blockSize, backingFile, 30_000_000_000L, once), abort);
                 return app.run(System.out);
-            } finally {
-                finished.set(true);
             }
         } catch (DocaException | IllegalArgumentException e) {
             System.err.println("target-rdma: " + e.getMessage());

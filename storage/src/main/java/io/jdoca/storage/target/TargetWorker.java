@@ -1,9 +1,9 @@
 package io.jdoca.storage.target;
 
-import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
+import io.jdoca.core.exec.Ctx;
 import io.jdoca.core.exec.CtxState;
 import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.BufInventory;
@@ -15,20 +15,17 @@ import io.jdoca.rdma.RdmaTaskRead;
 import io.jdoca.rdma.RdmaTaskReceive;
 import io.jdoca.rdma.RdmaTaskSend;
 import io.jdoca.rdma.RdmaTaskWrite;
-import io.jdoca.storage.common.AppSupport;
 import io.jdoca.storage.common.ConnectionRole;
+import io.jdoca.storage.common.DataPathWorker;
 import io.jdoca.storage.common.IoMessage;
 import io.jdoca.storage.common.IoMessageType;
-import io.jdoca.storage.common.PeWorkerThread;
-import io.jdoca.storage.common.ThreadAllocation;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 
 /**
- * One target-rdma worker (DOCA's {@code target_rdma_worker}): a {@link PeWorkerThread} with two RDMA
- * contexts — io_control (IO messages: receive, send) and io_data (transfers: read, write) — and
- * {@code transactions} pre-built transactions, each a 64-byte message buffer with its receive, send,
- * read and write tasks and a storage and a remote buffer.
+ * One target-rdma worker (DOCA's {@code target_rdma_worker}): a {@link DataPathWorker} (an
+ * agent-runtime {@code EngineWorker}) with two RDMA contexts — io_control (IO messages: receive,
+ * send) and io_data (transfers: read, write) — and {@code transactions} pre-built transactions,
+ * each a 64-byte message buffer with its receive, send, read and write tasks and a storage and a
+ * remote buffer.
  *
  * <p>Per request (reference §2): a <b>read</b> is an RDMA write from storage + storage_offset to the
  * requester's memory + requester_offset; a <b>write</b> is an RDMA read the other way; the reply is
@@ -37,22 +34,16 @@ import java.lang.foreign.MemorySegment;
  * the reply is sent. No allocation on this path. All methods except the constructor and
  * {@link #close()} run commands on the worker thread.
  */
-final class TargetWorker implements AutoCloseable {
+final class TargetWorker extends DataPathWorker {
     private static final System.Logger LOG = System.getLogger("io.jdoca.storage.target");
-    private static final long CMD_TIMEOUT = 10_000_000_000L;
     private static final int MSG = IoMessage.SIZE;
 
-    private final int index;
-    private final PeWorkerThread thread;
     private final Dev dev;
     private final int transactions;
     private final MemoryMap storageMap;
     private final MemoryMap remoteMap;
-    private final Arena arena = Arena.ofShared();
 
     // worker-thread state
-    private Rdma ctrl;
-    private Rdma data;
     private RdmaConnection dataConn;
     private MemoryMap msgMap;
     private BufInventory msgInv;
@@ -66,17 +57,6 @@ final class TargetWorker implements AutoCloseable {
     private RdmaTaskRead[] read;
     private RdmaTaskWrite[] write;
     private final IoMessage view = new IoMessage();
-    private boolean running;
-    private boolean tearingDown;
-    private long ops;
-    private long errors;
-    private long hits0;
-    private long misses0;
-    private volatile long hits;
-    private long alloc0;
-    private volatile long allocated;
-    private volatile long misses;
-    private volatile long opsOut;
 
     private final java.net.InetAddress rdmaBind;
 
@@ -87,58 +67,30 @@ final class TargetWorker implements AutoCloseable {
     /** {@code rdmaBind}: the address the RDMA contexts' TCP listeners bind to (null: all, the library default). */
     TargetWorker(int index, Dev dev, int transactions, MemoryMap storageMap, MemoryMap remoteMap,
             java.net.InetAddress rdmaBind) {
+        super("target-worker", index);
         this.rdmaBind = rdmaBind;
-        this.index = index;
         this.dev = dev;
         this.transactions = transactions;
         this.storageMap = storageMap;
         this.remoteMap = remoteMap;
-        this.thread = new PeWorkerThread("target-worker-" + index);
         thread.run(this::createObjects, CMD_TIMEOUT);
     }
 
     private void createObjects() {
         int n = transactions;
-        int q = Math.min(Rdma.MAX_QUEUE_SIZE, AppSupport.pow2(Math.max(16, n)));
-        ctrl = Rdma.create(dev);
-        data = Rdma.create(dev);
-        for (Rdma r : new Rdma[] {ctrl, data}) {
-            if (rdmaBind != null) {
-                // The RDMA contexts' TCP listeners bind where the control listener does (--listen-address).
-                DocaException.check(r.setTcpAddress(rdmaBind, null), "rdma tcp address");
-            }
-            DocaException.check(r.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
-                    "rdma permissions");
-            DocaException.check(r.setSendQueueSize(q), "send queue size");
-            DocaException.check(r.setRecvQueueSize(q), "recv queue size");
-        }
+        createRdmaPair(dev, n, rdmaBind);
         DocaException.check(ctrl.taskReceiveSetConf(this::onRecv, this::onRecvError, n), "receive conf");
         DocaException.check(ctrl.taskSendSetConf(this::onSend, this::onSendError, n), "send conf");
         DocaException.check(data.taskReadSetConf(this::onData, this::onDataError, n), "read conf");
         DocaException.check(data.taskWriteSetConf(this::onData, this::onDataError, n), "write conf");
-        DocaException.check(thread.pe().connectCtx(ctrl), "connect ctrl");
-        DocaException.check(thread.pe().connectCtx(data), "connect data");
-        startCtx(ctrl);
-        startCtx(data);
-        MemorySegment msgMem = arena.allocate((long) MSG * n, 64);
-        msgMap = MemoryMap.create();
-        msgMap.setMemrange(msgMem);
-        msgMap.addDev(dev);
-        msgMap.setPermissions(AccessFlags.LOCAL_READ_WRITE);
-        DocaException.check(msgMap.start(), "message map");
+        startRdmaPair();
+        msgMap = createMessageMap(dev, (long) MSG * n);
         msgInv = BufInventory.create(n);
         storageInv = BufInventory.create(n);
         remoteInv = BufInventory.create(n);
         msgInv.start();
         storageInv.start();
         remoteInv.start();
-    }
-
-    private static void startCtx(Rdma r) {
-        DocaError e = r.start();
-        if (e != DocaError.IN_PROGRESS && e != DocaError.SUCCESS) {
-            throw new DocaException(e, "rdma start");
-        }
     }
 
     /** {@code doca_rdma_export} + {@code doca_rdma_connect} for one role; returns this side's blob. */
@@ -184,48 +136,11 @@ final class TargetWorker implements AutoCloseable {
                     throw new DocaException(DocaError.NO_MEMORY, "cannot prepare transaction " + i);
                 }
             }
-            running = true;
-            alloc0 = ThreadAllocation.current();
-            hits0 = thread.pe().hits();
-            misses0 = thread.pe().misses();
+            beginDataPath();
             for (int i = 0; i < n; i++) {
                 DocaException.check(recv[i].submit(), "post receive");
             }
         }, CMD_TIMEOUT);
-    }
-
-    /** Stops taking new requests' statistics; the contexts keep running until {@link #close()}. */
-    void stopDataPath() {
-        thread.run(() -> {
-            allocated = ThreadAllocation.current() - alloc0;
-            running = false;
-            // From here on the peer may tear its connections down first: its resets are expected.
-            tearingDown = true;
-            hits = thread.pe().hits() - hits0;
-            misses = thread.pe().misses() - misses0;
-            opsOut = ops;
-        }, CMD_TIMEOUT);
-    }
-
-    long ops() {
-        return opsOut;
-    }
-
-    /** Bytes the worker thread allocated between data-path start and stop (0 in steady state). */
-    long dataPathAllocatedBytes() {
-        return allocated;
-    }
-
-    long hits() {
-        return hits;
-    }
-
-    long misses() {
-        return misses;
-    }
-
-    int index() {
-        return index;
     }
 
     // ------------------------------------------------------------------ data path (worker thread)
@@ -321,77 +236,31 @@ final class TargetWorker implements AutoCloseable {
         }
     }
 
-    // ------------------------------------------------------------------ teardown
+    // ------------------------------------------------------------------ teardown (DataPathWorker.close)
 
-    /** Stops both contexts, frees every task and buffer, ends the thread. */
     @Override
-    public void close() {
-        try {
-            thread.run(() -> {
-                tearingDown = true;
-                running = false;
-                for (Rdma r : new Rdma[] {ctrl, data}) {
-                    if (r != null && r.state() != CtxState.IDLE) {
-                        r.stop();
-                    }
-                }
-            }, CMD_TIMEOUT);
-            long deadline = System.nanoTime() + 5_000_000_000L;
-            while (System.nanoTime() < deadline) {
-                boolean idle = thread.execute(() -> {
-                    freeCompletedTasks();
-                    return (ctrl == null || ctrl.state() == CtxState.IDLE) && (data == null || data.state() == CtxState.IDLE);
-                }, CMD_TIMEOUT);
-                if (idle) {
-                    break;
-                }
-                Thread.sleep(2);
-            }
-            thread.run(() -> {
-                for (Buf[] bs : new Buf[][] {msgBuf, localBuf, remoteBuf}) {
-                    if (bs != null) {
-                        for (Buf b : bs) {
-                            if (b != null) {
-                                b.decRefcount();
-                            }
-                        }
-                    }
-                }
-                if (msgMap != null) {
-                    msgMap.close();
-                }
-                if (ctrl != null && ctrl.state() == CtxState.IDLE && data.state() == CtxState.IDLE) {
-                    thread.pe().close();
-                }
-            }, CMD_TIMEOUT);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (DocaException e) {
-            LOG.log(System.Logger.Level.WARNING, "worker {0}: teardown: {1}", index, e.getMessage());
-        } finally {
-            thread.close();
-            arena.close();
+    protected Ctx[] contexts() {
+        return new Ctx[] {ctrl, data};
+    }
+
+    @Override
+    protected Buf[][] buffers() {
+        return new Buf[][] {msgBuf, localBuf, remoteBuf};
+    }
+
+    @Override
+    protected void releaseMaps() {
+        if (msgMap != null) {
+            msgMap.close();
         }
     }
 
-    private void freeCompletedTasks() {
+    @Override
+    protected void freeCompletedTasks() {
         freeAll(recv);
         freeAll(send);
         freeAll(read);
         freeAll(write);
-    }
-
-    private static void freeAll(io.jdoca.core.exec.Task[] ts) {
-        if (ts == null) {
-            return;
-        }
-        for (int i = 0; i < ts.length; i++) {
-            io.jdoca.core.exec.Task t = ts[i];
-            if (t != null && t.state() != io.jdoca.core.exec.TaskState.SUBMITTED) {
-                t.free();
-                ts[i] = null;
-            }
-        }
     }
 
     /** Pins this worker's thread to {@code cpu} (its {@code --cpu}). Control path. */

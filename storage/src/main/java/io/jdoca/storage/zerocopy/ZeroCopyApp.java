@@ -3,6 +3,7 @@ package io.jdoca.storage.zerocopy;
 import io.jdoca.comch.Comch;
 import io.jdoca.argp.DocaArgpFlags;
 import io.jdoca.core.DocaException;
+import io.jdoca.core.agent.ShutdownHook;
 import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.storage.common.AppSupport;
 import java.util.List;
@@ -61,13 +62,11 @@ public final class ZeroCopyApp implements Callable<Integer> {
             argp.applySdkLogLevel();
             io.jdoca.core.util.CpuAffinity.check("--cpu", cpus);
             AtomicBoolean abort = new AtomicBoolean();
-            AtomicBoolean finished = AppSupport.installCtrlCHandler(abort, Thread.currentThread(), 8_000);
-            try {
+            // Ctrl-C: abort, then up to 8 s for run() to release everything; leaving the try means finished.
+            try (ShutdownHook hook = ShutdownHook.install("zero-copy-ctrl-c", () -> abort.set(true), 8_000)) {
                 return new ZeroCopyService(new ZeroCopyService.Config(device, representor, cpus, storageServer, channelName,
                         controlTimeoutSeconds * 1_000_000_000L, once,
                         AppSupport.parseListenAddress("--listen-address", listenAddress)), abort).run(System.out);
-            } finally {
-                finished.set(true);
             }
         } catch (DocaException | IllegalArgumentException e) {
             System.err.println("zero-copy: " + e.getMessage());

@@ -5,13 +5,11 @@ import io.jdoca.comch.ComchConsumer;
 import io.jdoca.comch.ComchConsumerTaskPostRecv;
 import io.jdoca.comch.ComchProducer;
 import io.jdoca.comch.ComchProducerTaskSend;
-import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
+import io.jdoca.core.exec.Ctx;
 import io.jdoca.core.exec.CtxState;
-import io.jdoca.core.exec.Task;
-import io.jdoca.core.exec.TaskState;
 import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.BufInventory;
 import io.jdoca.core.mem.MemoryMap;
@@ -22,18 +20,15 @@ import io.jdoca.rdma.RdmaTaskReceive;
 import io.jdoca.rdma.RdmaTaskSend;
 import io.jdoca.storage.common.AppSupport;
 import io.jdoca.storage.common.ConnectionRole;
+import io.jdoca.storage.common.DataPathWorker;
 import io.jdoca.storage.common.IoMessage;
 import io.jdoca.storage.common.IoMessageType;
-import io.jdoca.storage.common.PeWorkerThread;
-import io.jdoca.storage.common.ThreadAllocation;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 
 /**
  * One zero-copy relay worker (DOCA's {@code comch_to_rdma_zero_copy} worker, reference §6): a
- * {@link PeWorkerThread} with a Comch consumer and producer towards the initiator and two RDMA
- * contexts (io_control, io_data) towards the target. Each transaction has two 64-byte buffers, each
- * shared by two tasks: Comch receive → RDMA send (the request goes on byte for byte), and RDMA
+ * {@link DataPathWorker} (an agent-runtime {@code EngineWorker}) with a Comch consumer and producer
+ * towards the initiator and two RDMA contexts (io_control, io_data) towards the target. Each
+ * transaction has two 64-byte buffers, each shared by two tasks: Comch receive → RDMA send (the request goes on byte for byte), and RDMA
  * receive → Comch send (the response). The relay never touches the data: the target moves it
  * straight to and from the host memory the relay re-exported.
  *
@@ -41,20 +36,14 @@ import java.lang.foreign.MemorySegment;
  * reaches the initiator unchanged. No allocation on the data path; methods other than the
  * constructor and {@link #close()} run on the worker thread.
  */
-final class ZeroCopyWorker implements AutoCloseable {
+final class ZeroCopyWorker extends DataPathWorker {
     private static final System.Logger LOG = System.getLogger("io.jdoca.storage.zerocopy");
-    private static final long CMD_TIMEOUT = 10_000_000_000L;
     private static final int MSG = IoMessage.SIZE;
 
-    private final int index;
-    private final PeWorkerThread thread;
     private final Dev dev;
     private final int transactions;
     private final ComchConnection comchConnection;
-    private final Arena arena = Arena.ofShared();
 
-    private Rdma ctrl;
-    private Rdma data;
     private RdmaConnection ctrlConn;
     private ComchConsumer consumer;
     private ComchProducer producer;
@@ -69,59 +58,27 @@ final class ZeroCopyWorker implements AutoCloseable {
     private ComchProducerTaskSend[] comchSend;
     private final IoMessage view = new IoMessage();
     private volatile int consumerId;
-    private boolean running;
-    private boolean tearingDown;
-    private long ops;
-    private long errors;
-    private long hits0;
-    private long misses0;
-    private volatile long opsOut;
-    private volatile long hits;
-    private long alloc0;
-    private volatile long allocated;
-    private volatile long misses;
 
     private final java.net.InetAddress rdmaBind;
 
     /** {@code rdmaBind}: the address the RDMA contexts' TCP listeners bind to (null: all, the library default). */
     ZeroCopyWorker(int index, Dev dev, int transactions, ComchConnection comchConnection, java.net.InetAddress rdmaBind) {
+        super("zero-copy-worker", index);
         this.rdmaBind = rdmaBind;
-        this.index = index;
         this.dev = dev;
         this.transactions = transactions;
         this.comchConnection = comchConnection;
-        this.thread = new PeWorkerThread("zero-copy-worker-" + index);
         thread.run(this::createObjects, CMD_TIMEOUT);
     }
 
     private void createObjects() {
         int n = transactions;
-        int q = Math.min(Rdma.MAX_QUEUE_SIZE, AppSupport.pow2(Math.max(16, n)));
-        ctrl = Rdma.create(dev);
-        data = Rdma.create(dev);
-        for (Rdma r : new Rdma[] {ctrl, data}) {
-            if (rdmaBind != null) {
-                // The RDMA contexts' TCP listeners bind where the control listener does (--listen-address).
-                DocaException.check(r.setTcpAddress(rdmaBind, null), "rdma tcp address");
-            }
-            DocaException.check(r.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
-                    "rdma permissions");
-            DocaException.check(r.setSendQueueSize(q), "send queue size");
-            DocaException.check(r.setRecvQueueSize(q), "recv queue size");
-        }
+        createRdmaPair(dev, n, rdmaBind);
         DocaException.check(ctrl.taskReceiveSetConf(this::onRdmaRecv, this::onRdmaRecvError, n), "receive conf");
         DocaException.check(ctrl.taskSendSetConf(this::onRdmaSend, this::onRdmaSendError, n), "send conf");
-        DocaException.check(thread.pe().connectCtx(ctrl), "connect ctrl");
-        DocaException.check(thread.pe().connectCtx(data), "connect data");
-        start(ctrl.start());
-        start(data.start());
+        startRdmaPair();
 
-        MemorySegment mem = arena.allocate((long) MSG * 2 * n, 64);
-        msgMap = MemoryMap.create();
-        msgMap.setMemrange(mem);
-        msgMap.addDev(dev);
-        msgMap.setPermissions(AccessFlags.LOCAL_READ_WRITE);
-        DocaException.check(msgMap.start(), "message map");
+        msgMap = createMessageMap(dev, (long) MSG * 2 * n);
         inv = BufInventory.create(2 * n);
         inv.start();
 
@@ -138,19 +95,10 @@ final class ZeroCopyWorker implements AutoCloseable {
         consumerId = consumer.id();
     }
 
-    private static void start(DocaError e) {
-        if (e != DocaError.IN_PROGRESS && e != DocaError.SUCCESS) {
-            throw new DocaException(e, "rdma start");
-        }
-    }
-
     int consumerId() {
         return consumerId;
     }
 
-    int index() {
-        return index;
-    }
 
     byte[] export(ConnectionRole role) {
         return thread.execute(() -> {
@@ -203,44 +151,12 @@ final class ZeroCopyWorker implements AutoCloseable {
                     throw new DocaException(DocaError.NO_MEMORY, "cannot prepare transaction " + i);
                 }
             }
-            running = true;
-            alloc0 = ThreadAllocation.current();
-            hits0 = thread.pe().hits();
-            misses0 = thread.pe().misses();
+            beginDataPath();
             for (int i = 0; i < n; i++) {
                 DocaException.check(rdmaRecv[i].submit(), "post rdma receive");
                 DocaException.check(comchRecv[i].submit(), "post comch receive");
             }
         }, CMD_TIMEOUT);
-    }
-
-    void stopDataPath() {
-        thread.run(() -> {
-            allocated = ThreadAllocation.current() - alloc0;
-            running = false;
-            // From here on the peer may tear its connections down first: its resets are expected.
-            tearingDown = true;
-            hits = thread.pe().hits() - hits0;
-            misses = thread.pe().misses() - misses0;
-            opsOut = ops;
-        }, CMD_TIMEOUT);
-    }
-
-    long ops() {
-        return opsOut;
-    }
-
-    /** Bytes the worker thread allocated between data-path start and stop (0 in steady state). */
-    long dataPathAllocatedBytes() {
-        return allocated;
-    }
-
-    long hits() {
-        return hits;
-    }
-
-    long misses() {
-        return misses;
     }
 
     // ------------------------------------------------------------------ data path
@@ -341,81 +257,31 @@ final class ZeroCopyWorker implements AutoCloseable {
         }
     }
 
-    // ------------------------------------------------------------------ teardown
+    // ------------------------------------------------------------------ teardown (DataPathWorker.close)
 
     @Override
-    public void close() {
-        try {
-            thread.run(() -> {
-                tearingDown = true;
-                running = false;
-                stopIfRunning(ctrl);
-                stopIfRunning(data);
-                stopIfRunning(consumer);
-                stopIfRunning(producer);
-            }, CMD_TIMEOUT);
-            long deadline = System.nanoTime() + 5_000_000_000L;
-            while (System.nanoTime() < deadline) {
-                boolean idle = thread.execute(() -> {
-                    freeAll(comchRecv);
-                    freeAll(rdmaSend);
-                    freeAll(errReply);
-                    freeAll(rdmaRecv);
-                    freeAll(comchSend);
-                    return isIdle(ctrl) && isIdle(data) && isIdle(consumer) && isIdle(producer);
-                }, CMD_TIMEOUT);
-                if (idle) {
-                    break;
-                }
-                Thread.sleep(2);
-            }
-            thread.run(() -> {
-                for (Buf[] bs : new Buf[][] {reqBuf, respBuf}) {
-                    if (bs != null) {
-                        for (Buf b : bs) {
-                            if (b != null) {
-                                b.decRefcount();
-                            }
-                        }
-                    }
-                }
-                if (msgMap != null) {
-                    msgMap.close();
-                }
-                if (isIdle(ctrl) && isIdle(data) && isIdle(consumer) && isIdle(producer)) {
-                    thread.pe().close();
-                }
-            }, CMD_TIMEOUT);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (DocaException e) {
-            LOG.log(System.Logger.Level.WARNING, "worker {0}: teardown: {1}", index, e.getMessage());
-        } finally {
-            thread.close();
-            arena.close();
-        }
+    protected Ctx[] contexts() {
+        return new Ctx[] {ctrl, data, consumer, producer};
     }
 
-    private static void stopIfRunning(io.jdoca.core.exec.Ctx c) {
-        if (c != null && c.state() != CtxState.IDLE) {
-            c.stop();
-        }
+    @Override
+    protected void freeCompletedTasks() {
+        freeAll(comchRecv);
+        freeAll(rdmaSend);
+        freeAll(errReply);
+        freeAll(rdmaRecv);
+        freeAll(comchSend);
     }
 
-    private static boolean isIdle(io.jdoca.core.exec.Ctx c) {
-        return c == null || c.state() == CtxState.IDLE;
+    @Override
+    protected Buf[][] buffers() {
+        return new Buf[][] {reqBuf, respBuf};
     }
 
-    private static void freeAll(Task[] ts) {
-        if (ts == null) {
-            return;
-        }
-        for (int i = 0; i < ts.length; i++) {
-            Task t = ts[i];
-            if (t != null && t.state() != TaskState.SUBMITTED) {
-                t.free();
-                ts[i] = null;
-            }
+    @Override
+    protected void releaseMaps() {
+        if (msgMap != null) {
+            msgMap.close();
         }
     }
 

@@ -3,6 +3,7 @@ package io.jdoca.storage.common;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jdoca.core.agent.EngineWorker;
 import io.jdoca.core.util.CpuAffinity;
 import io.jdoca.testkit.Await;
 import java.io.IOException;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * Issue 16 item 7: {@code --cpu 1} really runs the storage worker on CPU 1, read from
  * {@code /proc/self/task/*} (fails on main: the worker ran wherever the scheduler put it).
  */
-class PeWorkerThreadPinTest {
+class EngineWorkerPinTest {
     static String stat(String comm) {
         try (var ts = Files.list(Path.of("/proc/self/task"))) {
             for (Path t : ts.toList()) {
@@ -42,7 +43,7 @@ class PeWorkerThreadPinTest {
     @Test
     void cpuOneRunsTheWorkerOnCpuOne() {
         assumeTrue(CpuAffinity.allowedCpus().contains(1), "SKIPPED: CPU 1 is not available to this process");
-        try (PeWorkerThread w = new PeWorkerThread("pe-pin-test")) {
+        try (EngineWorker w = EngineWorker.withEngine("pe-pin-test", AppSupport.workerIdle())) {
             w.pin(1);
             Await.until(Duration.ofSeconds(20), () -> {
                 w.execute(() -> null, 5_000_000_000L); // the worker runs again after pinning

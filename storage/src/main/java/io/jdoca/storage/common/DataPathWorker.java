@@ -1,0 +1,235 @@
+package io.jdoca.storage.common;
+
+import io.jdoca.core.AccessFlags;
+import io.jdoca.core.DocaError;
+import io.jdoca.core.DocaException;
+import io.jdoca.core.agent.EngineWorker;
+import io.jdoca.core.agent.ThreadAllocation;
+import io.jdoca.core.dev.Dev;
+import io.jdoca.core.exec.Ctx;
+import io.jdoca.core.exec.CtxState;
+import io.jdoca.core.exec.Task;
+import io.jdoca.core.exec.TaskState;
+import io.jdoca.core.mem.Buf;
+import io.jdoca.core.mem.MemoryMap;
+import io.jdoca.rdma.Rdma;
+import java.lang.foreign.Arena;
+import java.net.InetAddress;
+
+/**
+ * What the storage apps' data-path workers (target-rdma, zero-copy) share: an {@link EngineWorker}
+ * named {@code <role>-<index>}, the measured window of the data path (operations, engine hits and
+ * misses, bytes the worker thread allocated: 0 in steady state), and the tear-down order (stop the
+ * contexts, free tasks as they complete until every context is IDLE, release buffers, close the
+ * engine, end the thread). Subclasses build their contexts and transactions and run the data path
+ * in their completion callbacks.
+ *
+ * <p>Threads: fields marked "worker thread" and the abstract methods belong to the worker thread;
+ * the public methods may be called from the control thread (they run commands on the worker).
+ */
+public abstract class DataPathWorker implements AutoCloseable {
+    protected static final long CMD_TIMEOUT = 10_000_000_000L;
+    private static final System.Logger LOG = System.getLogger("io.jdoca.storage.common");
+
+    protected final int index;
+    protected final EngineWorker thread;
+    protected final Arena arena = Arena.ofShared();
+
+    /** Worker thread: io_control (IO messages), made by {@link #createRdmaPair}. */
+    protected Rdma ctrl;
+    /** Worker thread: io_data (transfers), made by {@link #createRdmaPair}. */
+    protected Rdma data;
+
+    /** Worker thread: the data path counts operations. */
+    protected boolean running;
+    /** Worker thread: the peer may tear its connections down first, so their resets are expected. */
+    protected boolean tearingDown;
+    /** Worker thread: completed operations while {@link #running}. */
+    protected long ops;
+    /** Worker thread: failed operations. */
+    protected long errors;
+    private long hits0;
+    private long misses0;
+    private long alloc0;
+    private volatile long opsOut;
+    private volatile long hits;
+    private volatile long misses;
+    private volatile long allocated;
+
+    /** Starts the worker thread {@code role-index}. */
+    protected DataPathWorker(String role, int index) {
+        this.index = index;
+        this.thread = EngineWorker.withEngine(role + "-" + index, AppSupport.workerIdle());
+    }
+
+    /**
+     * Worker thread: creates {@link #ctrl} and {@link #data} as both apps configure them: RDMA
+     * read/write permissions, queues for {@code transactions}, TCP listeners on {@code bind} (null:
+     * all addresses, the library default). The caller then sets its task configurations and calls
+     * {@link #startRdmaPair()}.
+     */
+    protected final void createRdmaPair(Dev dev, int transactions, InetAddress bind) {
+        int q = Math.min(Rdma.MAX_QUEUE_SIZE, AppSupport.pow2(Math.max(16, transactions)));
+        ctrl = Rdma.create(dev);
+        data = Rdma.create(dev);
+        for (Rdma r : new Rdma[] {ctrl, data}) {
+            if (bind != null) {
+                // The RDMA contexts' TCP listeners bind where the control listener does (--listen-address).
+                DocaException.check(r.setTcpAddress(bind, null), "rdma tcp address");
+            }
+            DocaException.check(r.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
+                    "rdma permissions");
+            DocaException.check(r.setSendQueueSize(q), "send queue size");
+            DocaException.check(r.setRecvQueueSize(q), "recv queue size");
+        }
+    }
+
+    /** Worker thread: connects both RDMA contexts to the engine and starts them (RUNNING once connected). */
+    protected final void startRdmaPair() {
+        DocaException.check(thread.pe().connectCtx(ctrl), "connect ctrl");
+        DocaException.check(thread.pe().connectCtx(data), "connect data");
+        for (Rdma r : new Rdma[] {ctrl, data}) {
+            DocaError e = r.start();
+            if (e != DocaError.IN_PROGRESS && e != DocaError.SUCCESS) {
+                throw new DocaException(e, "rdma start");
+            }
+        }
+    }
+
+    /** Worker thread: a started local read/write map of {@code bytes} from {@link #arena} for the IO messages. */
+    protected final MemoryMap createMessageMap(Dev dev, long bytes) {
+        MemoryMap m = MemoryMap.create();
+        m.setMemrange(arena.allocate(bytes, 64));
+        m.addDev(dev);
+        m.setPermissions(AccessFlags.LOCAL_READ_WRITE);
+        DocaException.check(m.start(), "message map");
+        return m;
+    }
+
+    /** Worker thread: the contexts in the order they are stopped (null entries are skipped). */
+    protected abstract Ctx[] contexts();
+
+    /** Worker thread: frees every task that is not in flight (called until every context is IDLE). */
+    protected abstract void freeCompletedTasks();
+
+    /** Worker thread: the per-transaction buffers to release once the contexts are IDLE. */
+    protected abstract Buf[][] buffers();
+
+    /** Worker thread, last: releases maps and whatever else the subclass created. */
+    protected abstract void releaseMaps();
+
+    /** Worker thread: opens the measured window (call when the transactions are ready, before posting). */
+    protected final void beginDataPath() {
+        running = true;
+        alloc0 = ThreadAllocation.current();
+        hits0 = thread.pe().hits();
+        misses0 = thread.pe().misses();
+    }
+
+    /** Closes the measured window; the contexts keep running until {@link #close()}. */
+    public final void stopDataPath() {
+        thread.run(() -> {
+            allocated = ThreadAllocation.current() - alloc0;
+            running = false;
+            // From here on the peer may tear its connections down first: its resets are expected.
+            tearingDown = true;
+            hits = thread.pe().hits() - hits0;
+            misses = thread.pe().misses() - misses0;
+            opsOut = ops;
+        }, CMD_TIMEOUT);
+    }
+
+    public final int index() {
+        return index;
+    }
+
+    /** Operations in the measured window. */
+    public final long ops() {
+        return opsOut;
+    }
+
+    /** Bytes the worker thread allocated between data-path start and stop (0 in steady state). */
+    public final long dataPathAllocatedBytes() {
+        return allocated;
+    }
+
+    public final long hits() {
+        return hits;
+    }
+
+    public final long misses() {
+        return misses;
+    }
+
+    /** Stops the contexts, frees every task and buffer, closes the engine, ends the thread. */
+    @Override
+    public final void close() {
+        try {
+            thread.run(() -> {
+                tearingDown = true;
+                running = false;
+                for (Ctx c : contexts()) {
+                    if (c != null && c.state() != CtxState.IDLE) {
+                        c.stop();
+                    }
+                }
+            }, CMD_TIMEOUT);
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (System.nanoTime() < deadline) {
+                boolean idle = thread.execute(() -> {
+                    freeCompletedTasks();
+                    return allIdle();
+                }, CMD_TIMEOUT);
+                if (idle) {
+                    break;
+                }
+                Thread.sleep(2);
+            }
+            thread.run(() -> {
+                for (Buf[] bs : buffers()) {
+                    if (bs != null) {
+                        for (Buf b : bs) {
+                            if (b != null) {
+                                b.decRefcount();
+                            }
+                        }
+                    }
+                }
+                releaseMaps();
+                if (allIdle()) {
+                    thread.pe().close();
+                }
+            }, CMD_TIMEOUT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (DocaException e) {
+            LOG.log(System.Logger.Level.WARNING, "{0}: teardown: {1}", thread.roleName(), e.getMessage());
+        } finally {
+            thread.close();
+            arena.close();
+        }
+    }
+
+    private boolean allIdle() {
+        for (Ctx c : contexts()) {
+            if (c != null && c.state() != CtxState.IDLE) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Worker thread: frees the tasks of {@code ts} that are not in flight and clears their slots. */
+    protected static void freeAll(Task[] ts) {
+        if (ts == null) {
+            return;
+        }
+        for (int i = 0; i < ts.length; i++) {
+            Task t = ts[i];
+            if (t != null && t.state() != TaskState.SUBMITTED) {
+                t.free();
+                ts[i] = null;
+            }
+        }
+    }
+}
