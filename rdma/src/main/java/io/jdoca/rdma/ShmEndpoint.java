@@ -3,6 +3,7 @@ package io.jdoca.rdma;
 import static io.jdoca.rdma.wire.ShmRingDescriptor.*;
 
 import io.jdoca.core.DocaError;
+import io.jdoca.core.PeerLiveness;
 import io.jdoca.core.exec.TaskQueue;
 import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.SharedMemory;
@@ -244,9 +245,10 @@ final class ShmEndpoint extends RdmaEndpoint {
             if (now - lastLivenessNanos > LIVENESS_PERIOD_NANOS) {
                 lastLivenessNanos = now;
                 if ((int) INT.getAcquire(in, OFF_PEER_CLOSED) != 0 || (int) INT.getAcquire(out, OFF_OWNER_CLOSED) != 0) {
-                    broken(DocaError.CONNECTION_RESET, "peer closed the connection");
+                    broken(DocaError.CONNECTION_RESET, PeerLiveness.Rule.CLOSED.label() + ": peer closed the connection");
                 } else if (peerProc == null || !peerProc.isAlive()) {
-                    broken(DocaError.CONNECTION_RESET, "peer process " + conn.peer.pid() + " is gone");
+                    broken(DocaError.CONNECTION_RESET, PeerLiveness.Rule.PID_GONE.label() + ": peer process "
+                            + conn.peer.pid() + " is gone");
                 }
             }
         }
