@@ -242,8 +242,14 @@ public final class GgaDemo {
         cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString()));
         cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector", "-XX:+UseSerialGC",
-                "-XX:MaxDirectMemorySize=16g", "-Xmx256m", "-Xshare:auto", "-Djdoca.home=" + home, "-cp", cp,
-                "io.jdoca.cli.Main"));
+                "-XX:MaxDirectMemorySize=16g", "-Xmx256m", "-Xshare:auto", "-Djdoca.home=" + home));
+        // The operator's JVM options (the launcher's JDOCA_JAVA_OPTS, e.g. -Djdoca.peer.timeout.ms=...) hold for
+        // every child too.
+        String opts = System.getenv("JDOCA_JAVA_OPTS");
+        if (opts != null && !opts.isBlank()) {
+            cmd.addAll(List.of(opts.trim().split("\\s+")));
+        }
+        cmd.addAll(List.of("-cp", cp, "io.jdoca.cli.Main"));
         cmd.addAll(args);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         Child c = new Child(name, p);

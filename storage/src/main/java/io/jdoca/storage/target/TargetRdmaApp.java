@@ -24,6 +24,10 @@ public final class TargetRdmaApp implements Callable<Integer> {
     @Mixin
     DocaArgpFlags argp;
 
+    /** {@code --peer-timeout-ms}: the RDMA peer silence timeout (issue 12). */
+    @Mixin
+    io.jdoca.storage.common.PeerTimeoutOption peerTimeout;
+
     @Option(names = {"-d", "--device"}, required = true, description = "Device identifier.")
     String device;
 
@@ -56,7 +60,7 @@ public final class TargetRdmaApp implements Callable<Integer> {
             AtomicBoolean abort = new AtomicBoolean();
             AtomicBoolean finished = AppSupport.installCtrlCHandler(abort, Thread.currentThread(), 8_000);
             TargetRdma app = new TargetRdma(new TargetRdma.Config(device, cpus, listenPort, binaryContent, blockCount, blockSize,
-                    backingFile, 30_000_000_000L), abort);
+                    backingFile, Math.max(30_000_000_000L, AppSupport.commandTimeoutNanos())), abort);
             try {
                 return app.run(System.out);
             } finally {

@@ -43,7 +43,7 @@ import java.lang.foreign.MemorySegment;
  */
 final class ZeroCopyWorker implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger("io.jdoca.storage.zerocopy");
-    private static final long CMD_TIMEOUT = 10_000_000_000L;
+    private static final long CMD_TIMEOUT = AppSupport.commandTimeoutNanos();
     private static final int MSG = IoMessage.SIZE;
 
     private final int index;
