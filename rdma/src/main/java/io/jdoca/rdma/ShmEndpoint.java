@@ -27,6 +27,12 @@ final class ShmEndpoint extends RdmaEndpoint {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     static final long LIVENESS_PERIOD_NANOS = 100_000_000L;
+    /**
+     * The peer's engine counts as stalled (paused, starved: not refusing) when its poll counter
+     * ({@code OFF_OWNER_HEARTBEAT} of its ring) has not moved for this long; the RNR wait does not
+     * run meanwhile. A running engine polls every few ms at most (bounded sleeps).
+     */
+    static final long PEER_STALL_NANOS = 100_000_000L;
     /** Engine sleep bound while traffic is recent, and once the connection has been quiet for {@link #QUIET_NANOS}. */
     private static final long POLL_SLEEP_NANOS = 100_000L;
     private static final long QUIET_POLL_SLEEP_NANOS = 1_000_000L;
@@ -50,6 +56,10 @@ final class ShmEndpoint extends RdmaEndpoint {
     private long peerHeadCache;
     private long inHead;
     private long lastHeadMoveNanos;
+    /** This side's poll counter, published in its inbound ring for the peer's RNR check. */
+    private long polls;
+    private long peerPollsSeen;
+    private long peerPollsNanos;
     private long lastLivenessNanos;
     private long lastTrafficNanos;
     private long seq;
@@ -103,6 +113,7 @@ final class ShmEndpoint extends RdmaEndpoint {
         LONG.setRelease(out, OFF_PEER_PID, ProcessHandle.current().pid());
         this.lastLivenessNanos = System.nanoTime();
         this.lastHeadMoveNanos = lastLivenessNanos;
+        this.peerPollsNanos = lastLivenessNanos;
         this.lastTrafficNanos = lastLivenessNanos;
     }
 
@@ -241,6 +252,7 @@ final class ShmEndpoint extends RdmaEndpoint {
     int work() {
         int n = 0;
         if (!closed) {
+            LONG.setOpaque(in, OFF_OWNER_HEARTBEAT, ++polls);
             long now = System.nanoTime();
             if (now - lastLivenessNanos > LIVENESS_PERIOD_NANOS) {
                 lastLivenessNanos = now;
@@ -276,7 +288,7 @@ final class ShmEndpoint extends RdmaEndpoint {
                 } else if (peerHead >= t.endSlot) {
                     t.done = true;
                 } else {
-                    if (outTail > peerHead && System.nanoTime() - lastHeadMoveNanos > rdma.rnrTimeoutNanos()) {
+                    if (outTail > peerHead && rnrExpired(System.nanoTime())) {
                         t.result = DocaError.TIME_OUT;
                         ackQueue.poll();
                         finish(t);
@@ -372,6 +384,22 @@ final class ShmEndpoint extends RdmaEndpoint {
             }
         }
         return n;
+    }
+
+    /**
+     * RNR: the peer's head has not moved for the RNR time while its engine was running. Time the
+     * peer's engine did not poll at all (a GC pause, a starved or stopped process) does not count:
+     * a stalled peer is not a peer without receives (issue 12).
+     */
+    private boolean rnrExpired(long now) {
+        long p = (long) LONG.getOpaque(out, OFF_OWNER_HEARTBEAT);
+        if (p != peerPollsSeen) {
+            peerPollsSeen = p;
+            peerPollsNanos = now;
+        } else if (now - peerPollsNanos > PEER_STALL_NANOS) {
+            lastHeadMoveNanos = now;
+        }
+        return now - lastHeadMoveNanos > rdma.rnrTimeoutNanos();
     }
 
     private void broken(DocaError reason, String why) {

@@ -79,6 +79,8 @@ final class TcpEndpoint extends RdmaEndpoint {
     private static final long PUMP_BYTES = 4L << 20;
     /** The I/O thread takes the receive side over when the engine has not polled for this long. */
     static final long ENGINE_STALL_NANOS = 1_000_000L;
+    /** Longer than this without an engine tick (and not asleep), the engine is paused: RNR time does not run. */
+    static final long ENGINE_PAUSE_NANOS = 100_000_000L;
     /** Longest an acknowledgement queued by the engine's pump waits for a request to ride with. */
     static final long ACK_DELAY_NANOS = 20_000L;
     private static final int ACK_BATCH = 16;
@@ -159,6 +161,9 @@ final class TcpEndpoint extends RdmaEndpoint {
     private DocaError fSt;
     private int after;
     private long rnrDeadline;
+    /** Receive side: the engine tick last seen while waiting for a posted receive, and when it moved. */
+    private long rnrTicks;
+    private long rnrTicksNanos;
     private RdmaTask pTask;
     private RdmaTaskReceive pRecv;
     // its payload sink: a buffer list (pBuf), one segment range (pSeg), or nothing (drain)
@@ -841,7 +846,17 @@ final class TcpEndpoint extends RdmaEndpoint {
     private boolean claimRecv() throws IOException {
         RdmaTaskReceive r = rdma.pollPostedRecv();
         if (r == null) {
-            if (System.nanoTime() - rnrDeadline < 0 && !closing) {
+            long now = System.nanoTime();
+            long ticks = engineTicks.get();
+            if (ticks != rnrTicks || engineSleeping) {
+                rnrTicks = ticks;
+                rnrTicksNanos = now;
+            } else if (now - rnrTicksNanos > ENGINE_PAUSE_NANOS) {
+                // The engine (the only thread that posts receives) is not running: a GC pause or a
+                // starved process is not a receiver without receives. The RNR time restarts (issue 12).
+                rnrDeadline = now + rdma.rnrTimeoutNanos();
+            }
+            if (now - rnrDeadline < 0 && !closing) {
                 return false;
             }
             // Retries exhausted: the payload (a send's) is dropped and the requester told.
