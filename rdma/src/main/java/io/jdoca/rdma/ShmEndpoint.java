@@ -33,6 +33,8 @@ final class ShmEndpoint extends RdmaEndpoint {
      * run meanwhile. A running engine polls every few ms at most (bounded sleeps).
      */
     static final long PEER_STALL_NANOS = 100_000_000L;
+    /** Most RNR wait one check may count: a check that comes late (this side stalled) saw nothing in between. */
+    static final long RNR_CREDIT_NANOS = 10_000_000L;
     /** Engine sleep bound while traffic is recent, and once the connection has been quiet for {@link #QUIET_NANOS}. */
     private static final long POLL_SLEEP_NANOS = 100_000L;
     private static final long QUIET_POLL_SLEEP_NANOS = 1_000_000L;
@@ -55,7 +57,9 @@ final class ShmEndpoint extends RdmaEndpoint {
     private long outTail;
     private long peerHeadCache;
     private long inHead;
-    private long lastHeadMoveNanos;
+    /** RNR wait observed since the peer's head last moved (see {@link #rnrExpired}), and when last checked. */
+    private long rnrWaitNanos;
+    private long rnrCheckNanos;
     /** This side's poll counter, published in its inbound ring for the peer's RNR check. */
     private long polls;
     private long peerPollsSeen;
@@ -112,7 +116,7 @@ final class ShmEndpoint extends RdmaEndpoint {
         // Attach: tell the peer this side is here (its connection becomes ESTABLISHED when it sees this).
         LONG.setRelease(out, OFF_PEER_PID, ProcessHandle.current().pid());
         this.lastLivenessNanos = System.nanoTime();
-        this.lastHeadMoveNanos = lastLivenessNanos;
+        this.rnrCheckNanos = lastLivenessNanos;
         this.peerPollsNanos = lastLivenessNanos;
         this.lastTrafficNanos = lastLivenessNanos;
     }
@@ -237,7 +241,7 @@ final class ShmEndpoint extends RdmaEndpoint {
             }
             t.sentBytes += frag;
             if (outTail == peerHeadCache) {
-                lastHeadMoveNanos = System.nanoTime();
+                headMoved(System.nanoTime());
             }
             outTail++;
             LONG.setRelease(out, OFF_TAIL, outTail);
@@ -277,7 +281,7 @@ final class ShmEndpoint extends RdmaEndpoint {
         long peerHead = (long) LONG.getAcquire(out, OFF_HEAD);
         if (peerHead != peerHeadCache) {
             peerHeadCache = peerHead;
-            lastHeadMoveNanos = System.nanoTime();
+            headMoved(System.nanoTime());
         }
         RdmaTask t;
         // Bounded: a callback that resubmits would otherwise keep this loop going forever.
@@ -387,19 +391,30 @@ final class ShmEndpoint extends RdmaEndpoint {
     }
 
     /**
-     * RNR: the peer's head has not moved for the RNR time while its engine was running. Time the
-     * peer's engine did not poll at all (a GC pause, a starved or stopped process) does not count:
-     * a stalled peer is not a peer without receives (issue 12).
+     * RNR: the peer's head has not moved for the RNR time while its engine was running and this
+     * side was watching. Time the peer's engine did not poll at all (a GC pause, a starved or
+     * stopped process) does not count, nor time this side did not look (each check adds at most
+     * {@link #RNR_CREDIT_NANOS}): a stalled peer is not a peer without receives (issue 12).
      */
     private boolean rnrExpired(long now) {
+        long gap = Math.min(Math.max(0, now - rnrCheckNanos), RNR_CREDIT_NANOS);
+        rnrCheckNanos = now;
         long p = (long) LONG.getOpaque(out, OFF_OWNER_HEARTBEAT);
         if (p != peerPollsSeen) {
             peerPollsSeen = p;
             peerPollsNanos = now;
-        } else if (now - peerPollsNanos > PEER_STALL_NANOS) {
-            lastHeadMoveNanos = now;
         }
-        return now - lastHeadMoveNanos > rdma.rnrTimeoutNanos();
+        // Counted only in small steps seen by this side (its own stalls are not the peer's refusal)
+        // and only while the peer's engine polls.
+        if (now - peerPollsNanos <= PEER_STALL_NANOS) {
+            rnrWaitNanos += gap;
+        }
+        return rnrWaitNanos > rdma.rnrTimeoutNanos();
+    }
+
+    private void headMoved(long now) {
+        rnrWaitNanos = 0;
+        rnrCheckNanos = now;
     }
 
     private void broken(DocaError reason, String why) {

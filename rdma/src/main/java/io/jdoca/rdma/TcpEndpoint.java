@@ -81,6 +81,8 @@ final class TcpEndpoint extends RdmaEndpoint {
     static final long ENGINE_STALL_NANOS = 1_000_000L;
     /** Longer than this without an engine tick (and not asleep), the engine is paused: RNR time does not run. */
     static final long ENGINE_PAUSE_NANOS = 100_000_000L;
+    /** Most RNR wait one check may count (checks come every 50 us while waiting; a late one saw nothing in between). */
+    static final long RNR_CREDIT_NANOS = 10_000_000L;
     /** Longest an acknowledgement queued by the engine's pump waits for a request to ride with. */
     static final long ACK_DELAY_NANOS = 20_000L;
     private static final int ACK_BATCH = 16;
@@ -160,8 +162,9 @@ final class TcpEndpoint extends RdmaEndpoint {
     private int fImm;
     private DocaError fSt;
     private int after;
-    private long rnrDeadline;
-    /** Receive side: the engine tick last seen while waiting for a posted receive, and when it moved. */
+    /** Receive side, waiting for a posted receive: the wait counted, the last check, the engine tick seen and when it moved. */
+    private long rnrWaitNanos;
+    private long rnrCheckNanos;
     private long rnrTicks;
     private long rnrTicksNanos;
     private RdmaTask pTask;
@@ -800,7 +803,7 @@ final class TcpEndpoint extends RdmaEndpoint {
                 fLen = f.length();
                 fImm = f.immediate();
                 after = AFTER_SEND;
-                rnrDeadline = System.nanoTime() + rdma.rnrTimeoutNanos();
+                rnrStart();
                 rxState = RX_AWAIT_RECV;
             }
             case TcpFrame.OP_WRITE, TcpFrame.OP_WRITE_IMM -> onWrite(f);
@@ -842,21 +845,31 @@ final class TcpEndpoint extends RdmaEndpoint {
         handOver(t);
     }
 
+    /** A frame needs a posted receive: the RNR wait starts. */
+    private void rnrStart() {
+        rnrWaitNanos = 0;
+        rnrCheckNanos = System.nanoTime();
+    }
+
     /** RC receive-not-ready handling: waits, without blocking, for the application to post a receive. */
     private boolean claimRecv() throws IOException {
         RdmaTaskReceive r = rdma.pollPostedRecv();
         if (r == null) {
             long now = System.nanoTime();
+            long gap = Math.min(Math.max(0, now - rnrCheckNanos), RNR_CREDIT_NANOS);
+            rnrCheckNanos = now;
             long ticks = engineTicks.get();
             if (ticks != rnrTicks || engineSleeping) {
                 rnrTicks = ticks;
                 rnrTicksNanos = now;
-            } else if (now - rnrTicksNanos > ENGINE_PAUSE_NANOS) {
-                // The engine (the only thread that posts receives) is not running: a GC pause or a
-                // starved process is not a receiver without receives. The RNR time restarts (issue 12).
-                rnrDeadline = now + rdma.rnrTimeoutNanos();
             }
-            if (now - rnrDeadline < 0 && !closing) {
+            // The RNR time runs only while the engine (the only thread that posts receives) runs, in
+            // small steps this side saw: a GC pause or a starved process is not a receiver without
+            // receives (issue 12).
+            if (now - rnrTicksNanos <= ENGINE_PAUSE_NANOS) {
+                rnrWaitNanos += gap;
+            }
+            if (rnrWaitNanos <= rdma.rnrTimeoutNanos() && !closing) {
                 return false;
             }
             // Retries exhausted: the payload (a send's) is dropped and the requester told.
@@ -911,7 +924,7 @@ final class TcpEndpoint extends RdmaEndpoint {
             }
             case AFTER_WRITE -> {
                 if (fOp == TcpFrame.OP_WRITE_IMM && fSt == DocaError.SUCCESS) {
-                    rnrDeadline = System.nanoTime() + rdma.rnrTimeoutNanos();
+                    rnrStart();
                     rxState = RX_AWAIT_RECV;
                 } else {
                     respond(TcpFrame.OP_ACK, fSeq, fSt.code(), 0, null, 0);
