@@ -3,6 +3,7 @@ package io.jdoca.rdma;
 import static io.jdoca.rdma.wire.ShmRingDescriptor.*;
 
 import io.jdoca.core.DocaError;
+import io.jdoca.core.PeerLiveness;
 import io.jdoca.core.exec.TaskQueue;
 import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.SharedMemory;
@@ -25,6 +26,14 @@ final class ShmEndpoint extends RdmaEndpoint {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     static final long LIVENESS_PERIOD_NANOS = 100_000_000L;
+    /**
+     * The peer's engine counts as stalled (paused, starved: not refusing) when its poll counter
+     * ({@code OFF_OWNER_HEARTBEAT} of its ring) has not moved for this long; the RNR wait does not
+     * run meanwhile. A running engine polls every few ms at most (bounded sleeps).
+     */
+    static final long PEER_STALL_NANOS = 100_000_000L;
+    /** Most RNR wait one check may count: a check that comes late (this side stalled) saw nothing in between. */
+    static final long RNR_CREDIT_NANOS = 10_000_000L;
     /** Engine sleep bound while traffic is recent, and once the connection has been quiet for {@link #QUIET_NANOS}. */
     private static final long POLL_SLEEP_NANOS = 100_000L;
     private static final long QUIET_POLL_SLEEP_NANOS = 1_000_000L;
@@ -47,7 +56,13 @@ final class ShmEndpoint extends RdmaEndpoint {
     private long outTail;
     private long peerHeadCache;
     private long inHead;
-    private long lastHeadMoveNanos;
+    /** RNR wait observed since the peer's head last moved (see {@link #rnrExpired}), and when last checked. */
+    private long rnrWaitNanos;
+    private long rnrCheckNanos;
+    /** This side's poll counter, published in its inbound ring for the peer's RNR check. */
+    private long polls;
+    private long peerPollsSeen;
+    private long peerPollsNanos;
     private long lastLivenessNanos;
     private long lastTrafficNanos;
     private long seq;
@@ -104,7 +119,8 @@ final class ShmEndpoint extends RdmaEndpoint {
         // Attach: tell the peer this side is here (its connection becomes ESTABLISHED when it sees this).
         LONG.setRelease(out, OFF_PEER_PID, ProcessHandle.current().pid());
         this.lastLivenessNanos = System.nanoTime();
-        this.lastHeadMoveNanos = lastLivenessNanos;
+        this.rnrCheckNanos = lastLivenessNanos;
+        this.peerPollsNanos = lastLivenessNanos;
         this.lastTrafficNanos = lastLivenessNanos;
     }
 
@@ -228,7 +244,7 @@ final class ShmEndpoint extends RdmaEndpoint {
             }
             t.sentBytes += frag;
             if (outTail == peerHeadCache) {
-                lastHeadMoveNanos = System.nanoTime();
+                headMoved(System.nanoTime());
             }
             outTail++;
             LONG.setRelease(out, OFF_TAIL, outTail);
@@ -243,13 +259,15 @@ final class ShmEndpoint extends RdmaEndpoint {
     int work() {
         int n = 0;
         if (!closed) {
+            LONG.setOpaque(in, OFF_OWNER_HEARTBEAT, ++polls);
             long now = System.nanoTime();
             if (now - lastLivenessNanos > LIVENESS_PERIOD_NANOS) {
                 lastLivenessNanos = now;
                 if ((int) INT.getAcquire(in, OFF_PEER_CLOSED) != 0 || (int) INT.getAcquire(out, OFF_OWNER_CLOSED) != 0) {
-                    broken(DocaError.CONNECTION_RESET, "peer closed the connection");
+                    broken(DocaError.CONNECTION_RESET, PeerLiveness.Rule.CLOSED.label() + ": peer closed the connection");
                 } else if (peerProc == null || !peerProc.isAlive()) {
-                    broken(DocaError.CONNECTION_RESET, "peer process " + conn.peer.pid() + " is gone");
+                    broken(DocaError.CONNECTION_RESET, PeerLiveness.Rule.PID_GONE.label() + ": peer process "
+                            + conn.peer.pid() + " is gone");
                 }
             }
         }
@@ -266,7 +284,7 @@ final class ShmEndpoint extends RdmaEndpoint {
         long peerHead = (long) LONG.getAcquire(out, OFF_HEAD);
         if (peerHead != peerHeadCache) {
             peerHeadCache = peerHead;
-            lastHeadMoveNanos = System.nanoTime();
+            headMoved(System.nanoTime());
         }
         RdmaTask t;
         // Bounded: a callback that resubmits would otherwise keep this loop going forever.
@@ -277,7 +295,7 @@ final class ShmEndpoint extends RdmaEndpoint {
                 } else if (peerHead >= t.endSlot) {
                     t.done = true;
                 } else {
-                    if (outTail > peerHead && System.nanoTime() - lastHeadMoveNanos > rdma.rnrTimeoutNanos()) {
+                    if (outTail > peerHead && rnrExpired(System.nanoTime())) {
                         t.result = DocaError.TIME_OUT;
                         ackQueue.poll();
                         finish(t);
@@ -373,6 +391,33 @@ final class ShmEndpoint extends RdmaEndpoint {
             }
         }
         return n;
+    }
+
+    /**
+     * RNR: the peer's head has not moved for the RNR time while its engine was running and this
+     * side was watching. Time the peer's engine did not poll at all (a GC pause, a starved or
+     * stopped process) does not count, nor time this side did not look (each check adds at most
+     * {@link #RNR_CREDIT_NANOS}): a stalled peer is not a peer without receives (issue 12).
+     */
+    private boolean rnrExpired(long now) {
+        long gap = Math.min(Math.max(0, now - rnrCheckNanos), RNR_CREDIT_NANOS);
+        rnrCheckNanos = now;
+        long p = (long) LONG.getOpaque(out, OFF_OWNER_HEARTBEAT);
+        if (p != peerPollsSeen) {
+            peerPollsSeen = p;
+            peerPollsNanos = now;
+        }
+        // Counted only in small steps seen by this side (its own stalls are not the peer's refusal)
+        // and only while the peer's engine polls.
+        if (now - peerPollsNanos <= PEER_STALL_NANOS) {
+            rnrWaitNanos += gap;
+        }
+        return rnrWaitNanos > rdma.rnrTimeoutNanos();
+    }
+
+    private void headMoved(long now) {
+        rnrWaitNanos = 0;
+        rnrCheckNanos = now;
     }
 
     private void broken(DocaError reason, String why) {

@@ -2,6 +2,8 @@ package io.jdoca.rdma;
 
 import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
+import io.jdoca.core.PeerLiveness;
+import io.jdoca.core.SilenceMeter;
 import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.MemoryMap;
 import io.jdoca.rdma.wire.TcpFrame;
@@ -38,15 +40,20 @@ import java.util.concurrent.locks.LockSupport;
  * ownership can move between frames or in the middle of a payload.
  *
  * <p>Frames never interleave on the socket: writers take a frame-writer exclusion (see
- * {@link #lockFrames()}). Liveness: a keepalive thread sends a heartbeat every
- * {@link #HEARTBEAT_NANOS} on idle connections and closes a socket that received nothing for
- * {@link #DEAD_NANOS}; a killed peer is seen at once (EOF / reset).
+ * {@link #lockFrames()}). Liveness ({@link PeerLiveness}): a killed peer is seen at once, by the
+ * reader (EOF, RST). A keepalive thread sends a heartbeat every {@link #HEARTBEAT_NANOS} on idle
+ * connections, only when the frame-writer exclusion is free and never waiting on a full socket, so
+ * it neither blocks the engine nor is needed while data flows (any frame is traffic); it declares
+ * the peer dead only after {@link PeerLiveness#timeoutNanos()} of silence counted by a
+ * {@link SilenceMeter} (this process's own stalls are not the peer's silence) and only if no byte
+ * from the peer is waiting unread in the socket (a slow reader here is not a dead peer there).
  */
 final class TcpEndpoint extends RdmaEndpoint {
     private static final System.Logger LOG = System.getLogger(TcpEndpoint.class.getName());
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     static final long HEARTBEAT_NANOS = 200_000_000L;
-    static final long DEAD_NANOS = 3_000_000_000L;
+    /** Most silence one keepalive tick may count (it ticks every {@code HEARTBEAT_NANOS / 2}). */
+    static final long SILENCE_CREDIT_NANOS = 2 * HEARTBEAT_NANOS;
     private static final int SOCKET_BUFFER = 4 << 20;
     /**
      * Payloads up to this size are copied behind the header and leave in one write. A header sent
@@ -72,6 +79,10 @@ final class TcpEndpoint extends RdmaEndpoint {
     private static final long PUMP_BYTES = 4L << 20;
     /** The I/O thread takes the receive side over when the engine has not polled for this long. */
     static final long ENGINE_STALL_NANOS = 1_000_000L;
+    /** Longer than this without an engine tick (and not asleep), the engine is paused: RNR time does not run. */
+    static final long ENGINE_PAUSE_NANOS = 100_000_000L;
+    /** Most RNR wait one check may count (checks come every 50 us while waiting; a late one saw nothing in between). */
+    static final long RNR_CREDIT_NANOS = 10_000_000L;
     /** Longest an acknowledgement queued by the engine's pump waits for a request to ride with. */
     static final long ACK_DELAY_NANOS = 20_000L;
     private static final int ACK_BATCH = 16;
@@ -151,7 +162,11 @@ final class TcpEndpoint extends RdmaEndpoint {
     private int fImm;
     private DocaError fSt;
     private int after;
-    private long rnrDeadline;
+    /** Receive side, waiting for a posted receive: the wait counted, the last check, the engine tick seen and when it moved. */
+    private long rnrWaitNanos;
+    private long rnrCheckNanos;
+    private long rnrTicks;
+    private long rnrTicksNanos;
     private RdmaTask pTask;
     private RdmaTaskReceive pRecv;
     // its payload sink: a buffer list (pBuf), one segment range (pSeg), or nothing (drain)
@@ -169,6 +184,10 @@ final class TcpEndpoint extends RdmaEndpoint {
     private volatile String brokenWhy;
     private volatile long lastRxNanos = System.nanoTime();
     private volatile long lastTxNanos = System.nanoTime();
+    /** Silence timeout of this connection, fixed when it is made ({@link PeerLiveness#timeoutNanos()}). */
+    private final long deadNanos = PeerLiveness.timeoutNanos();
+    /** Keepalive thread only: the peer's silence as that thread saw it. */
+    private SilenceMeter silence;
     /** Frame-writer exclusion: a frame is several write calls (see {@link #lockFrames()}). */
     private final AtomicInteger frameLock = new AtomicInteger();
 
@@ -208,6 +227,8 @@ final class TcpEndpoint extends RdmaEndpoint {
             return;
         }
         io = Thread.ofPlatform().daemon().name("jdoca-rdma-io-" + conn.id).start(this::ioLoop);
+        long now = System.nanoTime();
+        silence = new SilenceMeter(now, lastRxNanos, SILENCE_CREDIT_NANOS);
         LIVE.add(this);
         ensureKeepalive();
     }
@@ -513,6 +534,11 @@ final class TcpEndpoint extends RdmaEndpoint {
         return 50_000_000L;
     }
 
+    /** Why the connection broke (the liveness rule that fired), or null; tests and logs. */
+    String brokenWhy() {
+        return brokenWhy;
+    }
+
     private void markBroken(DocaError reason, String why) {
         if (broken == null) {
             brokenWhy = why;
@@ -567,7 +593,7 @@ final class TcpEndpoint extends RdmaEndpoint {
             }
         } catch (IOException | RuntimeException e) {
             if (!closing) {
-                markBroken(DocaError.CONNECTION_RESET, "connection lost: " + e);
+                markBroken(DocaError.CONNECTION_RESET, lostBecause(e));
             }
         } finally {
             while (!rxOwner.compareAndSet(0, 1)) {
@@ -645,8 +671,7 @@ final class TcpEndpoint extends RdmaEndpoint {
         } catch (IOException | RuntimeException e) {
             more = false;
             if (!closing) {
-                markBroken(DocaError.CONNECTION_RESET, e instanceof EOFException ? "peer closed the connection"
-                        : "connection lost: " + e);
+                markBroken(DocaError.CONNECTION_RESET, lostBecause(e));
             }
         }
         rxMore = more;
@@ -780,7 +805,7 @@ final class TcpEndpoint extends RdmaEndpoint {
                 fLen = f.length();
                 fImm = f.immediate();
                 after = AFTER_SEND;
-                rnrDeadline = System.nanoTime() + rdma.rnrTimeoutNanos();
+                rnrStart();
                 rxState = RX_AWAIT_RECV;
             }
             case TcpFrame.OP_WRITE, TcpFrame.OP_WRITE_IMM -> onWrite(f);
@@ -789,7 +814,7 @@ final class TcpEndpoint extends RdmaEndpoint {
             case TcpFrame.OP_NOP -> respond(TcpFrame.OP_ACK, f.seq(), f.status(), 0, null, 0);
             case TcpFrame.OP_HEARTBEAT, TcpFrame.OP_HELLO -> {
             }
-            case TcpFrame.OP_DISCONNECT -> throw new EOFException();
+            case TcpFrame.OP_DISCONNECT -> throw new EOFException(DISCONNECT);
             default -> throw new IOException("protocol error: unknown opcode " + op);
         }
     }
@@ -822,11 +847,31 @@ final class TcpEndpoint extends RdmaEndpoint {
         handOver(t);
     }
 
+    /** A frame needs a posted receive: the RNR wait starts. */
+    private void rnrStart() {
+        rnrWaitNanos = 0;
+        rnrCheckNanos = System.nanoTime();
+    }
+
     /** RC receive-not-ready handling: waits, without blocking, for the application to post a receive. */
     private boolean claimRecv() throws IOException {
         RdmaTaskReceive r = rdma.pollPostedRecv();
         if (r == null) {
-            if (System.nanoTime() - rnrDeadline < 0 && !closing) {
+            long now = System.nanoTime();
+            long gap = Math.min(Math.max(0, now - rnrCheckNanos), RNR_CREDIT_NANOS);
+            rnrCheckNanos = now;
+            long ticks = engineTicks.get();
+            if (ticks != rnrTicks || engineSleeping) {
+                rnrTicks = ticks;
+                rnrTicksNanos = now;
+            }
+            // The RNR time runs only while the engine (the only thread that posts receives) runs, in
+            // small steps this side saw: a GC pause or a starved process is not a receiver without
+            // receives (issue 12).
+            if (now - rnrTicksNanos <= ENGINE_PAUSE_NANOS) {
+                rnrWaitNanos += gap;
+            }
+            if (rnrWaitNanos <= rdma.rnrTimeoutNanos() && !closing) {
                 return false;
             }
             // Retries exhausted: the payload (a send's) is dropped and the requester told.
@@ -881,7 +926,7 @@ final class TcpEndpoint extends RdmaEndpoint {
             }
             case AFTER_WRITE -> {
                 if (fOp == TcpFrame.OP_WRITE_IMM && fSt == DocaError.SUCCESS) {
-                    rnrDeadline = System.nanoTime() + rdma.rnrTimeoutNanos();
+                    rnrStart();
                     rxState = RX_AWAIT_RECV;
                 } else {
                     respond(TcpFrame.OP_ACK, fSeq, fSt.code(), 0, null, 0);
@@ -1099,46 +1144,108 @@ final class TcpEndpoint extends RdmaEndpoint {
                     LIVE.remove(e);
                     continue;
                 }
-                if (now - e.lastRxNanos > DEAD_NANOS) {
-                    e.markBroken(DocaError.CONNECTION_RESET, "no traffic from the peer for " + DEAD_NANOS / 1_000_000 + " ms");
-                    try {
-                        e.ch.close();
-                    } catch (IOException ignored) {
-                        // the I/O thread ends either way
-                    }
+                String dead = e.silenceVerdict(now);
+                if (dead != null) {
+                    e.declareDead(dead);
                     continue;
                 }
-                if (now - e.lastTxNanos > HEARTBEAT_NANOS && e.frameLock.compareAndSet(0, 1)) {
-                    try {
-                        hb.clear();
-                        // Non-blocking socket: a heartbeat must never be left half-written, or the
-                        // next frame would be misread. Its 64 bytes only fail to fit when the peer
-                        // has read nothing for a while; give up (and drop the link) at the dead line.
-                        long giveUp = now + DEAD_NANOS;
-                        while (hb.hasRemaining()) {
-                            if (e.ch.write(hb) == 0) {
-                                if (System.nanoTime() - giveUp > 0) {
-                                    throw new IOException("peer has not read for " + DEAD_NANOS / 1_000_000 + " ms");
-                                }
-                                LockSupport.parkNanos(1_000_000L);
-                            }
-                        }
-                        e.lastTxNanos = now;
-                    } catch (IOException | RuntimeException ex) {
-                        LOG.log(System.Logger.Level.DEBUG, "heartbeat failed: " + ex);
-                        if (hb.position() > 0 && hb.hasRemaining()) {
-                            e.markBroken(DocaError.CONNECTION_RESET, "heartbeat failed: " + ex.getMessage());
-                            try {
-                                e.ch.close();
-                            } catch (IOException ignored) {
-                                // the owner sees the close either way
-                            }
-                        }
-                    } finally {
-                        e.unlockFrames();
-                    }
+                if (now - e.lastTxNanos > HEARTBEAT_NANOS) {
+                    e.heartbeat(hb, now);
                 }
             }
         }
+    }
+
+    /**
+     * Keepalive thread: one liveness check at {@code now}; null while the peer counts as alive, else
+     * the rule that fired. A peer is dead only when the silence counted by {@link #silence} passed
+     * {@link #deadNanos} and none of its bytes wait unread in our socket (they would prove it alive
+     * and this side slow). Package-private: tests drive it with a fake clock.
+     */
+    String silenceVerdict(long now) {
+        SilenceMeter m = silence;
+        if (m == null) {
+            return null;
+        }
+        long silent = m.tick(now, lastRxNanos);
+        if (silent <= deadNanos) {
+            return null;
+        }
+        if (peerBytesWaiting()) {
+            m.reset(now, lastRxNanos);
+            return null;
+        }
+        return PeerLiveness.silentVerdict(silent, deadNanos);
+    }
+
+    /** Rare (a silence past the timeout): whether the socket holds input nobody has read yet. */
+    private boolean peerBytesWaiting() {
+        try (Selector probe = Selector.open()) {
+            ch.register(probe, SelectionKey.OP_READ);
+            return probe.selectNow() > 0;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private void declareDead(String why) {
+        markBroken(DocaError.CONNECTION_RESET, why);
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // the I/O thread ends either way
+        }
+    }
+
+    /**
+     * Keepalive thread: sends one heartbeat frame if the frame-writer exclusion is free. Never waits
+     * on a full socket (a peer with our bytes unread has proof we live): it gives up unless part of
+     * the frame left, and only that case (a frame must never be left half-written) waits, bounded
+     * by the silence timeout.
+     */
+    private void heartbeat(ByteBuffer hb, long now) {
+        if (!frameLock.compareAndSet(0, 1)) {
+            return; // a writer is busy: its frames are traffic
+        }
+        try {
+            hb.clear();
+            if (ch.write(hb) == 0) {
+                return;
+            }
+            long giveUp = now + deadNanos;
+            while (hb.hasRemaining()) {
+                if (ch.write(hb) == 0) {
+                    if (System.nanoTime() - giveUp > 0) {
+                        throw new IOException("peer has not read for " + deadNanos / 1_000_000 + " ms");
+                    }
+                    LockSupport.parkNanos(100_000L);
+                }
+            }
+            lastTxNanos = now;
+        } catch (IOException | RuntimeException ex) {
+            LOG.log(System.Logger.Level.DEBUG, "heartbeat failed: " + ex);
+            if (hb.position() > 0 && hb.hasRemaining()) {
+                declareDead("heartbeat failed: " + ex.getMessage());
+            }
+        } finally {
+            unlockFrames();
+        }
+    }
+
+    /** Marks an orderly peer disconnect ({@link TcpFrame#OP_DISCONNECT}) apart from a bare EOF. */
+    private static final String DISCONNECT = "disconnect frame";
+
+    /** The rule a reader's failure fired, for the log (see {@link PeerLiveness.Rule}). */
+    static String lostBecause(Throwable e) {
+        if (e instanceof EOFException) {
+            return DISCONNECT.equals(e.getMessage())
+                    ? PeerLiveness.Rule.CLOSED.label() + ": the peer disconnected (disconnect frame)"
+                    : PeerLiveness.Rule.EOF.label() + ": peer closed the connection";
+        }
+        String m = String.valueOf(e.getMessage());
+        if (m.toLowerCase(java.util.Locale.ROOT).contains("reset")) {
+            return PeerLiveness.Rule.RST.label() + ": connection reset by the peer (" + m + ")";
+        }
+        return "connection lost: " + e;
     }
 }

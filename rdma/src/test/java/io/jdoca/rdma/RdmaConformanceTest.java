@@ -508,6 +508,66 @@ abstract class RdmaConformanceTest {
         }
     }
 
+    static void signal(io.jdoca.testkit.JavaProcess p, String sig) throws Exception {
+        Process k = new ProcessBuilder("kill", "-" + sig, Long.toString(p.pid())).inheritIO().start();
+        assertEquals(0, k.waitFor(), "kill -" + sig);
+    }
+
+    /** One send to the echo child and its echo back (the child answers every message it gets). */
+    void roundTrip(RdmaConnection c, long ud) {
+        int before = a.done.size();
+        Side.check(a.rdma.taskReceiveAllocInit(a.buf(1_000_000, 4096, 0), ud).submit());
+        Side.check(a.rdma.taskSendAllocInit(c, a.buf(8192, 64, 64), ud + 1).submit());
+        Side.progressUntil(() -> a.done.size() >= before + 2, Duration.ofSeconds(30), "echo round trip", a);
+        for (Side.Done d : a.done.subList(before, a.done.size())) {
+            assertEquals(DocaError.SUCCESS, d.status(), "round trip " + ud + ": " + d);
+        }
+    }
+
+    /**
+     * Regression (issue 12): a peer whose whole process stalls (a GC pause, a starved or stopped
+     * JVM) while a send waits in it was declared dead: over shm by the 1 s RNR rule (its head did
+     * not move), over tcp by the fixed 3 s silence rule. A stalled peer is not dead: after 4.5 s
+     * frozen it is still connected, and the send and its echo complete once it runs again.
+     */
+    @Test
+    void peerPausedWithASendInFlightIsNotDeclaredDead(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        a = new Side(transport());
+        io.jdoca.testkit.JavaProcess[] child = new io.jdoca.testkit.JavaProcess[1];
+        try {
+            RdmaConnection c = connectToChild(a, child, dir, "echo", 0);
+            child[0].awaitOutput("RUNNING", Duration.ofSeconds(60));
+            roundTrip(c, 10);
+            signal(child[0], "STOP");
+            int before = a.done.size();
+            try {
+                Side.check(a.rdma.taskReceiveAllocInit(a.buf(1_000_000, 4096, 0), 20).submit());
+                Side.check(a.rdma.taskSendAllocInit(c, a.buf(8192, 64, 64), 21).submit());
+                // The stimulus is the pause itself: 4.5 s with the peer frozen, this side polling.
+                long end = System.nanoTime() + 4_500_000_000L;
+                while (System.nanoTime() - end < 0 && a.rdma.state() == CtxState.RUNNING) {
+                    if (!a.pe.progress()) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+                    }
+                }
+                assertEquals(CtxState.RUNNING, a.rdma.state(), "context after a 4.5 s peer pause; completions " + a.done);
+                assertEquals(RdmaConnectionState.ESTABLISHED, c.state());
+            } finally {
+                signal(child[0], "CONT");
+            }
+            Side.progressUntil(() -> a.done.size() >= before + 2, Duration.ofSeconds(30), "send + echo after the pause", a);
+            for (Side.Done d : a.done.subList(before, a.done.size())) {
+                assertEquals(DocaError.SUCCESS, d.status(), "after the pause: " + d);
+            }
+            roundTrip(c, 30);
+        } finally {
+            if (child[0] != null) {
+                child[0].close();
+            }
+        }
+    }
+
     @Test
     void atomicsAreAtomicUnderContentionFromTwoProcesses(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         a = new Side(transport());

@@ -29,7 +29,15 @@ import java.util.regex.Pattern;
  * is ended on every path, including Ctrl-C (a shutdown hook). Control path; one thread.
  */
 public final class GgaDemo {
+    /**
+     * Startup and run deadlines at scale 1; {@code JDOCA_DEMO_TIMEOUT_SCALE} (or the system property
+     * {@code jdoca.demo.timeoutScale}) multiplies all of them, for slow machines (an emulated guest
+     * took 107 s to reach the data path).
+     */
     private static final long STEP_TIMEOUT_MS = 60_000;
+    private static final long RUN_TIMEOUT_MS = 100_000;
+    private static final long EXIT_TIMEOUT_MS = 30_000;
+    private static final int CONTROL_TIMEOUT_S = 30;
     private static final Pattern PORT = Pattern.compile("listening on TCP port (\\d+)");
     private static final Pattern RECOVERIES = Pattern.compile("Total recovery count: (\\d+)");
     /** Target geometry: 1024 half-blocks of 2 KiB each, so the initiator sees 1024 blocks of 4 KiB (4 MiB). */
@@ -40,14 +48,45 @@ public final class GgaDemo {
     private final PrintStream out;
     private final List<Child> children = new CopyOnWriteArrayList<>();
     private final long t0 = System.nanoTime();
+    private final double scale;
 
-    private GgaDemo(PrintStream out) {
+    private GgaDemo(PrintStream out, double scale) {
         this.out = out;
+        this.scale = scale;
+    }
+
+    /**
+     * The deadline scale: {@code JDOCA_DEMO_TIMEOUT_SCALE} or {@code -Djdoca.demo.timeoutScale}
+     * (a number in 0.1..100, default 1); NaN with one line on {@code out} when it is not one.
+     */
+    static double timeoutScale(PrintStream out) {
+        String v = System.getProperty("jdoca.demo.timeoutScale", System.getenv("JDOCA_DEMO_TIMEOUT_SCALE"));
+        if (v == null || v.isBlank()) {
+            return 1;
+        }
+        try {
+            double d = Double.parseDouble(v.trim());
+            if (d >= 0.1 && d <= 100) {
+                return d;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        out.println("demo: JDOCA_DEMO_TIMEOUT_SCALE must be a number in 0.1..100, got '" + v + "'");
+        return Double.NaN;
+    }
+
+    private long ms(long base) {
+        return (long) (base * scale);
     }
 
     /** Runs the demo; returns the exit code (0 = success). Called by the launcher's DemoCommand. */
     public static Integer run(PrintStream out) {
-        GgaDemo d = new GgaDemo(out);
+        double scale = timeoutScale(out);
+        if (Double.isNaN(scale)) {
+            return 2;
+        }
+        GgaDemo d = new GgaDemo(out, scale);
         // Ctrl-C: kill the child processes at once (nothing to wait for).
         ShutdownHook hook = ShutdownHook.install("gga-demo-cleanup", d::killAll, 0);
         try {
@@ -62,6 +101,7 @@ public final class GgaDemo {
             return 1;
         } finally {
             d.killAll();
+            d.saveLogs();
             hook.close();
         }
     }
@@ -85,7 +125,7 @@ public final class GgaDemo {
         }
         int[] ports = new int[3];
         for (int i = 0; i < 3; i++) {
-            Matcher m = targets.get(i).await(PORT, STEP_TIMEOUT_MS);
+            Matcher m = targets.get(i).await(PORT, ms(STEP_TIMEOUT_MS));
             if (m == null) {
                 out.println("demo: target " + roles[i] + " did not start");
                 dumpLogs();
@@ -97,8 +137,8 @@ public final class GgaDemo {
         Child service = start("gga-offload", home, cp, List.of("gga-offload", "-d", "sw0", "-r", "hpf0", "--cpu", "0", "--once",
                 "--data-1-storage", "127.0.0.1:" + ports[0], "--data-2-storage", "127.0.0.1:" + ports[1],
                 "--data-p-storage", "127.0.0.1:" + ports[2], "--trigger-recovery-read-every-n",
-                String.valueOf(RECOVER_EVERY_N), "--command-channel-name", channel, "--control-timeout", "30"));
-        if (service.await(Pattern.compile("serving comch channel"), STEP_TIMEOUT_MS) == null) {
+                String.valueOf(RECOVER_EVERY_N), "--command-channel-name", channel, "--control-timeout", String.valueOf(Math.round(CONTROL_TIMEOUT_S * scale))));
+        if (service.await(Pattern.compile("serving comch channel"), ms(STEP_TIMEOUT_MS)) == null) {
             out.println("demo: gga-offload did not come up");
             dumpLogs();
             return 1;
@@ -106,10 +146,10 @@ public final class GgaDemo {
         progress("gga-offload connected to the three targets, serving comch channel '%s'", channel);
         Child initiator = start("initiator", home, cp, List.of("initiator-comch", "-d", "sw0", "--cpu", "0",
                 "--execution-strategy", "read_write_data_validity_test", "--run-limit-operation-count", "0",
-                "--command-channel-name", channel, "--control-timeout", "30"));
+                "--command-channel-name", channel, "--control-timeout", String.valueOf(Math.round(CONTROL_TIMEOUT_S * scale))));
         boolean started = false;
         boolean queried = false;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(100);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms(RUN_TIMEOUT_MS));
         long lastTick = 0;
         while (initiator.process.isAlive()) {
             if (System.nanoTime() > deadline) {
@@ -162,7 +202,7 @@ public final class GgaDemo {
     }
 
     private int waitExit(Child c) throws InterruptedException {
-        if (!c.process.waitFor(30, TimeUnit.SECONDS)) {
+        if (!c.process.waitFor(ms(EXIT_TIMEOUT_MS), TimeUnit.MILLISECONDS)) {
             out.println("demo: " + c.name + " did not exit; killing it");
             c.process.destroyForcibly();
             return -1;
@@ -199,13 +239,34 @@ public final class GgaDemo {
         cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString()));
         cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector", "-XX:+UseSerialGC",
-                "-XX:MaxDirectMemorySize=16g", "-Xmx256m", "-Xshare:auto", "-Djdoca.home=" + home, "-cp", cp,
-                "io.jdoca.cli.Main"));
+                "-XX:MaxDirectMemorySize=16g", "-Xmx256m", "-Xshare:auto", "-Djdoca.home=" + home));
+        // The operator's JVM options (the launcher's JDOCA_JAVA_OPTS, e.g. -Djdoca.peer.timeout.ms=...) hold for
+        // every child too.
+        String opts = System.getenv("JDOCA_JAVA_OPTS");
+        if (opts != null && !opts.isBlank()) {
+            cmd.addAll(List.of(opts.trim().split("\\s+")));
+        }
+        cmd.addAll(List.of("-cp", cp, "io.jdoca.cli.Main"));
         cmd.addAll(args);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         Child c = new Child(name, p);
         children.add(c);
         return c;
+    }
+
+    /** {@code JDOCA_DEMO_LOGS=DIR}: every child's whole output goes to {@code DIR/<name>.log} (diagnosis). */
+    private void saveLogs() {
+        String dir = System.getenv("JDOCA_DEMO_LOGS");
+        if (dir == null || dir.isBlank()) {
+            return;
+        }
+        for (Child c : children) {
+            try {
+                Files.write(Path.of(dir, c.name.replace(' ', '-') + ".log"), c.lines, StandardCharsets.UTF_8);
+            } catch (IOException | RuntimeException e) {
+                out.println("demo: cannot save the log of " + c.name + " in " + dir + ": " + e.getMessage());
+            }
+        }
     }
 
     private void dumpLogs() {

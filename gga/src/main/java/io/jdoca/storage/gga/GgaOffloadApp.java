@@ -28,6 +28,10 @@ public final class GgaOffloadApp implements Callable<Integer> {
     @Mixin
     DocaArgpFlags argp;
 
+    /** {@code --peer-timeout-ms}: the RDMA peer silence timeout (issue 12). */
+    @Mixin
+    io.jdoca.storage.common.PeerTimeoutOption peerTimeout;
+
     @Option(names = {"-d", "--device"}, defaultValue = "sw0", description = "Device identifier (default ${DEFAULT-VALUE}).")
     String device;
 

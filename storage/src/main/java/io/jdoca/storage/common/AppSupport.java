@@ -63,6 +63,17 @@ public final class AppSupport {
                 Integer.getInteger("jdoca.storage.yields", 16), 1_000, Long.getLong("jdoca.storage.maxParkNanos", 50_000L));
     }
 
+    /**
+     * How long a control command may take on a worker thread (creating and starting contexts,
+     * connecting, posting receives): {@code -Djdoca.storage.commandTimeoutMs}, default 60 s. The
+     * first command of a worker loads classes and makes native downcall handles, which on a loaded
+     * or emulated host takes many seconds; a command that never finishes is a hang either way.
+     */
+    public static long commandTimeoutNanos() {
+        long ms = Long.getLong("jdoca.storage.commandTimeoutMs", 60_000L);
+        return Math.max(1, ms) * 1_000_000L;
+    }
+
     /** Round-up to a power of two (ring sizes). */
     public static int pow2(int n) {
         int p = 1;

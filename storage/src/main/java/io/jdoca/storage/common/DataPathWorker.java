@@ -28,7 +28,7 @@ import java.net.InetAddress;
  * the public methods may be called from the control thread (they run commands on the worker).
  */
 public abstract class DataPathWorker implements AutoCloseable {
-    protected static final long CMD_TIMEOUT = 10_000_000_000L;
+    protected static final long CMD_TIMEOUT = AppSupport.commandTimeoutNanos();
     private static final System.Logger LOG = System.getLogger("io.jdoca.storage.common");
 
     protected final int index;

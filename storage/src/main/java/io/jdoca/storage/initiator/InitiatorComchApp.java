@@ -27,6 +27,10 @@ public final class InitiatorComchApp implements Callable<Integer> {
     @Mixin
     DocaArgpFlags argp;
 
+    /** {@code --peer-timeout-ms}: the RDMA peer silence timeout (issue 12). */
+    @Mixin
+    io.jdoca.storage.common.PeerTimeoutOption peerTimeout;
+
     @Option(names = {"-d", "--device"}, required = true, description = "Device identifier (name, PCI address or ibdev).")
     String device;
 

@@ -25,6 +25,10 @@ public final class TargetRdmaApp implements Callable<Integer> {
     @Mixin
     DocaArgpFlags argp;
 
+    /** {@code --peer-timeout-ms}: the RDMA peer silence timeout (issue 12). */
+    @Mixin
+    io.jdoca.storage.common.PeerTimeoutOption peerTimeout;
+
     @Option(names = {"-d", "--device"}, required = true, description = "Device identifier.")
     String device;
 
@@ -73,7 +77,7 @@ public final class TargetRdmaApp implements Callable<Integer> {
             // Ctrl-C: abort, then up to 8 s for run() to release everything; leaving the try means finished.
             try (ShutdownHook hook = ShutdownHook.install("target-ctrl-c", () -> abort.set(true), 8_000)) {
                 TargetRdma app = new TargetRdma(new TargetRdma.Config(device, cpus, bind, listenPort, binaryContent,
-                        blockCount, blockSize, backingFile, 30_000_000_000L, once), abort);
+                        blockCount, blockSize, backingFile, Math.max(30_000_000_000L, AppSupport.commandTimeoutNanos()), once), abort);
                 return app.run(System.out);
             }
         } catch (DocaException | IllegalArgumentException e) {

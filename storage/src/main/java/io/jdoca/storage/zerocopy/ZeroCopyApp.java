@@ -26,6 +26,10 @@ public final class ZeroCopyApp implements Callable<Integer> {
     @Mixin
     DocaArgpFlags argp;
 
+    /** {@code --peer-timeout-ms}: the RDMA peer silence timeout (issue 12). */
+    @Mixin
+    io.jdoca.storage.common.PeerTimeoutOption peerTimeout;
+
     @Option(names = {"-d", "--device"}, required = true, description = "Device identifier.")
     String device;
 

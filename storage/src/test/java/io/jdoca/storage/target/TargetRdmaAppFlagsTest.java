@@ -48,4 +48,21 @@ class TargetRdmaAppFlagsTest {
         assertThat(new CommandLine(new TargetRdmaApp()).getUsageMessage())
                 .contains("-j, --json=<path>", "--sdk-log-level=<10..70>", "-v, --version", "-l, --log-level");
     }
+
+    @Test
+    void peerTimeoutSetsTheSilenceTimeoutAndRejectsOutOfRangeValues() {
+        long saved = io.jdoca.core.PeerLiveness.timeoutMillis();
+        try {
+            new CommandLine(new TargetRdmaApp()).parseArgs("-d", "sw0", "--cpu", "0", "--listen-port", "0",
+                    "--peer-timeout-ms", "45000");
+            assertThat(io.jdoca.core.PeerLiveness.timeoutMillis()).isEqualTo(45000);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new CommandLine(new TargetRdmaApp())
+                    .parseArgs("-d", "sw0", "--cpu", "0", "--listen-port", "0", "--peer-timeout-ms", "0"))
+                    .isInstanceOf(CommandLine.ParameterException.class)
+                    .hasMessageContaining("--peer-timeout-ms: 0 is outside");
+            assertThat(new CommandLine(new TargetRdmaApp()).getUsageMessage()).contains("--peer-timeout-ms=MS");
+        } finally {
+            io.jdoca.core.PeerLiveness.setTimeoutMillis(saved);
+        }
+    }
 }
