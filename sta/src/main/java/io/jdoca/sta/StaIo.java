@@ -83,10 +83,24 @@ public final class StaIo extends Ctx {
             if (sta.ios.size() >= sta.getMaxStaIo()) {
                 throw new DocaException(DocaError.FULL, "max_sta_io is " + sta.getMaxStaIo());
             }
-            StaIo io = new StaIo(sta, sta.ios.size());
+            // The lowest index no live engine has: per-engine counter blocks need one writer each.
+            int index = 0;
+            while (indexTaken(sta, index)) {
+                index++;
+            }
+            StaIo io = new StaIo(sta, index);
             sta.ios.add(io);
             return io;
         }
+    }
+
+    private static boolean indexTaken(Sta sta, int index) {
+        for (StaIo io : sta.ios) {
+            if (io.index == index) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@code doca_sta_io_destroy}: IDLE only. */
@@ -236,7 +250,7 @@ public final class StaIo extends Ctx {
         }
         StaQp[] cur = qps;
         for (int i = 0; i < cur.length; i++) {
-            if (cur[i].txPending() || cur[i].state() == StaQpState.TERMINATING) {
+            if (cur[i].transport().sendPending() || cur[i].state() == StaQpState.TERMINATING) {
                 Thread.yield();
                 return;
             }
@@ -361,7 +375,7 @@ public final class StaIo extends Ctx {
             return;
         }
         qp.close();
-        qp.failSlots(why);
+        qp.abortRequests(why);
         qpsClosed++;
         sta.liveQps.decrementAndGet();
         StaQp[] cur = qps;
@@ -541,7 +555,8 @@ public final class StaIo extends Ctx {
                 qps = Arrays.copyOf(qps, qps.length + 1);
                 qps[qps.length - 1] = qp;
                 qpsAccepted++;
-                if (selector != null && qp.channel() instanceof SelectableChannel sc) {
+                if (selector != null && qp.selectable() != null) {
+                    SelectableChannel sc = qp.selectable();
                     try {
                         sc.register(selector, java.nio.channels.SelectionKey.OP_READ);
                     } catch (IOException e) {
@@ -583,7 +598,7 @@ public final class StaIo extends Ctx {
                     continue;
                 }
                 qp.startDisconnect();
-                qp.flush();
+                qp.transport().flush();
                 if (qp.drained() || System.nanoTime() - d.deadline > 0) {
                     qp.appInitiatedClose = true;
                     teardown(qp, "recv", DocaError.SHUTDOWN, 0);
@@ -600,34 +615,35 @@ public final class StaIo extends Ctx {
                 continue;
             }
             if (t instanceof StaIoTaskNonOffloadSend s) {
-                if (!qp.ensureTx(qp.respSize())) {
+                NvmfTransport tr = qp.transport();
+                if (!tr.reserve(0)) {
                     queued.add(t);
                     continue;
                 }
-                qp.putResp(s.cid, s.status, s.dw0, s.dw1);
-                qp.flush();
+                tr.sendCompletion(s.cid, s.status, s.dw0, s.dw1);
+                tr.flush();
                 complete(t, DocaError.SUCCESS);
                 n++;
             } else if (t instanceof StaIoTaskNonOffloadWriteSend w) {
-                int chunks = Math.max(1, (w.dataLen + qp.maxIo() - 1) / qp.maxIo());
-                if (!qp.ensureTx(qp.dataSendSize(w.dataLen) + chunks * 64)) {
+                NvmfTransport tr = qp.transport();
+                if (!tr.reserve(w.dataLen)) {
                     queued.add(t);
                     continue;
                 }
                 if (w.dataLen > 0) {
-                    qp.putC2HData(w.cid, w.data, w.dataOffset, w.dataLen);
+                    tr.sendData(w.cid, w.data, w.dataOffset, w.dataLen);
                 }
-                qp.putResp(w.cid, w.status, w.dw0, w.dw1);
-                qp.flush();
+                tr.sendCompletion(w.cid, w.status, w.dw0, w.dw1);
+                tr.flush();
                 complete(t, DocaError.SUCCESS);
                 n++;
             } else if (t instanceof StaIoTaskNonOffloadRead r) {
-                if (!qp.ensureTx(qp.respSize() + 8) || !qp.startFetch(r)) {
+                if (!qp.transport().reserve(0) || !qp.executor().fetch(r)) {
                     queued.add(t);
                     continue;
                 }
-                qp.flush();
-                // completes when the host's H2CData has arrived (StaQp.completeSlot)
+                qp.transport().flush();
+                // completes when the host's data has arrived (NvmfCommandExecutor.onHostData)
             }
         }
         return n;
