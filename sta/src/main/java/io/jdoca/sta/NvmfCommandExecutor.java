@@ -33,6 +33,8 @@ final class NvmfCommandExecutor {
     /** One staging buffer per QP (max I/O size) for Compare/DSM data that was not in the capsule. */
     private final MemorySegment stage;
     private StaRequest stageOwner;
+    private final StaBeChannels bech;
+    private final NvmfBackendIo async;
 
     NvmfCommandExecutor(StaQp qp, StaIo io, NvmfTransport tr, Arena arena, int maxIo, int inCapsuleMax, int requests) {
         this.qp = qp;
@@ -41,6 +43,9 @@ final class NvmfCommandExecutor {
         this.maxIo = maxIo;
         this.inCapsuleMax = inCapsuleMax;
         this.pool = new StaRequestPool(requests);
+        this.pool.executor = this;
+        this.bech = io.beChannels();
+        this.async = new NvmfBackendIo(this, qp, io, tr, bech);
         this.stage = arena.allocate(maxIo, 4096);
     }
 
@@ -50,6 +55,10 @@ final class NvmfCommandExecutor {
 
     StaRequestPool pool() {
         return pool;
+    }
+
+    NvmfBackendIo backendIo() {
+        return async;
     }
 
     // ------------------------------------------------------------------ commands in
@@ -180,7 +189,6 @@ final class NvmfCommandExecutor {
     private void read(StaRequest r, long sglLen) {
         StaNamespace ns = r.ns;
         long len = (long) r.nlb << ns.blockShift();
-        r.transition(StaRequestState.READY_TO_EXECUTE);
         int st = transferStatus(r, len, sglLen);
         if (st != NvmeStatus.SUCCESS) {
             r.executed(st);
@@ -188,6 +196,19 @@ final class NvmfCommandExecutor {
             return;
         }
         int n = (int) len;
+        StaBeChannel ch = bech.channel(ns.backend());
+        if (ch != null) {
+            r.channel = ch;
+            r.dataLen = n;
+            if (bech.acquire(r) < 0) {
+                bech.await(r); // NEED_BUFFER until a slot frees (onBuffer)
+                return;
+            }
+            async.submit(r, StaBeChannel.OP_READ, r.slba << ns.blockShift());
+            return;
+        }
+        // Inline back-end: the data goes straight into the transport's send buffer (zero copy).
+        r.transition(StaRequestState.READY_TO_EXECUTE);
         r.transition(StaRequestState.EXECUTING);
         long at = tr.c2hBegin(n);
         long t0 = System.nanoTime();
@@ -201,14 +222,7 @@ final class NvmfCommandExecutor {
         r.transition(StaRequestState.TRANSFERRING_CONTROLLER_TO_HOST);
         boolean dataSuccess = qp.sqFlowControlDisabled();
         tr.c2hEnd(r.cid, n, dataSuccess);
-        StaCounters qc = r.queue.counters[io.index()];
-        StaCounters nc = ns.counters[io.index()];
-        qc.reads++;
-        qc.readBytes += n;
-        nc.reads++;
-        nc.readBytes += n;
-        io.reads++;
-        io.readBytes += n;
+        countRead(r, n);
         if (!dataSuccess) {
             tr.sendCompletion(r.cid, NvmeStatus.SUCCESS, 0, 0);
         }
@@ -229,6 +243,21 @@ final class NvmfCommandExecutor {
         }
         r.offset = r.slba << ns.blockShift();
         r.len = (int) len;
+        StaBeChannel ch = bech.channel(ns.backend());
+        if (ch != null && bech.acquire(r) >= 0) {
+            r.channel = ch;
+            r.dataLen = r.len;
+            if (dataLen > 0) {
+                MemorySegment.copy(buf, dataOff, bech.buffer(r), 0, dataLen);
+                async.submit(r, StaBeChannel.OP_WRITE, r.offset);
+                return;
+            }
+            r.kind = StaRequest.KIND_WRITE_BUFFERED;
+            r.transition(StaRequestState.TRANSFERRING_HOST_TO_CONTROLLER);
+            tr.requestHostData(r, 0, r.len);
+            return;
+        }
+        // Inline back-end (or every slot busy): written from the receive buffer as the data arrives.
         if (dataLen > 0) {
             r.transition(StaRequestState.READY_TO_EXECUTE);
             r.transition(StaRequestState.EXECUTING);
@@ -246,6 +275,13 @@ final class NvmfCommandExecutor {
     }
 
     private void flush(StaRequest r) {
+        StaBeChannel ch = bech.channel(r.ns.backend());
+        if (ch != null && bech.acquire(r) >= 0) {
+            r.channel = ch;
+            r.dataLen = 0;
+            async.submit(r, StaBeChannel.OP_FLUSH, 0);
+            return;
+        }
         r.transition(StaRequestState.READY_TO_EXECUTE);
         r.transition(StaRequestState.EXECUTING);
         long t0 = System.nanoTime();
@@ -389,6 +425,7 @@ final class NvmfCommandExecutor {
                 }
             }
             case StaRequest.KIND_STAGE -> MemorySegment.copy(buf, off, stage, datao, n);
+            case StaRequest.KIND_WRITE_BUFFERED -> MemorySegment.copy(buf, off, bech.buffer(r), datao, n);
             default -> MemorySegment.copy(buf, off, r.task.dst, r.task.dstOffset + datao, n);
         }
         r.received += n;
@@ -399,6 +436,20 @@ final class NvmfCommandExecutor {
 
     private void hostDataDone(StaRequest r) {
         switch (r.kind) {
+            case StaRequest.KIND_WRITE_BUFFERED -> {
+                int st = r.status;
+                if (st == NvmeStatus.SUCCESS && (r.ns.removed || r.queue.destroyed)) {
+                    st = r.ns.removed ? NvmeStatus.INVALID_NAMESPACE : NvmeStatus.NAMESPACE_NOT_READY;
+                }
+                if (st != NvmeStatus.SUCCESS) {
+                    countWrite(r, r.len);
+                    bech.release(r);
+                    r.executed(st);
+                    respond(r);
+                } else {
+                    async.submit(r, StaBeChannel.OP_WRITE, r.offset);
+                }
+            }
             case StaRequest.KIND_WRITE -> {
                 countWrite(r, r.len);
                 r.executed(r.status);
@@ -453,21 +504,39 @@ final class NvmfCommandExecutor {
      * (EXECUTED, COMPLETED, FREE); fetch tasks complete with {@code why}.
      */
     void abortAll(DocaError why) {
+        async.clearDeferred();
         for (int tag = 0; tag < pool.size(); tag++) {
             StaRequest r = pool.at(tag);
-            if (r.state() != StaRequestState.TRANSFERRING_HOST_TO_CONTROLLER) {
+            StaRequestState s = r.state();
+            if (s == StaRequestState.EXECUTING) {
+                continue; // the back-end still owns it: ends when its completion arrives (onBackendComplete)
+            }
+            if (s != StaRequestState.TRANSFERRING_HOST_TO_CONTROLLER && s != StaRequestState.NEED_BUFFER
+                    && s != StaRequestState.EXECUTED) {
                 continue;
             }
+            if (r.waiting) {
+                bech.cancelWait(r);
+            }
+            r.nextWaiting = null;
             StaIoTaskNonOffloadRead t = r.task;
-            r.executed(NvmeStatus.ABORTED_SQ_DELETION);
-            r.transition(StaRequestState.COMPLETED);
-            releaseCounters(r);
-            pool.put(r);
+            if (s != StaRequestState.EXECUTED) {
+                r.executed(NvmeStatus.ABORTED_SQ_DELETION);
+            }
+            drop(r);
             if (t != null) {
                 io.completeTask(t, why);
             }
         }
         stageOwner = null;
+    }
+
+    /** EXECUTED → COMPLETED → FREE without an answer (the connection is gone). */
+    void drop(StaRequest r) {
+        bech.release(r);
+        r.transition(StaRequestState.COMPLETED);
+        releaseCounters(r);
+        pool.put(r);
     }
 
     // ------------------------------------------------------------------ completion
@@ -480,7 +549,7 @@ final class NvmfCommandExecutor {
     }
 
     /** EXECUTED → TRANSFERRING_CONTROLLER_TO_HOST (the completion) → COMPLETED → FREE. */
-    private void respond(StaRequest r) {
+    void respond(StaRequest r) {
         r.transition(StaRequestState.TRANSFERRING_CONTROLLER_TO_HOST);
         if (r.status != NvmeStatus.SUCCESS) {
             io.ioErrors++;
@@ -495,13 +564,13 @@ final class NvmfCommandExecutor {
         release(r);
     }
 
-    private void release(StaRequest r) {
+    void release(StaRequest r) {
         r.transition(StaRequestState.COMPLETED);
         releaseCounters(r);
         pool.put(r);
     }
 
-    private void releaseCounters(StaRequest r) {
+    void releaseCounters(StaRequest r) {
         if (r.ns != null) {
             r.ns.counters[io.index()].end();
         }
@@ -510,7 +579,18 @@ final class NvmfCommandExecutor {
         }
     }
 
-    private void countWrite(StaRequest r, int n) {
+    void countRead(StaRequest r, int n) {
+        StaCounters qc = r.queue.counters[io.index()];
+        StaCounters nc = r.ns.counters[io.index()];
+        qc.reads++;
+        qc.readBytes += n;
+        nc.reads++;
+        nc.readBytes += n;
+        io.reads++;
+        io.readBytes += n;
+    }
+
+    void countWrite(StaRequest r, int n) {
         StaCounters qc = r.queue.counters[io.index()];
         StaCounters nc = r.ns.counters[io.index()];
         qc.writes++;
@@ -521,7 +601,7 @@ final class NvmfCommandExecutor {
         io.writeBytes += n;
     }
 
-    private void checkTimeout(StaRequest r, long t0) {
+    void checkTimeout(StaRequest r, long t0) {
         long el = System.nanoTime() - t0;
         if (el > io.sta().backendTimeoutNanos()) {
             r.queue.counters[io.index()].timeouts++;

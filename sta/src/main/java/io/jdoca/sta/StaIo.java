@@ -43,6 +43,7 @@ public final class StaIo extends Ctx {
     private final TaskPool<StaIoTaskNonOffloadRead> readPool;
     private final TaskQueue queued = new TaskQueue();
     private final ConcurrentLinkedQueue<Object> inbox = new ConcurrentLinkedQueue<>();
+    private final StaBeChannels beChannels;
     private StaQp[] qps = new StaQp[0];
     private StaNonOffloadCallback nonOffloadCb;
     private long nonOffloadUd;
@@ -68,6 +69,7 @@ public final class StaIo extends Ctx {
         this.sta = sta;
         this.index = index;
         this.scratch = arena.allocate(Math.max(sta.getMaxIoSize(), 1 << 16), 4096);
+        this.beChannels = new StaBeChannels(this, sta.getMaxIoSize());
         this.disconnectPool = registerTaskType("disconnect", StaIoTaskDisconnect::new);
         this.sendPool = registerTaskType("non_offload_send", StaIoTaskNonOffloadSend::new);
         this.writeSendPool = registerTaskType("non_offload_write_send", StaIoTaskNonOffloadWriteSend::new);
@@ -119,6 +121,10 @@ public final class StaIo extends Ctx {
     /** This engine's index (selects back-end queues: {@code index % numQueues}). */
     public int index() {
         return index;
+    }
+
+    StaBeChannels beChannels() {
+        return beChannels;
     }
 
     MemorySegment scratch() {
@@ -246,6 +252,10 @@ public final class StaIo extends Ctx {
      */
     public void waitForIo(long timeoutNanos) {
         if (selector == null || hasPendingWork()) {
+            return;
+        }
+        if (beChannels.busy() > 0) {
+            Thread.yield(); // back-end completions are polled, not selected
             return;
         }
         StaQp[] cur = qps;
@@ -425,19 +435,7 @@ public final class StaIo extends Ctx {
     }
 
     private static StaQp qpOf(Task t) {
-        if (t instanceof StaIoTaskNonOffloadSend s) {
-            return s.qp;
-        }
-        if (t instanceof StaIoTaskNonOffloadWriteSend w) {
-            return w.qp;
-        }
-        if (t instanceof StaIoTaskNonOffloadRead r) {
-            return r.qp;
-        }
-        if (t instanceof StaIoTaskDisconnect d) {
-            return d.qp;
-        }
-        return null;
+        return NonOffloadTasks.qpOf(t);
     }
 
     @Override
@@ -471,6 +469,7 @@ public final class StaIo extends Ctx {
 
     @Override
     protected void onIdle() {
+        beChannels.close();
         if (selector != null) {
             try {
                 selector.close();
@@ -519,6 +518,9 @@ public final class StaIo extends Ctx {
     @Override
     public long maxSleepNanos() {
         // Sockets do not wake the engine: bound the sleep while connections exist.
+        if (beChannels.busy() > 0) {
+            return 20_000L;
+        }
         return qps.length == 0 && queued.isEmpty() ? Long.MAX_VALUE : 200_000L;
     }
 
@@ -527,6 +529,9 @@ public final class StaIo extends Ctx {
         int n = 0;
         if (!inbox.isEmpty()) {
             n += drainInbox();
+        }
+        if (beChannels.busy() > 0) {
+            n += beChannels.poll();
         }
         StaQp[] cur = qps;
         for (int i = 0; i < cur.length; i++) {
@@ -576,76 +581,6 @@ public final class StaIo extends Ctx {
     }
 
     private int runTasks() {
-        int n = 0;
-        int size = queued.size();
-        boolean stopping = state() == CtxState.STOPPING;
-        for (int i = 0; i < size; i++) {
-            Task t = queued.poll();
-            StaQp qp = qpOf(t);
-            if (stopping) {
-                if (t instanceof StaIoTaskDisconnect && qp != null && qp.state() == StaQpState.CLOSED) {
-                    complete(t, DocaError.SUCCESS);
-                } else {
-                    complete(t, DocaError.SHUTDOWN);
-                }
-                n++;
-                continue;
-            }
-            if (t instanceof StaIoTaskDisconnect d) {
-                if (qp.state() == StaQpState.CLOSED) {
-                    complete(t, DocaError.SUCCESS);
-                    n++;
-                    continue;
-                }
-                qp.startDisconnect();
-                qp.transport().flush();
-                if (qp.drained() || System.nanoTime() - d.deadline > 0) {
-                    qp.appInitiatedClose = true;
-                    teardown(qp, "recv", DocaError.SHUTDOWN, 0);
-                    complete(t, DocaError.SUCCESS);
-                    n++;
-                } else {
-                    queued.add(t);
-                }
-                continue;
-            }
-            if (qp.state() == StaQpState.CLOSED || qp.state() == StaQpState.TERMINATING) {
-                complete(t, DocaError.NOT_CONNECTED);
-                n++;
-                continue;
-            }
-            if (t instanceof StaIoTaskNonOffloadSend s) {
-                NvmfTransport tr = qp.transport();
-                if (!tr.reserve(0)) {
-                    queued.add(t);
-                    continue;
-                }
-                tr.sendCompletion(s.cid, s.status, s.dw0, s.dw1);
-                tr.flush();
-                complete(t, DocaError.SUCCESS);
-                n++;
-            } else if (t instanceof StaIoTaskNonOffloadWriteSend w) {
-                NvmfTransport tr = qp.transport();
-                if (!tr.reserve(w.dataLen)) {
-                    queued.add(t);
-                    continue;
-                }
-                if (w.dataLen > 0) {
-                    tr.sendData(w.cid, w.data, w.dataOffset, w.dataLen);
-                }
-                tr.sendCompletion(w.cid, w.status, w.dw0, w.dw1);
-                tr.flush();
-                complete(t, DocaError.SUCCESS);
-                n++;
-            } else if (t instanceof StaIoTaskNonOffloadRead r) {
-                if (!qp.transport().reserve(0) || !qp.executor().fetch(r)) {
-                    queued.add(t);
-                    continue;
-                }
-                qp.transport().flush();
-                // completes when the host's data has arrived (NvmfCommandExecutor.onHostData)
-            }
-        }
-        return n;
+        return NonOffloadTasks.run(this, queued, state() == CtxState.STOPPING);
     }
 }

@@ -176,7 +176,8 @@ public final class StaQp {
 
     /** One duty cycle for this QP: send, receive, execute. Returns the work done. */
     int poll() {
-        return transport.poll();
+        int n = exec.backendIo().drainDeferred();
+        return n + transport.poll();
     }
 
     boolean startDisconnect() {

@@ -20,6 +20,8 @@ final class StaRequest {
     static final byte KIND_FETCH = 3;
     /** A command without host data to fetch (read, flush, in-capsule write...). */
     static final byte KIND_INLINE = 4;
+    /** A write whose host data is gathered in an engine slot buffer for an asynchronous back-end. */
+    static final byte KIND_WRITE_BUFFERED = 5;
 
     final int tag;
     private final StaRequestPool pool;
@@ -41,10 +43,23 @@ final class StaRequest {
     long slba;
     int nlb;
     StaIoTaskNonOffloadRead task;
+    /** The asynchronous back-end channel executing it, or null (inline back-end). */
+    StaBeChannel channel;
+    /** The engine's operation slot (and data buffer) it holds, or -1. */
+    int slot = -1;
+    /** Length of the data in the slot buffer (asynchronous reads and writes). */
+    int dataLen;
+    /** Link of the engine's wait-for-slot queue or the executor's wait-for-room queue. */
+    StaRequest nextWaiting;
+    boolean waiting;
 
     StaRequest(StaRequestPool pool, int tag) {
         this.pool = pool;
         this.tag = tag;
+    }
+
+    NvmfCommandExecutor executor() {
+        return pool.executor;
     }
 
     StaRequestState state() {
@@ -81,6 +96,7 @@ final class StaRequest {
         ns = null;
         queue = null;
         task = null;
+        channel = null;
     }
 
     @Override

@@ -13,6 +13,8 @@ final class StaRequestPool {
     private int freeTop;
     /** Transitions the table refused (a bug when non-zero; tests assert it stays 0). */
     long badTransitions;
+    /** The command layer the requests belong to (set once by it). */
+    NvmfCommandExecutor executor;
     /**
      * The last {@link #TRACE} states entered by any request of this pool (ordinals, a ring): the
      * per-transition trace point, read by tests and debuggers.

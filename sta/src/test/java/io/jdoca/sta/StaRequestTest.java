@@ -199,13 +199,20 @@ class StaRequestTest {
             assertEquals(0, c.cqeStatus());
             assertEquals(R2T_WALK, walkSince(pool, m), "compare, data fetched");
 
-            // Refused before execution: validated in READY_TO_EXECUTE, never EXECUTING.
+            // Refused before execution: validated before it gets a buffer, never EXECUTING.
             m = pool.traced;
             c.read(9, 1 << 20, 1, BS);
             c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
             assertEquals(NvmeStatus.LBA_OUT_OF_RANGE, c.cqeStatus());
-            assertEquals(List.of(NEED_BUFFER, READY_TO_EXECUTE, EXECUTED, TRANSFERRING_CONTROLLER_TO_HOST, COMPLETED, FREE),
+            assertEquals(List.of(NEED_BUFFER, EXECUTED, TRANSFERRING_CONTROLLER_TO_HOST, COMPLETED, FREE),
                     walkSince(pool, m), "read out of range");
+            // Validated once the data is in: a compare of too many blocks, READY_TO_EXECUTE → EXECUTED.
+            m = pool.traced;
+            c.io(NvmeOpcode.IO_COMPARE, 12, 1, 1 << 20, 1, BS, data, BS);
+            c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
+            assertEquals(NvmeStatus.LBA_OUT_OF_RANGE, c.cqeStatus());
+            assertEquals(List.of(NEED_BUFFER, READY_TO_EXECUTE, EXECUTED, TRANSFERRING_CONTROLLER_TO_HOST, COMPLETED, FREE),
+                    walkSince(pool, m), "compare out of range");
 
             // Refused without a namespace.
             m = pool.traced;
