@@ -2,11 +2,12 @@
 # Installs the Debian packages jdoca features use at run time, when they are missing:
 #   libisal2      native erasure coding (EC engine "native"; the Java engine works without it)
 #   lz4           the lz4 CLI, baseline of the compress benchmark and interop tests
+#   fio           baseline of the file back-end figures of ./jdoca bench nvmf (io_uring, O_DIRECT)
 # Usage: scripts/ensure-packages.sh [PKG ...]   (default: the list above)
 # Never fails the caller: prints what it could not install and why; tests then skip with a message.
 set -u
 pkgs=("$@")
-[ ${#pkgs[@]} -gt 0 ] || pkgs=(libisal2 lz4)
+[ ${#pkgs[@]} -gt 0 ] || pkgs=(libisal2 lz4 fio)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -537,6 +537,10 @@ public final class StaIo extends Ctx {
         for (int i = 0; i < cur.length; i++) {
             n += cur[i].poll();
         }
+        if (beChannels.busy() > 0) {
+            // Submit what this cycle's commands queued now (one io_uring_enter), not a cycle later.
+            n += beChannels.poll();
+        }
         if (!queued.isEmpty()) {
             n += runTasks();
         }
