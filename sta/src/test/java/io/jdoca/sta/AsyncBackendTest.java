@@ -78,6 +78,45 @@ class AsyncBackendTest {
         }
     }
 
+    /**
+     * More reads than the engine has operation slots: the surplus waits in NEED_BUFFER and is
+     * submitted as slots free up; every read returns its own block.
+     */
+    @Test
+    void readsBeyondTheEnginesSlotsWaitForABufferAndAllComplete() {
+        try (TestBed bed = new TestBed(1 << 20, BS)) {
+            StallingBackend slow = bed.sta.backendCreate(new StallingBackend("slow2", 1 << 20, 20_000_000L));
+            slow.addQueue();
+            StaNamespace ns = bed.subsys.addNs(2, BS, 1, slow);
+            int n = StaBeChannels.SLOTS + 6;
+            for (int i = 0; i < n; i++) {
+                slow.mem.set(java.lang.foreign.ValueLayout.JAVA_INT, (long) i * BS, 1000 + i);
+            }
+            TestClient c = IoPathTest.connected(bed, false, false);
+            for (int i = 0; i < n; i++) {
+                c.io(NvmeOpcode.IO_READ, i, 2, i, 1, BS, null, 0);
+            }
+            bed.pump();
+            assertEquals(StaBeChannels.SLOTS, slow.channel.outstanding(), "every slot busy, the rest waiting");
+            assertEquals(n, ns.inflight());
+            boolean[] seen = new boolean[n];
+            for (int i = 0; i < n; i++) {
+                c.expect(NvmeTcpPdu.TYPE_C2H_DATA);
+                int cid = DataPdu.cccid(c.rx, 0);
+                assertEquals(1000 + cid, c.rx.get(java.lang.foreign.ValueLayout.JAVA_INT, c.dataOffset()));
+                seen[cid] = true;
+                c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
+                assertEquals(0, c.cqeStatus());
+            }
+            for (int i = 0; i < n; i++) {
+                assertTrue(seen[i], "read " + i);
+            }
+            assertEquals(n, slow.channel.submitted);
+            assertEquals(0, ns.inflight());
+            assertEquals(0, bed.io.qps().get(0).executor().pool().badTransitions);
+        }
+    }
+
     /** Stopping the engine lets an outstanding operation finish and ends its request: the namespace drains. */
     @Test
     void stoppingTheEngineEndsItsOutstandingOperations() {
