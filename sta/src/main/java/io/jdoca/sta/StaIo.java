@@ -255,7 +255,9 @@ public final class StaIo extends Ctx {
             return;
         }
         if (beChannels.busy() > 0) {
-            Thread.yield(); // back-end completions are polled, not selected
+            // Back-end completions are polled, not selected. Sleep briefly rather than spin: the
+            // kernel's io_uring workers that finish them run on this thread's core.
+            java.util.concurrent.locks.LockSupport.parkNanos(20_000L);
             return;
         }
         StaQp[] cur = qps;
