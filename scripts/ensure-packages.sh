@@ -5,12 +5,13 @@
 #   libibverbs-dev, librdmacm-dev   rdma-core headers (and libibverbs1/librdmacm1 with them): the verbs
 #                 bindings' layout test (verbs/VerbsLayoutTest) compiles a C program against them
 #   gcc           the C compiler that test uses (skipped when one is already on PATH)
+#   fio           baseline of the file back-end figures of ./jdoca bench nvmf (io_uring, O_DIRECT)
 # Usage: scripts/ensure-packages.sh [PKG ...]   (default: the list above)
 # Never fails the caller: prints what it could not install and why; tests then skip with a message.
 set -u
 pkgs=("$@")
 if [ ${#pkgs[@]} -eq 0 ]; then
-  pkgs=(libisal2 lz4 libibverbs-dev librdmacm-dev)
+  pkgs=(libisal2 lz4 fio libibverbs-dev librdmacm-dev)
   command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || pkgs+=(gcc)
 fi
 missing=()

@@ -429,7 +429,7 @@ public final class Sta extends Ctx {
                 if (d.queue == null) {
                     complete(t, DocaError.INVALID_VALUE);
                     n++;
-                } else if (d.queue.inflight.get() == 0) {
+                } else if (d.queue.inflight() == 0) {
                     complete(t, DocaError.SUCCESS);
                     n++;
                 } else if (stopping) {

@@ -86,6 +86,16 @@ public abstract class StaBackend {
         return writeZeroes(offset, len, scratch);
     }
 
+    /**
+     * Opens an IO engine's asynchronous channel to this back-end, with room for {@code depth}
+     * operations in flight; null (the default) when the back-end completes inline, as memory and
+     * null back-ends do: the engine then calls {@link #read}/{@link #write} itself. Called once
+     * per engine, on that engine's thread, at its first I/O to this back-end.
+     */
+    public StaBeChannel openChannel(int depth) {
+        return null;
+    }
+
     /** Releases resources; after this the back-end fails every I/O. Control path. */
     protected abstract void close();
 

@@ -1,26 +1,21 @@
 package io.jdoca.sta;
 
-import java.util.concurrent.atomic.AtomicLong;
+import static io.jdoca.sta.StaCounters.Field;
 
 /**
  * A back-end queue ({@code doca_sta_be_q}): the path from IO engines to a {@link StaBackend},
  * with its statistics. Destroyed asynchronously with {@link StaTaskDestroyBeQueue}; from then on
  * commands routed to it complete with an error.
  *
- * <p>Thread-safe: counters are atomic, the destroyed flag volatile.
+ * <p>Thread-safe: the destroyed flag is volatile; counters are per-engine blocks
+ * ({@link StaCounters}: each IO engine writes its own, readers sum them).
  */
 public final class StaBeQueue {
     private final StaBackend backend;
     private final int index;
     volatile boolean destroyed;
-    final AtomicLong inflight = new AtomicLong();
-    final AtomicLong reads = new AtomicLong();
-    final AtomicLong writes = new AtomicLong();
-    final AtomicLong readBytes = new AtomicLong();
-    final AtomicLong writeBytes = new AtomicLong();
-    final AtomicLong otherOps = new AtomicLong();
-    final AtomicLong errors = new AtomicLong();
-    final AtomicLong timeouts = new AtomicLong();
+    /** One counter block per IO engine, indexed by {@link StaIo#index()}. */
+    final StaCounters[] counters = StaCounters.perEngine();
 
     StaBeQueue(StaBackend backend, int index) {
         this.backend = backend;
@@ -42,8 +37,17 @@ public final class StaBeQueue {
     /** Counter snapshot ({@code doca_sta_stats} for a back-end queue). */
     public StaStats stats() {
         return StaStats.of("be_queue", backend.name() + "/" + index,
-                "reads", reads.get(), "writes", writes.get(), "read_bytes", readBytes.get(),
-                "write_bytes", writeBytes.get(), "other_ops", otherOps.get(), "errors", errors.get(),
-                "timeouts", timeouts.get(), "inflight", inflight.get());
+                "reads", sum(Field.READS), "writes", sum(Field.WRITES), "read_bytes", sum(Field.READ_BYTES),
+                "write_bytes", sum(Field.WRITE_BYTES), "other_ops", sum(Field.OTHER_OPS), "errors", sum(Field.ERRORS),
+                "timeouts", sum(Field.TIMEOUTS), "inflight", sum(Field.INFLIGHT));
+    }
+
+    /** Commands executing on this queue now (all engines). */
+    public long inflight() {
+        return sum(Field.INFLIGHT);
+    }
+
+    private long sum(Field f) {
+        return StaCounters.sum(counters, f);
     }
 }

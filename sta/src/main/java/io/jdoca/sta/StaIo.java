@@ -43,6 +43,7 @@ public final class StaIo extends Ctx {
     private final TaskPool<StaIoTaskNonOffloadRead> readPool;
     private final TaskQueue queued = new TaskQueue();
     private final ConcurrentLinkedQueue<Object> inbox = new ConcurrentLinkedQueue<>();
+    private final StaBeChannels beChannels;
     private StaQp[] qps = new StaQp[0];
     private StaNonOffloadCallback nonOffloadCb;
     private long nonOffloadUd;
@@ -68,6 +69,7 @@ public final class StaIo extends Ctx {
         this.sta = sta;
         this.index = index;
         this.scratch = arena.allocate(Math.max(sta.getMaxIoSize(), 1 << 16), 4096);
+        this.beChannels = new StaBeChannels(this, sta.getMaxIoSize());
         this.disconnectPool = registerTaskType("disconnect", StaIoTaskDisconnect::new);
         this.sendPool = registerTaskType("non_offload_send", StaIoTaskNonOffloadSend::new);
         this.writeSendPool = registerTaskType("non_offload_write_send", StaIoTaskNonOffloadWriteSend::new);
@@ -83,10 +85,24 @@ public final class StaIo extends Ctx {
             if (sta.ios.size() >= sta.getMaxStaIo()) {
                 throw new DocaException(DocaError.FULL, "max_sta_io is " + sta.getMaxStaIo());
             }
-            StaIo io = new StaIo(sta, sta.ios.size());
+            // The lowest index no live engine has: per-engine counter blocks need one writer each.
+            int index = 0;
+            while (indexTaken(sta, index)) {
+                index++;
+            }
+            StaIo io = new StaIo(sta, index);
             sta.ios.add(io);
             return io;
         }
+    }
+
+    private static boolean indexTaken(Sta sta, int index) {
+        for (StaIo io : sta.ios) {
+            if (io.index == index) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@code doca_sta_io_destroy}: IDLE only. */
@@ -105,6 +121,10 @@ public final class StaIo extends Ctx {
     /** This engine's index (selects back-end queues: {@code index % numQueues}). */
     public int index() {
         return index;
+    }
+
+    StaBeChannels beChannels() {
+        return beChannels;
     }
 
     MemorySegment scratch() {
@@ -234,9 +254,15 @@ public final class StaIo extends Ctx {
         if (selector == null || hasPendingWork()) {
             return;
         }
+        if (beChannels.busy() > 0) {
+            // Back-end completions are polled, not selected. Sleep briefly rather than spin: the
+            // kernel's io_uring workers that finish them run on this thread's core.
+            java.util.concurrent.locks.LockSupport.parkNanos(20_000L);
+            return;
+        }
         StaQp[] cur = qps;
         for (int i = 0; i < cur.length; i++) {
-            if (cur[i].txPending() || cur[i].state() == StaQpState.TERMINATING) {
+            if (cur[i].transport().sendPending() || cur[i].state() == StaQpState.TERMINATING) {
                 Thread.yield();
                 return;
             }
@@ -361,7 +387,7 @@ public final class StaIo extends Ctx {
             return;
         }
         qp.close();
-        qp.failSlots(why);
+        qp.abortRequests(why);
         qpsClosed++;
         sta.liveQps.decrementAndGet();
         StaQp[] cur = qps;
@@ -411,19 +437,7 @@ public final class StaIo extends Ctx {
     }
 
     private static StaQp qpOf(Task t) {
-        if (t instanceof StaIoTaskNonOffloadSend s) {
-            return s.qp;
-        }
-        if (t instanceof StaIoTaskNonOffloadWriteSend w) {
-            return w.qp;
-        }
-        if (t instanceof StaIoTaskNonOffloadRead r) {
-            return r.qp;
-        }
-        if (t instanceof StaIoTaskDisconnect d) {
-            return d.qp;
-        }
-        return null;
+        return NonOffloadTasks.qpOf(t);
     }
 
     @Override
@@ -457,6 +471,7 @@ public final class StaIo extends Ctx {
 
     @Override
     protected void onIdle() {
+        beChannels.close();
         if (selector != null) {
             try {
                 selector.close();
@@ -505,6 +520,9 @@ public final class StaIo extends Ctx {
     @Override
     public long maxSleepNanos() {
         // Sockets do not wake the engine: bound the sleep while connections exist.
+        if (beChannels.busy() > 0) {
+            return 20_000L;
+        }
         return qps.length == 0 && queued.isEmpty() ? Long.MAX_VALUE : 200_000L;
     }
 
@@ -514,9 +532,16 @@ public final class StaIo extends Ctx {
         if (!inbox.isEmpty()) {
             n += drainInbox();
         }
+        if (beChannels.busy() > 0) {
+            n += beChannels.poll();
+        }
         StaQp[] cur = qps;
         for (int i = 0; i < cur.length; i++) {
             n += cur[i].poll();
+        }
+        if (beChannels.busy() > 0) {
+            // Submit what this cycle's commands queued now (one io_uring_enter), not a cycle later.
+            n += beChannels.poll();
         }
         if (!queued.isEmpty()) {
             n += runTasks();
@@ -541,7 +566,8 @@ public final class StaIo extends Ctx {
                 qps = Arrays.copyOf(qps, qps.length + 1);
                 qps[qps.length - 1] = qp;
                 qpsAccepted++;
-                if (selector != null && qp.channel() instanceof SelectableChannel sc) {
+                if (selector != null && qp.selectable() != null) {
+                    SelectableChannel sc = qp.selectable();
                     try {
                         sc.register(selector, java.nio.channels.SelectionKey.OP_READ);
                     } catch (IOException e) {
@@ -561,75 +587,6 @@ public final class StaIo extends Ctx {
     }
 
     private int runTasks() {
-        int n = 0;
-        int size = queued.size();
-        boolean stopping = state() == CtxState.STOPPING;
-        for (int i = 0; i < size; i++) {
-            Task t = queued.poll();
-            StaQp qp = qpOf(t);
-            if (stopping) {
-                if (t instanceof StaIoTaskDisconnect && qp != null && qp.state() == StaQpState.CLOSED) {
-                    complete(t, DocaError.SUCCESS);
-                } else {
-                    complete(t, DocaError.SHUTDOWN);
-                }
-                n++;
-                continue;
-            }
-            if (t instanceof StaIoTaskDisconnect d) {
-                if (qp.state() == StaQpState.CLOSED) {
-                    complete(t, DocaError.SUCCESS);
-                    n++;
-                    continue;
-                }
-                qp.startDisconnect();
-                qp.flush();
-                if (qp.drained() || System.nanoTime() - d.deadline > 0) {
-                    qp.appInitiatedClose = true;
-                    teardown(qp, "recv", DocaError.SHUTDOWN, 0);
-                    complete(t, DocaError.SUCCESS);
-                    n++;
-                } else {
-                    queued.add(t);
-                }
-                continue;
-            }
-            if (qp.state() == StaQpState.CLOSED || qp.state() == StaQpState.TERMINATING) {
-                complete(t, DocaError.NOT_CONNECTED);
-                n++;
-                continue;
-            }
-            if (t instanceof StaIoTaskNonOffloadSend s) {
-                if (!qp.ensureTx(qp.respSize())) {
-                    queued.add(t);
-                    continue;
-                }
-                qp.putResp(s.cid, s.status, s.dw0, s.dw1);
-                qp.flush();
-                complete(t, DocaError.SUCCESS);
-                n++;
-            } else if (t instanceof StaIoTaskNonOffloadWriteSend w) {
-                int chunks = Math.max(1, (w.dataLen + qp.maxIo() - 1) / qp.maxIo());
-                if (!qp.ensureTx(qp.dataSendSize(w.dataLen) + chunks * 64)) {
-                    queued.add(t);
-                    continue;
-                }
-                if (w.dataLen > 0) {
-                    qp.putC2HData(w.cid, w.data, w.dataOffset, w.dataLen);
-                }
-                qp.putResp(w.cid, w.status, w.dw0, w.dw1);
-                qp.flush();
-                complete(t, DocaError.SUCCESS);
-                n++;
-            } else if (t instanceof StaIoTaskNonOffloadRead r) {
-                if (!qp.ensureTx(qp.respSize() + 8) || !qp.startFetch(r)) {
-                    queued.add(t);
-                    continue;
-                }
-                qp.flush();
-                // completes when the host's H2CData has arrived (StaQp.completeSlot)
-            }
-        }
-        return n;
+        return NonOffloadTasks.run(this, queued, state() == CtxState.STOPPING);
     }
 }

@@ -1,14 +1,14 @@
 package io.jdoca.sta;
 
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
+import static io.jdoca.sta.StaCounters.Field;
 
 /**
  * A namespace of a subsystem ({@code doca_sta_ns}): front-end namespace id, logical block size,
  * and the back-end (plus back-end namespace id) it maps to. Removed asynchronously with
  * {@link StaTaskRmNs}; I/O to a removed namespace completes with Invalid Namespace.
  *
- * <p>Thread-safe: immutable geometry, atomic counters, volatile removed flag.
+ * <p>Thread-safe: immutable geometry, volatile removed flag, and per-engine counter blocks
+ * ({@link StaCounters}: each IO engine writes its own, readers sum them).
  */
 public final class StaNamespace {
     private final StaSubsystem subsystem;
@@ -19,13 +19,8 @@ public final class StaNamespace {
     private final int beNsId;
     private final long sizeBlocks;
     volatile boolean removed;
-    final AtomicInteger inflight = new AtomicInteger();
-    final AtomicLong reads = new AtomicLong();
-    final AtomicLong writes = new AtomicLong();
-    final AtomicLong readBytes = new AtomicLong();
-    final AtomicLong writeBytes = new AtomicLong();
-    final AtomicLong otherOps = new AtomicLong();
-    final AtomicLong errors = new AtomicLong();
+    /** One counter block per IO engine, indexed by {@link StaIo#index()}. */
+    final StaCounters[] counters = StaCounters.perEngine();
 
     StaNamespace(StaSubsystem subsystem, int nsid, int blockSize, StaBackend backend, int beNsId) {
         this.subsystem = subsystem;
@@ -73,13 +68,17 @@ public final class StaNamespace {
 
     /** Commands executing on this namespace now. */
     public int inflight() {
-        return inflight.get();
+        return (int) StaCounters.sum(counters, Field.INFLIGHT);
     }
 
     /** Counter snapshot ({@code doca_sta_stats} for a namespace). */
     public StaStats stats() {
         return StaStats.of("namespace", subsystem.nqn() + "/" + nsid,
-                "reads", reads.get(), "writes", writes.get(), "read_bytes", readBytes.get(),
-                "write_bytes", writeBytes.get(), "other_ops", otherOps.get(), "errors", errors.get());
+                "reads", sum(Field.READS), "writes", sum(Field.WRITES), "read_bytes", sum(Field.READ_BYTES),
+                "write_bytes", sum(Field.WRITE_BYTES), "other_ops", sum(Field.OTHER_OPS), "errors", sum(Field.ERRORS));
+    }
+
+    private long sum(Field f) {
+        return StaCounters.sum(counters, f);
     }
 }

@@ -58,6 +58,33 @@ class LifecycleTest {
         pe2.close();
     }
 
+    /**
+     * Engine indexes select per-engine counter blocks, so two live engines must never share one.
+     * Fails on main: an engine created after another was destroyed took index ios.size(), the
+     * index of the survivor.
+     */
+    @Test
+    void aRecreatedEngineTakesAFreeIndex() {
+        Dev dev = Devices.open("sw0");
+        Sta sta = Sta.create(dev);
+        ProgressEngine pe = ProgressEngine.create();
+        assertEquals(DocaError.SUCCESS, pe.connectCtx(sta));
+        assertEquals(DocaError.SUCCESS, sta.addDev(dev));
+        assertEquals(DocaError.SUCCESS, sta.setMaxStaIo(2));
+        assertEquals(DocaError.SUCCESS, sta.start());
+        StaIo first = StaIo.create(sta);
+        StaIo second = StaIo.create(sta);
+        assertEquals(0, first.index());
+        assertEquals(1, second.index());
+        assertEquals(DocaError.SUCCESS, first.destroy());
+        StaIo third = StaIo.create(sta);
+        assertEquals(0, third.index(), "the freed index, not the survivor's");
+        third.destroy();
+        second.destroy();
+        assertEquals(DocaError.SUCCESS, sta.stop());
+        pe.close();
+    }
+
     @Test
     void limitsAndCapabilities() {
         Dev dev = Devices.open("sw0");

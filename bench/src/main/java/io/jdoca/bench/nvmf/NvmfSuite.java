@@ -15,14 +15,21 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code ./jdoca bench nvmf}: {@code sta-target} (memory back-end, one IO thread) and
  * {@code nvme-perf}, each pinned to its own core with taskset, over NVMe/TCP on loopback:
- * 4 KiB random read and write at QD 32 and 128 KiB sequential read at QD 32. The baseline, in the
- * same run and with the same pinning, is the same nvme-perf against {@code nvme-perf --echo-server}
- * (a trivial responder with the same PDU sizes and no controller or storage: the transport
- * ceiling). Each process is a separate JVM started from this JVM's class path.
+ * 4 KiB random read and write at QD 32, 4 KiB random read at QD 1 (latency), 128 KiB sequential
+ * read and write at QD 32. The baseline, in the same run and with the same pinning, is the same
+ * nvme-perf against {@code nvme-perf --echo-server} (a trivial responder with the same PDU sizes
+ * and no controller or storage: the transport ceiling). Each process is a separate JVM started
+ * from this JVM's class path.
+ *
+ * <p>File back-end: 4 KiB random read and write at QD 32 through the target to a namespace on a
+ * file (io_uring, O_DIRECT), against {@code fio --ioengine=io_uring --direct=1} on the same file,
+ * pinned to the target's core, as same-run baseline (skipped with a message without fio).
  */
 public final class NvmfSuite implements BenchSuite {
     private static final ObjectMapper JSON = new ObjectMapper();
     static final String NQN = "nqn.2024-01.io.jdoca:bench";
+    static final String NQN_FILE = "nqn.2024-01.io.jdoca:bench-file";
+    static final int FILE_MB = 512;
 
     @Override
     public String description() {
@@ -37,7 +44,9 @@ public final class NvmfSuite implements BenchSuite {
         double secs = quick ? 2 : 8;
         List<Load> loads = List.of(new Load("randread_4k_qd32", "randread", 4096, 32),
                 new Load("randwrite_4k_qd32", "randwrite", 4096, 32),
-                new Load("read_128k_qd32", "read", 131072, 32));
+                new Load("read_128k_qd32", "read", 131072, 32),
+                new Load("write_128k_qd32", "write", 131072, 32),
+                new Load("randread_4k_qd1", "randread", 4096, 1));
         int cpus = Runtime.getRuntime().availableProcessors();
         String targetCpu = "0";
         String perfCpu = cpus > 1 ? "1" : "0";
@@ -45,12 +54,17 @@ public final class NvmfSuite implements BenchSuite {
         Path dir = Files.createTempDirectory("jdoca-bench-nvmf");
         int tport = freePort();
         Path cfg = dir.resolve("target.json");
+        // The file back-end's file, written through once so reads hit allocated blocks (as fio's would).
+        Path img = dir.resolve("file-ns.img");
+        fillFile(img, FILE_MB);
         Files.writeString(cfg, """
                 { "io_threads": 1,
                   "listeners": [ { "address": "127.0.0.1", "port": %d } ],
                   "subsystems": [ { "nqn": "%s", "allow_any_host": true,
-                    "namespaces": [ { "nsid": 1, "backend": "memory", "size_mb": 1024, "block_size": 4096 } ] } ] }
-                """.formatted(tport, NQN));
+                    "namespaces": [ { "nsid": 1, "backend": "memory", "size_mb": 1024, "block_size": 4096 } ] },
+                    { "nqn": "%s", "allow_any_host": true,
+                    "namespaces": [ { "nsid": 1, "backend": "file", "path": "%s", "size_mb": %d, "block_size": 4096 } ] } ] }
+                """.formatted(tport, NQN, NQN_FILE, img, FILE_MB));
         int eport = freePort();
         Process target = start(targetCpu, dir.resolve("target.log"), "sta-target", "-j", cfg.toString(), "-l", "30");
         Process echo = start(targetCpu, dir.resolve("echo.log"), "nvme-perf", "--echo-server", String.valueOf(eport), "-l", "30");
@@ -59,16 +73,16 @@ public final class NvmfSuite implements BenchSuite {
             waitFor(dir.resolve("echo.log"), "ECHO READY");
             // JIT warm-up of both responders (unmeasured): mixed 4 KiB and 128 KiB traffic.
             for (int port : new int[] {tport, eport}) {
-                perf(perfCpu, dir, port, new Load("warmup_4k", "randrw", 4096, 32), quick ? 2 : 4);
-                perf(perfCpu, dir, port, new Load("warmup_128k", "randrw", 131072, 8), quick ? 1 : 2);
+                perf(perfCpu, dir, port, NQN, new Load("warmup_4k", "randrw", 4096, 32), quick ? 2 : 4);
+                perf(perfCpu, dir, port, NQN, new Load("warmup_128k", "randrw", 131072, 8), quick ? 1 : 2);
             }
             for (Load l : loads) {
                 // Target idle while the echo runs and vice versa: both are pinned to the same core.
                 long tc0 = cpuTicks(target.pid());
-                JsonNode t = perf(perfCpu, dir, tport, l, secs);
+                JsonNode t = perf(perfCpu, dir, tport, NQN, l, secs);
                 long tc1 = cpuTicks(target.pid());
                 long ec0 = cpuTicks(echo.pid());
-                JsonNode e = perf(perfCpu, dir, eport, l, secs);
+                JsonNode e = perf(perfCpu, dir, eport, NQN, l, secs);
                 long ec1 = cpuTicks(echo.pid());
                 String base = "echo responder (transport ceiling)";
                 // CPU per I/O of the responding process (user + system, /proc ticks): robust on a loaded machine.
@@ -90,6 +104,7 @@ public final class NvmfSuite implements BenchSuite {
                 out.add(BenchResult.of("nvmf." + l.name() + ".lat_p99_us", "us", t.get("lat_p99_us").asDouble(), base,
                         e.get("lat_p99_us").asDouble()));
             }
+            fileLoads(out, dir, target, targetCpu, perfCpu, tport, img, secs);
             double alloc = TargetAllocationProbe.bytesPerIo(quick ? 50_000 : 100_000, quick ? 100_000 : 300_000);
             System.err.printf("nvmf: target engine thread allocation: %.3f bytes/I/O%n", alloc);
             out.add(BenchResult.plain("nvmf.target_alloc_bytes_per_io", "bytes", alloc));
@@ -100,13 +115,65 @@ public final class NvmfSuite implements BenchSuite {
             echo.waitFor(10, TimeUnit.SECONDS);
             target.destroyForcibly();
             echo.destroyForcibly();
+            Files.deleteIfExists(img);
         }
         return out;
     }
 
-    private JsonNode perf(String cpu, Path dir, int port, Load l, double secs) throws Exception {
+    /** File back-end 4 KiB random read and write at QD 32 vs fio (io_uring, O_DIRECT) on the same file. */
+    private void fileLoads(List<BenchResult> out, Path dir, Process target, String targetCpu, String perfCpu, int tport,
+                           Path img, double secs) throws Exception {
+        if (!Files.isExecutable(Path.of("/usr/bin/fio"))) {
+            System.err.println("nvmf: file back-end figures skipped: no /usr/bin/fio (scripts/ensure-packages.sh installs it)");
+            return;
+        }
+        for (Load l : List.of(new Load("file_randread_4k_qd32", "randread", 4096, 32),
+                new Load("file_randwrite_4k_qd32", "randwrite", 4096, 32))) {
+            JsonNode t = perf(perfCpu, dir, tport, NQN_FILE, l, secs);
+            double fioIops = fio(targetCpu, dir, img, l, secs);
+            String base = "fio --ioengine=io_uring --direct=1 on the same file, target's core";
+            out.add(BenchResult.of("nvmf." + l.name() + ".kiops", "kIOPS", t.get("iops").asDouble() / 1000, base, fioIops / 1000));
+        }
+    }
+
+    private double fio(String cpu, Path dir, Path file, Load l, double secs) throws Exception {
+        Path log = dir.resolve("fio-" + l.name() + ".json");
+        List<String> cmd = new ArrayList<>();
+        if (Files.isExecutable(Path.of("/usr/bin/taskset"))) {
+            cmd.addAll(List.of("/usr/bin/taskset", "-c", cpu));
+        }
+        cmd.addAll(List.of("/usr/bin/fio", "--name=" + l.name(), "--filename=" + file, "--ioengine=io_uring", "--direct=1",
+                "--rw=" + l.workload(), "--bs=" + l.ioSize(), "--iodepth=" + l.qd(), "--size=" + FILE_MB + "M",
+                "--ramp_time=1", "--runtime=" + (int) Math.ceil(secs), "--time_based", "--output-format=json"));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(false).redirectOutput(log.toFile())
+                .redirectError(dir.resolve("fio-" + l.name() + ".err").toFile()).start();
+        if (!p.waitFor((long) secs + 60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException("fio timed out; output " + log);
+        }
+        JsonNode job = JSON.readTree(log.toFile()).path("jobs").path(0);
+        double iops = job.path(l.workload().contains("write") ? "write" : "read").path("iops").asDouble();
+        System.err.printf("fio: %s %.0f IOPS%n", l.name(), iops);
+        return iops;
+    }
+
+    /** Creates {@code mb} MiB of non-zero data at {@code file} (kept when it already has that size). */
+    private static void fillFile(Path file, int mb) throws IOException {
+        if (Files.exists(file) && Files.size(file) == (long) mb << 20) {
+            return;
+        }
+        byte[] chunk = new byte[1 << 20];
+        java.util.Arrays.fill(chunk, (byte) 0x5a);
+        try (var os = Files.newOutputStream(file)) {
+            for (int i = 0; i < mb; i++) {
+                os.write(chunk);
+            }
+        }
+    }
+
+    private JsonNode perf(String cpu, Path dir, int port, String nqn, Load l, double secs) throws Exception {
         Path log = dir.resolve("perf-" + port + "-" + l.name() + ".log");
-        Process p = start(cpu, log, "nvme-perf", "-s", String.valueOf(port), "-n", NQN, "-w", l.workload(), "-o",
+        Process p = start(cpu, log, "nvme-perf", "-s", String.valueOf(port), "-n", nqn, "-w", l.workload(), "-o",
                 String.valueOf(l.ioSize()), "-q", String.valueOf(l.qd()), "-t", String.valueOf(secs), "--warmup", "1",
                 "--range-mb", "512", "--disable-sqflow", "--json");
         if (!p.waitFor((long) secs + 60, TimeUnit.SECONDS)) {

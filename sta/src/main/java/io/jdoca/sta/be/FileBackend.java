@@ -3,6 +3,7 @@ package io.jdoca.sta.be;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.sta.StaBackend;
+import io.jdoca.sta.StaBeChannel;
 import io.jdoca.sta.nvme.NvmeStatus;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -20,6 +21,9 @@ import java.nio.file.Path;
  * {@code O_DIRECT} where the file system allows it (used for 4096-aligned I/O through the engine's
  * aligned scratch buffer) and buffered (for everything else, and when O_DIRECT is refused, as on
  * tmpfs). A regular file is created or extended to the requested size.
+ *
+ * <p>The engines reach it asynchronously, each through its own io_uring ({@link #openChannel});
+ * the synchronous calls remain for Compare, Dataset Management, Write Zeroes and fallbacks.
  *
  * <p>Thread-safe: positional calls on shared descriptors.
  */
@@ -187,6 +191,24 @@ public final class FileBackend extends StaBackend {
             return NvmeStatus.SUCCESS;
         } catch (Throwable t) {
             return NvmeStatus.INTERNAL_ERROR;
+        }
+    }
+
+    /**
+     * An io_uring channel ({@link IoUringChannel}) for the calling engine; null (synchronous
+     * pread/pwrite) when the kernel refuses io_uring or {@code -Djdoca.sta.io_uring=false}.
+     */
+    @Override
+    public StaBeChannel openChannel(int depth) {
+        if (!Boolean.parseBoolean(System.getProperty("jdoca.sta.io_uring", "true"))) {
+            return null;
+        }
+        try {
+            return new IoUringChannel(depth, fd, directFd);
+        } catch (IllegalStateException | UnsupportedOperationException e) {
+            System.getLogger(FileBackend.class.getName()).log(System.Logger.Level.WARNING,
+                    "{0}: io_uring unavailable ({1}); synchronous I/O", name(), e.getMessage());
+            return null;
         }
     }
 

@@ -1,6 +1,7 @@
 package io.jdoca.sta.target.bdev;
 
 import io.jdoca.sta.StaBackend;
+import io.jdoca.sta.StaBeChannel;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -66,6 +67,74 @@ public final class TimedBackend extends StaBackend {
 
     private static void record(Histogram h, long nanos) {
         h.recordValue(Math.min(MAX_NANOS, Math.max(1, nanos)));
+    }
+
+    /**
+     * The delegate's asynchronous channel (the file back-end's io_uring), timed from submit to
+     * reaped completion; null when the delegate completes inline. Without this the wrapper would
+     * hide the channel and turn every file bdev I/O into a synchronous call on the engine.
+     */
+    @Override
+    public StaBeChannel openChannel(int depth) {
+        StaBeChannel inner = delegate.openChannel(depth);
+        return inner == null ? null : new TimedChannel(inner, depth, mine.get());
+    }
+
+    /** Times each tag's operation; one engine thread only (as every channel). */
+    private static final class TimedChannel extends StaBeChannel implements StaBeChannel.Sink {
+        private final StaBeChannel inner;
+        private final PerThread hist;
+        private final long[] start;
+        private final byte[] op;
+        private Sink sink;
+
+        TimedChannel(StaBeChannel inner, int depth, PerThread hist) {
+            this.inner = inner;
+            this.hist = hist;
+            this.start = new long[Math.max(1, depth)];
+            this.op = new byte[start.length];
+        }
+
+        @Override
+        public boolean submit(int o, long offset, MemorySegment buf, int len, int tag) {
+            if (!inner.submit(o, offset, buf, len, tag)) {
+                return false;
+            }
+            if (tag >= 0 && tag < start.length) {
+                start[tag] = System.nanoTime();
+                op[tag] = (byte) o;
+            }
+            return true;
+        }
+
+        @Override
+        public int poll(Sink s) {
+            this.sink = s;
+            return inner.poll(this);
+        }
+
+        @Override
+        public void onComplete(int tag, int nvmeStatus) {
+            if (tag >= 0 && tag < start.length) {
+                long d = System.nanoTime() - start[tag];
+                if (op[tag] == OP_READ) {
+                    record(hist.read, d);
+                } else if (op[tag] == OP_WRITE) {
+                    record(hist.write, d);
+                }
+            }
+            sink.onComplete(tag, nvmeStatus);
+        }
+
+        @Override
+        public int outstanding() {
+            return inner.outstanding();
+        }
+
+        @Override
+        public void close() {
+            inner.close();
+        }
     }
 
     @Override

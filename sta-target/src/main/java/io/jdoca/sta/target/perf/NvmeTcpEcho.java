@@ -96,7 +96,9 @@ public final class NvmeTcpEcho {
                                 success = (FabricsConnectCommand.cattr(rx, sqe) & 0x4) != 0;
                                 dw0 = 1;
                             } else if (cmd.fctype() == NvmeOpcode.FCTYPE_PROPERTY_GET) {
-                                dw0 = FabricsConnectCommand.propertyOffset(rx, sqe) == 0x1c ? 1 : 0;
+                                // CSTS.RDY = 1; CAP.MQES = 1023 (nvme-perf checks its queue depth against it)
+                                int off = FabricsConnectCommand.propertyOffset(rx, sqe);
+                                dw0 = off == 0x1c ? 1 : off == 0 ? 0x3ff : 0;
                             }
                         } else if (op == NvmeOpcode.ADMIN_IDENTIFY && cmd.sglType() == NvmeCommand.SGL_TRANSPORT_DATA_BLOCK && qid == 0
                                 && cmd.nsid() != 0 && (cmd.cdw10() & 0xff) == 0) {

@@ -153,4 +153,37 @@ class NvmePerfAppTest {
             assertTrue(j.get("iops").asDouble() > 0 && j.get("errors").asLong() == 0, json);
         }
     }
+
+    /**
+     * The benchmark baseline: nvme-perf at QD 32 against the echo responder. Fails before the fix:
+     * the echo answered CAP with 0 (MQES 0), so nvme-perf refused any queue depth above 0 and
+     * `./jdoca bench nvmf` stopped at its first echo run.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void nvmePerfRunsAtQueueDepth32AgainstTheEchoResponder() throws Exception {
+        NvmeTcpEcho echo = new NvmeTcpEcho(0, 64L << 20);
+        Thread server = new Thread(() -> {
+            try {
+                echo.serve();
+            } catch (java.io.IOException e) {
+                // the test JVM ends; nothing to report
+            }
+        }, "echo-test");
+        server.setDaemon(true);
+        server.start();
+        PrintStream oldOut = System.out;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int rc;
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        try {
+            rc = new CommandLine(new NvmePerfApp()).execute("-s", String.valueOf(echo.port()), "-n", NQN,
+                    "-w", "randread", "-o", "4096", "-q", "32", "-t", "0.3", "--warmup", "0", "--range-mb", "16");
+        } finally {
+            System.setOut(oldOut);
+        }
+        String o = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, rc, o);
+        assertTrue(o.contains("errors: 0"), o);
+    }
 }

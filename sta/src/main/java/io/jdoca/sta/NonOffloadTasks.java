@@ -1,0 +1,107 @@
+package io.jdoca.sta;
+
+import io.jdoca.core.DocaError;
+import io.jdoca.core.exec.Task;
+import io.jdoca.core.exec.TaskQueue;
+
+/**
+ * Execution of an IO context's tasks ({@link StaIo}): the application's answers to non-offloaded
+ * commands (send, write + send, fetch host data) and QP disconnects. A task that cannot proceed
+ * yet (no room on the wire, no free request, a disconnect still draining) is queued again.
+ *
+ * <p>Not thread-safe: the IO context's progress-engine thread.
+ */
+final class NonOffloadTasks {
+    private NonOffloadTasks() {
+    }
+
+    static StaQp qpOf(Task t) {
+        if (t instanceof StaIoTaskNonOffloadSend s) {
+            return s.qp;
+        }
+        if (t instanceof StaIoTaskNonOffloadWriteSend w) {
+            return w.qp;
+        }
+        if (t instanceof StaIoTaskNonOffloadRead r) {
+            return r.qp;
+        }
+        if (t instanceof StaIoTaskDisconnect d) {
+            return d.qp;
+        }
+        return null;
+    }
+
+    /** Runs the queued tasks once each; those that cannot proceed yet are queued again. Returns tasks completed. */
+    static int run(StaIo io, TaskQueue queued, boolean stopping) {
+        int n = 0;
+        int size = queued.size();
+        for (int i = 0; i < size; i++) {
+            Task t = queued.poll();
+            StaQp qp = qpOf(t);
+            if (stopping) {
+                if (t instanceof StaIoTaskDisconnect && qp != null && qp.state() == StaQpState.CLOSED) {
+                    io.completeTask(t, DocaError.SUCCESS);
+                } else {
+                    io.completeTask(t, DocaError.SHUTDOWN);
+                }
+                n++;
+                continue;
+            }
+            if (t instanceof StaIoTaskDisconnect d) {
+                if (qp.state() == StaQpState.CLOSED) {
+                    io.completeTask(t, DocaError.SUCCESS);
+                    n++;
+                    continue;
+                }
+                qp.startDisconnect();
+                qp.transport().flush();
+                if (qp.drained() || System.nanoTime() - d.deadline > 0) {
+                    qp.appInitiatedClose = true;
+                    io.teardown(qp, "recv", DocaError.SHUTDOWN, 0);
+                    io.completeTask(t, DocaError.SUCCESS);
+                    n++;
+                } else {
+                    queued.add(t);
+                }
+                continue;
+            }
+            if (qp.state() == StaQpState.CLOSED || qp.state() == StaQpState.TERMINATING) {
+                io.completeTask(t, DocaError.NOT_CONNECTED);
+                n++;
+                continue;
+            }
+            if (t instanceof StaIoTaskNonOffloadSend s) {
+                NvmfTransport tr = qp.transport();
+                if (!tr.reserve(0)) {
+                    queued.add(t);
+                    continue;
+                }
+                tr.sendCompletion(s.cid, s.status, s.dw0, s.dw1);
+                tr.flush();
+                io.completeTask(t, DocaError.SUCCESS);
+                n++;
+            } else if (t instanceof StaIoTaskNonOffloadWriteSend w) {
+                NvmfTransport tr = qp.transport();
+                if (!tr.reserve(w.dataLen)) {
+                    queued.add(t);
+                    continue;
+                }
+                if (w.dataLen > 0) {
+                    tr.sendData(w.cid, w.data, w.dataOffset, w.dataLen);
+                }
+                tr.sendCompletion(w.cid, w.status, w.dw0, w.dw1);
+                tr.flush();
+                io.completeTask(t, DocaError.SUCCESS);
+                n++;
+            } else if (t instanceof StaIoTaskNonOffloadRead r) {
+                if (!qp.transport().reserve(0) || !qp.executor().fetch(r)) {
+                    queued.add(t);
+                    continue;
+                }
+                qp.transport().flush();
+                // completes when the host's data has arrived (NvmfCommandExecutor.onHostData)
+            }
+        }
+        return n;
+    }
+}

@@ -1,0 +1,133 @@
+package io.jdoca.sta;
+
+import io.jdoca.sta.nvme.NvmeOpcode;
+import io.jdoca.sta.nvme.NvmeStatus;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The asynchronous back-end half of a queue pair's command layer (SPDK's {@code ctrlr_bdev.c}
+ * completion path): a request in READY_TO_EXECUTE goes to the engine's {@link StaBeChannel}
+ * with an engine slot buffer (EXECUTING); its completion, reaped in the engine's progress, moves
+ * it to EXECUTED and sends the data and the completion, or queues the answer until the wire has
+ * room. Reads wait in NEED_BUFFER while every slot is busy. Memory and null back-ends have no
+ * channel and never come here.
+ *
+ * <p>Not thread-safe: the owning {@link StaIo} engine's thread.
+ */
+final class NvmfBackendIo {
+    private final NvmfCommandExecutor exec;
+    private final StaQp qp;
+    private final StaIo io;
+    private final NvmfTransport tr;
+    private final StaBeChannels bech;
+    /** EXECUTED requests whose answer waits for room on the wire: FIFO through {@link StaRequest#nextWaiting}. */
+    private StaRequest deferHead;
+    private StaRequest deferTail;
+
+    NvmfBackendIo(NvmfCommandExecutor exec, StaQp qp, StaIo io, NvmfTransport tr, StaBeChannels bech) {
+        this.exec = exec;
+        this.qp = qp;
+        this.io = io;
+        this.tr = tr;
+        this.bech = bech;
+    }
+
+    void clearDeferred() {
+        deferHead = null;
+        deferTail = null;
+    }
+
+    /** READY_TO_EXECUTE → EXECUTING: the operation goes to the engine's channel (inline when the channel is full). */
+    void submit(StaRequest r, int op, long offset) {
+        r.transition(StaRequestState.READY_TO_EXECUTE);
+        r.transition(StaRequestState.EXECUTING);
+        if (!bech.submit(r.channel, op, offset, r.dataLen, r)) {
+            StaBackend be = r.ns.backend();
+            MemorySegment b = bech.buffer(r);
+            long t0 = System.nanoTime();
+            int st = switch (op) {
+                case StaBeChannel.OP_READ -> be.read(offset, b, 0, r.dataLen, io.scratch());
+                case StaBeChannel.OP_WRITE -> be.write(offset, b, 0, r.dataLen, io.scratch());
+                default -> be.flush();
+            };
+            exec.checkTimeout(r, t0);
+            onBackendComplete(r, st);
+        }
+    }
+
+    /** A slot became free for a read waiting in NEED_BUFFER (engine progress). */
+    void onBuffer(StaRequest r) {
+        if (qp.state == StaQpState.CLOSED) {
+            r.executed(NvmeStatus.ABORTED_SQ_DELETION);
+            exec.drop(r);
+            return;
+        }
+        submit(r, StaBeChannel.OP_READ, r.slba << r.ns.blockShift());
+    }
+
+    /** The back-end finished the request's operation (engine progress, or inline after a full channel). */
+    void onBackendComplete(StaRequest r, int status) {
+        if (r.opcode == NvmeOpcode.IO_WRITE) {
+            exec.countWrite(r, r.dataLen);
+        } else if (r.opcode == NvmeOpcode.IO_FLUSH) {
+            r.queue.counters[io.index()].otherOps++;
+            r.ns.counters[io.index()].otherOps++;
+        }
+        r.executed(status);
+        if (qp.state == StaQpState.CLOSED) {
+            exec.drop(r);
+            return;
+        }
+        if (deferHead != null || !tr.reserve(answerBytes(r))) {
+            defer(r);
+            return;
+        }
+        answer(r);
+    }
+
+    private int answerBytes(StaRequest r) {
+        return r.opcode == NvmeOpcode.IO_READ && r.status == NvmeStatus.SUCCESS ? r.dataLen : 0;
+    }
+
+    private void defer(StaRequest r) {
+        r.nextWaiting = null;
+        if (deferTail == null) {
+            deferHead = r;
+        } else {
+            deferTail.nextWaiting = r;
+        }
+        deferTail = r;
+    }
+
+    /** Sends the answers that waited for room; engine progress, before the transport polls. */
+    int drainDeferred() {
+        int n = 0;
+        StaRequest r;
+        while ((r = deferHead) != null && tr.reserve(answerBytes(r))) {
+            deferHead = r.nextWaiting;
+            if (deferHead == null) {
+                deferTail = null;
+            }
+            r.nextWaiting = null;
+            answer(r);
+            n++;
+        }
+        return n;
+    }
+
+    /** EXECUTED (asynchronous): data and completion out, the slot back to the engine. */
+    private void answer(StaRequest r) {
+        if (r.opcode == NvmeOpcode.IO_READ && r.status == NvmeStatus.SUCCESS) {
+            r.transition(StaRequestState.TRANSFERRING_CONTROLLER_TO_HOST);
+            int n = r.dataLen;
+            tr.sendData(r.cid, bech.buffer(r), 0, n);
+            exec.countRead(r, n);
+            tr.sendCompletion(r.cid, NvmeStatus.SUCCESS, 0, 0);
+            bech.release(r);
+            exec.release(r);
+            return;
+        }
+        bech.release(r);
+        exec.respond(r);
+    }
+}

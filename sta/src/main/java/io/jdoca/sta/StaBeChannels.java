@@ -1,0 +1,248 @@
+package io.jdoca.sta;
+
+import io.jdoca.sta.nvme.NvmeStatus;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The asynchronous back-end side of one IO engine: its {@link StaBeChannel}s (one per back-end
+ * it has used), the operation slots (each with a data buffer of the maximum I/O size, the
+ * request it serves and when it was submitted), the requests waiting for a slot, and the
+ * back-end timeout watch over outstanding operations.
+ *
+ * <p>Slots and buffers are created when the engine opens its first channel (once per engine; a
+ * control-path cost on the first I/O to an asynchronous back-end), never afterwards.
+ *
+ * <p>Not thread-safe: the owning {@link StaIo} engine's thread.
+ */
+final class StaBeChannels implements StaBeChannel.Sink {
+    private static final System.Logger LOG = System.getLogger(StaBeChannels.class.getName());
+    /** Operations in flight per engine (and data buffers). */
+    static final int SLOTS = 64;
+
+    private final StaIo io;
+    private final int maxIo;
+    private StaBackend[] backends = new StaBackend[0];
+    private StaBeChannel[] channels = new StaBeChannel[0];
+    private Arena arena;
+    private MemorySegment[] buffers;
+    private StaRequest[] slotReq;
+    private long[] slotStart;
+    private boolean[] slotReported;
+    private int[] freeSlots;
+    private int freeTop;
+    private int busy;
+    /** Requests in NEED_BUFFER waiting for a slot: an intrusive FIFO through {@link StaRequest#nextWaiting}. */
+    private StaRequest waitHead;
+    private StaRequest waitTail;
+    private long nextTimeoutScan;
+
+    StaBeChannels(StaIo io, int maxIo) {
+        this.io = io;
+        this.maxIo = maxIo;
+    }
+
+    /** The engine's channel to {@code be}, opened on first use; null when {@code be} completes inline. */
+    StaBeChannel channel(StaBackend be) {
+        StaBackend[] bs = backends;
+        for (int i = 0; i < bs.length; i++) {
+            if (bs[i] == be) {
+                return channels[i];
+            }
+        }
+        return open(be);
+    }
+
+    private StaBeChannel open(StaBackend be) {
+        StaBeChannel ch = null;
+        try {
+            ch = be.openChannel(2 * SLOTS);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "{0}: no asynchronous channel ({1}); synchronous I/O", be, e.getMessage());
+        }
+        if (ch != null && arena == null) {
+            arena = Arena.ofShared();
+            buffers = new MemorySegment[SLOTS];
+            slotReq = new StaRequest[SLOTS];
+            slotStart = new long[SLOTS];
+            slotReported = new boolean[SLOTS];
+            freeSlots = new int[SLOTS];
+            for (int i = 0; i < SLOTS; i++) {
+                buffers[i] = arena.allocate(maxIo, 4096);
+                freeSlots[i] = SLOTS - 1 - i;
+            }
+            freeTop = SLOTS;
+        }
+        int n = backends.length;
+        backends = java.util.Arrays.copyOf(backends, n + 1);
+        channels = java.util.Arrays.copyOf(channels, n + 1);
+        backends[n] = be;
+        channels[n] = ch;
+        return ch;
+    }
+
+    /** A free slot for {@code r}, or -1. */
+    int acquire(StaRequest r) {
+        if (freeTop == 0) {
+            return -1;
+        }
+        int s = freeSlots[--freeTop];
+        slotReq[s] = r;
+        r.slot = s;
+        return s;
+    }
+
+    void release(StaRequest r) {
+        int s = r.slot;
+        if (s < 0) {
+            return;
+        }
+        r.slot = -1;
+        slotReq[s] = null;
+        freeSlots[freeTop++] = s;
+        StaRequest w = waitHead;
+        if (w != null) {
+            waitHead = w.nextWaiting;
+            if (waitHead == null) {
+                waitTail = null;
+            }
+            w.nextWaiting = null;
+            w.waiting = false;
+            acquire(w);
+            w.executor().backendIo().onBuffer(w);
+        }
+    }
+
+    MemorySegment buffer(StaRequest r) {
+        return buffers[r.slot];
+    }
+
+    /** Queues {@code r} (NEED_BUFFER) until a slot is free. */
+    void await(StaRequest r) {
+        r.waiting = true;
+        r.nextWaiting = null;
+        if (waitTail == null) {
+            waitHead = r;
+        } else {
+            waitTail.nextWaiting = r;
+        }
+        waitTail = r;
+    }
+
+    /** Takes {@code r} out of the wait queue (its connection went). */
+    void cancelWait(StaRequest r) {
+        StaRequest prev = null;
+        for (StaRequest w = waitHead; w != null; prev = w, w = w.nextWaiting) {
+            if (w == r) {
+                if (prev == null) {
+                    waitHead = w.nextWaiting;
+                } else {
+                    prev.nextWaiting = w.nextWaiting;
+                }
+                if (waitTail == w) {
+                    waitTail = prev;
+                }
+                w.nextWaiting = null;
+                w.waiting = false;
+                return;
+            }
+        }
+    }
+
+    /** Submits the slot's operation; false when the channel is full. */
+    boolean submit(StaBeChannel ch, int op, long offset, int len, StaRequest r) {
+        int s = r.slot;
+        if (!ch.submit(op, offset, buffers[s], len, s)) {
+            return false;
+        }
+        slotStart[s] = System.nanoTime();
+        slotReported[s] = false;
+        busy++;
+        return true;
+    }
+
+    /** Operations submitted and not yet completed. */
+    int busy() {
+        return busy;
+    }
+
+    /** Engine progress: reap every channel, then watch the outstanding ones for the back-end timeout. */
+    int poll() {
+        int n = 0;
+        StaBeChannel[] cs = channels;
+        for (int i = 0; i < cs.length; i++) {
+            if (cs[i] != null && cs[i].outstanding() > 0) {
+                n += cs[i].poll(this);
+            }
+        }
+        if (busy > 0) {
+            long now = System.nanoTime();
+            if (now - nextTimeoutScan >= 0) {
+                nextTimeoutScan = now + 1_000_000L;
+                scanTimeouts(now);
+            }
+        }
+        return n;
+    }
+
+    private void scanTimeouts(long now) {
+        long limit = io.sta().backendTimeoutNanos();
+        for (int s = 0; s < SLOTS; s++) {
+            StaRequest r = slotReq[s];
+            if (r != null && !slotReported[s] && r.state() == StaRequestState.EXECUTING && now - slotStart[s] > limit) {
+                // Reported while the operation is still outstanding, once per operation.
+                slotReported[s] = true;
+                r.queue.counters[io.index()].timeouts++;
+                io.sta().reportBackendTimeout(r.queue, r.ns, r.opcode, now - slotStart[s]);
+            }
+        }
+    }
+
+    @Override
+    public void onComplete(int tag, int nvmeStatus) {
+        if (tag < 0 || tag >= SLOTS || slotReq[tag] == null) {
+            LOG.log(System.Logger.Level.ERROR, "back-end completion for unknown slot {0}", tag);
+            return;
+        }
+        busy--;
+        StaRequest r = slotReq[tag];
+        r.executor().backendIo().onBackendComplete(r, nvmeStatus);
+    }
+
+    /**
+     * Engine stop: lets the outstanding operations finish (bounded, 5 s), delivering their
+     * completions so their requests end and the namespaces' in-flight counts drain; then closes the
+     * channels. Buffers the kernel may still write are not freed if an operation never finished.
+     */
+    void close() {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (busy > 0 && System.nanoTime() - deadline < 0) {
+            if (poll() == 0) {
+                Thread.yield();
+            }
+        }
+        for (StaBeChannel c : channels) {
+            if (c != null) {
+                c.close();
+            }
+        }
+        channels = new StaBeChannel[0];
+        backends = new StaBackend[0];
+        if (busy > 0) {
+            LOG.log(System.Logger.Level.WARNING, "{0} back-end operation(s) never finished; their buffers stay allocated", busy);
+            for (int s = 0; s < SLOTS; s++) {
+                StaRequest r = slotReq[s];
+                if (r != null && r.state() == StaRequestState.EXECUTING) {
+                    busy--;
+                    r.executor().backendIo().onBackendComplete(r, NvmeStatus.ABORTED_SQ_DELETION);
+                }
+            }
+            return;
+        }
+        if (arena != null) {
+            arena.close();
+            arena = null;
+        }
+    }
+
+}
