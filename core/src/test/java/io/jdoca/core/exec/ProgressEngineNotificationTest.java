@@ -34,7 +34,9 @@ class ProgressEngineNotificationTest {
             assertThat(p.awaitExit(Duration.ofSeconds(60))).as(p.output()).isZero();
             Matcher m = Pattern.compile("cpu_share=([0-9.]+)").matcher(p.output());
             assertThat(m.find()).as(p.output()).isTrue();
-            assertThat(Double.parseDouble(m.group(1))).isGreaterThan(0.3);
+            // 5x the idle bound above, so the probe tells spinning from sleeping; not 0.3: on a loaded
+            // 2-core machine (a QEMU guest beside the build) a spinner got 0.25 of a core.
+            assertThat(Double.parseDouble(m.group(1))).isGreaterThan(0.1);
         }
     }
 
