@@ -80,6 +80,7 @@ public final class GgaOffloadApp implements Callable<Integer> {
         try {
             DocaLogLevel.apply(logLevel);
             argp.applySdkLogLevel();
+            io.jdoca.core.util.CpuAffinity.check("--cpu", cpus);
             AtomicBoolean abort = new AtomicBoolean();
             int rc;
             // Ctrl-C: abort, then up to 8 s for run() to release everything; leaving the try means finished.

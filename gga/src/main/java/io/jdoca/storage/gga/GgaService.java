@@ -441,6 +441,7 @@ public final class GgaService {
                     scratchMap, (long) i * transactions * layout.chunkSize(), comch.connection(), cfg.matrixType(),
                     cfg.recoverEveryN(), dirty, cfg.listenAddress()));
             workers.add(w);
+            w.pin(cfg.cpus().get(i)); // --cpu: the worker really runs there
             w.call(w::createObjects, timeout);
             for (int r = 0; r < TargetRole.COUNT; r++) {
                 for (ConnectionRole role : new ConnectionRole[] {ConnectionRole.IO_DATA, ConnectionRole.IO_CONTROL}) {

@@ -145,6 +145,11 @@ public final class GgaWorker {
                 IdleStrategy.backoff(64, 16, 1_000, Long.getLong("jdoca.gga.maxParkNanos", 50_000L)), null);
     }
 
+    /** Pins the worker thread to {@code cpu} ({@code --cpu}; control path); IllegalArgumentException when refused. */
+    void pin(int cpu) {
+        worker.pin(cpu);
+    }
+
     /** Runs {@code c} on the worker thread and waits for it (control path); failures are DocaExceptions. */
     public <T> T call(Callable<T> c, long timeoutNanos) {
         try {
