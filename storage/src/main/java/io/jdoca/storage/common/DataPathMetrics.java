@@ -3,6 +3,7 @@ package io.jdoca.storage.common;
 import io.jdoca.core.metrics.PrometheusText;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * The Prometheus metrics of a storage app's data path (target-rdma, zero-copy, gga-offload): the
@@ -33,6 +34,14 @@ public final class DataPathMetrics {
                     "Progress-engine polls of the worker, busy (found work) or idle (found none).", "state", "busy"),
             new Series("jdoca_storage_engine_polls_total",
                     "Progress-engine polls of the worker, busy (found work) or idle (found none).", "state", "idle"));
+
+    /** target-rdma's columns: {@link #DATA_PATH_WORKER}, then reads, writes and their bytes. */
+    public static final List<Series> TARGET_WORKER = Stream.concat(DATA_PATH_WORKER.stream(), Stream.of(
+            new Series("jdoca_storage_io_total", "Completed I/Os by worker and kind.", "kind", "read"),
+            new Series("jdoca_storage_io_total", "Completed I/Os by worker and kind.", "kind", "write"),
+            new Series("jdoca_storage_io_bytes_total", "Bytes moved by completed I/Os, by worker and kind.", "kind", "read"),
+            new Series("jdoca_storage_io_bytes_total", "Bytes moved by completed I/Os, by worker and kind.", "kind", "write")))
+            .toList();
 
     private final String app;
     private final List<Series> series;

@@ -178,7 +178,7 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
 
     /** Any thread (metrics): {ops, errors, busy polls, idle polls}, as {@link DataPathMetrics#DATA_PATH_WORKER}. */
     @Override
-    public final void readCounters(long[] into) {
+    public void readCounters(long[] into) {
         into[0] = opsNow();
         into[1] = errorsNow();
         into[2] = enginePollsWithWork();

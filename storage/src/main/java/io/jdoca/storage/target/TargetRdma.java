@@ -66,7 +66,7 @@ public final class TargetRdma {
     private volatile int boundPort;
     private volatile int sessionsEnded;
     private final io.jdoca.storage.common.DataPathMetrics metrics = new io.jdoca.storage.common.DataPathMetrics("target-rdma",
-            io.jdoca.storage.common.DataPathMetrics.DATA_PATH_WORKER);
+            io.jdoca.storage.common.DataPathMetrics.TARGET_WORKER);
 
     public TargetRdma(Config cfg, AtomicBoolean abort) {
         this.cfg = cfg;

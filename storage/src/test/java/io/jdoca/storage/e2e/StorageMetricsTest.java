@@ -102,6 +102,11 @@ class StorageMetricsTest {
             assertThat(after).containsEntry("jdoca_storage_sessions_total{app=target-rdma}", 1.0);
             assertThat(after).containsEntry("jdoca_storage_errors_total{app=target-rdma, kind=task, worker=0}", 0.0);
             assertThat(after.get("jdoca_storage_engine_polls_total{app=target-rdma, state=busy, worker=0}")).isPositive();
+            // A write run: the target served writes of 4096 bytes each (its block size, one block per IO).
+            double w = after.get("jdoca_storage_io_total{app=target-rdma, kind=write, worker=0}");
+            assertThat(w).isPositive();
+            assertThat(after).containsEntry("jdoca_storage_io_bytes_total{app=target-rdma, kind=write, worker=0}", w * 4096);
+            assertThat(after).containsEntry("jdoca_storage_io_total{app=target-rdma, kind=read, worker=0}", 0.0);
         } finally {
             abort.set(true);
             ex.shutdownNow();
