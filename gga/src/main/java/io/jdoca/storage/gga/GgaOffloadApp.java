@@ -28,6 +28,10 @@ public final class GgaOffloadApp implements Callable<Integer> {
     @Mixin
     DocaArgpFlags argp;
 
+    /** {@code --metrics-port}, {@code --metrics-address}: Prometheus metrics of the data path (issue 16). */
+    @Mixin
+    io.jdoca.storage.common.MetricsOption metricsOption;
+
     /** {@code --peer-timeout-ms}: the RDMA peer silence timeout (issue 12). */
     @Mixin
     io.jdoca.storage.common.PeerTimeoutOption peerTimeout;
@@ -80,6 +84,8 @@ public final class GgaOffloadApp implements Callable<Integer> {
         try {
             DocaLogLevel.apply(logLevel);
             argp.applySdkLogLevel();
+            io.jdoca.core.util.CpuAffinity.check("--cpu", cpus);
+            metricsOption.check();
             AtomicBoolean abort = new AtomicBoolean();
             int rc;
             // Ctrl-C: abort, then up to 8 s for run() to release everything; leaving the try means finished.
@@ -87,7 +93,10 @@ public final class GgaOffloadApp implements Callable<Integer> {
                 GgaService s = new GgaService(new GgaService.Config(device, representor, cpus, List.of(data1, data2, dataP),
                         EcMatrixType.parse(matrixType), channelName, controlTimeoutSeconds * 1_000_000_000L, recoverEveryN,
                         once, io.jdoca.storage.common.AppSupport.parseListenAddress("--listen-address", listenAddress)), abort);
-                rc = s.run(System.out);
+                try (io.jdoca.core.metrics.MetricsHttpServer m = metricsOption.startIfAsked("gga-offload",
+                        s.metrics()::render)) {
+                    rc = s.run(System.out);
+                }
             }
             System.out.flush();
             return rc;

@@ -16,6 +16,7 @@ import io.jdoca.storage.common.ConnectionRole;
 import io.jdoca.storage.common.ControlMessage;
 import io.jdoca.storage.common.ControlMessageType;
 import io.jdoca.storage.common.ControlPayload;
+import io.jdoca.storage.common.DataPathMetrics;
 import io.jdoca.storage.common.ServiceControlState;
 import io.jdoca.storage.common.TcpControlChannel;
 import java.io.PrintStream;
@@ -67,6 +68,30 @@ public final class GgaService {
     private final AtomicBoolean abort;
     private final TcpControlChannel[] targets = new TcpControlChannel[TargetRole.COUNT];
     private final List<GgaWorker> workers = new ArrayList<>();
+
+    /** gga-offload's worker series, the order of {@link GgaWorker#readCounters}. */
+    static final List<DataPathMetrics.Series> METRICS = List.of(
+            new DataPathMetrics.Series("jdoca_storage_operations_total",
+                    "Storage operations (IO requests) completed by the data path, by worker (one per --cpu).", null, null),
+            new DataPathMetrics.Series("jdoca_gga_io_total", "Completed I/Os by worker and kind.", "kind", "read"),
+            new DataPathMetrics.Series("jdoca_gga_io_total", "Completed I/Os by worker and kind.", "kind", "write"),
+            new DataPathMetrics.Series("jdoca_storage_errors_total", "Data-path errors by worker and kind: failed I/O, write "
+                    + "refused (target out of service), write too big, illegal transaction transition.", "kind", "io"),
+            new DataPathMetrics.Series("jdoca_storage_errors_total", "", "kind", "refused_write"),
+            new DataPathMetrics.Series("jdoca_storage_errors_total", "", "kind", "too_big_write"),
+            new DataPathMetrics.Series("jdoca_storage_errors_total", "", "kind", "illegal_transition"),
+            new DataPathMetrics.Series("jdoca_gga_recoveries_total", "Reads served by recovery (EC decode), by worker.",
+                    null, null),
+            new DataPathMetrics.Series("jdoca_gga_degraded_reads_total", "Recovery reads because a target is out of "
+                    + "service, by worker.", null, null),
+            new DataPathMetrics.Series("jdoca_gga_refetches_total", "Chunk re-fetches, by worker.", null, null));
+
+    private final DataPathMetrics metrics = new DataPathMetrics("gga-offload", METRICS);
+
+    /** The data path's Prometheus metrics ({@code --metrics-port}); render from any thread. */
+    public DataPathMetrics metrics() {
+        return metrics;
+    }
     private final List<WorkerStats> finalStats = new ArrayList<>();
     private ServiceControlState state = ServiceControlState.WAIT_QUERY;
     private ComchControlChannel comch;
@@ -441,6 +466,7 @@ public final class GgaService {
                     scratchMap, (long) i * transactions * layout.chunkSize(), comch.connection(), cfg.matrixType(),
                     cfg.recoverEveryN(), dirty, cfg.listenAddress()));
             workers.add(w);
+            w.pin(cfg.cpus().get(i)); // --cpu: the worker really runs there
             w.call(w::createObjects, timeout);
             for (int r = 0; r < TargetRole.COUNT; r++) {
                 for (ConnectionRole role : new ConnectionRole[] {ConnectionRole.IO_DATA, ConnectionRole.IO_CONTROL}) {
@@ -492,6 +518,7 @@ public final class GgaService {
             w.call(() -> w.startDataPath(id), cfg.controlTimeoutNanos());
         }
         runStartNanos = System.nanoTime();
+        metrics.sessionStarted(workers);
         out.printf(Locale.ROOT, "gga-offload: data path started on %d cores%n", cores);
         out.flush();
         return m.emptyResponse();
@@ -588,6 +615,7 @@ public final class GgaService {
     }
 
     private void closeWorkers() {
+        metrics.sessionEnding();
         for (GgaWorker w : workers) {
             try {
                 finalStats.add(w.call(w::snapshot, 5_000_000_000L));

@@ -57,7 +57,7 @@ import java.util.concurrent.TimeUnit;
  * progress calls (DOCA's {@code execute_control_command}). After {@link #startDataPath} the data
  * path allocates nothing, takes no lock and throws nothing.
  */
-public final class GgaWorker {
+public final class GgaWorker implements io.jdoca.storage.common.WorkerCounters {
     private static final System.Logger LOG = System.getLogger(GgaWorker.class.getName());
     private static final int MSG = IoMessage.SIZE;
     /** Buffers per transaction: host msg, 3 requests, DMA 2, EC create 2, recover 5, decompress 2 (+3 receives). */
@@ -145,6 +145,11 @@ public final class GgaWorker {
                 IdleStrategy.backoff(64, 16, 1_000, Long.getLong("jdoca.gga.maxParkNanos", 50_000L)), null);
     }
 
+    /** Pins the worker thread to {@code cpu} ({@code --cpu}; control path); IllegalArgumentException when refused. */
+    void pin(int cpu) {
+        worker.pin(cpu);
+    }
+
     /** Runs {@code c} on the worker thread and waits for it (control path); failures are DocaExceptions. */
     public <T> T call(Callable<T> c, long timeoutNanos) {
         try {
@@ -159,8 +164,57 @@ public final class GgaWorker {
         }
     }
 
+    @Override
     public int index() {
         return cfg.index();
+    }
+
+    private static final java.lang.invoke.VarHandle VH_OPS;
+    private static final java.lang.invoke.VarHandle VH_READS;
+    private static final java.lang.invoke.VarHandle VH_WRITES;
+    private static final java.lang.invoke.VarHandle VH_FAILEDIOS;
+    private static final java.lang.invoke.VarHandle VH_REFUSEDWRITES;
+    private static final java.lang.invoke.VarHandle VH_TOOBIGWRITES;
+    private static final java.lang.invoke.VarHandle VH_ILLEGALTRANSITIONS;
+    private static final java.lang.invoke.VarHandle VH_RECOVERIES;
+    private static final java.lang.invoke.VarHandle VH_DEGRADEDREADS;
+    private static final java.lang.invoke.VarHandle VH_REFETCHES;
+
+    static {
+        try {
+            java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.lookup();
+            VH_OPS = l.findVarHandle(GgaWorker.class, "ops", long.class);
+            VH_READS = l.findVarHandle(GgaWorker.class, "reads", long.class);
+            VH_WRITES = l.findVarHandle(GgaWorker.class, "writes", long.class);
+            VH_FAILEDIOS = l.findVarHandle(GgaWorker.class, "failedIos", long.class);
+            VH_REFUSEDWRITES = l.findVarHandle(GgaWorker.class, "refusedWrites", long.class);
+            VH_TOOBIGWRITES = l.findVarHandle(GgaWorker.class, "tooBigWrites", long.class);
+            VH_ILLEGALTRANSITIONS = l.findVarHandle(GgaWorker.class, "illegalTransitions", long.class);
+            VH_RECOVERIES = l.findVarHandle(GgaWorker.class, "recoveries", long.class);
+            VH_DEGRADEDREADS = l.findVarHandle(GgaWorker.class, "degradedReads", long.class);
+            VH_REFETCHES = l.findVarHandle(GgaWorker.class, "refetches", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * Any thread (metrics): the data-path counters in the order of {@link GgaService#METRICS}. Opaque
+     * reads of the worker's plain single-writer longs: racy by design (a scrape may be a moment
+     * behind), nothing added to the data path.
+     */
+    @Override
+    public void readCounters(long[] into) {
+        into[0] = (long) VH_OPS.getOpaque(this);
+        into[1] = (long) VH_READS.getOpaque(this);
+        into[2] = (long) VH_WRITES.getOpaque(this);
+        into[3] = (long) VH_FAILEDIOS.getOpaque(this);
+        into[4] = (long) VH_REFUSEDWRITES.getOpaque(this);
+        into[5] = (long) VH_TOOBIGWRITES.getOpaque(this);
+        into[6] = (long) VH_ILLEGALTRANSITIONS.getOpaque(this);
+        into[7] = (long) VH_RECOVERIES.getOpaque(this);
+        into[8] = (long) VH_DEGRADEDREADS.getOpaque(this);
+        into[9] = (long) VH_REFETCHES.getOpaque(this);
     }
 
     // =================================================================== control commands (worker thread)

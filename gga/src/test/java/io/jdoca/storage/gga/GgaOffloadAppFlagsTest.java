@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
 
 /** gga-offload's DOCA flags: examples/gga-offload.json parses, the command line wins. No sockets. */
@@ -31,5 +32,31 @@ class GgaOffloadAppFlagsTest {
     void usageShowsDocasGeneralFlags() {
         assertThat(new CommandLine(new GgaOffloadApp()).getUsageMessage())
                 .contains("-j, --json=<path>", "--sdk-log-level=<10..70>", "-v, --version");
+    }
+
+    /**
+     * Issue 16: {@code --cpu} pins the workers, so a CPU this process may not run on is one clear line
+     * and exit 1 before anything is created (fails on main: the CPU was not checked and the app went on
+     * to open its device and channel).
+     */
+    @Test
+    @Timeout(30)
+    void anOutOfRangeCpuIsOneLineAndExitOne() {
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream old = System.err;
+        int rc;
+        System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            rc = new CommandLine(new GgaOffloadApp()).execute("-j", EXAMPLE.toString(), "--cpu", "99999",
+                    "--command-channel-name", "jdoca-cpu-test-" + ProcessHandle.current().pid());
+        } finally {
+            System.setErr(old);
+        }
+        // The test classpath has no SLF4J provider: its first-use notice is not the app's output.
+        String text = err.toString(java.nio.charset.StandardCharsets.UTF_8).lines()
+                .filter(l -> !l.startsWith("SLF4J")).collect(java.util.stream.Collectors.joining("\n"));
+        assertThat(rc).isEqualTo(1);
+        assertThat(text).startsWith("gga-offload: --cpu: CPU 99999 is out of range (this process may run on ");
+        assertThat(text.lines()).hasSize(1);
     }
 }

@@ -27,7 +27,7 @@ import java.net.InetAddress;
  * <p>Threads: fields marked "worker thread" and the abstract methods belong to the worker thread;
  * the public methods may be called from the control thread (they run commands on the worker).
  */
-public abstract class DataPathWorker implements AutoCloseable {
+public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
     protected static final long CMD_TIMEOUT = AppSupport.commandTimeoutNanos();
     private static final System.Logger LOG = System.getLogger("io.jdoca.storage.common");
 
@@ -55,6 +55,19 @@ public abstract class DataPathWorker implements AutoCloseable {
     private volatile long hits;
     private volatile long misses;
     private volatile long allocated;
+
+    private static final java.lang.invoke.VarHandle OPS;
+    private static final java.lang.invoke.VarHandle ERRORS;
+
+    static {
+        try {
+            java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.lookup();
+            OPS = l.findVarHandle(DataPathWorker.class, "ops", long.class);
+            ERRORS = l.findVarHandle(DataPathWorker.class, "errors", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** Starts the worker thread {@code role-index}. */
     protected DataPathWorker(String role, int index) {
@@ -139,6 +152,40 @@ public abstract class DataPathWorker implements AutoCloseable {
         }, CMD_TIMEOUT);
     }
 
+    /**
+     * Any thread (metrics): operations completed so far in the data path. An opaque read of the
+     * worker's plain single-writer counter: racy by design (a scrape may be a moment behind), no
+     * atomic or lock added to the data path.
+     */
+    public final long opsNow() {
+        return (long) OPS.getOpaque(this);
+    }
+
+    /** Any thread (metrics): failed operations so far; racy opaque read, as {@link #opsNow()}. */
+    public final long errorsNow() {
+        return (long) ERRORS.getOpaque(this);
+    }
+
+    /** Any thread (metrics): the engine's polls that found work (racy read of its counter). */
+    public final long enginePollsWithWork() {
+        return thread.pe().hits();
+    }
+
+    /** Any thread (metrics): the engine's polls that found nothing (racy read of its counter). */
+    public final long enginePollsIdle() {
+        return thread.pe().misses();
+    }
+
+    /** Any thread (metrics): {ops, errors, busy polls, idle polls}, as {@link DataPathMetrics#DATA_PATH_WORKER}. */
+    @Override
+    public void readCounters(long[] into) {
+        into[0] = opsNow();
+        into[1] = errorsNow();
+        into[2] = enginePollsWithWork();
+        into[3] = enginePollsIdle();
+    }
+
+    @Override
     public final int index() {
         return index;
     }

@@ -111,7 +111,7 @@ public final class InitiatorComch {
                                 : unitsPerWorker;
                 int tx = (int) Math.max(1, Math.min(Math.min(cfg.transactionCount(), opsTarget), unitsPerWorker));
                 for (int w = 0; w < cores; w++) {
-                    workers.add(new InitiatorWorker(w, cfg.strategy(), dev, ch.connection(), region.segment(), expected,
+                    workers.add(new InitiatorWorker(w, cfg.cpus().get(w), cfg.strategy(), dev, ch.connection(), region.segment(), expected,
                             ioSize, w * unitsPerWorker * ioSize, unitsPerWorker, opsTarget, tx));
                 }
                 for (InitiatorWorker w : workers) {

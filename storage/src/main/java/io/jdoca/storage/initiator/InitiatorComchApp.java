@@ -70,6 +70,7 @@ public final class InitiatorComchApp implements Callable<Integer> {
         try {
             DocaLogLevel.apply(logLevel);
             argp.applySdkLogLevel();
+            io.jdoca.core.util.CpuAffinity.check("--cpu", cpus);
             ExecutionStrategy s = ExecutionStrategy.of(strategy);
             if (s == null) {
                 System.err.println("initiator-comch: unknown --execution-strategy '" + strategy + "'");

@@ -62,6 +62,8 @@ final class InitiatorWorker implements Runnable {
     private volatile int remoteConsumerId;
     private volatile boolean abort;
     private volatile String setupError;
+    /** {@code --cpu}: the CPU this worker's thread pins itself to before it builds its contexts. */
+    private final int cpu;
     private volatile int consumerId;
 
     // ---- data path (worker thread only)
@@ -94,9 +96,10 @@ final class InitiatorWorker implements Runnable {
     private static final int STAGE_WRITE = 1;
     private static final int STAGE_READ = 2;
 
-    InitiatorWorker(int index, ExecutionStrategy mode, Dev dev, ComchConnection connection, MemorySegment local,
+    InitiatorWorker(int index, int cpu, ExecutionStrategy mode, Dev dev, ComchConnection connection, MemorySegment local,
             MemorySegment expected, long ioSize, long rangeBase, long rangeUnits, long opsTarget, int transactions) {
         this.index = index;
+        this.cpu = cpu;
         this.mode = mode;
         this.dev = dev;
         this.connection = connection;
@@ -188,6 +191,7 @@ final class InitiatorWorker implements Runnable {
             MemoryMap msgMap = null;
             BufInventory inv = null;
             try {
+                io.jdoca.core.util.CpuAffinity.pinCurrentThread(cpu); // --cpu: the worker really runs there
                 int recvCount = 2 * transactions;
                 MemorySegment msgMem = arena.allocate((long) MSG * (transactions + recvCount), 64);
                 msgMap = MemoryMap.create();

@@ -65,6 +65,8 @@ public final class TargetRdma {
     private int connectionsMade;
     private volatile int boundPort;
     private volatile int sessionsEnded;
+    private final io.jdoca.storage.common.DataPathMetrics metrics = new io.jdoca.storage.common.DataPathMetrics("target-rdma",
+            io.jdoca.storage.common.DataPathMetrics.TARGET_WORKER);
 
     public TargetRdma(Config cfg, AtomicBoolean abort) {
         this.cfg = cfg;
@@ -77,6 +79,11 @@ public final class TargetRdma {
 
     public int boundPort() {
         return boundPort;
+    }
+
+    /** The data path's Prometheus metrics ({@code --metrics-port}); render from any thread. */
+    public io.jdoca.storage.common.DataPathMetrics metrics() {
+        return metrics;
     }
 
     /** Sessions ended so far (shutdown or client gone); any thread. */
@@ -278,6 +285,7 @@ public final class TargetRdma {
         for (TargetWorker w : workers) {
             w.startDataPath();
         }
+        metrics.sessionStarted(workers);
         LOG.info("data path started on {} workers", workers.size());
         return m.emptyResponse();
     }
@@ -309,6 +317,7 @@ public final class TargetRdma {
     private final List<long[]> stats = new ArrayList<>();
 
     private void closeWorkers() {
+        metrics.sessionEnding();
         for (TargetWorker w : workers) {
             if (!statsCollected) {
                 stats.add(new long[] {w.ops(), w.hits(), w.misses(), w.dataPathAllocatedBytes()});

@@ -25,6 +25,10 @@ public final class TargetRdmaApp implements Callable<Integer> {
     @Mixin
     DocaArgpFlags argp;
 
+    /** {@code --metrics-port}, {@code --metrics-address}: Prometheus metrics of the data path (issue 16). */
+    @Mixin
+    io.jdoca.storage.common.MetricsOption metricsOption;
+
     /** {@code --peer-timeout-ms}: the RDMA peer silence timeout (issue 12). */
     @Mixin
     io.jdoca.storage.common.PeerTimeoutOption peerTimeout;
@@ -72,13 +76,17 @@ public final class TargetRdmaApp implements Callable<Integer> {
             DocaLogLevel.apply(logLevel);
             argp.applySdkLogLevel();
             io.jdoca.core.util.CpuAffinity.check("--cpu", cpus);
+            metricsOption.check();
             AtomicBoolean abort = new AtomicBoolean();
             java.net.InetAddress bind = AppSupport.parseListenAddress("--listen-address", listenAddress);
             // Ctrl-C: abort, then up to 8 s for run() to release everything; leaving the try means finished.
             try (ShutdownHook hook = ShutdownHook.install("target-ctrl-c", () -> abort.set(true), 8_000)) {
                 TargetRdma app = new TargetRdma(new TargetRdma.Config(device, cpus, bind, listenPort, binaryContent,
                         blockCount, blockSize, backingFile, Math.max(30_000_000_000L, AppSupport.commandTimeoutNanos()), once), abort);
-                return app.run(System.out);
+                try (io.jdoca.core.metrics.MetricsHttpServer m = metricsOption.startIfAsked("target-rdma",
+                        app.metrics()::render)) {
+                    return app.run(System.out);
+                }
             }
         } catch (DocaException | IllegalArgumentException e) {
             System.err.println("target-rdma: " + e.getMessage());

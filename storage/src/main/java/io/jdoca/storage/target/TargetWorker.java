@@ -57,6 +57,37 @@ final class TargetWorker extends DataPathWorker {
     private RdmaTaskRead[] read;
     private RdmaTaskWrite[] write;
     private final IoMessage view = new IoMessage();
+    /** Worker thread: completed reads/writes and their bytes while running (metrics, read racily). */
+    private long reads;
+    private long writes;
+    private long readBytes;
+    private long writeBytes;
+    private static final java.lang.invoke.VarHandle[] COUNTERS = new java.lang.invoke.VarHandle[4];
+
+    static {
+        try {
+            java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.lookup();
+            String[] names = {"reads", "writes", "readBytes", "writeBytes"};
+            for (int k = 0; k < names.length; k++) {
+                COUNTERS[k] = l.findVarHandle(TargetWorker.class, names[k], long.class);
+            }
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * Any thread (metrics): the base columns, then reads, writes, read bytes, write bytes
+     * ({@link io.jdoca.storage.common.DataPathMetrics#TARGET_WORKER}); opaque reads of this worker's
+     * plain single-writer longs, racy by design.
+     */
+    @Override
+    public void readCounters(long[] into) {
+        super.readCounters(into);
+        for (int k = 0; k < COUNTERS.length; k++) {
+            into[4 + k] = (long) COUNTERS[k].getOpaque(this);
+        }
+    }
 
     private final java.net.InetAddress rdmaBind;
 
@@ -189,7 +220,18 @@ final class TargetWorker extends DataPathWorker {
     }
 
     private void onData(io.jdoca.core.exec.Task t, long ud, long cud) {
-        respond((int) ud, DocaError.SUCCESS);
+        int i = (int) ud;
+        if (running) {
+            // A read request is served by an RDMA write to the requester, a write by an RDMA read.
+            if (t == write[i]) {
+                reads++;
+                readBytes += localBuf[i].dataLen();
+            } else {
+                writes++;
+                writeBytes += remoteBuf[i].dataLen();
+            }
+        }
+        respond(i, DocaError.SUCCESS);
     }
 
     private void onDataError(io.jdoca.core.exec.Task t, long ud, long cud) {

@@ -26,6 +26,10 @@ public final class ZeroCopyApp implements Callable<Integer> {
     @Mixin
     DocaArgpFlags argp;
 
+    /** {@code --metrics-port}, {@code --metrics-address}: Prometheus metrics of the data path (issue 16). */
+    @Mixin
+    io.jdoca.storage.common.MetricsOption metricsOption;
+
     /** {@code --peer-timeout-ms}: the RDMA peer silence timeout (issue 12). */
     @Mixin
     io.jdoca.storage.common.PeerTimeoutOption peerTimeout;
@@ -65,12 +69,17 @@ public final class ZeroCopyApp implements Callable<Integer> {
             DocaLogLevel.apply(logLevel);
             argp.applySdkLogLevel();
             io.jdoca.core.util.CpuAffinity.check("--cpu", cpus);
+            metricsOption.check();
             AtomicBoolean abort = new AtomicBoolean();
             // Ctrl-C: abort, then up to 8 s for run() to release everything; leaving the try means finished.
             try (ShutdownHook hook = ShutdownHook.install("zero-copy-ctrl-c", () -> abort.set(true), 8_000)) {
-                return new ZeroCopyService(new ZeroCopyService.Config(device, representor, cpus, storageServer, channelName,
-                        controlTimeoutSeconds * 1_000_000_000L, once,
-                        AppSupport.parseListenAddress("--listen-address", listenAddress)), abort).run(System.out);
+                ZeroCopyService service = new ZeroCopyService(new ZeroCopyService.Config(device, representor, cpus,
+                        storageServer, channelName, controlTimeoutSeconds * 1_000_000_000L, once,
+                        AppSupport.parseListenAddress("--listen-address", listenAddress)), abort);
+                try (io.jdoca.core.metrics.MetricsHttpServer m = metricsOption.startIfAsked("zero-copy",
+                        service.metrics()::render)) {
+                    return service.run(System.out);
+                }
             }
         } catch (DocaException | IllegalArgumentException e) {
             System.err.println("zero-copy: " + e.getMessage());

@@ -54,6 +54,8 @@ public final class ZeroCopyService {
     private final AtomicBoolean abort;
     private ServiceControlState state = ServiceControlState.WAIT_QUERY;
     private final List<ZeroCopyWorker> workers = new ArrayList<>();
+    private final io.jdoca.storage.common.DataPathMetrics metrics = new io.jdoca.storage.common.DataPathMetrics("zero-copy",
+            io.jdoca.storage.common.DataPathMetrics.DATA_PATH_WORKER);
     private final List<long[]> stats = new ArrayList<>();
     private Dev dev;
     private MemoryMap hostMap;
@@ -95,6 +97,11 @@ public final class ZeroCopyService {
                 target.close();
             }
         }
+    }
+
+    /** The data path's Prometheus metrics ({@code --metrics-port}); render from any thread. */
+    public io.jdoca.storage.common.DataPathMetrics metrics() {
+        return metrics;
     }
 
     private int serve(PrintStream out) {
@@ -301,6 +308,7 @@ public final class ZeroCopyService {
         for (int i = 0; i < cores; i++) {
             workers.get(i).startDataPath(remote.get(i));
         }
+        metrics.sessionStarted(workers);
         return m.emptyResponse();
     }
 
@@ -331,6 +339,7 @@ public final class ZeroCopyService {
     }
 
     private void closeWorkers() {
+        metrics.sessionEnding();
         for (ZeroCopyWorker w : workers) {
             stats.add(new long[] {w.ops(), w.hits(), w.misses(), w.dataPathAllocatedBytes()});
             w.close();

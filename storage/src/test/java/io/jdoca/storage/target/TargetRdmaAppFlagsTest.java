@@ -43,6 +43,43 @@ class TargetRdmaAppFlagsTest {
         assertThat(lines.getFirst()).startsWith("target-rdma: --cpu: CPU 4000 is out of range (this process may run on ");
     }
 
+    static java.util.List<String> runWithStderr(String... args) {
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream old = System.err;
+        System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        int rc;
+        try {
+            rc = new CommandLine(new TargetRdmaApp()).execute(args);
+        } finally {
+            System.setErr(old);
+        }
+        String out = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(rc).as(out).isEqualTo(1);
+        return out.lines().filter(l -> !l.isBlank() && !l.startsWith("SLF4J")).toList();
+    }
+
+    /**
+     * Issue 16: bad --metrics-port/--metrics-address values, and a port already taken, are one line
+     * naming the flag and exit 1 before the target listens (fails on main: no such flags, picocli's
+     * usage dump and exit 2).
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void badMetricsFlagsAreOneLine() throws Exception {
+        assertThat(runWithStderr("-d", "sw0", "--cpu", "0", "--listen-port", "0", "--metrics-port", "70000"))
+                .containsExactly("target-rdma: --metrics-port: 70000 is out of range 0..65535");
+        assertThat(runWithStderr("-d", "sw0", "--cpu", "0", "--listen-port", "0", "--metrics-port", "0",
+                "--metrics-address", "metrics.example")).containsExactly(
+                "target-rdma: --metrics-address: 'metrics.example' is not an IP address (give an IPv4 or IPv6 literal)");
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            var lines = runWithStderr("-d", "sw0", "--cpu", "0", "--listen-port", "0", "--metrics-port",
+                    Integer.toString(taken.getLocalPort()));
+            assertThat(lines).hasSize(1);
+            assertThat(lines.getFirst()).startsWith("target-rdma: --metrics-port " + taken.getLocalPort()
+                    + ": cannot listen on 127.0.0.1: ");
+        }
+    }
+
     @Test
     void usageShowsDocasGeneralFlags() {
         assertThat(new CommandLine(new TargetRdmaApp()).getUsageMessage())

@@ -55,11 +55,13 @@ class GgaServiceSystemTest {
         return t;
     }
 
-    private JavaProcess service() throws IOException {
-        JavaProcess s = JavaProcess.start("gga-offload", "io.jdoca.cli.Main", List.of("gga-offload", "-d", "sw0", "-r", "hpf0",
+    private JavaProcess service(String... extra) throws IOException {
+        List<String> a = new ArrayList<>(List.of("gga-offload", "-d", "sw0", "-r", "hpf0",
                 "--cpu", "0", "--data-1-storage", "127.0.0.1:" + ports[0], "--data-2-storage", "127.0.0.1:" + ports[1],
                 "--data-p-storage", "127.0.0.1:" + ports[2], "--command-channel-name", channel, "--control-timeout", "20",
                 "--trigger-recovery-read-every-n", "0", "-l", "50"));
+        a.addAll(List.of(extra));
+        JavaProcess s = JavaProcess.start("gga-offload", "io.jdoca.cli.Main", a);
         procs.add(s);
         s.awaitOutput("serving comch channel", T);
         return s;
@@ -103,6 +105,53 @@ class GgaServiceSystemTest {
         svc.terminate();
         svc.awaitExit(T);
         assertThat(svc.output()).contains("gga-offload: aborted by user");
+    }
+
+    static java.util.Map<String, Double> scrape(java.net.http.HttpClient c, int port) {
+        try {
+            var r = c.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/metrics"))
+                    .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(200);
+            return io.jdoca.testkit.PrometheusTextParser.parse(r.body());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Issue 16: gga-offload's Prometheus endpoint ({@code --metrics-port}) scraped during a write
+     * run: operations and writes move between scrapes, the initiator shows connected, no errors,
+     * and the text obeys the exposition format. Fails on main: no --metrics-port (usage, exit 2).
+     */
+    @Test
+    void metricsMoveDuringAWriteRun() throws IOException {
+        startTargets(192);
+        int mport = JavaProcess.freePort();
+        JavaProcess svc = service("--metrics-port", String.valueOf(mport));
+        String ops = "jdoca_storage_operations_total{app=gga-offload, worker=0}";
+        String writes = "jdoca_gga_io_total{app=gga-offload, kind=write, worker=0}";
+        try (var http = java.net.http.HttpClient.newHttpClient()) {
+            assertThat(scrape(http, mport)).containsEntry("jdoca_storage_connected_clients{app=gga-offload}", 0.0);
+            JavaProcess ini = initiator(List.of("--execution-strategy", "write_throughput_test",
+                    "--run-limit-operation-count", "100000000", "--transaction-count", "16"));
+            double[] first = new double[1];
+            io.jdoca.testkit.Await.until(T, () -> {
+                var m = scrape(http, mport);
+                first[0] = m.getOrDefault(writes, 0.0);
+                return first[0] > 0 && m.get("jdoca_storage_connected_clients{app=gga-offload}") == 1.0;
+            }, "writes and a connected initiator to show\n" + svc.output());
+            io.jdoca.testkit.Await.until(T, () -> scrape(http, mport).get(writes) > first[0], "the write counter to move");
+            ini.terminate();
+            ini.awaitExit(T);
+            var after = scrape(http, mport);
+            assertThat(after.get(ops)).isGreaterThanOrEqualTo(after.get(writes)).isGreaterThan(first[0]);
+            assertThat(after).containsEntry("jdoca_storage_errors_total{app=gga-offload, kind=io, worker=0}", 0.0);
+            assertThat(after).containsEntry("jdoca_storage_sessions_total{app=gga-offload}", 1.0);
+        }
+        assertThat(svc.process().isAlive()).isTrue();
     }
 
     /** Compressible content, different in every block: project text cut at random points. */

@@ -1,7 +1,7 @@
 package io.jdoca.sta.target.metrics;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.jdoca.core.metrics.MetricsHttpServer;
+import io.jdoca.core.metrics.PrometheusText;
 import io.jdoca.sta.StaIo;
 import io.jdoca.sta.StaNamespace;
 import io.jdoca.sta.StaStats;
@@ -10,22 +10,17 @@ import io.jdoca.sta.target.nvmf.NvmfController;
 import io.jdoca.sta.target.nvmf.NvmfSubsystem;
 import io.jdoca.sta.target.nvmf.NvmfTarget;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A Prometheus scrape endpoint ({@code GET /metrics}, text exposition format 0.0.4) on the JDK's
- * {@link HttpServer}: I/O counts and bytes by subsystem and namespace, errors by kind, the IO
+ * {@code HttpServer} (core {@link MetricsHttpServer}, {@link PrometheusText}): I/O counts and bytes by subsystem and namespace, errors by kind, the IO
  * engines' counters and busy/idle time, bdev counters, controllers and connected hosts.
  *
  * <p>Reading adds nothing to the I/O path: every value is read from counters the engines already
@@ -35,59 +30,31 @@ import org.slf4j.LoggerFactory;
  */
 public final class MetricsServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MetricsServer.class);
-    public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+    public static final String CONTENT_TYPE = PrometheusText.CONTENT_TYPE;
 
-    private final HttpServer server;
+    private final MetricsHttpServer server;
 
-    private MetricsServer(HttpServer server) {
+    private MetricsServer(MetricsHttpServer server) {
         this.server = server;
     }
 
     /** Starts serving {@code target}'s metrics on address:port (port 0 = any free one). */
     public static MetricsServer start(InetAddress address, int port, Supplier<NvmfTarget> target) throws IOException {
-        HttpServer s = HttpServer.create(new InetSocketAddress(address, port), 16);
-        s.createContext("/metrics", ex -> serve(ex, target));
-        s.createContext("/", ex -> {
-            byte[] b = "jdoca sta-target: metrics at /metrics\n".getBytes(StandardCharsets.UTF_8);
-            ex.sendResponseHeaders(ex.getRequestURI().getPath().equals("/") ? 200 : 404, b.length);
-            try (OutputStream o = ex.getResponseBody()) {
-                o.write(b);
-            }
+        MetricsHttpServer s = MetricsHttpServer.start("sta", address, port, () -> {
+            NvmfTarget t = target.get();
+            return t == null ? "" : render(t);
         });
-        s.setExecutor(Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "sta-metrics");
-            t.setDaemon(true);
-            return t;
-        }));
-        s.start();
-        LOG.info("Prometheus metrics on http://{}:{}/metrics", address.getHostAddress(), s.getAddress().getPort());
+        LOG.info("Prometheus metrics on http://{}:{}/metrics", address.getHostAddress(), s.port());
         return new MetricsServer(s);
     }
 
     public int port() {
-        return server.getAddress().getPort();
-    }
-
-    private static void serve(HttpExchange ex, Supplier<NvmfTarget> target) throws IOException {
-        if (!ex.getRequestMethod().equals("GET") && !ex.getRequestMethod().equals("HEAD")) {
-            ex.sendResponseHeaders(405, -1);
-            ex.close();
-            return;
-        }
-        NvmfTarget t = target.get();
-        byte[] body = (t == null ? "" : render(t)).getBytes(StandardCharsets.UTF_8);
-        ex.getResponseHeaders().set("Content-Type", CONTENT_TYPE);
-        ex.sendResponseHeaders(200, ex.getRequestMethod().equals("HEAD") ? -1 : body.length);
-        try (OutputStream o = ex.getResponseBody()) {
-            if (!ex.getRequestMethod().equals("HEAD")) {
-                o.write(body);
-            }
-        }
+        return server.port();
     }
 
     /** The exposition text for {@code t} (control path). */
     public static String render(NvmfTarget t) {
-        Text out = new Text();
+        PrometheusText out = new PrometheusText();
         List<NvmfSubsystem> subs = t.subsystems().stream().filter(s -> !s.isDiscovery()).toList();
 
         String[][] nsCounters = {
@@ -189,42 +156,6 @@ public final class MetricsServer implements AutoCloseable {
 
     @Override
     public void close() {
-        server.stop(0);
-    }
-
-    /** Exposition text builder: escapes label values and HELP text as the format requires. */
-    private static final class Text {
-        private final StringBuilder b = new StringBuilder(4096);
-
-        void family(String name, String type, String help) {
-            b.append("# HELP ").append(name).append(' ').append(help.replace("\\", "\\\\").replace("\n", "\\n")).append('\n');
-            b.append("# TYPE ").append(name).append(' ').append(type).append('\n');
-        }
-
-        void sample(String name, double v, String... labels) {
-            b.append(name);
-            if (labels.length > 0) {
-                b.append('{');
-                for (int i = 0; i < labels.length; i += 2) {
-                    b.append(i == 0 ? "" : ",").append(labels[i]).append("=\"")
-                            .append(labels[i + 1].replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n")).append('"');
-                }
-                b.append('}');
-            }
-            b.append(' ');
-            if (Double.isNaN(v)) {
-                b.append("NaN");
-            } else if (v == Math.rint(v) && Math.abs(v) < 1e15) {
-                b.append((long) v);
-            } else {
-                b.append(String.format(Locale.ROOT, "%.6f", v));
-            }
-            b.append('\n');
-        }
-
-        @Override
-        public String toString() {
-            return b.toString();
-        }
+        server.close();
     }
 }

@@ -1,0 +1,61 @@
+package io.jdoca.storage.common;
+
+import io.jdoca.core.metrics.MetricsHttpServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.util.function.Supplier;
+import picocli.CommandLine.Option;
+
+/**
+ * The storage apps' {@code --metrics-port} (off by default) and {@code --metrics-address}
+ * (default 127.0.0.1) flags, as sta-target's: a Prometheus endpoint at
+ * {@code http://ADDRESS:PORT/metrics}. A picocli mixin; control path only.
+ */
+public final class MetricsOption {
+    @Option(names = "--metrics-port", paramLabel = "PORT",
+            description = "Serve Prometheus metrics at http://ADDRESS:PORT/metrics (0 = any free port). Default: off.")
+    Integer port;
+
+    @Option(names = "--metrics-address", paramLabel = "IP", defaultValue = "127.0.0.1",
+            description = "Address the metrics endpoint binds to, an IP literal (default: ${DEFAULT-VALUE}).")
+    String address;
+
+    /** Checks both flags; IllegalArgumentException with one line naming the flag. */
+    public void check() {
+        if (port != null && (port < 0 || port > 65535)) {
+            throw new IllegalArgumentException("--metrics-port: " + port + " is out of range 0..65535");
+        }
+        bindAddress();
+    }
+
+    private InetAddress bindAddress() {
+        String s = address == null ? "" : address;
+        String literal = s.startsWith("[") && s.endsWith("]") ? s.substring(1, s.length() - 1) : s;
+        try {
+            return InetAddress.ofLiteral(literal);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--metrics-address: '" + s + "' is not an IP address (give an IPv4 or IPv6"
+                    + " literal)");
+        }
+    }
+
+    /**
+     * Starts the endpoint when {@code --metrics-port} was given (else null); IllegalArgumentException
+     * with one line when the address or port cannot be bound.
+     */
+    public MetricsHttpServer startIfAsked(String app, Supplier<String> render) {
+        if (port == null) {
+            return null;
+        }
+        check();
+        try {
+            MetricsHttpServer s = MetricsHttpServer.start(app, bindAddress(), port, render);
+            System.getLogger("io.jdoca.storage.common").log(System.Logger.Level.INFO,
+                    "Prometheus metrics on http://{0}:{1}/metrics", address, Integer.toString(s.port()));
+            return s;
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--metrics-port " + port + ": cannot listen on " + address + ": "
+                    + e.getMessage());
+        }
+    }
+}
