@@ -42,20 +42,10 @@ class GgaOffloadAppFlagsTest {
     @Test
     @Timeout(30)
     void anOutOfRangeCpuIsOneLineAndExitOne() {
-        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-        java.io.PrintStream old = System.err;
-        int rc;
-        System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
-        try {
-            rc = new CommandLine(new GgaOffloadApp()).execute("-j", EXAMPLE.toString(), "--cpu", "99999",
-                    "--command-channel-name", "jdoca-cpu-test-" + ProcessHandle.current().pid());
-        } finally {
-            System.setErr(old);
-        }
-        // The test classpath has no SLF4J provider: its first-use notice is not the app's output.
-        String text = err.toString(java.nio.charset.StandardCharsets.UTF_8).lines()
-                .filter(l -> !l.startsWith("SLF4J")).collect(java.util.stream.Collectors.joining("\n"));
-        assertThat(rc).isEqualTo(1);
+        io.jdoca.testkit.CapturedStderr run = io.jdoca.testkit.CapturedStderr.run(() -> new CommandLine(new GgaOffloadApp()).execute(
+                "-j", EXAMPLE.toString(), "--cpu", "99999", "--command-channel-name", "jdoca-cpu-test-" + ProcessHandle.current().pid()));
+        String text = run.text();
+        assertThat(run.exitCode()).isEqualTo(1);
         assertThat(text).startsWith("gga-offload: --cpu: CPU 99999 is out of range (this process may run on ");
         assertThat(text.lines()).hasSize(1);
     }
