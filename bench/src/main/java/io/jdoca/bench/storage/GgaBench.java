@@ -4,7 +4,7 @@ import io.jdoca.bench.BenchResult;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.ec.EcMatrixType;
-import io.jdoca.storage.common.ExecutionStrategy;
+import io.jdoca.storage.initiator.ExecutionStrategy;
 import io.jdoca.storage.gga.GgaService;
 import io.jdoca.storage.gga.WorkerStats;
 import io.jdoca.storage.initiator.InitiatorComch;

@@ -2,7 +2,7 @@ package io.jdoca.bench.storage;
 
 import io.jdoca.bench.BenchResult;
 import io.jdoca.bench.BenchSuite;
-import io.jdoca.storage.common.ExecutionStrategy;
+import io.jdoca.storage.initiator.ExecutionStrategy;
 import io.jdoca.storage.initiator.InitiatorComch;
 import io.jdoca.storage.initiator.InitiatorStats;
 import io.jdoca.storage.initiator.RdmaDirectInitiator;

@@ -1,8 +1,8 @@
 package io.jdoca.storage.gga;
 
 import io.jdoca.core.DocaError;
-import io.jdoca.storage.common.IoMessage;
-import io.jdoca.storage.common.IoMessageType;
+import io.jdoca.storage.wire.IoMessage;
+import io.jdoca.storage.wire.IoMessageType;
 
 /**
  * The GGA transaction state machine ({@link TxnState} documents the flow): every transaction's

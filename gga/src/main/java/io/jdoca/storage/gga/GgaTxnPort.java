@@ -1,7 +1,7 @@
 package io.jdoca.storage.gga;
 
 import io.jdoca.core.DocaError;
-import io.jdoca.storage.common.IoMessageType;
+import io.jdoca.storage.wire.IoMessageType;
 
 /**
  * What {@link GgaTxnMachine} asks of the world: each call starts one asynchronous step (a task on

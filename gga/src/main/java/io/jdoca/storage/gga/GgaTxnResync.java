@@ -1,7 +1,7 @@
 package io.jdoca.storage.gga;
 
 import io.jdoca.core.DocaError;
-import io.jdoca.storage.common.IoMessageType;
+import io.jdoca.storage.wire.IoMessageType;
 
 /**
  * The resync part of {@link GgaTxnMachine} (docs/STORAGE-GGA.md "Resync"): before the data path

@@ -22,9 +22,9 @@ import io.jdoca.ec.EcTaskCreate;
 import io.jdoca.ec.EcTaskRecover;
 import io.jdoca.rdma.RdmaTaskReceive;
 import io.jdoca.rdma.RdmaTaskSend;
-import io.jdoca.storage.common.ConnectionRole;
-import io.jdoca.storage.common.IoMessage;
-import io.jdoca.storage.common.IoMessageType;
+import io.jdoca.storage.wire.ConnectionRole;
+import io.jdoca.storage.wire.IoMessage;
+import io.jdoca.storage.wire.IoMessageType;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.Callable;
 

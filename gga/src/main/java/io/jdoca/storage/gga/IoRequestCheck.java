@@ -1,8 +1,8 @@
 package io.jdoca.storage.gga;
 
 import io.jdoca.core.DocaError;
-import io.jdoca.storage.common.IoMessage;
-import io.jdoca.storage.common.IoMessageType;
+import io.jdoca.storage.wire.IoMessage;
+import io.jdoca.storage.wire.IoMessageType;
 
 /**
  * Validation of the IO messages the service receives from outside (reference §2): initiator

@@ -13,7 +13,7 @@ import io.jdoca.ec.Ec;
 import io.jdoca.ec.EcMatrix;
 import io.jdoca.ec.EcMatrixType;
 import io.jdoca.ec.EcTaskCreate;
-import io.jdoca.storage.common.BinaryContent;
+import io.jdoca.storage.wire.BinaryContent;
 import io.jdoca.storage.gga.CompressedContainer;
 import io.jdoca.storage.gga.GgaLayout;
 import io.jdoca.compress.Lz4Codec;

@@ -3,8 +3,8 @@ package io.jdoca.storage.gga;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jdoca.core.DocaError;
-import io.jdoca.storage.common.IoMessage;
-import io.jdoca.storage.common.IoMessageType;
+import io.jdoca.storage.wire.IoMessage;
+import io.jdoca.storage.wire.IoMessageType;
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
 import java.util.List;

@@ -9,7 +9,7 @@ import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.ec.EcMatrix;
 import io.jdoca.ec.EcMatrixType;
-import io.jdoca.storage.common.BinaryContent;
+import io.jdoca.storage.wire.BinaryContent;
 import io.jdoca.storage.gga.CompressedContainer;
 import io.jdoca.testkit.JavaProcess;
 import java.io.IOException;

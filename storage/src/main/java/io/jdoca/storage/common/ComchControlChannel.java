@@ -1,5 +1,7 @@
 package io.jdoca.storage.common;
 
+import io.jdoca.storage.wire.ControlCodec;
+import io.jdoca.storage.wire.ControlMessage;
 import io.jdoca.comch.ComchClient;
 import io.jdoca.comch.ComchConnection;
 import io.jdoca.comch.ComchEndpoint;

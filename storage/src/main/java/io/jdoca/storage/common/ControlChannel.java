@@ -1,5 +1,8 @@
 package io.jdoca.storage.common;
 
+import io.jdoca.storage.wire.ControlCodec;
+import io.jdoca.storage.wire.ControlMessage;
+import io.jdoca.storage.wire.ControlPayload;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 

@@ -1,5 +1,7 @@
 package io.jdoca.storage.common;
 
+import io.jdoca.storage.wire.ControlMessageType;
+
 /**
  * The control sequence a storage service (zero-copy relay) follows with its initiator (reference §1
  * "Sequence" 1–2): query, init (which also builds the target connections), start, stop, shutdown.

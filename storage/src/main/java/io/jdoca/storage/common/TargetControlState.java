@@ -1,5 +1,7 @@
 package io.jdoca.storage.common;
 
+import io.jdoca.storage.wire.ControlMessageType;
+
 /**
  * The strict control sequence of target-rdma (reference §1 "Sequence" 3, DOCA's {@code target_rdma.cpp}
  * main): accept, query, init, {@code core_count × 2} create_rdma_connection, start, stop, shutdown.

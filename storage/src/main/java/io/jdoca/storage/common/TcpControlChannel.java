@@ -1,5 +1,9 @@
 package io.jdoca.storage.common;
 
+import io.jdoca.storage.wire.ControlCodec;
+import io.jdoca.storage.wire.ControlFrameDecoder;
+import io.jdoca.storage.wire.ControlMessage;
+import io.jdoca.storage.wire.ControlProtocolException;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import java.io.IOException;

@@ -6,7 +6,6 @@ import io.jdoca.core.DocaException;
 import io.jdoca.core.agent.ShutdownHook;
 import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.storage.common.AppSupport;
-import io.jdoca.storage.common.ExecutionStrategy;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;

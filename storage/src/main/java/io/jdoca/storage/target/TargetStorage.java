@@ -2,7 +2,7 @@ package io.jdoca.storage.target;
 
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
-import io.jdoca.storage.common.BinaryContent;
+import io.jdoca.storage.wire.BinaryContent;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -15,10 +15,10 @@ import io.jdoca.rdma.RdmaTaskRead;
 import io.jdoca.rdma.RdmaTaskReceive;
 import io.jdoca.rdma.RdmaTaskSend;
 import io.jdoca.rdma.RdmaTaskWrite;
-import io.jdoca.storage.common.ConnectionRole;
+import io.jdoca.storage.wire.ConnectionRole;
 import io.jdoca.storage.common.DataPathWorker;
-import io.jdoca.storage.common.IoMessage;
-import io.jdoca.storage.common.IoMessageType;
+import io.jdoca.storage.wire.IoMessage;
+import io.jdoca.storage.wire.IoMessageType;
 
 /**
  * One target-rdma worker (DOCA's {@code target_rdma_worker}): a {@link DataPathWorker} (an

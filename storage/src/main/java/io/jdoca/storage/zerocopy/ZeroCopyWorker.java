@@ -19,10 +19,10 @@ import io.jdoca.rdma.RdmaExport;
 import io.jdoca.rdma.RdmaTaskReceive;
 import io.jdoca.rdma.RdmaTaskSend;
 import io.jdoca.storage.common.AppSupport;
-import io.jdoca.storage.common.ConnectionRole;
+import io.jdoca.storage.wire.ConnectionRole;
 import io.jdoca.storage.common.DataPathWorker;
-import io.jdoca.storage.common.IoMessage;
-import io.jdoca.storage.common.IoMessageType;
+import io.jdoca.storage.wire.IoMessage;
+import io.jdoca.storage.wire.IoMessageType;
 
 /**
  * One zero-copy relay worker (DOCA's {@code comch_to_rdma_zero_copy} worker, reference §6): a

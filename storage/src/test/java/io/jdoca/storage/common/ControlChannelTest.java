@@ -1,5 +1,8 @@
 package io.jdoca.storage.common;
 
+import io.jdoca.storage.wire.ControlMessage;
+import io.jdoca.storage.wire.ControlMessageType;
+import io.jdoca.storage.wire.ControlPayload;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

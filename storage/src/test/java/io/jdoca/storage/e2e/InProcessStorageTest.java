@@ -2,7 +2,7 @@ package io.jdoca.storage.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jdoca.storage.common.ExecutionStrategy;
+import io.jdoca.storage.initiator.ExecutionStrategy;
 import io.jdoca.storage.initiator.InitiatorComch;
 import io.jdoca.storage.initiator.InitiatorStats;
 import io.jdoca.storage.target.TargetRdma;

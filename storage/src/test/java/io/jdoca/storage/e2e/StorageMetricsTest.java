@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jdoca.core.metrics.MetricsHttpServer;
 import io.jdoca.core.metrics.PrometheusText;
-import io.jdoca.storage.common.ExecutionStrategy;
+import io.jdoca.storage.initiator.ExecutionStrategy;
 import io.jdoca.storage.initiator.InitiatorComch;
 import io.jdoca.storage.target.TargetRdma;
 import io.jdoca.storage.zerocopy.ZeroCopyService;

@@ -3,11 +3,11 @@ package io.jdoca.storage.target;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jdoca.core.DocaError;
-import io.jdoca.storage.common.ControlCodec;
-import io.jdoca.storage.common.ControlFrameDecoder;
-import io.jdoca.storage.common.ControlMessage;
-import io.jdoca.storage.common.ControlMessageType;
-import io.jdoca.storage.common.ControlPayload;
+import io.jdoca.storage.wire.ControlCodec;
+import io.jdoca.storage.wire.ControlFrameDecoder;
+import io.jdoca.storage.wire.ControlMessage;
+import io.jdoca.storage.wire.ControlMessageType;
+import io.jdoca.storage.wire.ControlPayload;
 import io.jdoca.storage.common.TargetControlState;
 import io.jdoca.storage.common.TcpControlChannel;
 import io.jdoca.testkit.JavaProcess;

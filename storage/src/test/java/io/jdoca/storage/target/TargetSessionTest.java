@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
-import io.jdoca.storage.common.ControlMessage;
-import io.jdoca.storage.common.ControlMessageType;
-import io.jdoca.storage.common.ControlPayload;
+import io.jdoca.storage.wire.ControlMessage;
+import io.jdoca.storage.wire.ControlMessageType;
+import io.jdoca.storage.wire.ControlPayload;
 import io.jdoca.storage.common.TcpControlChannel;
 import io.jdoca.testkit.Await;
 import io.jdoca.testkit.JavaProcess;

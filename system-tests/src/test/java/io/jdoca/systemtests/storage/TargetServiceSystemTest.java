@@ -3,10 +3,10 @@ package io.jdoca.systemtests.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jdoca.core.DocaError;
-import io.jdoca.storage.common.ControlCodec;
-import io.jdoca.storage.common.ControlFrameDecoder;
-import io.jdoca.storage.common.ControlMessage;
-import io.jdoca.storage.common.ControlMessageType;
+import io.jdoca.storage.wire.ControlCodec;
+import io.jdoca.storage.wire.ControlFrameDecoder;
+import io.jdoca.storage.wire.ControlMessage;
+import io.jdoca.storage.wire.ControlMessageType;
 import io.jdoca.testkit.JavaProcess;
 import java.io.IOException;
 import java.io.InputStream;

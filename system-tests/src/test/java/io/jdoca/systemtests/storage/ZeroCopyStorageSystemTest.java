@@ -2,7 +2,7 @@ package io.jdoca.systemtests.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jdoca.storage.common.BinaryContent;
+import io.jdoca.storage.wire.BinaryContent;
 import io.jdoca.testkit.JavaProcess;
 import java.io.IOException;
 import java.nio.file.Files;

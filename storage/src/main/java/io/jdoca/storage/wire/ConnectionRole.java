@@ -1,4 +1,4 @@
-package io.jdoca.storage.common;
+package io.jdoca.storage.wire;
 
 /**
  * The role of one of the two RDMA connections per worker (reference §1, message 5: u32 role,

@@ -1,4 +1,4 @@
-package io.jdoca.storage.common;
+package io.jdoca.storage.wire;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,4 +1,4 @@
-package io.jdoca.storage.common;
+package io.jdoca.storage.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.jdoca.storage.common;
+package io.jdoca.storage.wire;
 
 import io.jdoca.core.DocaError;
 

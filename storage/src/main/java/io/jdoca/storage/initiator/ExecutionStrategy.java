@@ -1,4 +1,4 @@
-package io.jdoca.storage.common;
+package io.jdoca.storage.initiator;
 
 /**
  * The initiator's execution strategies (reference §4 "Modes"); each transaction walks its action

@@ -1,4 +1,4 @@
-package io.jdoca.storage.common;
+package io.jdoca.storage.wire;
 
 /**
  * The 13 control message types of DOCA 3.3's storage apps ({@code storage_common/control_message.hpp},
