@@ -12,13 +12,15 @@ import io.jdoca.core.mem.SharedRegion;
 import io.jdoca.ec.EcMatrixType;
 import io.jdoca.storage.common.AppSupport;
 import io.jdoca.storage.common.ComchControlChannel;
+import io.jdoca.storage.common.ControlService;
+import io.jdoca.storage.common.DataPathMetrics;
+import io.jdoca.storage.common.DataPathWorker;
+import io.jdoca.storage.common.ServiceControlState;
+import io.jdoca.storage.common.TcpControlChannel;
 import io.jdoca.storage.wire.ConnectionRole;
 import io.jdoca.storage.wire.ControlMessage;
 import io.jdoca.storage.wire.ControlMessageType;
 import io.jdoca.storage.wire.ControlPayload;
-import io.jdoca.storage.common.DataPathMetrics;
-import io.jdoca.storage.common.ServiceControlState;
-import io.jdoca.storage.common.TcpControlChannel;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,7 +51,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not thread-safe: one control thread; workers run on their own threads.
  */
-public final class GgaService {
+public final class GgaService extends ControlService<ServiceControlState> {
     private static final Logger LOG = LoggerFactory.getLogger(GgaService.class);
 
     /** The app's flags. */
@@ -65,7 +67,6 @@ public final class GgaService {
     }
 
     private final Config cfg;
-    private final AtomicBoolean abort;
     private final TcpControlChannel[] targets = new TcpControlChannel[TargetRole.COUNT];
     private final List<GgaWorker> workers = new ArrayList<>();
 
@@ -86,14 +87,7 @@ public final class GgaService {
                     + "service, by worker.", null, null),
             new DataPathMetrics.Series("jdoca_gga_refetches_total", "Chunk re-fetches, by worker.", null, null));
 
-    private final DataPathMetrics metrics = new DataPathMetrics("gga-offload", METRICS);
-
-    /** The data path's Prometheus metrics ({@code --metrics-port}); render from any thread. */
-    public DataPathMetrics metrics() {
-        return metrics;
-    }
     private final List<WorkerStats> finalStats = new ArrayList<>();
-    private ServiceControlState state = ServiceControlState.WAIT_QUERY;
     private ComchControlChannel comch;
     private Dev dev;
     private GgaLayout layout;
@@ -111,8 +105,8 @@ public final class GgaService {
     private PrintStream out = System.out;
 
     public GgaService(Config cfg, AtomicBoolean abort) {
+        super("gga-offload", ServiceControlState.WAIT_QUERY, cfg.once(), abort, new DataPathMetrics("gga-offload", METRICS));
         this.cfg = cfg;
-        this.abort = abort;
         if (cfg.storageServers().size() != TargetRole.COUNT) {
             throw new DocaException(DocaError.INVALID_VALUE, "three storage targets are required");
         }
@@ -125,6 +119,7 @@ public final class GgaService {
     }
 
     /** Runs the whole life cycle; returns the exit code. */
+    @Override
     public int run(PrintStream out) {
         this.out = out;
         dev = Devices.open(cfg.device());
@@ -136,7 +131,7 @@ public final class GgaService {
                     cfg.storageServers().get(0), cfg.storageServers().get(1), cfg.storageServers().get(2),
                     cfg.commandChannelName()));
             out.flush();
-            return serve(out);
+            return serve(comch, out);
         } finally {
             closeWorkers();
             if (comch != null) {
@@ -163,53 +158,23 @@ public final class GgaService {
         }
     }
 
-    private int serve(PrintStream out) {
-        while (true) {
-            if (abort.get()) {
-                out.println("gga-offload: aborted by user");
-                boolean inSession = state != ServiceControlState.WAIT_QUERY;
-                endSession(out, true);
-                return inSession || cfg.once() ? 1 : 0;
-            }
-            ControlMessage m = comch.receive(50_000_000L);
-            watchTargets();
-            if (m == null) {
-                if (!comch.isConnected() && comch.wasDisconnected()) {
-                    boolean held = state != ServiceControlState.WAIT_QUERY;
-                    out.println("gga-offload: the initiator disconnected before shutdown"
-                            + (held ? " (in state " + state + "); its session is released" : ""));
-                    out.flush();
-                    endSession(out, held || cfg.once());
-                    if (cfg.once()) {
-                        return 1;
-                    }
-                    comch.nextSession();
-                }
-                continue;
-            }
-            ControlMessage reply = handle(m);
+    /** The targets are watched all the time: a lost one puts the service in degraded mode. */
+    @Override
+    protected int afterPoll(ControlMessage m, PrintStream out) {
+        watchTargets();
+        return CONTINUE;
+    }
+
+    /** DOCA replies to init first, then builds the workers (the initiator waits for our consumers). */
+    @Override
+    protected void afterReply(ControlMessage m, ControlMessage reply) {
+        if (m.type() == ControlMessageType.INIT_STORAGE_REQUEST && !reply.isError()) {
             try {
-                comch.send(reply);
-            } catch (DocaException e) {
-                LOG.warn("cannot reply {}: {}", reply.type().wireName(), e.getMessage());
-            }
-            if (m.type() == ControlMessageType.INIT_STORAGE_REQUEST && !reply.isError()) {
-                // DOCA replies to init first, then builds the workers (the initiator waits for our consumers).
-                try {
-                    createWorkers(m.correlationId());
-                } catch (RuntimeException e) {
-                    workerSetupError = e.getMessage();
-                    LOG.warn("worker set-up failed: {}", e.getMessage());
-                    closeWorkers();
-                }
-            }
-            if (state == ServiceControlState.SHUT_DOWN) {
-                endSession(out, true);
-                if (cfg.once()) {
-                    return 0;
-                }
-                out.println("gga-offload: session ended; waiting for the next initiator");
-                out.flush();
+                createWorkers(m.correlationId());
+            } catch (RuntimeException e) {
+                workerSetupError = e.getMessage();
+                LOG.warn("worker set-up failed: {}", e.getMessage());
+                closeWorkers();
             }
         }
     }
@@ -219,7 +184,8 @@ public final class GgaService {
      * stats printed (when {@code print}), and (as a service) the target control connections closed
      * so every target ends its session too. Target states and dirty logs are kept.
      */
-    private void endSession(PrintStream out, boolean print) {
+    @Override
+    protected void endSession(PrintStream out, boolean print) {
         if (state != ServiceControlState.SHUT_DOWN) {
             bestEffortTargetShutdown();
         }
@@ -232,7 +198,7 @@ public final class GgaService {
         releaseSessionMemory();
         workerSetupError = null;
         runNanos = 0;
-        if (!cfg.once()) {
+        if (!once) {
             for (int r = 0; r < TargetRole.COUNT; r++) {
                 if (targets[r] != null) {
                     targets[r].close();
@@ -240,9 +206,7 @@ public final class GgaService {
                 }
             }
         }
-        if (state != ServiceControlState.WAIT_QUERY && state.canTransitionTo(ServiceControlState.WAIT_QUERY)) {
-            state = ServiceControlState.WAIT_QUERY;
-        }
+        backToWaitQuery();
     }
 
     private void releaseSessionMemory() {
@@ -343,32 +307,21 @@ public final class GgaService {
         }
     }
 
-    ControlMessage handle(ControlMessage m) {
-        if (!state.accepts(m.type())) {
-            return m.errorResponse(DocaError.UNEXPECTED, "gga-offload expected "
-                    + (state.expected() == null ? "nothing" : state.expected().wireName()) + " but got " + m.type().wireName());
-        }
-        try {
-            ControlMessage reply = switch (state) {
-                case WAIT_QUERY -> query(m);
-                case WAIT_INIT -> init(m);
-                case WAIT_START -> start(m);
-                case RUNNING -> stop(m);
-                case STOPPED -> shutdown(m);
-                case SHUT_DOWN -> throw new IllegalStateException("shut down");
-            };
-            ServiceControlState next = state.next();
-            if (state.canTransitionTo(next)) {
-                state = next;
-            }
-            return reply;
-        } catch (DocaException e) {
-            LOG.warn("{} failed: {}", m.type().wireName(), e.getMessage());
-            return m.errorResponse(e.error(), e.getMessage());
-        } catch (RuntimeException e) {
-            LOG.warn("{} failed", m.type().wireName(), e);
-            return m.errorResponse(DocaError.UNEXPECTED, String.valueOf(e));
-        }
+    @Override
+    protected ControlMessage step(ControlMessage m) {
+        return switch (state) {
+            case WAIT_QUERY -> query(m);
+            case WAIT_INIT -> init(m);
+            case WAIT_START -> start(m);
+            case RUNNING -> stop(m);
+            case STOPPED -> shutdown(m);
+            case SHUT_DOWN -> throw new IllegalStateException("shut down");
+        };
+    }
+
+    @Override
+    protected ServiceControlState nextState() {
+        return state.next();
     }
 
     private ControlMessage forward(int role, ControlMessage req) {
@@ -488,7 +441,7 @@ public final class GgaService {
                     throw new DocaException(DocaError.TIME_OUT, "worker " + i + " contexts not ready: "
                             + w.call(w::notReady, timeout));
                 }
-                sleep(2);
+                pause();
             }
             w.call(w::prepareTasks, timeout);
         }
@@ -539,7 +492,7 @@ public final class GgaService {
             if (System.nanoTime() - deadline > 0) {
                 break;
             }
-            sleep(2);
+            pause();
         }
         long[] res = w.call(w::resyncResult, cfg.controlTimeoutNanos());
         long left = dirty[role].count();
@@ -559,9 +512,9 @@ public final class GgaService {
         relayToSurvivors(ControlMessageType.STOP_STORAGE_REQUEST, m.correlationId());
         long deadline = System.nanoTime() + cfg.controlTimeoutNanos();
         for (GgaWorker w : workers) {
-            w.call(w::stopDataPath, cfg.controlTimeoutNanos());
+            w.stopDataPath();
             while (w.call(w::inflight, cfg.controlTimeoutNanos()) != 0 && System.nanoTime() - deadline < 0) {
-                sleep(2);
+                pause();
             }
         }
         runNanos = System.nanoTime() - runStartNanos;
@@ -595,13 +548,7 @@ public final class GgaService {
 
     private void bestEffortTargetShutdown() {
         // Targets closing their connections now is an orderly end, not a loss: leave the data path first.
-        for (GgaWorker w : workers) {
-            try {
-                w.call(w::stopDataPath, cfg.controlTimeoutNanos());
-            } catch (DocaException e) {
-                LOG.warn("worker {}: {}", w.index(), e.getMessage());
-            }
-        }
+        DataPathWorker.stopAll(workers);
         try {
             if (state == ServiceControlState.RUNNING) {
                 relayToSurvivors(ControlMessageType.STOP_STORAGE_REQUEST, 0);
@@ -619,11 +566,10 @@ public final class GgaService {
         for (GgaWorker w : workers) {
             try {
                 finalStats.add(w.call(w::snapshot, 5_000_000_000L));
-                w.call(w::teardown, 10_000_000_000L);
             } catch (DocaException e) {
-                LOG.warn("worker {} teardown: {}", w.index(), e.getMessage());
+                LOG.warn("worker {} stats: {}", w.index(), e.getMessage());
             }
-            w.exit();
+            w.close();
         }
         workers.clear();
     }
@@ -643,14 +589,5 @@ public final class GgaService {
     private void printStats(PrintStream out) {
         closeWorkers();
         GgaStatsTable.print(out, cfg.cpus(), finalStats, lostMask, runNanos);
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new DocaException(DocaError.CONNECTION_ABORTED, "interrupted");
-        }
     }
 }

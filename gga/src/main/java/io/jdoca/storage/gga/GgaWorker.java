@@ -8,12 +8,9 @@ import io.jdoca.compress.Lz4Codec;
 import io.jdoca.compress.Lz4StreamCodec;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
-import io.jdoca.core.agent.EngineWorker;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.exec.Ctx;
 import io.jdoca.core.exec.CtxState;
-import io.jdoca.core.exec.IdleStrategy;
-import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.MemoryMap;
 import io.jdoca.dma.DmaTaskMemcpy;
@@ -22,23 +19,24 @@ import io.jdoca.ec.EcTaskCreate;
 import io.jdoca.ec.EcTaskRecover;
 import io.jdoca.rdma.RdmaTaskReceive;
 import io.jdoca.rdma.RdmaTaskSend;
+import io.jdoca.storage.common.DataPathWorker;
 import io.jdoca.storage.wire.ConnectionRole;
 import io.jdoca.storage.wire.IoMessage;
 import io.jdoca.storage.wire.IoMessageType;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.Callable;
 
 /**
  * One data-path thread of the GGA service ({@code gga_offload_app_worker}): the agent that glues
  * the transaction machine ({@link GgaTxnMachine}) to its DOCA contexts ({@link GgaWorkerContexts}).
  * Context completions become machine events; the machine's {@link GgaTxnPort} calls become tasks.
  *
- * <p><b>Threads.</b> Everything runs on the worker's own thread. The control thread drives set-up
- * and tear-down through {@link #call}, which runs a command on the worker thread between two
- * progress calls (DOCA's {@code execute_control_command}). After {@link #startDataPath} the data
+ * <p><b>Threads.</b> Everything runs on the worker's own thread, a {@link DataPathWorker} agent
+ * ({@code gga-worker-<index>}). The control thread drives set-up through {@link #call}, which runs a
+ * command on the worker thread between two progress calls (DOCA's {@code execute_control_command}),
+ * and tear-down through {@link #close()}. After {@link #startDataPath} the data
  * path allocates nothing, takes no lock and throws nothing.
  */
-public final class GgaWorker implements io.jdoca.storage.common.WorkerCounters, GgaTxnPort {
+public final class GgaWorker extends DataPathWorker implements GgaTxnPort {
     private static final System.Logger LOG = System.getLogger(GgaWorker.class.getName());
 
     /** Configuration handed over by the control thread. */
@@ -51,12 +49,9 @@ public final class GgaWorker implements io.jdoca.storage.common.WorkerCounters, 
     private final GgaLayout layout;
     private final int n;
     private final int block;
-    /** The thread and its loop: commands between progress calls (the agent runtime's storage worker). */
-    private final EngineWorker worker;
     private final GgaWorkerContexts cx;
 
     // ---- worker-thread state
-    private ProgressEngine pe;
     /** Created with the tasks ({@link #prepareTasks}); null before. Published to metric readers by volatile. */
     private volatile GgaTxnMachine machine;
     private final IoMessage recvView = new IoMessage();
@@ -65,44 +60,15 @@ public final class GgaWorker implements io.jdoca.storage.common.WorkerCounters, 
     private long scratchBase;
     private long hostBase;
     private boolean storageArmed;
-    private boolean tearingDown;
-    private long hitsAtStart;
-    private long missesAtStart;
 
     /** Starts the worker thread (it idles until given commands). */
     public GgaWorker(Config cfg) {
+        super("gga-worker", cfg.index(), false);
         this.cfg = cfg;
         this.layout = cfg.layout();
         this.n = cfg.transactions();
         this.block = layout.blockSize();
         this.cx = new GgaWorkerContexts(cfg);
-        // Same back-off as the other storage apps (several busy processes share 2 cores).
-        this.worker = new EngineWorker("gga-worker-" + cfg.index(),
-                IdleStrategy.backoff(64, 16, 1_000, Long.getLong("jdoca.gga.maxParkNanos", 50_000L)), null);
-    }
-
-    /** Pins the worker thread to {@code cpu} ({@code --cpu}; control path); IllegalArgumentException when refused. */
-    void pin(int cpu) {
-        worker.pin(cpu);
-    }
-
-    /** Runs {@code c} on the worker thread and waits for it (control path); failures are DocaExceptions. */
-    public <T> T call(Callable<T> c, long timeoutNanos) {
-        try {
-            return worker.execute(c, timeoutNanos);
-        } catch (DocaException e) {
-            if (e.error() == DocaError.TIME_OUT) {
-                throw new DocaException(DocaError.TIME_OUT, "worker " + cfg.index() + " did not answer a control command");
-            }
-            throw e;
-        } catch (RuntimeException e) {
-            throw new DocaException(DocaError.UNEXPECTED, "worker " + cfg.index() + ": " + e, e);
-        }
-    }
-
-    @Override
-    public int index() {
-        return cfg.index();
     }
 
     /**
@@ -127,8 +93,7 @@ public final class GgaWorker implements io.jdoca.storage.common.WorkerCounters, 
         scratch = cfg.scratchMap().segment();
         scratchBase = cfg.scratchMap().baseAddress();
         hostBase = cfg.hostMap().baseAddress();
-        pe = cx.createEngine();
-        worker.attach(pe);
+        thread.attach(cx.createEngine());
         cx.createContexts(this);
         return null;
     }
@@ -173,8 +138,7 @@ public final class GgaWorker implements io.jdoca.storage.common.WorkerCounters, 
             t.replyTask.setRemoteConsumerId(remoteConsumerId);
         }
         armStorage();
-        hitsAtStart = pe.hits();
-        missesAtStart = pe.misses();
+        beginDataPath();
         if (machine.startDataPath() != DocaError.SUCCESS) {
             throw new DocaException(DocaError.BAD_STATE, "worker " + cfg.index() + ": resync still running");
         }
@@ -231,12 +195,12 @@ public final class GgaWorker implements io.jdoca.storage.common.WorkerCounters, 
     }
 
     /** Ends the data path (no new work is refused: in-flight transactions finish; {@link #inflight()} drains). */
-    public Void stopDataPath() {
+    @Override
+    protected void onStopDataPath() {
         GgaTxnMachine m = machine;
         if (m != null) {
             m.stopDataPath();
         }
-        return null;
     }
 
     /** The control thread saw a target's control connection drop: treat the target as lost. */
@@ -250,32 +214,42 @@ public final class GgaWorker implements io.jdoca.storage.common.WorkerCounters, 
 
     /** A consistent copy of this worker's counters. */
     public WorkerStats snapshot() {
-        long hits = pe == null ? 0 : pe.hits() - hitsAtStart;
-        long misses = pe == null ? 0 : pe.misses() - missesAtStart;
+        long hits = hitsSinceStart();
+        long misses = missesSinceStart();
         GgaTxnMachine m = machine;
         return m == null ? new WorkerStats(cfg.index(), 0, 0, 0, 0, 0, 0, 0, 0, 0, hits, misses, 0, 0, 0, 0)
                 : m.snapshot(hits, misses);
     }
 
-    /** Stops every context (flushing in-flight tasks), frees every task, releases memory. */
-    public Void teardown() {
-        tearingDown = true;
+    // =================================================================== tear-down (DataPathWorker.close)
+
+    @Override
+    protected void onTeardown() {
         GgaTxnMachine m = machine;
         if (m != null) {
             m.closeDataPath();
         }
-        if (pe == null) {
-            return null;
-        }
-        cx.teardown();
-        pe = null;
-        worker.attach(null);
-        return null;
     }
 
-    /** Ends the worker thread (after {@link #teardown}). */
-    public void exit() {
-        worker.close(2_000_000_000L);
+    @Override
+    protected Ctx[] contexts() {
+        return cx.contexts();
+    }
+
+    @Override
+    protected void freeCompletedTasks() {
+        cx.freeAllTasks();
+    }
+
+    /** The buffers belong to the contexts' inventory; it goes with them. */
+    @Override
+    protected Buf[][] buffers() {
+        return new Buf[0][];
+    }
+
+    @Override
+    protected void releaseMaps() {
+        cx.releaseMemory();
     }
 
     // =================================================================== port (data path, allocation-free)

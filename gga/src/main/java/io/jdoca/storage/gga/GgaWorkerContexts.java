@@ -12,7 +12,6 @@ import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.exec.Ctx;
 import io.jdoca.core.exec.CtxState;
-import io.jdoca.core.exec.IdleStrategy;
 import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.core.exec.Task;
 import io.jdoca.core.mem.Buf;
@@ -251,30 +250,23 @@ final class GgaWorkerContexts {
         }
     }
 
-    /**
-     * Stops every context (flushing in-flight tasks), frees every task, releases memory; when the
-     * contexts do not go idle within 5 s nothing is released (logged).
-     */
-    void teardown() {
-        for (Ctx c : ctxs) {
-            if (c.state() == CtxState.RUNNING || c.state() == CtxState.STARTING) {
-                c.stop();
-            }
-        }
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        IdleStrategy idle = IdleStrategy.backoff();
-        while (System.nanoTime() < deadline) {
-            freeAllTasks();
-            if (allIdle()) {
-                break;
-            }
-            idle.idle(pe.progress() ? 1 : 0);
-        }
+    /** The contexts in the order they are stopped (the worker's tear-down, {@code DataPathWorker.close}). */
+    Ctx[] contexts() {
+        return ctxs.toArray(new Ctx[0]);
+    }
+
+    /** Last step of the tear-down: the message memory, once every context is IDLE (else left, with a warning). */
+    void releaseMemory() {
         if (allIdle()) {
-            pe.close();
-            msgMap.stop();
-            msgMap.close();
-            arena.close();
+            if (msgMap != null) {
+                msgMap.stop();
+                msgMap.close();
+                msgMap = null;
+            }
+            if (arena != null) {
+                arena.close();
+                arena = null;
+            }
         } else {
             LOG.log(System.Logger.Level.WARNING, "worker " + cfg.index() + ": contexts not idle after 5 s: " + notReady());
         }
@@ -289,7 +281,7 @@ final class GgaWorkerContexts {
         return idleAll;
     }
 
-    private void freeAllTasks() {
+    void freeAllTasks() {
         if (txns != null) {
             for (TxnTasks t : txns) {
                 free(t.recvTask);

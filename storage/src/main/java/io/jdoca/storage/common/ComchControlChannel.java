@@ -128,6 +128,7 @@ public final class ComchControlChannel extends AbstractControlChannel {
      * Server: the owner has released what the last client held; serve the next one (a fresh frame
      * decoder, nothing parked). No-op while a client is connected.
      */
+    @Override
     public void nextSession() {
         if (!isServer || isConnected()) {
             return;

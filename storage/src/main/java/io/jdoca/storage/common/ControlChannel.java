@@ -42,6 +42,12 @@ public interface ControlChannel extends AutoCloseable {
      */
     ControlMessage request(ControlMessage req, long timeoutNanos);
 
+    /**
+     * Server: the owner has released everything the last client held; serve the next one (fresh
+     * framing, nothing parked). No-op for a client channel or while a client is connected.
+     */
+    void nextSession();
+
     /** Human-readable endpoint, for logs. */
     String describe();
 

@@ -8,6 +8,7 @@ import io.jdoca.core.agent.ThreadAllocation;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.exec.Ctx;
 import io.jdoca.core.exec.CtxState;
+import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.core.exec.Task;
 import io.jdoca.core.exec.TaskState;
 import io.jdoca.core.mem.Buf;
@@ -17,12 +18,13 @@ import java.lang.foreign.Arena;
 import java.net.InetAddress;
 
 /**
- * What the storage apps' data-path workers (target-rdma, zero-copy) share: an {@link EngineWorker}
- * named {@code <role>-<index>}, the measured window of the data path (operations, engine hits and
- * misses, bytes the worker thread allocated: 0 in steady state), and the tear-down order (stop the
- * contexts, free tasks as they complete until every context is IDLE, release buffers, close the
- * engine, end the thread). Subclasses build their contexts and transactions and run the data path
- * in their completion callbacks.
+ * What the storage apps' data-path workers (target-rdma, zero-copy, gga-offload) share: an
+ * {@link EngineWorker} agent named {@code <role>-<index>} (the only data-path thread), control
+ * commands run on it between two progress calls ({@link #call}), CPU pinning, the measured window
+ * of the data path (operations, engine hits and misses, bytes the worker thread allocated: 0 in
+ * steady state), and the tear-down order (stop the contexts, free tasks as they complete until
+ * every context is IDLE, release buffers, close the engine, end the thread). Subclasses build their
+ * contexts and transactions and run the data path in their completion callbacks.
  *
  * <p>Threads: fields marked "worker thread" and the abstract methods belong to the worker thread;
  * the public methods may be called from the control thread (they run commands on the worker).
@@ -69,10 +71,41 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
         }
     }
 
-    /** Starts the worker thread {@code role-index}. */
+    /** Starts the worker thread {@code role-index} with its own progress engine. */
     protected DataPathWorker(String role, int index) {
+        this(role, index, true);
+    }
+
+    /**
+     * Starts the worker thread {@code role-index}; without {@code ownEngine} a command
+     * {@linkplain EngineWorker#attach attaches} the engine the subclass builds.
+     */
+    protected DataPathWorker(String role, int index, boolean ownEngine) {
         this.index = index;
-        this.thread = EngineWorker.withEngine(role + "-" + index, AppSupport.workerIdle());
+        this.thread = ownEngine ? EngineWorker.withEngine(role + "-" + index, AppSupport.workerIdle())
+                : new EngineWorker(role + "-" + index, AppSupport.workerIdle(), null);
+    }
+
+    /**
+     * Runs {@code c} on the worker thread and waits for it (control path); every failure is a
+     * DocaException naming the worker (TIME_OUT when it did not answer).
+     */
+    public final <T> T call(java.util.concurrent.Callable<T> c, long timeoutNanos) {
+        try {
+            return thread.execute(c, timeoutNanos);
+        } catch (DocaException e) {
+            if (e.error() == DocaError.TIME_OUT) {
+                throw new DocaException(DocaError.TIME_OUT, "worker " + index + " did not answer a control command");
+            }
+            throw e;
+        } catch (RuntimeException e) {
+            throw new DocaException(DocaError.UNEXPECTED, "worker " + index + ": " + e, e);
+        }
+    }
+
+    /** Pins this worker's thread to {@code cpu} (its {@code --cpu}); control path, IllegalArgumentException when refused. */
+    public final void pin(int cpu) {
+        thread.pin(cpu);
     }
 
     /**
@@ -139,17 +172,40 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
         misses0 = thread.pe().misses();
     }
 
-    /** Closes the measured window; the contexts keep running until {@link #close()}. */
+    /** Closes the measured window ({@link #onStopDataPath()}); the contexts keep running until {@link #close()}. */
     public final void stopDataPath() {
         thread.run(() -> {
             allocated = ThreadAllocation.current() - alloc0;
             running = false;
-            // From here on the peer may tear its connections down first: its resets are expected.
-            tearingDown = true;
-            hits = thread.pe().hits() - hits0;
-            misses = thread.pe().misses() - misses0;
+            hits = hitsSinceStart();
+            misses = missesSinceStart();
             opsOut = ops;
+            onStopDataPath();
         }, CMD_TIMEOUT);
+    }
+
+    /**
+     * Worker thread, at the end of the measured window: by default no new request is expected and
+     * the peer may tear its connections down first, so their resets are expected from here on.
+     */
+    protected void onStopDataPath() {
+        tearingDown = true;
+    }
+
+    /** Worker thread: engine polls with work since {@link #beginDataPath()}. */
+    protected final long hitsSinceStart() {
+        ProgressEngine pe = thread.pe();
+        return pe == null ? 0 : pe.hits() - hits0;
+    }
+
+    /** Worker thread: engine polls without work since {@link #beginDataPath()}. */
+    protected final long missesSinceStart() {
+        ProgressEngine pe = thread.pe();
+        return pe == null ? 0 : pe.misses() - misses0;
+    }
+
+    /** Worker thread, first step of {@link #close()}: the subclass leaves its data path (default: nothing). */
+    protected void onTeardown() {
     }
 
     /**
@@ -168,12 +224,14 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
 
     /** Any thread (metrics): the engine's polls that found work (racy read of its counter). */
     public final long enginePollsWithWork() {
-        return thread.pe().hits();
+        ProgressEngine pe = thread.pe();
+        return pe == null ? 0 : pe.hits();
     }
 
     /** Any thread (metrics): the engine's polls that found nothing (racy read of its counter). */
     public final long enginePollsIdle() {
-        return thread.pe().misses();
+        ProgressEngine pe = thread.pe();
+        return pe == null ? 0 : pe.misses();
     }
 
     /** Any thread (metrics): {ops, errors, busy polls, idle polls}, as {@link DataPathMetrics#DATA_PATH_WORKER}. */
@@ -200,6 +258,22 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
         return allocated;
     }
 
+    /** The row of {@link ControlService#printStats}: {ops, engine hits, engine misses, bytes allocated} of the window. */
+    public final long[] statsRow() {
+        return new long[] {ops(), hits(), misses(), dataPathAllocatedBytes()};
+    }
+
+    /** Closes the measured window of every worker (control path); a worker that fails is logged, the others go on. */
+    public static void stopAll(Iterable<? extends DataPathWorker> workers) {
+        for (DataPathWorker w : workers) {
+            try {
+                w.stopDataPath();
+            } catch (DocaException e) {
+                LOG.log(System.Logger.Level.WARNING, "worker {0}: {1}", w.index(), e.getMessage());
+            }
+        }
+    }
+
     public final long hits() {
         return hits;
     }
@@ -215,6 +289,7 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
             thread.run(() -> {
                 tearingDown = true;
                 running = false;
+                onTeardown();
                 for (Ctx c : contexts()) {
                     if (c != null && c.state() != CtxState.IDLE) {
                         c.stop();
@@ -243,8 +318,9 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
                     }
                 }
                 releaseMaps();
-                if (allIdle()) {
+                if (allIdle() && thread.pe() != null) {
                     thread.pe().close();
+                    thread.attach(null);
                 }
             }, CMD_TIMEOUT);
         } catch (InterruptedException e) {

@@ -9,7 +9,7 @@ import io.jdoca.storage.wire.ControlMessageType;
  * session (shutdown done, or the initiator gone) returns any state to WAIT_QUERY for the next
  * initiator. Immutable; the control thread drives it.
  */
-public enum ServiceControlState {
+public enum ServiceControlState implements ControlSequence<ServiceControlState> {
     WAIT_QUERY,
     WAIT_INIT,
     WAIT_START,
@@ -17,6 +17,7 @@ public enum ServiceControlState {
     STOPPED,
     SHUT_DOWN;
 
+    @Override
     public ControlMessageType expected() {
         return switch (this) {
             case WAIT_QUERY -> ControlMessageType.QUERY_STORAGE_REQUEST;
@@ -28,10 +29,8 @@ public enum ServiceControlState {
         };
     }
 
-    public boolean accepts(ControlMessageType t) {
-        return t != null && t == expected();
-    }
 
+    @Override
     public boolean canTransitionTo(ServiceControlState next) {
         if (next == WAIT_QUERY) {
             return this != WAIT_QUERY;

@@ -9,7 +9,7 @@ import io.jdoca.storage.wire.ControlMessageType;
  * changes nothing. The end of a session (shutdown done, or the client gone) returns any state to
  * WAIT_QUERY for the next client. Immutable; the control thread drives it.
  */
-public enum TargetControlState {
+public enum TargetControlState implements ControlSequence<TargetControlState> {
     WAIT_QUERY,
     WAIT_INIT,
     WAIT_RDMA_CONNECTIONS,
@@ -18,7 +18,7 @@ public enum TargetControlState {
     STOPPED,
     SHUT_DOWN;
 
-    /** The request type this state accepts. */
+    @Override
     public ControlMessageType expected() {
         return switch (this) {
             case WAIT_QUERY -> ControlMessageType.QUERY_STORAGE_REQUEST;
@@ -31,14 +31,12 @@ public enum TargetControlState {
         };
     }
 
-    public boolean accepts(ControlMessageType t) {
-        return t != null && t == expected();
-    }
 
     /**
      * The explicit transition table (WAIT_RDMA_CONNECTIONS loops until every connection exists;
      * any state may go back to WAIT_QUERY when its session ends).
      */
+    @Override
     public boolean canTransitionTo(TargetControlState next) {
         if (next == WAIT_QUERY) {
             return this != WAIT_QUERY;

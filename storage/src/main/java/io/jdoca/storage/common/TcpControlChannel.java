@@ -150,6 +150,7 @@ public final class TcpControlChannel extends AbstractControlChannel {
      * Server: the owner has released everything the last client held; accept the next one (a fresh
      * frame decoder, nothing parked). No-op while a client is connected.
      */
+    @Override
     public void nextSession() {
         if (server == null || peer != null) {
             return;

@@ -304,9 +304,4 @@ final class TargetWorker extends DataPathWorker {
         freeAll(read);
         freeAll(write);
     }
-
-    /** Pins this worker's thread to {@code cpu} (its {@code --cpu}). Control path. */
-    void pin(int cpu) {
-        thread.pin(cpu);
-    }
 }

@@ -6,13 +6,17 @@ import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.DevRep;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.core.mem.MemoryMap;
+import io.jdoca.storage.common.AppSupport;
 import io.jdoca.storage.common.ComchControlChannel;
+import io.jdoca.storage.common.ControlService;
+import io.jdoca.storage.common.DataPathMetrics;
+import io.jdoca.storage.common.DataPathWorker;
+import io.jdoca.storage.common.ServiceControlState;
+import io.jdoca.storage.common.TcpControlChannel;
 import io.jdoca.storage.wire.ConnectionRole;
 import io.jdoca.storage.wire.ControlMessage;
 import io.jdoca.storage.wire.ControlMessageType;
 import io.jdoca.storage.wire.ControlPayload;
-import io.jdoca.storage.common.ServiceControlState;
-import io.jdoca.storage.common.TcpControlChannel;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -37,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * the Comch server. Only an abort ends the process, or with {@link Config#once()} (DOCA's behaviour)
  * the end of the first session.
  */
-public final class ZeroCopyService {
+public final class ZeroCopyService extends ControlService<ServiceControlState> {
     private static final Logger LOG = LoggerFactory.getLogger(ZeroCopyService.class);
 
     /** DOCA's flags (reference §6). */
@@ -51,11 +55,7 @@ public final class ZeroCopyService {
     }
 
     private final Config cfg;
-    private final AtomicBoolean abort;
-    private ServiceControlState state = ServiceControlState.WAIT_QUERY;
     private final List<ZeroCopyWorker> workers = new ArrayList<>();
-    private final io.jdoca.storage.common.DataPathMetrics metrics = new io.jdoca.storage.common.DataPathMetrics("zero-copy",
-            io.jdoca.storage.common.DataPathMetrics.DATA_PATH_WORKER);
     private final List<long[]> stats = new ArrayList<>();
     private Dev dev;
     private MemoryMap hostMap;
@@ -65,15 +65,17 @@ public final class ZeroCopyService {
     private int nextMessageId;
 
     public ZeroCopyService(Config cfg, AtomicBoolean abort) {
+        super("zero-copy", ServiceControlState.WAIT_QUERY, cfg.once(), abort,
+                new DataPathMetrics("zero-copy", DataPathMetrics.DATA_PATH_WORKER));
         this.cfg = cfg;
-        this.abort = abort;
     }
 
+    @Override
     public int run(PrintStream out) {
         if (cfg.cpus().isEmpty()) {
             throw new DocaException(DocaError.INVALID_VALUE, "at least one --cpu is required");
         }
-        InetSocketAddress addr = io.jdoca.storage.common.AppSupport.parseAddress(cfg.storageServer());
+        InetSocketAddress addr = AppSupport.parseAddress(cfg.storageServer());
         dev = Devices.open(cfg.device());
         DevRep rep = cfg.representor() == null ? null : Devices.findRepresentor(cfg.representor()).open();
         long timeout = cfg.controlTimeoutNanos();
@@ -81,10 +83,10 @@ public final class ZeroCopyService {
         try {
             target = TcpControlChannel.client(addr, Math.max(timeout, 10_000_000_000L));
             comch = ComchControlChannel.server(dev, rep, cfg.commandChannelName());
-            out.println(String.format(Locale.ROOT, "zero-copy: connected to storage %s; serving comch channel '%s'", cfg.storageServer(),
-                    cfg.commandChannelName()));
+            out.println(String.format(Locale.ROOT, "zero-copy: connected to storage %s; serving comch channel '%s'",
+                    cfg.storageServer(), cfg.commandChannelName()));
             out.flush();
-            return serve(out);
+            return serve(comch, out);
         } finally {
             closeWorkers();
             if (hostMap != null) {
@@ -99,132 +101,78 @@ public final class ZeroCopyService {
         }
     }
 
-    /** The data path's Prometheus metrics ({@code --metrics-port}); render from any thread. */
-    public io.jdoca.storage.common.DataPathMetrics metrics() {
-        return metrics;
-    }
-
-    private int serve(PrintStream out) {
-        while (true) {
-            if (abort.get()) {
-                out.println("zero-copy: aborted by user");
-                boolean inSession = state != ServiceControlState.WAIT_QUERY;
-                endSession(out, inSession);
-                return inSession ? 1 : 0;
+    /** A target that went away is reconnected at the next session's query (with once, the service ends). */
+    @Override
+    protected int afterPoll(ControlMessage m, PrintStream out) {
+        if (m == null && target != null && target.wasDisconnected() && !target.isConnected()) {
+            out.println("zero-copy: the storage target disconnected");
+            out.flush();
+            if (once) {
+                closeWorkers();
+                printStats(out, cfg.cpus(), stats);
+                return 1;
             }
-            ControlMessage m = comch.receive(50_000_000L);
-            if (m == null) {
-                if (!comch.isConnected() && comch.wasDisconnected()) {
-                    boolean held = state != ServiceControlState.WAIT_QUERY;
-                    if (held || cfg.once()) {
-                        out.println("zero-copy: the initiator disconnected before shutdown"
-                                + (held ? " (in state " + state + "); its session is released" : ""));
-                        out.flush();
-                    }
-                    endSession(out, held);
-                    if (cfg.once()) {
-                        return 1;
-                    }
-                    comch.nextSession();
-                    continue;
-                }
-                if (target != null && target.wasDisconnected() && !target.isConnected()) {
-                    out.println("zero-copy: the storage target disconnected");
-                    out.flush();
-                    if (cfg.once()) {
-                        printStats(out);
-                        return 1;
-                    }
-                    target.close();
-                    target = null;
-                }
-                continue;
-            }
-            ControlMessage reply = handle(m);
-            try {
-                comch.send(reply);
-            } catch (DocaException e) {
-                LOG.warn("cannot reply {}: {}", reply.type().wireName(), e.getMessage());
-            }
-            if (state == ServiceControlState.SHUT_DOWN) {
-                endSession(out, true);
-                if (cfg.once()) {
-                    return 0;
-                }
-                out.println("zero-copy: session ended; waiting for the next initiator");
-                out.flush();
-            }
+            target.close();
+            target = null;
         }
+        return CONTINUE;
     }
 
     /**
      * Ends the current session: the target's session is ended too (best effort), the workers and
-     * the imported map are released, the statistics printed (when {@code print}) and the target
-     * control connection closed (the relay reconnects at the next query).
+     * the imported map are released, the statistics printed (when {@code printStats}) and the
+     * target control connection closed (the relay reconnects at the next query).
      */
-    private void endSession(PrintStream out, boolean print) {
+    @Override
+    protected void endSession(PrintStream out, boolean printStats) {
         if (state != ServiceControlState.SHUT_DOWN) {
             bestEffortTargetShutdown();
         }
-        if (print) {
-            printStats(out);
-        } else {
-            closeWorkers();
+        closeWorkers();
+        if (printStats) {
+            printStats(out, cfg.cpus(), stats);
         }
         stats.clear();
         if (hostMap != null) {
             hostMap.close();
             hostMap = null;
         }
-        if (!cfg.once() && target != null) {
+        if (!once && target != null) {
             target.close();
             target = null;
         }
-        if (state != ServiceControlState.WAIT_QUERY && state.canTransitionTo(ServiceControlState.WAIT_QUERY)) {
-            state = ServiceControlState.WAIT_QUERY;
-        }
+        backToWaitQuery();
     }
 
-    ControlMessage handle(ControlMessage m) {
-        if (!state.accepts(m.type())) {
-            return m.errorResponse(DocaError.UNEXPECTED, "zero-copy expected " + state.expected().wireName() + " but got "
-                    + m.type().wireName());
-        }
-        try {
-            ControlMessage reply = switch (state) {
-                case WAIT_QUERY -> {
-                    ControlMessage r = forward(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, id(), m.correlationId()));
-                    yield new ControlMessage(ControlMessageType.QUERY_STORAGE_RESPONSE, m.messageId(), m.correlationId(),
-                            r.payload());
-                }
-                case WAIT_INIT -> init(m);
-                case WAIT_START -> start(m);
-                case RUNNING -> {
-                    for (ZeroCopyWorker w : workers) {
-                        w.stopDataPath();
-                    }
-                    forward(ControlMessage.of(ControlMessageType.STOP_STORAGE_REQUEST, id(), m.correlationId()));
-                    yield m.emptyResponse();
-                }
-                case STOPPED -> {
-                    forward(ControlMessage.of(ControlMessageType.SHUTDOWN_REQUEST, id(), m.correlationId()));
-                    closeWorkers();
-                    yield m.emptyResponse();
-                }
-                case SHUT_DOWN -> throw new IllegalStateException();
-            };
-            ServiceControlState next = state.next();
-            if (state.canTransitionTo(next)) {
-                state = next;
+    @Override
+    protected ControlMessage step(ControlMessage m) {
+        return switch (state) {
+            case WAIT_QUERY -> {
+                ControlMessage r = forward(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, id(), m.correlationId()));
+                yield new ControlMessage(ControlMessageType.QUERY_STORAGE_RESPONSE, m.messageId(), m.correlationId(),
+                        r.payload());
             }
-            return reply;
-        } catch (DocaException e) {
-            LOG.warn("{} failed: {}", m.type().wireName(), e.getMessage());
-            return m.errorResponse(e.error(), e.getMessage());
-        } catch (RuntimeException e) {
-            LOG.warn("{} failed", m.type().wireName(), e);
-            return m.errorResponse(DocaError.UNEXPECTED, String.valueOf(e));
-        }
+            case WAIT_INIT -> init(m);
+            case WAIT_START -> start(m);
+            case RUNNING -> {
+                for (ZeroCopyWorker w : workers) {
+                    w.stopDataPath();
+                }
+                forward(ControlMessage.of(ControlMessageType.STOP_STORAGE_REQUEST, id(), m.correlationId()));
+                yield m.emptyResponse();
+            }
+            case STOPPED -> {
+                forward(ControlMessage.of(ControlMessageType.SHUTDOWN_REQUEST, id(), m.correlationId()));
+                closeWorkers();
+                yield m.emptyResponse();
+            }
+            case SHUT_DOWN -> throw new IllegalStateException("shut down");
+        };
+    }
+
+    @Override
+    protected ServiceControlState nextState() {
+        return state.next();
     }
 
     private int id() {
@@ -266,7 +214,7 @@ public final class ZeroCopyService {
                 zw.pin(cfg.cpus().get(i)); // --cpu: the worker really runs there
             }
             for (ZeroCopyWorker w : workers) {
-                for (ConnectionRole role : new ConnectionRole[] {ConnectionRole.IO_DATA, ConnectionRole.IO_CONTROL}) {
+                for (ConnectionRole role : ConnectionRole.values()) {
                     byte[] mine = w.export(role);
                     ControlMessage r = forward(new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST, id(),
                             m.correlationId(), new ControlPayload.RdmaConnection(w.index(), role, mine)));
@@ -275,6 +223,7 @@ public final class ZeroCopyService {
             }
         } catch (RuntimeException e) {
             closeWorkers();
+            stats.clear();
             imported.close();
             throw e;
         }
@@ -290,19 +239,8 @@ public final class ZeroCopyService {
                     + cores + " consumers");
         }
         forward(ControlMessage.of(ControlMessageType.START_STORAGE_REQUEST, id(), m.correlationId()));
-        long deadline = System.nanoTime() + cfg.controlTimeoutNanos();
         for (ZeroCopyWorker w : workers) {
-            while (!w.isReady()) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new DocaException(DocaError.TIME_OUT, "RDMA connections of worker " + w.index() + " not established");
-                }
-                try {
-                    Thread.sleep(2);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new DocaException(DocaError.UNEXPECTED, "interrupted");
-                }
-            }
+            awaitReady(w::isReady, cfg.controlTimeoutNanos(), "RDMA connections of worker " + w.index() + " not established");
         }
         List<Integer> remote = comch.remoteConsumerIds();
         for (int i = 0; i < cores; i++) {
@@ -314,17 +252,10 @@ public final class ZeroCopyService {
 
     private void bestEffortTargetShutdown() {
         if (target == null || !target.isConnected()) {
-            closeWorkers();
             return;
         }
         if (state == ServiceControlState.RUNNING) {
-            for (ZeroCopyWorker w : workers) {
-                try {
-                    w.stopDataPath();
-                } catch (DocaException e) {
-                    LOG.warn("worker {}: {}", w.index(), e.getMessage());
-                }
-            }
+            DataPathWorker.stopAll(workers);
         }
         try {
             if (state == ServiceControlState.RUNNING) {
@@ -338,29 +269,13 @@ public final class ZeroCopyService {
         }
     }
 
+    /** Closes the session's workers; their statistics rows stay in {@link #stats} for the table. */
     private void closeWorkers() {
         metrics.sessionEnding();
         for (ZeroCopyWorker w : workers) {
-            stats.add(new long[] {w.ops(), w.hits(), w.misses(), w.dataPathAllocatedBytes()});
+            stats.add(w.statsRow());
             w.close();
         }
         workers.clear();
-    }
-
-    private void printStats(PrintStream out) {
-        closeWorkers();
-        out.println("+================================================+");
-        out.println("| Stats");
-        out.println("+================================================+");
-        for (int i = 0; i < stats.size(); i++) {
-            long[] s = stats.get(i);
-            long t = s[1] + s[2];
-            out.printf(Locale.ROOT, "| Core: %d%n", cfg.cpus().get(i));
-            out.printf(Locale.ROOT, "| Operation count: %d%n", s[0]);
-            out.printf(Locale.ROOT, "| PE hit rate: %.2f%% (%d:%d)%n", t == 0 ? 0.0 : 100.0 * s[1] / t, s[1], s[2]);
-            out.printf(Locale.ROOT, "| Data path allocation: %d bytes (%.3f B/op)%n", s[3], s[0] == 0 ? 0.0 : (double) s[3] / s[0]);
-            out.println("+------------------------------------------------+");
-        }
-        out.flush();
     }
 }

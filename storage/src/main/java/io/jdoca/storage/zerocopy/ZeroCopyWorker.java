@@ -284,9 +284,4 @@ final class ZeroCopyWorker extends DataPathWorker {
             msgMap.close();
         }
     }
-
-    /** Pins this worker's thread to {@code cpu} (its {@code --cpu}). Control path. */
-    void pin(int cpu) {
-        thread.pin(cpu);
-    }
 }
