@@ -2,13 +2,10 @@ package io.jdoca.storage.gga;
 
 import io.jdoca.comch.Comch;
 import io.jdoca.argp.DocaArgpFlags;
-import io.jdoca.core.DocaException;
-import io.jdoca.core.agent.ShutdownHook;
-import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.ec.EcMatrixType;
+import io.jdoca.storage.common.AppSupport;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -81,29 +78,9 @@ public final class GgaOffloadApp implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try {
-            DocaLogLevel.apply(logLevel);
-            argp.applySdkLogLevel();
-            io.jdoca.core.util.CpuAffinity.check("--cpu", cpus);
-            metricsOption.check();
-            AtomicBoolean abort = new AtomicBoolean();
-            int rc;
-            // Ctrl-C: abort, then up to 8 s for run() to release everything; leaving the try means finished.
-            try (ShutdownHook hook = ShutdownHook.install("gga-ctrl-c", () -> abort.set(true), 8_000)) {
-                GgaService s = new GgaService(new GgaService.Config(device, representor, cpus, List.of(data1, data2, dataP),
-                        EcMatrixType.parse(matrixType), channelName, controlTimeoutSeconds * 1_000_000_000L, recoverEveryN,
-                        once, io.jdoca.storage.common.AppSupport.parseListenAddress("--listen-address", listenAddress)), abort);
-                try (io.jdoca.core.metrics.MetricsHttpServer m = metricsOption.startIfAsked("gga-offload",
-                        s.metrics()::render)) {
-                    rc = s.run(System.out);
-                }
-            }
-            System.out.flush();
-            return rc;
-        } catch (DocaException | IllegalArgumentException e) {
-            System.err.println("gga-offload: " + e.getMessage());
-            return 1;
-        }
+        return AppSupport.runService("gga-offload", logLevel, argp, cpus, metricsOption, abort -> new GgaService(
+                new GgaService.Config(device, representor, cpus, List.of(data1, data2, dataP), EcMatrixType.parse(matrixType),
+                        channelName, controlTimeoutSeconds * 1_000_000_000L, recoverEveryN, once,
+                        AppSupport.parseListenAddress("--listen-address", listenAddress)), abort));
     }
-
 }

@@ -1,11 +1,10 @@
 package io.jdoca.storage.sbc;
 
 import io.jdoca.argp.DocaArgpFlags;
-import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.Devices;
-import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.ec.EcMatrixType;
+import io.jdoca.storage.common.AppSupport;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -51,9 +50,7 @@ public final class SbcGeneratorApp implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try {
-            DocaLogLevel.apply(logLevel);
-            argp.applySdkLogLevel();
+        return AppSupport.runApp("sbc-generator", logLevel, argp, () -> {
             try (Dev dev = Devices.open(device)) {
                 SbcGenerator.Result r = SbcGenerator.generate(dev, input, data1, data2, dataP, blockSize,
                         EcMatrixType.parse(matrixType));
@@ -62,9 +59,6 @@ public final class SbcGeneratorApp implements Callable<Integer> {
                         r.blockCount(), r.blockSize() / 2);
             }
             return 0;
-        } catch (DocaException | IllegalArgumentException e) {
-            System.err.println("sbc-generator: " + e.getMessage());
-            return 1;
-        }
+        });
     }
 }

@@ -2,7 +2,15 @@ package io.jdoca.storage.common;
 
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
+import io.jdoca.argp.DocaArgpFlags;
+import io.jdoca.core.agent.ShutdownHook;
+import io.jdoca.core.metrics.MetricsHttpServer;
+import io.jdoca.core.util.CpuAffinity;
+import io.jdoca.core.util.DocaLogLevel;
 import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 /**
  * Small helpers the storage apps share: {@code ip:port} parsing, the Ctrl-C handler
@@ -12,6 +20,48 @@ import java.net.InetSocketAddress;
  */
 public final class AppSupport {
     private AppSupport() {
+    }
+
+    /**
+     * The body of a storage app's {@code call()}: applies {@code -l} and {@code --sdk-log-level},
+     * runs {@code body}, and turns a DocaException or IllegalArgumentException (bad input, control
+     * path) into one line {@code app: message} on stderr and exit code 1.
+     */
+    public static int runApp(String app, int logLevel, DocaArgpFlags argp, java.util.concurrent.Callable<Integer> body) {
+        try {
+            DocaLogLevel.apply(logLevel);
+            argp.applySdkLogLevel();
+            return body.call();
+        } catch (DocaException | IllegalArgumentException e) {
+            System.err.println(app + ": " + e.getMessage());
+            return 1;
+        } catch (Exception e) {
+            throw new IllegalStateException(app + ": " + e, e);
+        } finally {
+            System.out.flush();
+        }
+    }
+
+    /**
+     * A storage service's whole life ({@link #runApp} around it): checks {@code --cpu} and the
+     * metrics flags, installs the one Ctrl-C handler ({@code <app>-ctrl-c}: abort, then up to 8 s
+     * for {@code run} to release everything), serves {@code --metrics-port} when asked, and runs the
+     * service on the calling thread.
+     */
+    public static int runService(String app, int logLevel, DocaArgpFlags argp, List<Integer> cpus, MetricsOption metrics,
+            Function<AtomicBoolean, ControlService<?>> create) {
+        return runApp(app, logLevel, argp, () -> {
+            CpuAffinity.check("--cpu", cpus);
+            metrics.check();
+            AtomicBoolean abort = new AtomicBoolean();
+            // Leaving the try means finished: the hook then no longer waits for us.
+            try (ShutdownHook hook = ShutdownHook.install(app + "-ctrl-c", () -> abort.set(true), 8_000)) {
+                ControlService<?> service = create.apply(abort);
+                try (MetricsHttpServer m = metrics.startIfAsked(app, service.metrics()::render)) {
+                    return service.run(System.out);
+                }
+            }
+        });
     }
 
     /** Parses {@code host:port} (DOCA's {@code --storage-server}); INVALID_VALUE with a clear message. */
@@ -41,14 +91,24 @@ public final class AppSupport {
         if (s == null || s.isEmpty()) {
             return null;
         }
-        if (s.equals("localhost")) {
+        return parseIpAddress(flag, s);
+    }
+
+    /**
+     * Parses an address flag that must name one address (the storage apps' one wording for every
+     * address flag): an IPv4 or IPv6 literal (brackets allowed) or {@code localhost}. Never resolves
+     * a name (no DNS). INVALID_VALUE naming {@code flag} otherwise, the empty string included.
+     */
+    public static java.net.InetAddress parseIpAddress(String flag, String s) {
+        if ("localhost".equals(s)) {
             return java.net.InetAddress.getLoopbackAddress();
         }
-        String literal = s.startsWith("[") && s.endsWith("]") ? s.substring(1, s.length() - 1) : s;
+        String v = s == null ? "" : s;
+        String literal = v.startsWith("[") && v.endsWith("]") ? v.substring(1, v.length() - 1) : v;
         try {
             return java.net.InetAddress.ofLiteral(literal);
         } catch (IllegalArgumentException e) {
-            throw new DocaException(DocaError.INVALID_VALUE, flag + ": '" + s + "' is not an IP address (give an IPv4 or"
+            throw new DocaException(DocaError.INVALID_VALUE, flag + ": '" + v + "' is not an IP address (give an IPv4 or"
                     + " IPv6 literal, or localhost)");
         }
     }

@@ -17,10 +17,10 @@ public final class MetricsOption {
     Integer port;
 
     @Option(names = "--metrics-address", paramLabel = "IP", defaultValue = "127.0.0.1",
-            description = "Address the metrics endpoint binds to, an IP literal (default: ${DEFAULT-VALUE}).")
+            description = "Address the metrics endpoint binds to: an IP literal or localhost (default: ${DEFAULT-VALUE}).")
     String address;
 
-    /** Checks both flags; IllegalArgumentException with one line naming the flag. */
+    /** Checks both flags; IllegalArgumentException (port) or DocaException (address) with one line naming the flag. */
     public void check() {
         if (port != null && (port < 0 || port > 65535)) {
             throw new IllegalArgumentException("--metrics-port: " + port + " is out of range 0..65535");
@@ -29,14 +29,7 @@ public final class MetricsOption {
     }
 
     private InetAddress bindAddress() {
-        String s = address == null ? "" : address;
-        String literal = s.startsWith("[") && s.endsWith("]") ? s.substring(1, s.length() - 1) : s;
-        try {
-            return InetAddress.ofLiteral(literal);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--metrics-address: '" + s + "' is not an IP address (give an IPv4 or IPv6"
-                    + " literal)");
-        }
+        return AppSupport.parseIpAddress("--metrics-address", address);
     }
 
     /**

@@ -2,9 +2,7 @@ package io.jdoca.storage.initiator;
 
 import io.jdoca.comch.Comch;
 import io.jdoca.argp.DocaArgpFlags;
-import io.jdoca.core.DocaException;
 import io.jdoca.core.agent.ShutdownHook;
-import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.storage.common.AppSupport;
 import java.nio.file.Path;
 import java.util.List;
@@ -66,9 +64,7 @@ public final class InitiatorComchApp implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try {
-            DocaLogLevel.apply(logLevel);
-            argp.applySdkLogLevel();
+        return AppSupport.runApp("initiator-comch", logLevel, argp, () -> {
             io.jdoca.core.util.CpuAffinity.check("--cpu", cpus);
             ExecutionStrategy s = ExecutionStrategy.of(strategy);
             if (s == null) {
@@ -76,19 +72,11 @@ public final class InitiatorComchApp implements Callable<Integer> {
                 return 2;
             }
             AtomicBoolean abort = new AtomicBoolean();
-            try (ShutdownHook hook = ShutdownHook.install("initiator-ctrl-c", () -> abort.set(true), 8_000)) {
-                InitiatorComch app = new InitiatorComch(new InitiatorComch.Config(device, cpus, s, plainContent, runLimit,
+            try (ShutdownHook hook = ShutdownHook.install("initiator-comch-ctrl-c", () -> abort.set(true), 8_000)) {
+                return new InitiatorComch(new InitiatorComch.Config(device, cpus, s, plainContent, runLimit,
                         transactionCount, channelName, controlTimeoutSeconds * 1_000_000_000L, localIoRegionSize, blocksPerIo),
-                        abort);
-                try {
-                    return app.run(System.out);
-                } finally {
-                    System.out.flush();
-                }
+                        abort).run(System.out);
             }
-        } catch (DocaException | IllegalArgumentException e) {
-            System.err.println("initiator-comch: " + e.getMessage());
-            return 1;
-        }
+        });
     }
 }

@@ -1,14 +1,10 @@
 package io.jdoca.storage.target;
 
 import io.jdoca.argp.DocaArgpFlags;
-import io.jdoca.core.DocaException;
-import io.jdoca.core.agent.ShutdownHook;
-import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.storage.common.AppSupport;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -68,29 +64,13 @@ public final class TargetRdmaApp implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try {
-            if (listenPort < 0 || listenPort > 65535) {
-                System.err.println("target-rdma: --listen-port " + listenPort + " is outside 0..65535");
-                return 2;
-            }
-            DocaLogLevel.apply(logLevel);
-            argp.applySdkLogLevel();
-            io.jdoca.core.util.CpuAffinity.check("--cpu", cpus);
-            metricsOption.check();
-            AtomicBoolean abort = new AtomicBoolean();
-            java.net.InetAddress bind = AppSupport.parseListenAddress("--listen-address", listenAddress);
-            // Ctrl-C: abort, then up to 8 s for run() to release everything; leaving the try means finished.
-            try (ShutdownHook hook = ShutdownHook.install("target-ctrl-c", () -> abort.set(true), 8_000)) {
-                TargetRdma app = new TargetRdma(new TargetRdma.Config(device, cpus, bind, listenPort, binaryContent,
-                        blockCount, blockSize, backingFile, Math.max(30_000_000_000L, AppSupport.commandTimeoutNanos()), once), abort);
-                try (io.jdoca.core.metrics.MetricsHttpServer m = metricsOption.startIfAsked("target-rdma",
-                        app.metrics()::render)) {
-                    return app.run(System.out);
-                }
-            }
-        } catch (DocaException | IllegalArgumentException e) {
-            System.err.println("target-rdma: " + e.getMessage());
-            return 1;
+        if (listenPort < 0 || listenPort > 65535) {
+            System.err.println("target-rdma: --listen-port " + listenPort + " is outside 0..65535");
+            return 2;
         }
+        return AppSupport.runService("target-rdma", logLevel, argp, cpus, metricsOption, abort -> new TargetRdma(
+                new TargetRdma.Config(device, cpus, AppSupport.parseListenAddress("--listen-address", listenAddress), listenPort,
+                        binaryContent, blockCount, blockSize, backingFile,
+                        Math.max(30_000_000_000L, AppSupport.commandTimeoutNanos()), once), abort));
     }
 }

@@ -2,13 +2,9 @@ package io.jdoca.storage.zerocopy;
 
 import io.jdoca.comch.Comch;
 import io.jdoca.argp.DocaArgpFlags;
-import io.jdoca.core.DocaException;
-import io.jdoca.core.agent.ShutdownHook;
-import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.storage.common.AppSupport;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -65,25 +61,9 @@ public final class ZeroCopyApp implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try {
-            DocaLogLevel.apply(logLevel);
-            argp.applySdkLogLevel();
-            io.jdoca.core.util.CpuAffinity.check("--cpu", cpus);
-            metricsOption.check();
-            AtomicBoolean abort = new AtomicBoolean();
-            // Ctrl-C: abort, then up to 8 s for run() to release everything; leaving the try means finished.
-            try (ShutdownHook hook = ShutdownHook.install("zero-copy-ctrl-c", () -> abort.set(true), 8_000)) {
-                ZeroCopyService service = new ZeroCopyService(new ZeroCopyService.Config(device, representor, cpus,
-                        storageServer, channelName, controlTimeoutSeconds * 1_000_000_000L, once,
-                        AppSupport.parseListenAddress("--listen-address", listenAddress)), abort);
-                try (io.jdoca.core.metrics.MetricsHttpServer m = metricsOption.startIfAsked("zero-copy",
-                        service.metrics()::render)) {
-                    return service.run(System.out);
-                }
-            }
-        } catch (DocaException | IllegalArgumentException e) {
-            System.err.println("zero-copy: " + e.getMessage());
-            return 1;
-        }
+        return AppSupport.runService("zero-copy", logLevel, argp, cpus, metricsOption, abort -> new ZeroCopyService(
+                new ZeroCopyService.Config(device, representor, cpus, storageServer, channelName,
+                        controlTimeoutSeconds * 1_000_000_000L, once,
+                        AppSupport.parseListenAddress("--listen-address", listenAddress)), abort));
     }
 }

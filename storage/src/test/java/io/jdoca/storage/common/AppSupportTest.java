@@ -29,4 +29,16 @@ class AppSupportTest {
                     .hasMessageContaining("--listen-address").hasMessageContaining(bad);
         }
     }
+
+    /** One parser and one wording for every address flag: --metrics-address as --listen-address, but never empty. */
+    @Test
+    void metricsAddressSharesTheParserAndItsWording() {
+        assertThat(AppSupport.parseIpAddress("--metrics-address", "localhost").isLoopbackAddress()).isTrue();
+        for (String bad : new String[] {"", "foo.example", "127.0.0.256"}) {
+            assertThatThrownBy(() -> AppSupport.parseIpAddress("--metrics-address", bad))
+                    .isInstanceOfSatisfying(DocaException.class, e -> assertThat(e.error()).isEqualTo(DocaError.INVALID_VALUE))
+                    .hasMessage("--metrics-address: '" + bad + "' is not an IP address (give an IPv4 or IPv6 literal, or"
+                            + " localhost)");
+        }
+    }
 }

@@ -70,7 +70,7 @@ class TargetRdmaAppFlagsTest {
                 .containsExactly("target-rdma: --metrics-port: 70000 is out of range 0..65535");
         assertThat(runWithStderr("-d", "sw0", "--cpu", "0", "--listen-port", "0", "--metrics-port", "0",
                 "--metrics-address", "metrics.example")).containsExactly(
-                "target-rdma: --metrics-address: 'metrics.example' is not an IP address (give an IPv4 or IPv6 literal)");
+                "target-rdma: --metrics-address: 'metrics.example' is not an IP address (give an IPv4 or IPv6 literal, or localhost)");
         try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             var lines = runWithStderr("-d", "sw0", "--cpu", "0", "--listen-port", "0", "--metrics-port",
                     Integer.toString(taken.getLocalPort()));

@@ -4,27 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
-import io.jdoca.core.dev.Devices;
-import io.jdoca.core.exec.CtxState;
-import io.jdoca.core.exec.IdleStrategy;
-import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.BufInventory;
 import io.jdoca.core.mem.MemoryMap;
 import io.jdoca.core.mem.MmapExport;
-import io.jdoca.core.mem.SharedMemory;
-import io.jdoca.core.mem.SharedRegion;
 import io.jdoca.rdma.Rdma;
 import io.jdoca.rdma.RdmaConnection;
-import io.jdoca.rdma.RdmaExport;
 import io.jdoca.rdma.RdmaTransportType;
 import io.jdoca.rdma.SyncEventRemoteNet;
 import io.jdoca.rdma.samples.RdmaPeerSample;
-import io.jdoca.testkit.JavaProcess;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
@@ -48,61 +39,18 @@ class RdmaSyncEventTwoProcessSystemTest {
     @ParameterizedTest
     @EnumSource(value = RdmaTransportType.class, names = {"SHM", "TCP"})
     void remoteNetSyncEventRoundTripAcrossTwoJvms(RdmaTransportType transport, @TempDir Path dir) throws Exception {
-        Path ld = dir.resolve("child.desc");
-        Path re = dir.resolve("parent.desc");
-        Path mm = dir.resolve("child-mmap.desc");
         Path ev = dir.resolve("child-event.desc");
-        try (JavaProcess child = JavaProcess.start("rdma-sync-event-" + transport, RdmaPeerSample.class.getName(),
-                List.of("echo", "--transport", transport.name(), "-ld", ld.toString(), "-re", re.toString(), "-m",
-                        mm.toString(), "--sync-event", ev.toString()));
-                SharedRegion region = SharedMemory.allocate(1 << 16)) {
-            Dev dev = Devices.open("sw0");
-            MemoryMap map = MemoryMap.create();
-            map.setMemrange(region.segment());
-            map.addDev(dev);
-            map.setPermissions(AccessFlags.LOCAL_READ_WRITE);
-            assertEquals(DocaError.SUCCESS, map.start());
-            BufInventory inv = BufInventory.create(64);
-            inv.start();
-            ProgressEngine pe = ProgressEngine.create();
-            Rdma rdma = Rdma.create(dev);
-            rdma.setTransport(transport);
-            long[] st = new long[2]; // ok, errors
-            DocaError[] lastError = new DocaError[1];
-            rdma.taskRemoteNetSyncEventGetSetConf((t, ud, cud) -> {
-                st[0]++;
-                t.free();
-            }, (t, ud, cud) -> {
-                st[1]++;
-                lastError[0] = t.status();
-                t.free();
-            }, 8);
-            rdma.taskRemoteNetSyncEventNotifySetSetConf((t, ud, cud) -> {
-                st[0]++;
-                t.free();
-            }, (t, ud, cud) -> {
-                st[1]++;
-                lastError[0] = t.status();
-                t.free();
-            }, 8);
-            rdma.taskRemoteNetSyncEventNotifyAddSetConf((t, ud, cud) -> {
-                st[0]++;
-                t.free();
-            }, (t, ud, cud) -> {
-                st[1]++;
-                lastError[0] = t.status();
-                t.free();
-            }, 8);
-            pe.connectCtx(rdma);
-            assertEquals(DocaError.IN_PROGRESS, rdma.start());
-            RdmaExport x = rdma.export();
-            RdmaPeerSample.writeDescriptor(re, x.blob());
-            assertEquals(DocaError.SUCCESS, rdma.connect(RdmaPeerSample.readDescriptor(ld, 60_000), x.connection()));
-            IdleStrategy idle = IdleStrategy.backoff();
-            assertTrue(pe.progressUntil(() -> rdma.state() == CtxState.RUNNING, idle, T.toNanos()), "connected");
-            child.awaitOutput("RUNNING " + transport, T);
-            RdmaConnection c = x.connection();
-            MemorySegment mem = region.segment();
+        try (RdmaPeerFixture f = new RdmaPeerFixture("rdma-sync-event", transport, dir, 1 << 16, 64,
+                List.of("--sync-event", ev.toString()))) {
+            Rdma rdma = f.rdma;
+            MemoryMap map = f.map;
+            BufInventory inv = f.inv;
+            Dev dev = f.dev;
+            rdma.taskRemoteNetSyncEventGetSetConf(f.done(0), f.failed(), 8);
+            rdma.taskRemoteNetSyncEventNotifySetSetConf(f.done(0), f.failed(), 8);
+            rdma.taskRemoteNetSyncEventNotifyAddSetConf(f.done(0), f.failed(), 8);
+            RdmaConnection c = f.connect();
+            MemorySegment mem = f.region.segment();
             byte[] blob = RdmaPeerSample.readDescriptor(ev, 10_000);
 
             // A forged capability: refused before the event's memory is touched.
@@ -118,14 +66,14 @@ class RdmaSyncEventTwoProcessSystemTest {
                 mem.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 1000);
                 Buf setSrc = inv.getByData(map, map.baseAddress(), 8);
                 assertEquals(DocaError.SUCCESS, rdma.taskRemoteNetSyncEventNotifySetAllocInit(c, rev, setSrc, 1).submit());
-                assertTrue(pe.progressUntil(() -> st[0] + st[1] >= 1, idle, T.toNanos()), "notify-set");
+                f.progressUntil(() -> f.done[0] + f.errors >= 1, "notify-set");
                 Buf prev = inv.getByAddr(map, map.baseAddress() + 64, 8);
                 assertEquals(DocaError.SUCCESS, rdma.taskRemoteNetSyncEventNotifyAddAllocInit(c, rev, prev, 23, 2).submit());
-                assertTrue(pe.progressUntil(() -> st[0] + st[1] >= 2, idle, T.toNanos()), "notify-add");
+                f.progressUntil(() -> f.done[0] + f.errors >= 2, "notify-add");
                 Buf got = inv.getByAddr(map, map.baseAddress() + 128, 8);
                 assertEquals(DocaError.SUCCESS, rdma.taskRemoteNetSyncEventGetAllocInit(c, rev, got, 3).submit());
-                assertTrue(pe.progressUntil(() -> st[0] + st[1] >= 3, idle, T.toNanos()), "get");
-                assertEquals(0, st[1], "errors (last " + lastError[0] + ")");
+                f.progressUntil(() -> f.done[0] + f.errors >= 3, "get");
+                assertEquals(0, f.errors, "errors (last " + f.lastError + ")");
                 assertEquals(1000, mem.get(ValueLayout.JAVA_LONG_UNALIGNED, 64), "value before the add");
                 assertEquals(1023, mem.get(ValueLayout.JAVA_LONG_UNALIGNED, 128), "value read back");
                 setSrc.decRefcount();
@@ -133,11 +81,8 @@ class RdmaSyncEventTwoProcessSystemTest {
                 got.decRefcount();
             }
 
-            rdma.stop();
-            assertTrue(pe.progressUntil(() -> rdma.state() == CtxState.IDLE, idle, T.toNanos()), "IDLE");
-            assertEquals(0, child.awaitExit(T), child.output());
-            assertTrue(child.output().contains("EVENT 1023"), child.output());
-            map.close();
+            f.disconnectAndExpectCleanChildExit();
+            assertTrue(f.child.output().contains("EVENT 1023"), f.child.output());
         }
     }
 }

@@ -4,24 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
-import io.jdoca.core.dev.Dev;
-import io.jdoca.core.dev.Devices;
-import io.jdoca.core.exec.CtxState;
-import io.jdoca.core.exec.IdleStrategy;
-import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.BufInventory;
 import io.jdoca.core.mem.MemoryMap;
-import io.jdoca.core.mem.SharedMemory;
-import io.jdoca.core.mem.SharedRegion;
 import io.jdoca.rdma.Rdma;
 import io.jdoca.rdma.RdmaConnection;
-import io.jdoca.rdma.RdmaExport;
 import io.jdoca.rdma.RdmaTransportType;
 import io.jdoca.rdma.samples.RdmaPeerSample;
-import io.jdoca.testkit.JavaProcess;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
@@ -44,71 +34,20 @@ class RdmaTwoProcessSystemTest {
     @ParameterizedTest
     @EnumSource(value = RdmaTransportType.class, names = {"SHM", "TCP"})
     void echoWriteReadAndAtomicsAcrossTwoJvms(RdmaTransportType transport, @TempDir Path dir) throws Exception {
-        Path ld = dir.resolve("child.desc");
-        Path re = dir.resolve("parent.desc");
-        Path mm = dir.resolve("child-mmap.desc");
-        try (JavaProcess child = JavaProcess.start("rdma-echo-" + transport, RdmaPeerSample.class.getName(),
-                List.of("echo", "--transport", transport.name(), "-ld", ld.toString(), "-re", re.toString(), "-m", mm.toString()));
-                SharedRegion region = SharedMemory.allocate(8L << 20)) {
-            Dev dev = Devices.open("sw0");
-            MemoryMap map = MemoryMap.create();
-            map.setMemrange(region.segment());
-            map.addDev(dev);
-            map.setPermissions(AccessFlags.LOCAL_READ_WRITE);
-            assertEquals(DocaError.SUCCESS, map.start());
-            BufInventory inv = BufInventory.create(1024);
-            inv.start();
-            ProgressEngine pe = ProgressEngine.create();
-            Rdma rdma = Rdma.create(dev);
-            rdma.setTransport(transport);
+        try (RdmaPeerFixture f = new RdmaPeerFixture("rdma-echo", transport, dir, 8L << 20, 1024, List.of())) {
+            Rdma rdma = f.rdma;
+            MemoryMap map = f.map;
+            BufInventory inv = f.inv;
+            long[] st = f.done; // recv ok, send ok, one-sided ok
             rdma.setMaxSendBufListLen(1);
-            long[] st = new long[4]; // recv ok, send ok, one-sided ok, errors
-            rdma.taskReceiveSetConf((t, ud, cud) -> {
-                st[0]++;
-                t.free();
-            }, (t, ud, cud) -> {
-                st[3]++;
-                t.free();
-            }, 8);
-            rdma.taskSendSetConf((t, ud, cud) -> {
-                st[1]++;
-                t.free();
-            }, (t, ud, cud) -> {
-                st[3]++;
-                t.free();
-            }, 8);
-            rdma.taskWriteSetConf((t, ud, cud) -> {
-                st[2]++;
-                t.free();
-            }, (t, ud, cud) -> {
-                st[3]++;
-                t.free();
-            }, 32);
-            rdma.taskReadSetConf((t, ud, cud) -> {
-                st[2]++;
-                t.free();
-            }, (t, ud, cud) -> {
-                st[3]++;
-                t.free();
-            }, 32);
-            rdma.taskAtomicFetchAddSetConf((t, ud, cud) -> {
-                st[2]++;
-                t.free();
-            }, (t, ud, cud) -> {
-                st[3]++;
-                t.free();
-            }, 32);
-            pe.connectCtx(rdma);
-            assertEquals(DocaError.IN_PROGRESS, rdma.start());
-            RdmaExport x = rdma.export();
-            RdmaPeerSample.writeDescriptor(re, x.blob());
-            assertEquals(DocaError.SUCCESS, rdma.connect(RdmaPeerSample.readDescriptor(ld, 60_000), x.connection()));
-            IdleStrategy idle = IdleStrategy.backoff();
-            assertTrue(pe.progressUntil(() -> rdma.state() == CtxState.RUNNING, idle, T.toNanos()), "connected");
-            child.awaitOutput("RUNNING " + transport, T);
-            RdmaConnection c = x.connection();
+            rdma.taskReceiveSetConf(f.done(0), f.failed(), 8);
+            rdma.taskSendSetConf(f.done(1), f.failed(), 8);
+            rdma.taskWriteSetConf(f.done(2), f.failed(), 32);
+            rdma.taskReadSetConf(f.done(2), f.failed(), 32);
+            rdma.taskAtomicFetchAddSetConf(f.done(2), f.failed(), 32);
+            RdmaConnection c = f.connect();
             assertEquals(transport, c.transport());
-            MemorySegment mem = region.segment();
+            MemorySegment mem = f.region.segment();
             Random rnd = new Random(42);
 
             // 1. echo: 300 messages from 1 byte to 64 KiB
@@ -122,8 +61,8 @@ class RdmaTwoProcessSystemTest {
                 assertEquals(DocaError.SUCCESS, rdma.taskReceiveAllocInit(dst, i).submit());
                 Buf src = inv.getByData(map, map.baseAddress(), len);
                 assertEquals(DocaError.SUCCESS, rdma.taskSendAllocInit(c, src, i).submit());
-                assertTrue(pe.progressUntil(() -> st[0] > recvBefore || st[3] > 0, idle, T.toNanos()), "echo " + i);
-                assertEquals(0, st[3], "errors");
+                f.progressUntil(() -> st[0] > recvBefore || f.errors > 0, "echo " + i);
+                assertEquals(0, f.errors, "errors");
                 assertEquals(len, dst.dataLen());
                 byte[] back = new byte[len];
                 MemorySegment.copy(mem, ValueLayout.JAVA_BYTE, 1 << 20, back, 0, len);
@@ -133,7 +72,7 @@ class RdmaTwoProcessSystemTest {
             }
 
             // 2. write 1 MiB into the child's memory, read it back
-            MemoryMap remote = MemoryMap.createFromExport(RdmaPeerSample.readDescriptor(mm, 10_000), dev);
+            MemoryMap remote = MemoryMap.createFromExport(RdmaPeerSample.readDescriptor(f.childMmap, 10_000), f.dev);
             byte[] data = new byte[1 << 20];
             rnd.nextBytes(data);
             MemorySegment.copy(data, 0, mem, ValueLayout.JAVA_BYTE, 2 << 20, data.length);
@@ -142,13 +81,13 @@ class RdmaTwoProcessSystemTest {
                 rdma.taskWriteAllocInit(c, inv.getByData(map, map.baseAddress() + (2 << 20) + i * 65536L, 65536),
                         inv.getByAddr(remote, remote.baseAddress() + i * 65536L, 65536), i).submit();
             }
-            assertTrue(pe.progressUntil(() -> st[2] >= ok0 + 16 || st[3] > 0, idle, T.toNanos()), "writes");
+            f.progressUntil(() -> st[2] >= ok0 + 16 || f.errors > 0, "writes");
             for (int i = 0; i < 16; i++) {
                 rdma.taskReadAllocInit(c, inv.getByData(remote, remote.baseAddress() + i * 65536L, 65536),
                         inv.getByAddr(map, map.baseAddress() + (4 << 20) + i * 65536L, 65536), i).submit();
             }
-            assertTrue(pe.progressUntil(() -> st[2] >= ok0 + 32 || st[3] > 0, idle, T.toNanos()), "reads");
-            assertEquals(0, st[3], "errors");
+            f.progressUntil(() -> st[2] >= ok0 + 32 || f.errors > 0, "reads");
+            assertEquals(0, f.errors, "errors");
             byte[] back = new byte[data.length];
             MemorySegment.copy(mem, ValueLayout.JAVA_BYTE, 4 << 20, back, 0, back.length);
             assertArrayEquals(data, back, "1 MiB written to the peer and read back");
@@ -161,19 +100,16 @@ class RdmaTwoProcessSystemTest {
                 Buf res = inv.getByAddr(map, map.baseAddress() + (6 << 20) + (i % 32) * 8L, 8);
                 long target = ok1 + i + 1;
                 assertEquals(DocaError.SUCCESS, rdma.taskAtomicFetchAddAllocInit(c, counter, res, 3, i).submit());
-                assertTrue(pe.progressUntil(() -> st[2] >= target || st[3] > 0, idle, T.toNanos()), "fetch-add " + i);
+                f.progressUntil(() -> st[2] >= target || f.errors > 0, "fetch-add " + i);
                 assertEquals(3L * i, mem.get(ValueLayout.JAVA_LONG_UNALIGNED, (6 << 20) + (i % 32) * 8L), "previous value");
                 res.decRefcount();
             }
-            assertEquals(0, st[3], "errors");
+            assertEquals(0, f.errors, "errors");
 
             // 4. disconnect: the child sees it, goes IDLE and exits 0
-            rdma.stop();
-            assertTrue(pe.progressUntil(() -> rdma.state() == CtxState.IDLE, idle, T.toNanos()), "IDLE");
-            assertEquals(0, child.awaitExit(T), child.output());
-            assertTrue(child.output().contains("IDLE"), child.output());
+            f.disconnectAndExpectCleanChildExit();
+            assertTrue(f.child.output().contains("IDLE"), f.child.output());
             remote.close();
-            map.close();
         }
     }
 }
