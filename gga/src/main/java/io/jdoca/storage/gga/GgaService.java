@@ -105,13 +105,11 @@ public final class GgaService extends ControlService<ServiceControlState> {
     private PrintStream out = System.out;
 
     public GgaService(Config cfg, AtomicBoolean abort) {
-        super("gga-offload", ServiceControlState.WAIT_QUERY, cfg.once(), abort, new DataPathMetrics("gga-offload", METRICS));
+        super("gga-offload", ServiceControlState.WAIT_QUERY, cfg.cpus(), cfg.once(), abort,
+                new DataPathMetrics("gga-offload", METRICS));
         this.cfg = cfg;
         if (cfg.storageServers().size() != TargetRole.COUNT) {
             throw new DocaException(DocaError.INVALID_VALUE, "three storage targets are required");
-        }
-        if (cfg.cpus() == null || cfg.cpus().isEmpty()) {
-            throw new DocaException(DocaError.INVALID_VALUE, "at least one --cpu is required");
         }
         if (cfg.recoverEveryN() < 0) {
             throw new DocaException(DocaError.INVALID_VALUE, "--trigger-recovery-read-every-n must be >= 0");
@@ -375,16 +373,8 @@ public final class GgaService extends ControlService<ServiceControlState> {
 
     /** Reference §5 "Memory": import the host map, build and export the scratch region, relay init with 2× transactions. */
     private ControlMessage init(ControlMessage m) {
-        ControlPayload.InitStorage p = m.asInitStorage();
+        ControlPayload.InitStorage p = checkInit(m, 4096);
         int c = p.coreCount();
-        if (c <= 0 || c > cfg.cpus().size()) {
-            throw new DocaException(DocaError.INVALID_VALUE, "init_storage asks for " + Integer.toUnsignedString(c)
-                    + " cores but this service has " + cfg.cpus().size() + " (--cpu)");
-        }
-        if (p.transactionCount() <= 0 || p.transactionCount() > 4096) {
-            throw new DocaException(DocaError.INVALID_VALUE, "transaction count "
-                    + Integer.toUnsignedString(p.transactionCount()) + " outside 1..4096");
-        }
         cores = c;
         transactions = p.transactionCount() * 2;
         MemoryMap imported = MemoryMap.createFromExport(p.mmapExport(), dev);

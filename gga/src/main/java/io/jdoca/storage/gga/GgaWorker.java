@@ -63,7 +63,7 @@ public final class GgaWorker extends DataPathWorker implements GgaTxnPort {
 
     /** Starts the worker thread (it idles until given commands). */
     public GgaWorker(Config cfg) {
-        super("gga-worker", cfg.index(), false);
+        super("gga-worker", cfg.index(), cfg.dev(), cfg.transactions(), cfg.rdmaBind(), false);
         this.cfg = cfg;
         this.layout = cfg.layout();
         this.n = cfg.transactions();

@@ -85,7 +85,7 @@ public final class AppSupport {
     /**
      * Parses a listen address flag: an IPv4 or IPv6 literal, or {@code localhost} (the loopback
      * address); {@code null} or empty means every interface (returns null). Never resolves a name
-     * (no DNS). INVALID_VALUE naming {@code flag} otherwise.
+     * (no DNS). IllegalArgumentException naming {@code flag} otherwise ({@link #parseIpAddress}).
      */
     public static java.net.InetAddress parseListenAddress(String flag, String s) {
         if (s == null || s.isEmpty()) {
@@ -97,7 +97,8 @@ public final class AppSupport {
     /**
      * Parses an address flag that must name one address (the storage apps' one wording for every
      * address flag): an IPv4 or IPv6 literal (brackets allowed) or {@code localhost}. Never resolves
-     * a name (no DNS). INVALID_VALUE naming {@code flag} otherwise, the empty string included.
+     * a name (no DNS). Otherwise, the empty string included, an IllegalArgumentException whose
+     * message is the one line the app prints: {@code FLAG: 'VALUE' is not an IP address (...)}.
      */
     public static java.net.InetAddress parseIpAddress(String flag, String s) {
         if ("localhost".equals(s)) {
@@ -108,8 +109,8 @@ public final class AppSupport {
         try {
             return java.net.InetAddress.ofLiteral(literal);
         } catch (IllegalArgumentException e) {
-            throw new DocaException(DocaError.INVALID_VALUE, flag + ": '" + v + "' is not an IP address (give an IPv4 or"
-                    + " IPv6 literal, or localhost)");
+            throw new IllegalArgumentException(flag + ": '" + v + "' is not an IP address (give an IPv4 or IPv6 literal,"
+                + " or localhost)");
         }
     }
 

@@ -3,9 +3,9 @@ package io.jdoca.storage.common;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.storage.wire.ControlMessage;
+import io.jdoca.storage.wire.ControlPayload;
 import java.io.PrintStream;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -38,6 +38,8 @@ public abstract class ControlService<S extends Enum<S> & ControlSequence<S>> {
 
     /** The app's name, the prefix of every line it prints ({@code target-rdma}, {@code zero-copy}, ...). */
     protected final String app;
+    /** {@code --cpu}: one data-path worker per entry at most. */
+    protected final List<Integer> cpus;
     protected final boolean once;
     protected final AtomicBoolean abort;
     protected final DataPathMetrics metrics;
@@ -45,8 +47,13 @@ public abstract class ControlService<S extends Enum<S> & ControlSequence<S>> {
     /** The session's state; only {@link #answer} and {@link #backToWaitQuery} change it. */
     protected S state;
 
-    protected ControlService(String app, S waitQuery, boolean once, AtomicBoolean abort, DataPathMetrics metrics) {
+    protected ControlService(String app, S waitQuery, List<Integer> cpus, boolean once, AtomicBoolean abort,
+            DataPathMetrics metrics) {
+        if (cpus == null || cpus.isEmpty()) {
+            throw new DocaException(DocaError.INVALID_VALUE, "at least one --cpu is required");
+        }
         this.app = app;
+        this.cpus = cpus;
         this.waitQuery = waitQuery;
         this.state = waitQuery;
         this.once = once;
@@ -194,6 +201,23 @@ public abstract class ControlService<S extends Enum<S> & ControlSequence<S>> {
     // ------------------------------------------------------------------ helpers the services share
 
     /**
+     * init_storage's request with DOCA's checks: 1..{@link #cpus} cores and 1..{@code maxTransactions}
+     * transactions; INVALID_VALUE saying which is wrong otherwise.
+     */
+    protected final ControlPayload.InitStorage checkInit(ControlMessage m, int maxTransactions) {
+        ControlPayload.InitStorage p = m.asInitStorage();
+        if (p.coreCount() <= 0 || p.coreCount() > cpus.size()) {
+            throw new DocaException(DocaError.INVALID_VALUE, "init_storage asks for " + Integer.toUnsignedString(p.coreCount())
+                    + " cores but " + app + " has " + cpus.size() + " (--cpu)");
+        }
+        if (p.transactionCount() <= 0 || p.transactionCount() > maxTransactions) {
+            throw new DocaException(DocaError.INVALID_VALUE, "transaction count "
+                    + Integer.toUnsignedString(p.transactionCount()) + " outside 1.." + maxTransactions);
+        }
+        return p;
+    }
+
+    /**
      * Polls {@code ready} (a control command to a worker) until true; TIME_OUT naming {@code what}
      * after {@code timeoutNanos}. Control path: a 2 ms pause between polls leaves the cores to the
      * workers that are connecting.
@@ -216,26 +240,5 @@ public abstract class ControlService<S extends Enum<S> & ControlSequence<S>> {
             Thread.currentThread().interrupt();
             throw new DocaException(DocaError.CONNECTION_ABORTED, "interrupted");
         }
-    }
-
-    /**
-     * DOCA's per-core statistics table: one block per worker row of {@link DataPathWorker#statsRow()}
-     * ({ops, engine hits, engine misses, data-path bytes allocated}), the worker's core from {@code cpus}.
-     */
-    protected static void printStats(PrintStream out, List<Integer> cpus, List<long[]> rows) {
-        out.println("+================================================+");
-        out.println("| Stats");
-        out.println("+================================================+");
-        for (int i = 0; i < rows.size(); i++) {
-            long[] s = rows.get(i);
-            long t = s[1] + s[2];
-            out.printf(Locale.ROOT, "| Core: %d%n", cpus.get(i));
-            out.printf(Locale.ROOT, "| Operation count: %d%n", s[0]);
-            out.printf(Locale.ROOT, "| PE hit rate: %.2f%% (%d:%d)%n", t == 0 ? 0.0 : 100.0 * s[1] / t, s[1], s[2]);
-            out.printf(Locale.ROOT, "| Data path allocation: %d bytes (%.3f B/op)%n", s[3],
-                    s[0] == 0 ? 0.0 : (double) s[3] / s[0]);
-            out.println("+------------------------------------------------+");
-        }
-        out.flush();
     }
 }

@@ -35,6 +35,10 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
 
     protected final int index;
     protected final EngineWorker thread;
+    /** The device, the transaction count and the RDMA listeners' bind address (null: all) of this worker. */
+    protected final Dev dev;
+    protected final int transactions;
+    protected final InetAddress rdmaBind;
     protected final Arena arena = Arena.ofShared();
 
     /** Worker thread: io_control (IO messages), made by {@link #createRdmaPair}. */
@@ -71,17 +75,17 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
         }
     }
 
-    /** Starts the worker thread {@code role-index} with its own progress engine. */
-    protected DataPathWorker(String role, int index) {
-        this(role, index, true);
-    }
-
     /**
-     * Starts the worker thread {@code role-index}; without {@code ownEngine} a command
-     * {@linkplain EngineWorker#attach attaches} the engine the subclass builds.
+     * Starts the worker thread {@code role-index}; with {@code ownEngine} it has its own progress
+     * engine, else a command {@linkplain EngineWorker#attach attaches} the engine the subclass
+     * builds. {@code rdmaBind}: the address the RDMA contexts' TCP listeners bind to (null: all
+     * addresses, the library default).
      */
-    protected DataPathWorker(String role, int index, boolean ownEngine) {
+    protected DataPathWorker(String role, int index, Dev dev, int transactions, InetAddress rdmaBind, boolean ownEngine) {
         this.index = index;
+        this.dev = dev;
+        this.transactions = transactions;
+        this.rdmaBind = rdmaBind;
         this.thread = ownEngine ? EngineWorker.withEngine(role + "-" + index, AppSupport.workerIdle())
                 : new EngineWorker(role + "-" + index, AppSupport.workerIdle(), null);
     }
@@ -110,11 +114,11 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
 
     /**
      * Worker thread: creates {@link #ctrl} and {@link #data} as both apps configure them: RDMA
-     * read/write permissions, queues for {@code transactions}, TCP listeners on {@code bind} (null:
-     * all addresses, the library default). The caller then sets its task configurations and calls
-     * {@link #startRdmaPair()}.
+     * read/write permissions, queues for {@link #transactions}, TCP listeners on {@link #rdmaBind}.
+     * The caller then sets its task configurations and calls {@link #startRdmaPair()}.
      */
-    protected final void createRdmaPair(Dev dev, int transactions, InetAddress bind) {
+    protected final void createRdmaPair() {
+        InetAddress bind = rdmaBind;
         int q = Math.min(Rdma.MAX_QUEUE_SIZE, AppSupport.pow2(Math.max(16, transactions)));
         ctrl = Rdma.create(dev);
         data = Rdma.create(dev);
@@ -143,13 +147,28 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
     }
 
     /** Worker thread: a started local read/write map of {@code bytes} from {@link #arena} for the IO messages. */
-    protected final MemoryMap createMessageMap(Dev dev, long bytes) {
+    protected final MemoryMap createMessageMap(long bytes) {
         MemoryMap m = MemoryMap.create();
         m.setMemrange(arena.allocate(bytes, 64));
         m.addDev(dev);
         m.setPermissions(AccessFlags.LOCAL_READ_WRITE);
         DocaException.check(m.start(), "message map");
         return m;
+    }
+
+    /** Data path (worker thread): a receive failed; counted and logged unless the worker is tearing down (flushes). */
+    protected final void receiveFailed(String what, Task t) {
+        if (!tearingDown) {
+            errors++;
+            LOG.log(System.Logger.Level.WARNING, "worker {0}: {1} receive failed: {2}", index, what, t.status().docaName());
+        }
+    }
+
+    /** Data path (worker thread): submits {@code t}, counting a refusal as an error unless tearing down. */
+    protected final void submitOrCount(Task t) {
+        if (t.submit() != DocaError.SUCCESS && !tearingDown) {
+            errors++;
+        }
     }
 
     /** Worker thread: the contexts in the order they are stopped (null entries are skipped). */

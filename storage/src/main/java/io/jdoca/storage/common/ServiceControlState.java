@@ -17,32 +17,27 @@ public enum ServiceControlState implements ControlSequence<ServiceControlState> 
     STOPPED,
     SHUT_DOWN;
 
+    /** The same request as the target's state of the same name (the service has no connection step). */
     @Override
     public ControlMessageType expected() {
-        return switch (this) {
-            case WAIT_QUERY -> ControlMessageType.QUERY_STORAGE_REQUEST;
-            case WAIT_INIT -> ControlMessageType.INIT_STORAGE_REQUEST;
-            case WAIT_START -> ControlMessageType.START_STORAGE_REQUEST;
-            case RUNNING -> ControlMessageType.STOP_STORAGE_REQUEST;
-            case STOPPED -> ControlMessageType.SHUTDOWN_REQUEST;
-            case SHUT_DOWN -> null;
-        };
+        return asTarget().expected();
     }
 
-
+    /**
+     * The target's transition table ({@link TargetControlState#canTransitionTo}) without its
+     * WAIT_RDMA_CONNECTIONS step: the service builds its connections inside init, so WAIT_INIT
+     * leads straight to WAIT_START.
+     */
     @Override
     public boolean canTransitionTo(ServiceControlState next) {
-        if (next == WAIT_QUERY) {
-            return this != WAIT_QUERY;
+        if (this == WAIT_INIT && next != WAIT_QUERY) {
+            return next == WAIT_START;
         }
-        return switch (this) {
-            case WAIT_QUERY -> next == WAIT_INIT;
-            case WAIT_INIT -> next == WAIT_START;
-            case WAIT_START -> next == RUNNING;
-            case RUNNING -> next == STOPPED;
-            case STOPPED -> next == SHUT_DOWN;
-            case SHUT_DOWN -> false;
-        };
+        return asTarget().canTransitionTo(next.asTarget());
+    }
+
+    private TargetControlState asTarget() {
+        return TargetControlState.valueOf(name());
     }
 
     public ServiceControlState next() {

@@ -8,7 +8,7 @@ import io.jdoca.core.dev.Devices;
 import io.jdoca.core.mem.MemoryMap;
 import io.jdoca.storage.common.ControlService;
 import io.jdoca.storage.common.DataPathMetrics;
-import io.jdoca.storage.common.DataPathWorker;
+import io.jdoca.storage.common.SessionWorkers;
 import io.jdoca.storage.common.TargetControlState;
 import io.jdoca.storage.common.TcpControlChannel;
 import io.jdoca.storage.wire.ControlMessage;
@@ -16,7 +16,6 @@ import io.jdoca.storage.wire.ControlMessageType;
 import io.jdoca.storage.wire.ControlPayload;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -55,8 +54,7 @@ public final class TargetRdma extends ControlService<TargetControlState> {
     }
 
     private final Config cfg;
-    private final List<TargetWorker> workers = new ArrayList<>();
-    private final List<long[]> stats = new ArrayList<>();
+    private final SessionWorkers<TargetWorker> workers;
     private Dev dev;
     private TargetStorage storage;
     private MemoryMap storageMap;
@@ -68,9 +66,10 @@ public final class TargetRdma extends ControlService<TargetControlState> {
     private volatile int sessionsEnded;
 
     public TargetRdma(Config cfg, AtomicBoolean abort) {
-        super("target-rdma", TargetControlState.WAIT_QUERY, cfg.once(), abort,
+        super("target-rdma", TargetControlState.WAIT_QUERY, cfg.cpus(), cfg.once(), abort,
                 new DataPathMetrics("target-rdma", DataPathMetrics.TARGET_WORKER));
         this.cfg = cfg;
+        this.workers = new SessionWorkers<>(metrics);
     }
 
     public int boundPort() {
@@ -88,9 +87,6 @@ public final class TargetRdma extends ControlService<TargetControlState> {
      */
     @Override
     public int run(PrintStream out) {
-        if (cfg.cpus().isEmpty()) {
-            throw new DocaException(DocaError.INVALID_VALUE, "at least one --cpu is required");
-        }
         dev = Devices.open(cfg.device());
         storage = TargetStorage.open(cfg.blockSize(), cfg.blockCount(), cfg.binaryContent(), cfg.backingFile());
         storageMap = MemoryMap.create();
@@ -111,7 +107,7 @@ public final class TargetRdma extends ControlService<TargetControlState> {
             out.flush();
             return serve(ch, out);
         } finally {
-            closeWorkers();
+            workers.closeAll();
             if (remoteMap != null) {
                 remoteMap.close();
             }
@@ -137,11 +133,11 @@ public final class TargetRdma extends ControlService<TargetControlState> {
     @Override
     protected void endSession(PrintStream out, boolean printStats) {
         stopDataPaths();
-        closeWorkers();
+        workers.closeAll();
         if (printStats) {
-            printStats(out, cfg.cpus(), stats);
+            workers.printStats(out, cpus);
         }
-        stats.clear();
+        workers.clearStats();
         if (remoteMap != null) {
             remoteMap.close();
             remoteMap = null;
@@ -175,25 +171,17 @@ public final class TargetRdma extends ControlService<TargetControlState> {
     }
 
     private ControlMessage init(ControlMessage m) {
-        ControlPayload.InitStorage p = m.asInitStorage();
-        if (p.coreCount() <= 0 || p.coreCount() > cfg.cpus().size()) {
-            throw new DocaException(DocaError.INVALID_VALUE, "init_storage asks for " + Integer.toUnsignedString(p.coreCount())
-                    + " cores but this target has " + cfg.cpus().size() + " (--cpu)");
-        }
-        if (p.transactionCount() <= 0 || p.transactionCount() > 16384) {
-            throw new DocaException(DocaError.INVALID_VALUE, "transaction count " + Integer.toUnsignedString(p.transactionCount())
-                    + " outside 1..16384");
-        }
+        ControlPayload.InitStorage p = checkInit(m, 16384);
         MemoryMap remote = MemoryMap.createFromExport(p.mmapExport(), dev);
         try {
             for (int i = 0; i < p.coreCount(); i++) {
                 TargetWorker w = new TargetWorker(i, dev, p.transactionCount(), storageMap, remote, cfg.listenAddress());
                 workers.add(w);
-                w.pin(cfg.cpus().get(i)); // --cpu: the worker really runs there
+                w.pin(cpus.get(i)); // --cpu: the worker really runs there
             }
         } catch (RuntimeException e) {
-            closeWorkers();
-            stats.clear();
+            workers.closeAll();
+            workers.clearStats();
             remote.close();
             throw e;
         }
@@ -223,24 +211,14 @@ public final class TargetRdma extends ControlService<TargetControlState> {
         for (TargetWorker w : workers) {
             w.startDataPath();
         }
-        metrics.sessionStarted(workers);
+        workers.dataPathStarted();
         LOG.info("data path started on {} workers", workers.size());
         return m.emptyResponse();
     }
 
     private void stopDataPaths() {
         if (state == TargetControlState.RUNNING) {
-            DataPathWorker.stopAll(workers);
+            workers.stopDataPaths();
         }
-    }
-
-    /** Closes the session's workers; their statistics rows stay in {@link #stats} for the table. */
-    private void closeWorkers() {
-        metrics.sessionEnding();
-        for (TargetWorker w : workers) {
-            stats.add(w.statsRow());
-            w.close();
-        }
-        workers.clear();
     }
 }

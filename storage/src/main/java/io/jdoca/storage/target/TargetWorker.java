@@ -35,11 +35,8 @@ import io.jdoca.storage.wire.IoMessageType;
  * {@link #close()} run commands on the worker thread.
  */
 final class TargetWorker extends DataPathWorker {
-    private static final System.Logger LOG = System.getLogger("io.jdoca.storage.target");
     private static final int MSG = IoMessage.SIZE;
 
-    private final Dev dev;
-    private final int transactions;
     private final MemoryMap storageMap;
     private final MemoryMap remoteMap;
 
@@ -89,8 +86,6 @@ final class TargetWorker extends DataPathWorker {
         }
     }
 
-    private final java.net.InetAddress rdmaBind;
-
     TargetWorker(int index, Dev dev, int transactions, MemoryMap storageMap, MemoryMap remoteMap) {
         this(index, dev, transactions, storageMap, remoteMap, null);
     }
@@ -98,10 +93,7 @@ final class TargetWorker extends DataPathWorker {
     /** {@code rdmaBind}: the address the RDMA contexts' TCP listeners bind to (null: all, the library default). */
     TargetWorker(int index, Dev dev, int transactions, MemoryMap storageMap, MemoryMap remoteMap,
             java.net.InetAddress rdmaBind) {
-        super("target-worker", index);
-        this.rdmaBind = rdmaBind;
-        this.dev = dev;
-        this.transactions = transactions;
+        super("target-worker", index, dev, transactions, rdmaBind, true);
         this.storageMap = storageMap;
         this.remoteMap = remoteMap;
         thread.run(this::createObjects, CMD_TIMEOUT);
@@ -109,13 +101,13 @@ final class TargetWorker extends DataPathWorker {
 
     private void createObjects() {
         int n = transactions;
-        createRdmaPair(dev, n, rdmaBind);
+        createRdmaPair();
         DocaException.check(ctrl.taskReceiveSetConf(this::onRecv, this::onRecvError, n), "receive conf");
         DocaException.check(ctrl.taskSendSetConf(this::onSend, this::onSendError, n), "send conf");
         DocaException.check(data.taskReadSetConf(this::onData, this::onDataError, n), "read conf");
         DocaException.check(data.taskWriteSetConf(this::onData, this::onDataError, n), "write conf");
         startRdmaPair();
-        msgMap = createMessageMap(dev, (long) MSG * n);
+        msgMap = createMessageMap((long) MSG * n);
         msgInv = BufInventory.create(n);
         storageInv = BufInventory.create(n);
         remoteInv = BufInventory.create(n);
@@ -213,10 +205,7 @@ final class TargetWorker extends DataPathWorker {
     }
 
     private void onRecvError(RdmaTaskReceive r, long ud, long cud) {
-        if (!tearingDown) {
-            errors++;
-            LOG.log(System.Logger.Level.WARNING, "worker {0}: receive failed: {1}", index, r.status().docaName());
-        }
+        receiveFailed("rdma", r);
     }
 
     private void onData(io.jdoca.core.exec.Task t, long ud, long cud) {
@@ -272,10 +261,7 @@ final class TargetWorker extends DataPathWorker {
 
     private void repost(int i) {
         msgBuf[i].resetDataLen();
-        DocaError e = recv[i].submit();
-        if (e != DocaError.SUCCESS && !tearingDown) {
-            errors++;
-        }
+        submitOrCount(recv[i]);
     }
 
     // ------------------------------------------------------------------ teardown (DataPathWorker.close)

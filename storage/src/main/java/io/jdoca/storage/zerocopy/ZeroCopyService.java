@@ -10,7 +10,7 @@ import io.jdoca.storage.common.AppSupport;
 import io.jdoca.storage.common.ComchControlChannel;
 import io.jdoca.storage.common.ControlService;
 import io.jdoca.storage.common.DataPathMetrics;
-import io.jdoca.storage.common.DataPathWorker;
+import io.jdoca.storage.common.SessionWorkers;
 import io.jdoca.storage.common.ServiceControlState;
 import io.jdoca.storage.common.TcpControlChannel;
 import io.jdoca.storage.wire.ConnectionRole;
@@ -19,7 +19,6 @@ import io.jdoca.storage.wire.ControlMessageType;
 import io.jdoca.storage.wire.ControlPayload;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -55,8 +54,7 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
     }
 
     private final Config cfg;
-    private final List<ZeroCopyWorker> workers = new ArrayList<>();
-    private final List<long[]> stats = new ArrayList<>();
+    private final SessionWorkers<ZeroCopyWorker> workers;
     private Dev dev;
     private MemoryMap hostMap;
     private TcpControlChannel target;
@@ -65,16 +63,14 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
     private int nextMessageId;
 
     public ZeroCopyService(Config cfg, AtomicBoolean abort) {
-        super("zero-copy", ServiceControlState.WAIT_QUERY, cfg.once(), abort,
+        super("zero-copy", ServiceControlState.WAIT_QUERY, cfg.cpus(), cfg.once(), abort,
                 new DataPathMetrics("zero-copy", DataPathMetrics.DATA_PATH_WORKER));
         this.cfg = cfg;
+        this.workers = new SessionWorkers<>(metrics);
     }
 
     @Override
     public int run(PrintStream out) {
-        if (cfg.cpus().isEmpty()) {
-            throw new DocaException(DocaError.INVALID_VALUE, "at least one --cpu is required");
-        }
         InetSocketAddress addr = AppSupport.parseAddress(cfg.storageServer());
         dev = Devices.open(cfg.device());
         DevRep rep = cfg.representor() == null ? null : Devices.findRepresentor(cfg.representor()).open();
@@ -88,7 +84,7 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
             out.flush();
             return serve(comch, out);
         } finally {
-            closeWorkers();
+            workers.closeAll();
             if (hostMap != null) {
                 hostMap.close();
             }
@@ -108,8 +104,8 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
             out.println("zero-copy: the storage target disconnected");
             out.flush();
             if (once) {
-                closeWorkers();
-                printStats(out, cfg.cpus(), stats);
+                workers.closeAll();
+                workers.printStats(out, cpus);
                 return 1;
             }
             target.close();
@@ -128,11 +124,11 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
         if (state != ServiceControlState.SHUT_DOWN) {
             bestEffortTargetShutdown();
         }
-        closeWorkers();
+        workers.closeAll();
         if (printStats) {
-            printStats(out, cfg.cpus(), stats);
+            workers.printStats(out, cpus);
         }
-        stats.clear();
+        workers.clearStats();
         if (hostMap != null) {
             hostMap.close();
             hostMap = null;
@@ -163,7 +159,7 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
             }
             case STOPPED -> {
                 forward(ControlMessage.of(ControlMessageType.SHUTDOWN_REQUEST, id(), m.correlationId()));
-                closeWorkers();
+                workers.closeAll();
                 yield m.emptyResponse();
             }
             case SHUT_DOWN -> throw new IllegalStateException("shut down");
@@ -192,16 +188,8 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
     }
 
     private ControlMessage init(ControlMessage m) {
-        ControlPayload.InitStorage p = m.asInitStorage();
+        ControlPayload.InitStorage p = checkInit(m, 8192);
         int cores = p.coreCount();
-        if (cores <= 0 || cores > cfg.cpus().size()) {
-            throw new DocaException(DocaError.INVALID_VALUE, "init_storage asks for " + Integer.toUnsignedString(cores)
-                    + " cores but this service has " + cfg.cpus().size() + " (--cpu)");
-        }
-        if (p.transactionCount() <= 0 || p.transactionCount() > 8192) {
-            throw new DocaException(DocaError.INVALID_VALUE, "transaction count " + Integer.toUnsignedString(p.transactionCount())
-                    + " outside 1..8192");
-        }
         // Import the host's IO memory (PCI export) and re-export it for RDMA: the target reaches host memory directly.
         MemoryMap imported = MemoryMap.createFromExport(p.mmapExport(), dev);
         try {
@@ -211,7 +199,7 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
             for (int i = 0; i < cores; i++) {
                 ZeroCopyWorker zw = new ZeroCopyWorker(i, dev, p.transactionCount(), comch.connection(), cfg.listenAddress());
                 workers.add(zw);
-                zw.pin(cfg.cpus().get(i)); // --cpu: the worker really runs there
+                zw.pin(cpus.get(i)); // --cpu: the worker really runs there
             }
             for (ZeroCopyWorker w : workers) {
                 for (ConnectionRole role : ConnectionRole.values()) {
@@ -222,8 +210,8 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
                 }
             }
         } catch (RuntimeException e) {
-            closeWorkers();
-            stats.clear();
+            workers.closeAll();
+            workers.clearStats();
             imported.close();
             throw e;
         }
@@ -246,7 +234,7 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
         for (int i = 0; i < cores; i++) {
             workers.get(i).startDataPath(remote.get(i));
         }
-        metrics.sessionStarted(workers);
+        workers.dataPathStarted();
         return m.emptyResponse();
     }
 
@@ -255,7 +243,7 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
             return;
         }
         if (state == ServiceControlState.RUNNING) {
-            DataPathWorker.stopAll(workers);
+            workers.stopDataPaths();
         }
         try {
             if (state == ServiceControlState.RUNNING) {
@@ -267,15 +255,5 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
         } catch (DocaException e) {
             LOG.warn("target shutdown: {}", e.getMessage());
         }
-    }
-
-    /** Closes the session's workers; their statistics rows stay in {@link #stats} for the table. */
-    private void closeWorkers() {
-        metrics.sessionEnding();
-        for (ZeroCopyWorker w : workers) {
-            stats.add(w.statsRow());
-            w.close();
-        }
-        workers.clear();
     }
 }

@@ -37,11 +37,8 @@ import io.jdoca.storage.wire.IoMessageType;
  * constructor and {@link #close()} run on the worker thread.
  */
 final class ZeroCopyWorker extends DataPathWorker {
-    private static final System.Logger LOG = System.getLogger("io.jdoca.storage.zerocopy");
     private static final int MSG = IoMessage.SIZE;
 
-    private final Dev dev;
-    private final int transactions;
     private final ComchConnection comchConnection;
 
     private RdmaConnection ctrlConn;
@@ -59,26 +56,21 @@ final class ZeroCopyWorker extends DataPathWorker {
     private final IoMessage view = new IoMessage();
     private volatile int consumerId;
 
-    private final java.net.InetAddress rdmaBind;
-
     /** {@code rdmaBind}: the address the RDMA contexts' TCP listeners bind to (null: all, the library default). */
     ZeroCopyWorker(int index, Dev dev, int transactions, ComchConnection comchConnection, java.net.InetAddress rdmaBind) {
-        super("zero-copy-worker", index);
-        this.rdmaBind = rdmaBind;
-        this.dev = dev;
-        this.transactions = transactions;
+        super("zero-copy-worker", index, dev, transactions, rdmaBind, true);
         this.comchConnection = comchConnection;
         thread.run(this::createObjects, CMD_TIMEOUT);
     }
 
     private void createObjects() {
         int n = transactions;
-        createRdmaPair(dev, n, rdmaBind);
+        createRdmaPair();
         DocaException.check(ctrl.taskReceiveSetConf(this::onRdmaRecv, this::onRdmaRecvError, n), "receive conf");
         DocaException.check(ctrl.taskSendSetConf(this::onRdmaSend, this::onRdmaSendError, n), "send conf");
         startRdmaPair();
 
-        msgMap = createMessageMap(dev, (long) MSG * 2 * n);
+        msgMap = createMessageMap((long) MSG * 2 * n);
         inv = BufInventory.create(2 * n);
         inv.start();
 
@@ -181,10 +173,7 @@ final class ZeroCopyWorker extends DataPathWorker {
     }
 
     private void onComchRecvError(ComchConsumerTaskPostRecv t, long ud, long cud) {
-        if (!tearingDown) {
-            errors++;
-            LOG.log(System.Logger.Level.WARNING, "worker {0}: comch receive failed: {1}", index, t.status().docaName());
-        }
+        receiveFailed("comch", t);
     }
 
     private void onRdmaSend(RdmaTaskSend t, long ud, long cud) {
@@ -199,9 +188,7 @@ final class ZeroCopyWorker extends DataPathWorker {
 
     private void repostComch(int i) {
         reqBuf[i].resetDataLen();
-        if (comchRecv[i].submit() != DocaError.SUCCESS && !tearingDown) {
-            errors++;
-        }
+        submitOrCount(comchRecv[i]);
     }
 
     /** A response from the target: relay it as is (its result code included) to the initiator. */
@@ -224,10 +211,7 @@ final class ZeroCopyWorker extends DataPathWorker {
     }
 
     private void onRdmaRecvError(RdmaTaskReceive t, long ud, long cud) {
-        if (!tearingDown) {
-            errors++;
-            LOG.log(System.Logger.Level.WARNING, "worker {0}: rdma receive failed: {1}", index, t.status().docaName());
-        }
+        receiveFailed("rdma", t);
     }
 
     private void onComchSend(ComchProducerTaskSend t, long ud, long cud) {
@@ -252,9 +236,7 @@ final class ZeroCopyWorker extends DataPathWorker {
 
     private void repostRdma(int i) {
         respBuf[i].resetDataLen();
-        if (rdmaRecv[i].submit() != DocaError.SUCCESS && !tearingDown) {
-            errors++;
-        }
+        submitOrCount(rdmaRecv[i]);
     }
 
     // ------------------------------------------------------------------ teardown (DataPathWorker.close)
