@@ -1,9 +1,9 @@
 package io.jdoca.storage.gga;
 
 import io.jdoca.comch.Comch;
-import io.jdoca.argp.DocaArgpFlags;
 import io.jdoca.ec.EcMatrixType;
 import io.jdoca.storage.common.AppSupport;
+import io.jdoca.storage.common.ServiceFlags;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -21,17 +21,9 @@ import picocli.CommandLine.Option;
             "Beyond DOCA: if a target dies mid-run, reads keep working by recovery and writes are logged dirty for it",
             "(degraded mode); it is resynced when it comes back. The service outlives its initiators unless --once."})
 public final class GgaOffloadApp implements Callable<Integer> {
-    /** DOCA's general flags: -h, -v, --sdk-log-level, -j/--json. */
+    /** DOCA's general flags, -l, --cpu, --once, the metrics endpoint and the peer timeout. */
     @Mixin
-    DocaArgpFlags argp;
-
-    /** {@code --metrics-port}, {@code --metrics-address}: Prometheus metrics of the data path (issue 16). */
-    @Mixin
-    io.jdoca.storage.common.MetricsOption metricsOption;
-
-    /** {@code --peer-timeout-ms}: the RDMA peer silence timeout (issue 12). */
-    @Mixin
-    io.jdoca.storage.common.PeerTimeoutOption peerTimeout;
+    ServiceFlags flags;
 
     @Option(names = {"-d", "--device"}, defaultValue = "sw0", description = "Device identifier (default ${DEFAULT-VALUE}).")
     String device;
@@ -39,8 +31,6 @@ public final class GgaOffloadApp implements Callable<Integer> {
     @Option(names = {"-r", "--representor"}, description = "Device host-side representor identifier (e.g. 0b:00.0).")
     String representor;
 
-    @Option(names = "--cpu", required = true, description = "CPU core for a data-path thread (repeatable).")
-    List<Integer> cpus;
 
     @Option(names = "--data-1-storage", required = true, description = "data_1 storage target, ip:port.")
     String data1;
@@ -69,18 +59,13 @@ public final class GgaOffloadApp implements Callable<Integer> {
             + " default: all interfaces, the library's default). The Comch channel is a Unix socket private to this user."})
     String listenAddress;
 
-    @Option(names = "--once", description = {"DOCA's behaviour (jdoca flag): serve one initiator and exit (0 after its"
-            + " shutdown, 1 if it left first). Default: a service that outlives its initiators; Ctrl-C ends it."})
-    boolean once;
 
-    @Option(names = {"-l", "--log-level"}, defaultValue = "40", description = "DOCA log level 10..70 (default ${DEFAULT-VALUE}).")
-    int logLevel;
 
     @Override
     public Integer call() {
-        return AppSupport.runService("gga-offload", logLevel, argp, cpus, metricsOption, abort -> new GgaService(
-                new GgaService.Config(device, representor, cpus, List.of(data1, data2, dataP), EcMatrixType.parse(matrixType),
-                        channelName, controlTimeoutSeconds * 1_000_000_000L, recoverEveryN, once,
+        return flags.run("gga-offload", abort -> new GgaService(
+                new GgaService.Config(device, representor, flags.cpus, List.of(data1, data2, dataP), EcMatrixType.parse(matrixType),
+                        channelName, controlTimeoutSeconds * 1_000_000_000L, recoverEveryN, flags.once,
                         AppSupport.parseListenAddress("--listen-address", listenAddress)), abort));
     }
 }

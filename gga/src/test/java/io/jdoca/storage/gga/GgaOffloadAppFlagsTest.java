@@ -17,7 +17,7 @@ class GgaOffloadAppFlagsTest {
         new CommandLine(app).parseArgs("-j", EXAMPLE.toString(), "--matrix-type", "cauchy", "-l", "50");
         assertThat(app.device).isEqualTo("sw0");
         assertThat(app.representor).isEqualTo("hpf0");
-        assertThat(app.cpus).containsExactly(0);
+        assertThat(app.flags.cpus).containsExactly(0);
         assertThat(app.data1).isEqualTo("127.0.0.1:7001");
         assertThat(app.data2).isEqualTo("127.0.0.1:7002");
         assertThat(app.dataP).isEqualTo("127.0.0.1:7003");
@@ -25,7 +25,7 @@ class GgaOffloadAppFlagsTest {
         assertThat(app.channelName).isEqualTo("doca_storage_comch");
         assertThat(app.controlTimeoutSeconds).isEqualTo(5);
         assertThat(app.recoverEveryN).isZero();
-        assertThat(app.logLevel).isEqualTo(50);
+        assertThat(app.flags.logLevel).isEqualTo(50);
     }
 
     @Test

@@ -183,6 +183,35 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
     /** Worker thread, last: releases maps and whatever else the subclass created. */
     protected abstract void releaseMaps();
 
+    /**
+     * Control path: on the worker thread, {@code prepare} builds each transaction's buffers and tasks
+     * (false: NO_MEMORY for that transaction), the measured window opens, and {@code post} posts each
+     * transaction's receives: the data path begins.
+     */
+    protected final void startTransactions(java.util.function.IntPredicate prepare, java.util.function.IntConsumer post) {
+        thread.run(() -> {
+            for (int i = 0; i < transactions; i++) {
+                if (!prepare.test(i)) {
+                    throw new DocaException(DocaError.NO_MEMORY, "cannot prepare transaction " + i);
+                }
+            }
+            beginDataPath();
+            for (int i = 0; i < transactions; i++) {
+                post.accept(i);
+            }
+        }, CMD_TIMEOUT);
+    }
+
+    /** True when none of {@code parts} (a transaction's buffers and tasks) is null. Control path. */
+    protected static boolean allSet(Object... parts) {
+        for (Object p : parts) {
+            if (p == null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Worker thread: opens the measured window (call when the transactions are ready, before posting). */
     protected final void beginDataPath() {
         running = true;

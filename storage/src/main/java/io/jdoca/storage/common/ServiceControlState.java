@@ -10,12 +10,19 @@ import io.jdoca.storage.wire.ControlMessageType;
  * initiator. Immutable; the control thread drives it.
  */
 public enum ServiceControlState implements ControlSequence<ServiceControlState> {
-    WAIT_QUERY,
-    WAIT_INIT,
-    WAIT_START,
-    RUNNING,
-    STOPPED,
-    SHUT_DOWN;
+    WAIT_QUERY(TargetControlState.WAIT_QUERY),
+    WAIT_INIT(TargetControlState.WAIT_INIT),
+    WAIT_START(TargetControlState.WAIT_START),
+    RUNNING(TargetControlState.RUNNING),
+    STOPPED(TargetControlState.STOPPED),
+    SHUT_DOWN(TargetControlState.SHUT_DOWN);
+
+    /** The target's state this one follows (same request, same transitions but WAIT_INIT's). */
+    private final TargetControlState target;
+
+    ServiceControlState(TargetControlState target) {
+        this.target = target;
+    }
 
     /** The same request as the target's state of the same name (the service has no connection step). */
     @Override
@@ -37,7 +44,7 @@ public enum ServiceControlState implements ControlSequence<ServiceControlState> 
     }
 
     private TargetControlState asTarget() {
-        return TargetControlState.valueOf(name());
+        return target;
     }
 
     public ServiceControlState next() {

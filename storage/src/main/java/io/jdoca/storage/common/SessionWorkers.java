@@ -60,6 +60,15 @@ public final class SessionWorkers<W extends DataPathWorker> implements Iterable<
         workers.clear();
     }
 
+    /** The session ends: every worker closed, the statistics table printed (when {@code print}) and forgotten. */
+    public void endSession(PrintStream out, List<Integer> cpus, boolean print) {
+        closeAll();
+        if (print) {
+            printStats(out, cpus);
+        }
+        rows.clear();
+    }
+
     /** Forgets the rows of closed workers (a failed init, or a session whose statistics were printed). */
     public void clearStats() {
         rows.clear();

@@ -133,11 +133,7 @@ public final class TargetRdma extends ControlService<TargetControlState> {
     @Override
     protected void endSession(PrintStream out, boolean printStats) {
         stopDataPaths();
-        workers.closeAll();
-        if (printStats) {
-            workers.printStats(out, cpus);
-        }
-        workers.clearStats();
+        workers.endSession(out, cpus, printStats);
         if (remoteMap != null) {
             remoteMap.close();
             remoteMap = null;

@@ -114,6 +114,13 @@ final class TargetWorker extends DataPathWorker {
         msgInv.start();
         storageInv.start();
         remoteInv.start();
+        msgBuf = new Buf[n];
+        localBuf = new Buf[n];
+        remoteBuf = new Buf[n];
+        recv = new RdmaTaskReceive[n];
+        send = new RdmaTaskSend[n];
+        read = new RdmaTaskRead[n];
+        write = new RdmaTaskWrite[n];
     }
 
     /** {@code doca_rdma_export} + {@code doca_rdma_connect} for one role; returns this side's blob. */
@@ -137,33 +144,16 @@ final class TargetWorker extends DataPathWorker {
 
     /** Prepares every transaction and posts the receives: the data path begins. */
     void startDataPath() {
-        thread.run(() -> {
-            int n = transactions;
-            msgBuf = new Buf[n];
-            localBuf = new Buf[n];
-            remoteBuf = new Buf[n];
-            recv = new RdmaTaskReceive[n];
-            send = new RdmaTaskSend[n];
-            read = new RdmaTaskRead[n];
-            write = new RdmaTaskWrite[n];
-            for (int i = 0; i < n; i++) {
-                msgBuf[i] = msgInv.getByAddr(msgMap, msgMap.baseAddress() + (long) MSG * i, MSG);
-                localBuf[i] = storageInv.getByAddr(storageMap, storageMap.baseAddress(), 1);
-                remoteBuf[i] = remoteInv.getByAddr(remoteMap, remoteMap.baseAddress(), 1);
-                recv[i] = ctrl.taskReceiveAllocInit(msgBuf[i], i);
-                send[i] = ctrl.taskSendAllocInit(null, msgBuf[i], i);
-                read[i] = data.taskReadAllocInit(dataConn, remoteBuf[i], localBuf[i], i);
-                write[i] = data.taskWriteAllocInit(dataConn, localBuf[i], remoteBuf[i], i);
-                if (msgBuf[i] == null || localBuf[i] == null || remoteBuf[i] == null || recv[i] == null || send[i] == null
-                        || read[i] == null || write[i] == null) {
-                    throw new DocaException(DocaError.NO_MEMORY, "cannot prepare transaction " + i);
-                }
-            }
-            beginDataPath();
-            for (int i = 0; i < n; i++) {
-                DocaException.check(recv[i].submit(), "post receive");
-            }
-        }, CMD_TIMEOUT);
+        startTransactions(i -> {
+            msgBuf[i] = msgInv.getByAddr(msgMap, msgMap.baseAddress() + (long) MSG * i, MSG);
+            localBuf[i] = storageInv.getByAddr(storageMap, storageMap.baseAddress(), 1);
+            remoteBuf[i] = remoteInv.getByAddr(remoteMap, remoteMap.baseAddress(), 1);
+            recv[i] = ctrl.taskReceiveAllocInit(msgBuf[i], i);
+            send[i] = ctrl.taskSendAllocInit(null, msgBuf[i], i);
+            read[i] = data.taskReadAllocInit(dataConn, remoteBuf[i], localBuf[i], i);
+            write[i] = data.taskWriteAllocInit(dataConn, localBuf[i], remoteBuf[i], i);
+            return allSet(msgBuf[i], localBuf[i], remoteBuf[i], recv[i], send[i], read[i], write[i]);
+        }, i -> DocaException.check(recv[i].submit(), "post receive"));
     }
 
     // ------------------------------------------------------------------ data path (worker thread)

@@ -1,9 +1,8 @@
 package io.jdoca.storage.zerocopy;
 
 import io.jdoca.comch.Comch;
-import io.jdoca.argp.DocaArgpFlags;
 import io.jdoca.storage.common.AppSupport;
-import java.util.List;
+import io.jdoca.storage.common.ServiceFlags;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -18,17 +17,9 @@ import picocli.CommandLine.Option;
 @Command(name = "zero-copy",
         description = "Zero-copy storage service: relays Comch storage requests to one RDMA target.")
 public final class ZeroCopyApp implements Callable<Integer> {
-    /** DOCA's general flags: -h, -v, --sdk-log-level, -j/--json. */
+    /** DOCA's general flags, -l, --cpu, --once, the metrics endpoint and the peer timeout. */
     @Mixin
-    DocaArgpFlags argp;
-
-    /** {@code --metrics-port}, {@code --metrics-address}: Prometheus metrics of the data path (issue 16). */
-    @Mixin
-    io.jdoca.storage.common.MetricsOption metricsOption;
-
-    /** {@code --peer-timeout-ms}: the RDMA peer silence timeout (issue 12). */
-    @Mixin
-    io.jdoca.storage.common.PeerTimeoutOption peerTimeout;
+    ServiceFlags flags;
 
     @Option(names = {"-d", "--device"}, required = true, description = "Device identifier.")
     String device;
@@ -36,8 +27,6 @@ public final class ZeroCopyApp implements Callable<Integer> {
     @Option(names = {"-r", "--representor"}, description = "Host-side representor (name or PCI address).")
     String representor;
 
-    @Option(names = "--cpu", required = true, description = "CPU core for a worker thread (repeatable).")
-    List<Integer> cpus;
 
     @Option(names = "--storage-server", required = true, description = "ip:port of the storage target.")
     String storageServer;
@@ -52,18 +41,13 @@ public final class ZeroCopyApp implements Callable<Integer> {
             + " default: all interfaces, the library's default). The Comch channel is a Unix socket private to this user."})
     String listenAddress;
 
-    @Option(names = "--once", description = {"DOCA's behaviour (jdoca flag): serve one initiator and exit (0 after its"
-            + " shutdown, 1 if it left first). Default: a service that outlives its initiators; Ctrl-C ends it."})
-    boolean once;
 
-    @Option(names = {"-l", "--log-level"}, defaultValue = "40", description = "DOCA log level 10..70 (default ${DEFAULT-VALUE}).")
-    int logLevel;
 
     @Override
     public Integer call() {
-        return AppSupport.runService("zero-copy", logLevel, argp, cpus, metricsOption, abort -> new ZeroCopyService(
-                new ZeroCopyService.Config(device, representor, cpus, storageServer, channelName,
-                        controlTimeoutSeconds * 1_000_000_000L, once,
+        return flags.run("zero-copy", abort -> new ZeroCopyService(
+                new ZeroCopyService.Config(device, representor, flags.cpus, storageServer, channelName,
+                        controlTimeoutSeconds * 1_000_000_000L, flags.once,
                         AppSupport.parseListenAddress("--listen-address", listenAddress)), abort));
     }
 }

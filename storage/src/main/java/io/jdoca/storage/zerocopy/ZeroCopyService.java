@@ -124,11 +124,7 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
         if (state != ServiceControlState.SHUT_DOWN) {
             bestEffortTargetShutdown();
         }
-        workers.closeAll();
-        if (printStats) {
-            workers.printStats(out, cpus);
-        }
-        workers.clearStats();
+        workers.endSession(out, cpus, printStats);
         if (hostMap != null) {
             hostMap.close();
             hostMap = null;

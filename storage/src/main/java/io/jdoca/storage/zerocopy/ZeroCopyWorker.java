@@ -85,6 +85,13 @@ final class ZeroCopyWorker extends DataPathWorker {
         DocaException.check(consumer.start(), "consumer start");
         DocaException.check(producer.start(), "producer start");
         consumerId = consumer.id();
+        reqBuf = new Buf[n];
+        respBuf = new Buf[n];
+        comchRecv = new ComchConsumerTaskPostRecv[n];
+        rdmaSend = new RdmaTaskSend[n];
+        errReply = new ComchProducerTaskSend[n];
+        rdmaRecv = new RdmaTaskReceive[n];
+        comchSend = new ComchProducerTaskSend[n];
     }
 
     int consumerId() {
@@ -121,34 +128,20 @@ final class ZeroCopyWorker extends DataPathWorker {
 
     /** Builds the transactions, posts every receive and begins relaying to {@code initiatorConsumerId}. */
     void startDataPath(int initiatorConsumerId) {
-        thread.run(() -> {
-            int n = transactions;
-            reqBuf = new Buf[n];
-            respBuf = new Buf[n];
-            comchRecv = new ComchConsumerTaskPostRecv[n];
-            rdmaSend = new RdmaTaskSend[n];
-            errReply = new ComchProducerTaskSend[n];
-            rdmaRecv = new RdmaTaskReceive[n];
-            comchSend = new ComchProducerTaskSend[n];
-            for (int i = 0; i < n; i++) {
-                reqBuf[i] = inv.getByAddr(msgMap, msgMap.baseAddress() + (long) MSG * i, MSG);
-                respBuf[i] = inv.getByAddr(msgMap, msgMap.baseAddress() + (long) MSG * (n + i), MSG);
-                comchRecv[i] = consumer.taskPostRecvAllocInit(reqBuf[i], i);
-                rdmaSend[i] = ctrl.taskSendAllocInit(ctrlConn, reqBuf[i], i);
-                errReply[i] = producer.taskSendAllocInit(reqBuf[i], null, 0, initiatorConsumerId, i);
-                rdmaRecv[i] = ctrl.taskReceiveAllocInit(respBuf[i], i);
-                comchSend[i] = producer.taskSendAllocInit(respBuf[i], null, 0, initiatorConsumerId, i);
-                if (reqBuf[i] == null || respBuf[i] == null || comchRecv[i] == null || rdmaSend[i] == null || errReply[i] == null
-                        || rdmaRecv[i] == null || comchSend[i] == null) {
-                    throw new DocaException(DocaError.NO_MEMORY, "cannot prepare transaction " + i);
-                }
-            }
-            beginDataPath();
-            for (int i = 0; i < n; i++) {
-                DocaException.check(rdmaRecv[i].submit(), "post rdma receive");
-                DocaException.check(comchRecv[i].submit(), "post comch receive");
-            }
-        }, CMD_TIMEOUT);
+        int n = transactions;
+        startTransactions(i -> {
+            reqBuf[i] = inv.getByAddr(msgMap, msgMap.baseAddress() + (long) MSG * i, MSG);
+            respBuf[i] = inv.getByAddr(msgMap, msgMap.baseAddress() + (long) MSG * (n + i), MSG);
+            comchRecv[i] = consumer.taskPostRecvAllocInit(reqBuf[i], i);
+            rdmaSend[i] = ctrl.taskSendAllocInit(ctrlConn, reqBuf[i], i);
+            errReply[i] = producer.taskSendAllocInit(reqBuf[i], null, 0, initiatorConsumerId, i);
+            rdmaRecv[i] = ctrl.taskReceiveAllocInit(respBuf[i], i);
+            comchSend[i] = producer.taskSendAllocInit(respBuf[i], null, 0, initiatorConsumerId, i);
+            return allSet(reqBuf[i], respBuf[i], comchRecv[i], rdmaSend[i], errReply[i], rdmaRecv[i], comchSend[i]);
+        }, i -> {
+            DocaException.check(rdmaRecv[i].submit(), "post rdma receive");
+            DocaException.check(comchRecv[i].submit(), "post comch receive");
+        });
     }
 
     // ------------------------------------------------------------------ data path

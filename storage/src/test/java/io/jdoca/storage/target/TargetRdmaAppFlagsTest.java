@@ -15,13 +15,13 @@ class TargetRdmaAppFlagsTest {
         TargetRdmaApp app = new TargetRdmaApp();
         new CommandLine(app).parseArgs("-j", EXAMPLE.toString(), "--listen-port", "7001", "--sdk-log-level", "30");
         assertThat(app.device).isEqualTo("sw0");
-        assertThat(app.cpus).containsExactly(0);
+        assertThat(app.flags.cpus).containsExactly(0);
         assertThat(app.listenPort).isEqualTo(7001);
         assertThat(app.blockSize).isEqualTo(4096);
         assertThat(app.blockCount).isEqualTo(1024);
-        assertThat(app.logLevel).isEqualTo(40);
-        assertThat(app.argp.json()).isEqualTo(EXAMPLE);
-        assertThat(app.argp.sdkLogLevel()).isEqualTo(30);
+        assertThat(app.flags.logLevel).isEqualTo(40);
+        assertThat(app.flags.argp.json()).isEqualTo(EXAMPLE);
+        assertThat(app.flags.argp.sdkLogLevel()).isEqualTo(30);
     }
 
     /** Issue 16 item 7: a CPU this process cannot run on is one line (fails on main: --cpu was only a label). */

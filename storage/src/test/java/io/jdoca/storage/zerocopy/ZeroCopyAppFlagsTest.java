@@ -16,11 +16,11 @@ class ZeroCopyAppFlagsTest {
         new CommandLine(app).parseArgs("--cpu", "0", "--cpu", "1", "--json", EXAMPLE.toString());
         assertThat(app.device).isEqualTo("sw0");
         assertThat(app.representor).isEqualTo("hpf0");
-        assertThat(app.cpus).containsExactly(0, 1);
+        assertThat(app.flags.cpus).containsExactly(0, 1);
         assertThat(app.storageServer).isEqualTo("127.0.0.1:12345");
         assertThat(app.channelName).isEqualTo("doca_storage_comch");
         assertThat(app.controlTimeoutSeconds).isEqualTo(5);
-        assertThat(app.argp.sdkLogLevel()).isNull();
+        assertThat(app.flags.argp.sdkLogLevel()).isNull();
     }
 
     @Test
