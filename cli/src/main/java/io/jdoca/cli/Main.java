@@ -1,15 +1,18 @@
 package io.jdoca.cli;
 
 import io.jdoca.argp.ArgpJsonException;
-import java.util.LinkedHashMap;
+import io.jdoca.argp.JdocaApps;
 import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
  * {@code ./jdoca <app> [flags]}: the one launcher. Each app is a picocli command living in its own
- * module; this table names them, so an app module never edits a shared file. An app whose class is
- * not on the class path is listed as unavailable.
+ * module, which registers it with {@link ServiceLoader} ({@link JdocaApps}), so an app module never
+ * edits a shared file and an app's name is its {@code @Command(name)}. Apps are listed by name.
  */
 @Command(name = "jdoca", versionProvider = Main.Version.class,
         description = "A pure-Java implementation of NVIDIA DOCA's storage-offload stack.%n",
@@ -28,24 +31,19 @@ public final class Main implements Runnable {
         System.setProperty("jdoca.pid", Long.toString(ProcessHandle.current().pid()));
     }
 
-    /** App name → picocli command class, in the order --help lists them. */
-    static final Map<String, String> APPS = new LinkedHashMap<>();
-
-    static {
-        APPS.put("demo", "io.jdoca.cli.DemoCommand");
-        APPS.put("devices", "io.jdoca.cli.DevicesCommand");
-        APPS.put("rdma-rping", "io.jdoca.cli.RdmaRpingCommand");
-        APPS.put("dma-copy", "io.jdoca.cli.DmaCopyCommand");
-        APPS.put("bench", "io.jdoca.bench.BenchCommand");
-        APPS.put("target-rdma", "io.jdoca.storage.target.TargetRdmaApp");
-        APPS.put("initiator-comch", "io.jdoca.storage.initiator.InitiatorComchApp");
-        APPS.put("zero-copy", "io.jdoca.storage.zerocopy.ZeroCopyApp");
-        APPS.put("gga-offload", "io.jdoca.storage.gga.GgaOffloadApp");
-        APPS.put("sbc-generator", "io.jdoca.storage.sbc.SbcGeneratorApp");
-        APPS.put("sta-target", "io.jdoca.sta.target.StaTargetApp");
-        APPS.put("sta-rpc", "io.jdoca.sta.target.rpc.StaRpcApp");
-        APPS.put("sta-offload-sample", "io.jdoca.sta.target.sample.StaOffloadSample");
-        APPS.put("nvme-perf", "io.jdoca.sta.target.perf.NvmePerfApp");
+    /** Every app on the class path ({@link JdocaApps} providers), by name. */
+    static SortedMap<String, Object> apps() {
+        SortedMap<String, Object> apps = new TreeMap<>();
+        for (JdocaApps module : ServiceLoader.load(JdocaApps.class)) {
+            for (Object command : module.commands()) {
+                String name = new CommandLine(command).getCommandName();
+                if (apps.putIfAbsent(name, command) != null) {
+                    throw new IllegalStateException("two apps are called '" + name + "': " + apps.get(name).getClass().getName()
+                            + " and " + command.getClass().getName());
+                }
+            }
+        }
+        return apps;
     }
 
     public static void main(String[] args) {
@@ -60,13 +58,8 @@ public final class Main implements Runnable {
 
     static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
-        for (Map.Entry<String, String> e : APPS.entrySet()) {
-            try {
-                Class<?> c = Class.forName(e.getValue());
-                cl.addSubcommand(e.getKey(), new CommandLine(c.getDeclaredConstructor().newInstance()));
-            } catch (ReflectiveOperationException | LinkageError ex) {
-                cl.addSubcommand(e.getKey(), new CommandLine(new Unavailable(e.getKey())));
-            }
+        for (Map.Entry<String, Object> e : apps().entrySet()) {
+            cl.addSubcommand(e.getKey(), new CommandLine(e.getValue()));
         }
         // A bad -j/--json flag file is one line (file and key), not picocli's message plus usage.
         cl.setParameterExceptionHandler(ArgpJsonException.oneLine("jdoca ", cl.getParameterExceptionHandler()));
@@ -93,22 +86,6 @@ public final class Main implements Runnable {
         @Override
         public String[] getVersion() {
             return new String[] {"jdoca " + io.jdoca.argp.DocaFlags.jdocaVersion() + " on Java " + Runtime.version()};
-        }
-    }
-
-    /** Placeholder for an app that is not built into this jar. */
-    @Command(description = "(not available in this build)")
-    static final class Unavailable implements java.util.concurrent.Callable<Integer> {
-        private final String name;
-
-        Unavailable(String name) {
-            this.name = name;
-        }
-
-        @Override
-        public Integer call() {
-            System.err.println("jdoca: '" + name + "' is not available in this build yet (see docs/FEATURES.md)");
-            return 2;
         }
     }
 }

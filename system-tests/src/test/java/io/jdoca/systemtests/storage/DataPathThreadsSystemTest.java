@@ -1,0 +1,153 @@
+package io.jdoca.systemtests.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jdoca.testkit.Await;
+import io.jdoca.testkit.JavaProcess;
+import io.jdoca.testkit.PrometheusTextParser;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Issue 17, acceptance 2: while a target-rdma and a zero-copy relay serve a running initiator (three
+ * processes, as the other storage system tests), every live platform thread of the target and the
+ * relay ({@code jcmd <pid> Thread.print}) is one of: the JVM's own threads, the control thread
+ * ({@code main}), control-path helpers that never touch a request (the RDMA connection listener
+ * {@code jdoca-rdma-accept}, the metrics endpoint {@code <app>-metrics}), or an agent on the core
+ * runner named by the scheme of docs/ARCHITECTURE.md: {@code <app>-worker-<index>}, one per
+ * {@code --cpu}. Anything else — e.g. the RDMA tcp transport's {@code jdoca-rdma-io-N} or
+ * {@code jdoca-rdma-keepalive}, or any new unnamed thread — is a stray data-path thread and fails
+ * the test. (On one host the storage apps' RDMA connections choose the shm transport.)
+ */
+class DataPathThreadsSystemTest {
+    private static final Duration T = Duration.ofSeconds(90);
+
+    /** The JVM's own threads (HotSpot names; they never run jdoca code). */
+    private static final Pattern JVM = Pattern.compile("Reference Handler|Finalizer|Signal Dispatcher|Service Thread"
+            + "|Monitor Deflation Thread|C[12] CompilerThread\\d+|Notification Thread|Common-Cleaner|Attach Listener"
+            + "|GC Thread#\\d+|VM Thread|VM Periodic Task Thread|G1 .+|Sweeper thread|DestroyJavaVM|process reaper");
+    /** Control path: the app's main thread, the RDMA connection listener, the metrics endpoint. */
+    private static final Pattern CONTROL = Pattern.compile("main|jdoca-rdma-accept|[a-z-]+-metrics");
+    /** Agents on the core runner: {@code <app>-worker-<index>} ({@code AgentRunner} names its thread after the role). */
+    private static final Pattern AGENT = Pattern.compile("(target|zero-copy|gga)-worker-\\d+");
+    private static final Pattern THREAD_LINE = Pattern.compile("^\"(.*)\" #\\d+", Pattern.MULTILINE);
+
+    private final List<JavaProcess> procs = new ArrayList<>();
+
+    @AfterEach
+    void cleanUp() {
+        for (JavaProcess p : procs) {
+            p.close();
+        }
+    }
+
+    /** The threads that are neither the JVM's, nor control path, nor agents: must be none. */
+    static List<String> strays(List<String> threads) {
+        List<String> out = new ArrayList<>();
+        for (String t : threads) {
+            if (!JVM.matcher(t).matches() && !CONTROL.matcher(t).matches() && !AGENT.matcher(t).matches()) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    /** The classification itself, without processes: the transport's own threads are strays, workers are agents. */
+    @Test
+    void theClassifierFlagsNonAgentDataPathThreads() {
+        assertThat(strays(List.of("main", "GC Thread#0", "C2 CompilerThread0", "target-worker-0", "zero-copy-worker-12",
+                "jdoca-rdma-accept", "target-rdma-metrics"))).isEmpty();
+        assertThat(strays(List.of("target-worker-0", "jdoca-rdma-io-3", "jdoca-rdma-keepalive", "Thread-0", "pool-1-thread-1",
+                "target-worker")))
+                .containsExactly("jdoca-rdma-io-3", "jdoca-rdma-keepalive", "Thread-0", "pool-1-thread-1", "target-worker");
+    }
+
+    @Test
+    @Timeout(240)
+    void aRunningTargetAndRelayHaveNoThreadOnTheDataPathButTheirAgents() throws Exception {
+        int port = JavaProcess.freePort();
+        int metricsPort = JavaProcess.freePort();
+        JavaProcess target = start("target-rdma", List.of("target-rdma", "-d", "sw0", "--cpu", "0", "--listen-address",
+                "127.0.0.1", "--listen-port", String.valueOf(port), "--block-count", "64", "--metrics-port",
+                String.valueOf(metricsPort)));
+        target.awaitOutput("listening on TCP port", T);
+        String channel = "threads-" + UUID.randomUUID();
+        JavaProcess relay = start("zero-copy", List.of("zero-copy", "-d", "sw0", "-r", "hpf0", "--cpu", "0",
+                "--storage-server", "127.0.0.1:" + port, "--command-channel-name", channel));
+        relay.awaitOutput("serving comch channel", T);
+        JavaProcess initiator = start("initiator-comch", List.of("initiator-comch", "-d", "sw0", "--cpu", "0",
+                "--command-channel-name", channel, "--control-timeout", "20", "--execution-strategy", "read_throughput_test",
+                "--run-limit-operation-count", "1000000000", "--transaction-count", "8"));
+
+        // The data path runs: the target's operation counter moves.
+        HttpClient http = HttpClient.newHttpClient();
+        String ops = "jdoca_storage_operations_total{app=target-rdma, worker=0}";
+        Await.until(T, () -> scrape(http, metricsPort).getOrDefault(ops, 0.0) > 1000, () -> assertAlive(initiator),
+                "the target's data path serves requests");
+
+        for (JavaProcess p : List.of(target, relay)) {
+            List<String> threads = threadNames(p);
+            assertThat(strays(threads)).as("stray threads in %s: %s", p.process().info().command().orElse("?"), threads)
+                    .isEmpty();
+            assertThat(threads.stream().filter(t -> AGENT.matcher(t).matches()))
+                    .as("one agent per --cpu in %s", threads).hasSize(1);
+        }
+        assertThat(threadNames(target)).contains("target-worker-0");
+        assertThat(threadNames(relay)).contains("zero-copy-worker-0");
+    }
+
+    private JavaProcess start(String name, List<String> args) throws IOException {
+        JavaProcess p = JavaProcess.start(name, "io.jdoca.cli.Main", args);
+        procs.add(p);
+        return p;
+    }
+
+    private static void assertAlive(JavaProcess p) {
+        assertThat(p.process().isAlive()).as("initiator ended early:\n%s", p.output()).isTrue();
+    }
+
+    /** Live platform threads of {@code p}, from {@code jcmd <pid> Thread.print} of this JDK. */
+    static List<String> threadNames(JavaProcess p) throws IOException, InterruptedException {
+        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        Process j = new ProcessBuilder(jcmd.toString(), Long.toString(p.pid()), "Thread.print").redirectErrorStream(true).start();
+        String dump = new String(j.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(j.waitFor(60, TimeUnit.SECONDS)).as("jcmd ended").isTrue();
+        assertThat(j.exitValue()).as("jcmd:\n%s", dump).isZero();
+        List<String> names = new ArrayList<>();
+        Matcher m = THREAD_LINE.matcher(dump);
+        while (m.find()) {
+            names.add(m.group(1));
+        }
+        assertThat(names).as("thread dump:\n%s", dump).contains("main");
+        return names;
+    }
+
+    private static Map<String, Double> scrape(HttpClient c, int port) {
+        try {
+            var r = c.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? PrometheusTextParser.parse(r.body()) : Map.of();
+        } catch (IOException e) {
+            return Map.of();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
