@@ -53,7 +53,11 @@ public final class JavaProcess implements AutoCloseable {
         cmd.addAll(jvmFlags());
         cmd.add("-Djdoca.home=" + repoRoot);
         cmd.add("-cp");
-        cmd.add(jar + ":" + repoRoot.resolve("cli/target/lib") + "/*");
+        String cp = jar + ":" + repoRoot.resolve("cli/target/lib") + "/*";
+        if (!jdocaArgs.isEmpty() && jdocaArgs.getFirst().equals("bench")) {
+            cp += ":" + repoRoot.resolve("cli/target/bench-lib") + "/*"; // as ./jdoca: the benchmarks only for bench
+        }
+        cmd.add(cp);
         cmd.add("io.jdoca.cli.Main");
         cmd.addAll(jdocaArgs);
         return startCommand(name, cmd);
