@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Timeout;
  * processes, as the other storage system tests), every live platform thread of the target and the
  * relay ({@code jcmd <pid> Thread.print}) is one of: the JVM's own threads, the control thread
  * ({@code main}), control-path helpers that never touch a request (the RDMA connection listener
- * {@code jdoca-rdma-accept}, the metrics endpoint {@code <app>-metrics}), or an agent on the core
+ * {@code jdoca-rdma-accept}, the metrics endpoint's threads), or an agent on the core
  * runner named by the scheme of docs/ARCHITECTURE.md: {@code <app>-worker-<index>}, one per
  * {@code --cpu}. Anything else — e.g. the RDMA tcp transport's {@code jdoca-rdma-io-N} or
  * {@code jdoca-rdma-keepalive}, or any new unnamed thread — is a stray data-path thread and fails
@@ -42,8 +42,13 @@ class DataPathThreadsSystemTest {
     private static final Pattern JVM = Pattern.compile("Reference Handler|Finalizer|Signal Dispatcher|Service Thread"
             + "|Monitor Deflation Thread|C[12] CompilerThread\\d+|Notification Thread|Common-Cleaner|Attach Listener"
             + "|GC Thread#\\d+|VM Thread|VM Periodic Task Thread|G1 .+|Sweeper thread|DestroyJavaVM|process reaper");
-    /** Control path: the app's main thread, the RDMA connection listener, the metrics endpoint. */
-    private static final Pattern CONTROL = Pattern.compile("main|jdoca-rdma-accept|[a-z-]+-metrics");
+    /**
+     * Control path: the app's main thread, the RDMA connection listener, the metrics endpoint
+     * ({@code <app>-metrics}, and the JDK HttpServer's own {@code HTTP-Dispatcher} and
+     * {@code idle-timeout-task}; they render opaque reads of the workers' counters).
+     */
+    private static final Pattern CONTROL = Pattern.compile("main|jdoca-rdma-accept|[a-z-]+-metrics|HTTP-Dispatcher"
+            + "|idle-timeout-task");
     /** Agents on the core runner: {@code <app>-worker-<index>} ({@code AgentRunner} names its thread after the role). */
     private static final Pattern AGENT = Pattern.compile("(target|zero-copy|gga)-worker-\\d+");
     private static final Pattern THREAD_LINE = Pattern.compile("^\"(.*)\" #\\d+", Pattern.MULTILINE);
