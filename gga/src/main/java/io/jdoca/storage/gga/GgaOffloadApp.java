@@ -1,8 +1,7 @@
 package io.jdoca.storage.gga;
 
-import io.jdoca.comch.Comch;
 import io.jdoca.ec.EcMatrixType;
-import io.jdoca.storage.common.AppSupport;
+import io.jdoca.storage.common.ComchServiceFlags;
 import io.jdoca.storage.common.ServiceFlags;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -25,12 +24,12 @@ public final class GgaOffloadApp implements Callable<Integer> {
     @Mixin
     ServiceFlags flags;
 
+    /** {@code -r}, {@code --command-channel-name}, {@code --control-timeout}, {@code --listen-address}. */
+    @Mixin
+    ComchServiceFlags comch;
+
     @Option(names = {"-d", "--device"}, defaultValue = "sw0", description = "Device identifier (default ${DEFAULT-VALUE}).")
     String device;
-
-    @Option(names = {"-r", "--representor"}, description = "Device host-side representor identifier (e.g. 0b:00.0).")
-    String representor;
-
 
     @Option(names = "--data-1-storage", required = true, description = "data_1 storage target, ip:port.")
     String data1;
@@ -44,28 +43,15 @@ public final class GgaOffloadApp implements Callable<Integer> {
     @Option(names = "--matrix-type", defaultValue = "vandermonde", description = "cauchy | vandermonde (default ${DEFAULT-VALUE}).")
     String matrixType;
 
-    @Option(names = "--command-channel-name", defaultValue = Comch.DEFAULT_CHANNEL_NAME,
-            description = "Comch server channel name (default ${DEFAULT-VALUE}).")
-    String channelName;
-
-    @Option(names = "--control-timeout", defaultValue = "5", description = "Control operation timeout, seconds (default ${DEFAULT-VALUE}).")
-    long controlTimeoutSeconds;
-
     @Option(names = "--trigger-recovery-read-every-n", defaultValue = "0",
             description = "Make every Nth read a recovery read (0 = never; default ${DEFAULT-VALUE}).")
     int recoverEveryN;
 
-    @Option(names = "--listen-address", description = {"IP address the RDMA connections' TCP listeners bind to (jdoca;"
-            + " default: all interfaces, the library's default). The Comch channel is a Unix socket private to this user."})
-    String listenAddress;
-
-
-
     @Override
     public Integer call() {
         return flags.run("gga-offload", abort -> new GgaService(
-                new GgaService.Config(device, representor, flags.cpus, List.of(data1, data2, dataP), EcMatrixType.parse(matrixType),
-                        channelName, controlTimeoutSeconds * 1_000_000_000L, recoverEveryN, flags.once,
-                        AppSupport.parseListenAddress("--listen-address", listenAddress)), abort));
+                new GgaService.Config(device, comch.representor, flags.cpus, List.of(data1, data2, dataP), EcMatrixType.parse(matrixType),
+                        comch.channelName, comch.controlTimeoutNanos(), recoverEveryN, flags.once,
+                        comch.rdmaBind()), abort));
     }
 }

@@ -16,14 +16,14 @@ class GgaOffloadAppFlagsTest {
         GgaOffloadApp app = new GgaOffloadApp();
         new CommandLine(app).parseArgs("-j", EXAMPLE.toString(), "--matrix-type", "cauchy", "-l", "50");
         assertThat(app.device).isEqualTo("sw0");
-        assertThat(app.representor).isEqualTo("hpf0");
+        assertThat(app.comch.representor).isEqualTo("hpf0");
         assertThat(app.flags.cpus).containsExactly(0);
         assertThat(app.data1).isEqualTo("127.0.0.1:7001");
         assertThat(app.data2).isEqualTo("127.0.0.1:7002");
         assertThat(app.dataP).isEqualTo("127.0.0.1:7003");
         assertThat(app.matrixType).isEqualTo("cauchy");
-        assertThat(app.channelName).isEqualTo("doca_storage_comch");
-        assertThat(app.controlTimeoutSeconds).isEqualTo(5);
+        assertThat(app.comch.channelName).isEqualTo("doca_storage_comch");
+        assertThat(app.comch.controlTimeoutSeconds).isEqualTo(5);
         assertThat(app.recoverEveryN).isZero();
         assertThat(app.flags.logLevel).isEqualTo(50);
     }

@@ -10,10 +10,13 @@ import io.jdoca.core.exec.Ctx;
 import io.jdoca.core.exec.CtxState;
 import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.core.exec.Task;
+import io.jdoca.core.exec.TaskCallback;
 import io.jdoca.core.exec.TaskState;
 import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.MemoryMap;
 import io.jdoca.rdma.Rdma;
+import io.jdoca.rdma.RdmaTaskReceive;
+import io.jdoca.rdma.RdmaTaskSend;
 import java.lang.foreign.Arena;
 import java.net.InetAddress;
 
@@ -107,9 +110,26 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
         }
     }
 
+    /** Control path (the subclass's constructor, last): runs {@code createObjects} on the worker thread. */
+    protected final void create(Runnable createObjects) {
+        thread.run(createObjects, CMD_TIMEOUT);
+    }
+
     /** Pins this worker's thread to {@code cpu} (its {@code --cpu}); control path, IllegalArgumentException when refused. */
     public final void pin(int cpu) {
         thread.pin(cpu);
+    }
+
+    /**
+     * Worker thread: creates {@link #ctrl} and {@link #data} as {@link #createRdmaPair()} and gives
+     * io_control its receive and send task configurations ({@link #transactions} each), the IO
+     * messages' path. The caller then configures io_data's tasks and calls {@link #startRdmaPair()}.
+     */
+    protected final void createRdmaPair(TaskCallback<RdmaTaskReceive> received, TaskCallback<RdmaTaskReceive> receiveFailed,
+            TaskCallback<RdmaTaskSend> sent, TaskCallback<RdmaTaskSend> sendFailed) {
+        createRdmaPair();
+        DocaException.check(ctrl.taskReceiveSetConf(received, receiveFailed, transactions), "receive conf");
+        DocaException.check(ctrl.taskSendSetConf(sent, sendFailed, transactions), "send conf");
     }
 
     /**

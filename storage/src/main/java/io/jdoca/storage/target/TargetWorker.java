@@ -96,14 +96,12 @@ final class TargetWorker extends DataPathWorker {
         super("target-worker", index, dev, transactions, rdmaBind, true);
         this.storageMap = storageMap;
         this.remoteMap = remoteMap;
-        thread.run(this::createObjects, CMD_TIMEOUT);
+        create(this::createObjects);
     }
 
     private void createObjects() {
         int n = transactions;
-        createRdmaPair();
-        DocaException.check(ctrl.taskReceiveSetConf(this::onRecv, this::onRecvError, n), "receive conf");
-        DocaException.check(ctrl.taskSendSetConf(this::onSend, this::onSendError, n), "send conf");
+        createRdmaPair(this::onRecv, this::onRecvError, this::onSend, this::onSendError);
         DocaException.check(data.taskReadSetConf(this::onData, this::onDataError, n), "read conf");
         DocaException.check(data.taskWriteSetConf(this::onData, this::onDataError, n), "write conf");
         startRdmaPair();

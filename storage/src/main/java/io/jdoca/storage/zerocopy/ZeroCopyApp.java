@@ -1,7 +1,6 @@
 package io.jdoca.storage.zerocopy;
 
-import io.jdoca.comch.Comch;
-import io.jdoca.storage.common.AppSupport;
+import io.jdoca.storage.common.ComchServiceFlags;
 import io.jdoca.storage.common.ServiceFlags;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -21,33 +20,21 @@ public final class ZeroCopyApp implements Callable<Integer> {
     @Mixin
     ServiceFlags flags;
 
+    /** {@code -r}, {@code --command-channel-name}, {@code --control-timeout}, {@code --listen-address}. */
+    @Mixin
+    ComchServiceFlags comch;
+
     @Option(names = {"-d", "--device"}, required = true, description = "Device identifier.")
     String device;
-
-    @Option(names = {"-r", "--representor"}, description = "Host-side representor (name or PCI address).")
-    String representor;
-
 
     @Option(names = "--storage-server", required = true, description = "ip:port of the storage target.")
     String storageServer;
 
-    @Option(names = "--command-channel-name", defaultValue = Comch.DEFAULT_CHANNEL_NAME, description = "Comch channel name (default ${DEFAULT-VALUE}).")
-    String channelName;
-
-    @Option(names = "--control-timeout", defaultValue = "5", description = "Control message timeout in seconds (default ${DEFAULT-VALUE}).")
-    long controlTimeoutSeconds;
-
-    @Option(names = "--listen-address", description = {"IP address the RDMA connections' TCP listeners bind to (jdoca;"
-            + " default: all interfaces, the library's default). The Comch channel is a Unix socket private to this user."})
-    String listenAddress;
-
-
-
     @Override
     public Integer call() {
         return flags.run("zero-copy", abort -> new ZeroCopyService(
-                new ZeroCopyService.Config(device, representor, flags.cpus, storageServer, channelName,
-                        controlTimeoutSeconds * 1_000_000_000L, flags.once,
-                        AppSupport.parseListenAddress("--listen-address", listenAddress)), abort));
+                new ZeroCopyService.Config(device, comch.representor, flags.cpus, storageServer, comch.channelName,
+                        comch.controlTimeoutNanos(), flags.once,
+                        comch.rdmaBind()), abort));
     }
 }

@@ -60,14 +60,12 @@ final class ZeroCopyWorker extends DataPathWorker {
     ZeroCopyWorker(int index, Dev dev, int transactions, ComchConnection comchConnection, java.net.InetAddress rdmaBind) {
         super("zero-copy-worker", index, dev, transactions, rdmaBind, true);
         this.comchConnection = comchConnection;
-        thread.run(this::createObjects, CMD_TIMEOUT);
+        create(this::createObjects);
     }
 
     private void createObjects() {
         int n = transactions;
-        createRdmaPair();
-        DocaException.check(ctrl.taskReceiveSetConf(this::onRdmaRecv, this::onRdmaRecvError, n), "receive conf");
-        DocaException.check(ctrl.taskSendSetConf(this::onRdmaSend, this::onRdmaSendError, n), "send conf");
+        createRdmaPair(this::onRdmaRecv, this::onRdmaRecvError, this::onRdmaSend, this::onRdmaSendError);
         startRdmaPair();
 
         msgMap = createMessageMap((long) MSG * 2 * n);

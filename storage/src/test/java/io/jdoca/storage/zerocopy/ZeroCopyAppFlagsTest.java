@@ -15,11 +15,11 @@ class ZeroCopyAppFlagsTest {
         ZeroCopyApp app = new ZeroCopyApp();
         new CommandLine(app).parseArgs("--cpu", "0", "--cpu", "1", "--json", EXAMPLE.toString());
         assertThat(app.device).isEqualTo("sw0");
-        assertThat(app.representor).isEqualTo("hpf0");
+        assertThat(app.comch.representor).isEqualTo("hpf0");
         assertThat(app.flags.cpus).containsExactly(0, 1);
         assertThat(app.storageServer).isEqualTo("127.0.0.1:12345");
-        assertThat(app.channelName).isEqualTo("doca_storage_comch");
-        assertThat(app.controlTimeoutSeconds).isEqualTo(5);
+        assertThat(app.comch.channelName).isEqualTo("doca_storage_comch");
+        assertThat(app.comch.controlTimeoutSeconds).isEqualTo(5);
         assertThat(app.flags.argp.sdkLogLevel()).isNull();
     }
 
