@@ -23,7 +23,6 @@ public final class TargetRdmaApp implements Callable<Integer> {
     @Option(names = {"-d", "--device"}, required = true, description = "Device identifier.")
     String device;
 
-
     @Option(names = "--listen-port", required = true, description = "TCP port to listen on for the storage service (0 = any).")
     int listenPort;
 
@@ -31,7 +30,6 @@ public final class TargetRdmaApp implements Callable<Integer> {
             + " listeners bind to (jdoca; default: all interfaces, as DOCA). The control port lets any peer that reaches it drive this target: bind it to the"
             + " storage network (e.g. 127.0.0.1 on one host) or firewall it (docs/ARCHITECTURE.md, Security)."})
     String listenAddress;
-
 
     @Option(names = "--binary-content", description = "Initial content: an .sbc file (its header sets the geometry) or a plain file of block-size x block-count bytes.")
     Path binaryContent;
@@ -44,7 +42,6 @@ public final class TargetRdmaApp implements Callable<Integer> {
 
     @Option(names = "--backing-file", description = "Keep the blocks in this file (created if absent) so they survive a restart; writes reach it before the response.")
     Path backingFile;
-
 
     @Override
     public Integer call() {
