@@ -7,7 +7,6 @@ import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.core.exec.IdleStrategy;
 import io.jdoca.core.exec.ProgressEngine;
-import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.BufInventory;
 import io.jdoca.core.mem.MemoryMap;
 import io.jdoca.core.mem.SharedMemory;

@@ -14,6 +14,7 @@ import java.lang.invoke.MethodHandle;
  * nanoseconds and allocate nothing (aircompressor's MemorySegment API needs a slice object per
  * argument and a regular downcall). Thread-safe (static handles; state belongs to the caller).
  */
+@SuppressWarnings("restricted") // FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
 final class Liblz4 {
     static final boolean AVAILABLE;
     static final String LOAD_ERROR;

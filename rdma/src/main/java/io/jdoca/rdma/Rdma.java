@@ -14,7 +14,6 @@ import io.jdoca.core.mem.MemoryMap;
 import io.jdoca.core.mem.MmapExport;
 import io.jdoca.core.mem.SharedMemory;
 import io.jdoca.rdma.wire.RdmaConnectionBlob;
-import io.jdoca.rdma.wire.ShmRingDescriptor;
 import io.jdoca.rdma.wire.TcpFrame;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;

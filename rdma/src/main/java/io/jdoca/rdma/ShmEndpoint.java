@@ -1,6 +1,31 @@
 package io.jdoca.rdma;
 
-import static io.jdoca.rdma.wire.ShmRingDescriptor.*;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.DEFAULT_SLOT_COUNT;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.DEFAULT_SLOT_SIZE;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.FLAG_FIRST;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.FLAG_LAST;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.MAGIC;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.OFF_HEAD;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.OFF_MAGIC;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.OFF_OWNER_CLOSED;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.OFF_OWNER_HEARTBEAT;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.OFF_PEER_CLOSED;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.OFF_PEER_PID;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.OFF_SLOT_COUNT;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.OFF_SLOT_SIZE;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.OFF_TAIL;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.OP_SEND;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.OP_SEND_IMM;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.OP_WRITE_IMM;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.SLOTS;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.SLOT_DATA;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.SLOT_FLAGS;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.SLOT_FRAG;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.SLOT_IMM;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.SLOT_OPCODE;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.SLOT_SEQ;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.SLOT_TOTAL;
+import static io.jdoca.rdma.wire.ShmRingDescriptor.regionSize;
 
 import io.jdoca.core.DocaError;
 import io.jdoca.core.PeerLiveness;

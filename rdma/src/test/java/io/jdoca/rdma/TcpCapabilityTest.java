@@ -35,6 +35,7 @@ class TcpCapabilityTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the socket is closed early on purpose: it ends the reader thread before the join
     void wrongCapabilityOrUnexportedMapGetsNotPermittedAndNoByteChanges() throws Exception {
         try (Side a = new Side(RdmaTransportType.TCP); ServerSocketChannel fake = ServerSocketChannel.open()) {
             fake.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));

@@ -1,9 +1,7 @@
 package io.jdoca.rdma;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jdoca.core.DocaError;
 import io.jdoca.core.PeerLiveness;
 import io.jdoca.core.exec.CtxState;
 import io.jdoca.testkit.JavaProcess;

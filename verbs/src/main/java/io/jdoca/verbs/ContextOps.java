@@ -18,6 +18,7 @@ import java.lang.invoke.MethodHandle;
  * <p>Thread rules: immutable; the provider's own rules apply (one poller per CQ, posts to one QP
  * serialized by the caller or the provider's lock).
  */
+@SuppressWarnings("restricted") // FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
 public final class ContextOps {
     private static final MethodHandle POLL_CQ = NativeLib.LINKER.downcallHandle(
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));

@@ -13,6 +13,7 @@ import java.lang.invoke.MethodHandle;
  * completion channel fds ({@link VerbsLayouts#POLLFD}), so one thread sleeps until either has work.
  * Thread rules: stateless.
  */
+@SuppressWarnings("restricted") // FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
 public final class Libc {
     private Libc() {
     }

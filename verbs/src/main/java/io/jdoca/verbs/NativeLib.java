@@ -17,6 +17,7 @@ import java.util.Optional;
  * {@link #reason()}, so {@code Verbs.isAvailable()} can answer on a machine without rdma-core.
  * Thread rules: built once in a static initializer, read-only afterwards.
  */
+@SuppressWarnings("restricted") // FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
 final class NativeLib {
     static final Linker LINKER = Linker.nativeLinker();
     /** Layout of the call state {@code captureCallState("errno")} writes. */

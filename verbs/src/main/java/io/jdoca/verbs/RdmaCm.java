@@ -20,6 +20,7 @@ import java.nio.ByteOrder;
  * <p>Thread rules: as librdmacm; {@link #getCmEvent} blocks, so poll the channel's fd first on an
  * engine thread.
  */
+@SuppressWarnings("restricted") // FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
 public final class RdmaCm {
     private RdmaCm() {
     }

@@ -23,6 +23,7 @@ import java.lang.invoke.MethodHandle;
  * <p>Thread rules: the functions are as thread-safe as libibverbs (objects may be used from any thread;
  * one thread per CQ poller is the caller's business); errno is captured per thread.
  */
+@SuppressWarnings("restricted") // FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
 public final class Verbs {
     private Verbs() {
     }

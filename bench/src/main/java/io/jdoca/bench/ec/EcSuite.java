@@ -247,6 +247,7 @@ public final class EcSuite implements BenchSuite {
             this.encode = encode;
         }
 
+        @SuppressWarnings("restricted") // FFM: the baseline binds ISA-L itself
         static IsalBaseline load() {
             try {
                 SymbolLookup l = SymbolLookup.libraryLookup("libisal.so.2", Arena.global());

@@ -477,9 +477,13 @@ public final class RdmaSuite implements BenchSuite {
         }
 
         @Override
-        public void close() throws InterruptedException {
+        public void close() {
             running = false;
-            responder.join(5000);
+            try {
+                responder.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             a.rdma.stop();
             long deadline = System.nanoTime() + 10_000_000_000L;
             while ((a.rdma.state() != CtxState.IDLE || b.rdma.state() != CtxState.IDLE) && System.nanoTime() < deadline) {

@@ -19,6 +19,7 @@ import java.util.TreeSet;
  * <p>Control path: call {@link #pinCurrentThread} at the start of the thread to pin (it pins the
  * calling thread only). Stateless; safe from any thread.
  */
+@SuppressWarnings("restricted") // FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
 public final class CpuAffinity {
     private static final int MASK_BYTES = 128; // 1024 CPUs, glibc's cpu_set_t
     private static final MethodHandle SET;

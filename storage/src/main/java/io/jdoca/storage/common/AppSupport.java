@@ -48,6 +48,7 @@ public final class AppSupport {
      * for {@code run} to release everything), serves {@code --metrics-port} when asked, and runs the
      * service on the calling thread.
      */
+    @SuppressWarnings("try") // the Ctrl-C hook and the metrics endpoint are held for their close, unused in the body
     public static int runService(String app, int logLevel, DocaArgpFlags argp, List<Integer> cpus, MetricsOption metrics,
             Function<AtomicBoolean, ControlService<?>> create) {
         return runApp(app, logLevel, argp, () -> {

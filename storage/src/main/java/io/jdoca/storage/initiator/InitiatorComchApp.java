@@ -63,6 +63,7 @@ public final class InitiatorComchApp implements Callable<Integer> {
     int logLevel;
 
     @Override
+    @SuppressWarnings("try") // the Ctrl-C hook is held for its close, unused in the body
     public Integer call() {
         return AppSupport.runApp("initiator-comch", logLevel, argp, () -> {
             io.jdoca.core.util.CpuAffinity.check("--cpu", cpus);

@@ -525,6 +525,7 @@ public final class Rping implements AutoCloseable {
     }
 
     /** rping_cma_event_handler: one CM event, acknowledged before returning. */
+    @SuppressWarnings("restricted") // FFM: rdma_cm hands back ids as raw addresses; sized to rdma_cm_id here
     private void cmEvent() {
         MemorySegment ev = RdmaCm.getCmEvent(channel, eventCell);
         int type = ev.get(JAVA_INT, VerbsLayouts.CM_EVENT_EVENT);

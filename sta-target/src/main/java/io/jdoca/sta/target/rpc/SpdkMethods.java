@@ -11,7 +11,6 @@ import io.jdoca.sta.StaNamespace;
 import io.jdoca.sta.StaStats;
 import io.jdoca.sta.target.bdev.Bdev;
 import io.jdoca.sta.target.config.ConfigException;
-import io.jdoca.sta.target.config.TargetConfig;
 import io.jdoca.sta.target.nvmf.NvmfController;
 import io.jdoca.sta.target.nvmf.NvmfSubsystem;
 import io.jdoca.sta.target.nvmf.NvmfTarget;
