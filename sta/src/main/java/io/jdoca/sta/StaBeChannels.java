@@ -166,6 +166,21 @@ final class StaBeChannels implements StaBeChannel.Sink {
         return busy;
     }
 
+    /**
+     * Engine idle with operations outstanding: sleeps on the first channel that has some (its
+     * completions wake the engine at once; the others' are reaped on the next progress, at the
+     * latest after {@code timeoutNanos}).
+     */
+    void await(long timeoutNanos) {
+        StaBeChannel[] cs = channels;
+        for (int i = 0; i < cs.length; i++) {
+            if (cs[i] != null && cs[i].outstanding() > 0) {
+                cs[i].await(timeoutNanos);
+                return;
+            }
+        }
+    }
+
     /** Engine progress: reap every channel, then watch the outstanding ones for the back-end timeout. */
     int poll() {
         int n = 0;

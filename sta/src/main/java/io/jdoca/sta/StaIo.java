@@ -32,6 +32,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 public final class StaIo extends Ctx {
     private static final System.Logger LOG = System.getLogger(StaIo.class.getName());
+    /**
+     * Longest sleep of an engine with back-end operations outstanding: new commands on the
+     * sockets are not seen during it unless a back-end completion wakes the engine first.
+     */
+    static final long BE_WAIT_NANOS = Long.getLong("jdoca.sta.be_wait_us", 50L) * 1000L;
 
     private final Sta sta;
     private final int index;
@@ -255,9 +260,10 @@ public final class StaIo extends Ctx {
             return;
         }
         if (beChannels.busy() > 0) {
-            // Back-end completions are polled, not selected. Sleep briefly rather than spin: the
-            // kernel's io_uring workers that finish them run on this thread's core.
-            java.util.concurrent.locks.LockSupport.parkNanos(20_000L);
+            // Back-end completions are not selectable: sleep on the back-end's own completions
+            // (io_uring: in io_uring_enter, woken by the completion), bounded so that a command
+            // arriving on a socket meanwhile waits at most BE_WAIT_NANOS (plus the timer's slack).
+            beChannels.await(BE_WAIT_NANOS);
             return;
         }
         StaQp[] cur = qps;
@@ -521,7 +527,7 @@ public final class StaIo extends Ctx {
     public long maxSleepNanos() {
         // Sockets do not wake the engine: bound the sleep while connections exist.
         if (beChannels.busy() > 0) {
-            return 20_000L;
+            return BE_WAIT_NANOS;
         }
         return qps.length == 0 && queued.isEmpty() ? Long.MAX_VALUE : 200_000L;
     }
