@@ -37,6 +37,11 @@ public final class StaIo extends Ctx {
      * sockets are not seen during it unless a back-end completion wakes the engine first.
      */
     static final long BE_WAIT_NANOS = Long.getLong("jdoca.sta.be_wait_us", 50L) * 1000L;
+    /**
+     * {@code -Djdoca.sta.be_wait=park}: the earlier policy (park 20 us on a timer whatever the
+     * back-end), kept only so that benchmarks can compare the two in one run.
+     */
+    private static final boolean BE_WAIT_PARK = "park".equals(System.getProperty("jdoca.sta.be_wait"));
 
     private final Sta sta;
     private final int index;
@@ -263,7 +268,11 @@ public final class StaIo extends Ctx {
             // Back-end completions are not selectable: sleep on the back-end's own completions
             // (io_uring: in io_uring_enter, woken by the completion), bounded so that a command
             // arriving on a socket meanwhile waits at most BE_WAIT_NANOS (plus the timer's slack).
-            beChannels.await(BE_WAIT_NANOS);
+            if (BE_WAIT_PARK) {
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000L);
+            } else {
+                beChannels.await(BE_WAIT_NANOS);
+            }
             return;
         }
         StaQp[] cur = qps;
