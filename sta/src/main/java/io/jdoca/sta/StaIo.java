@@ -32,16 +32,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 public final class StaIo extends Ctx {
     private static final System.Logger LOG = System.getLogger(StaIo.class.getName());
-    /**
-     * Longest sleep of an engine with back-end operations outstanding: new commands on the
-     * sockets are not seen during it unless a back-end completion wakes the engine first.
-     */
-    static final long BE_WAIT_NANOS = Long.getLong("jdoca.sta.be_wait_us", 50L) * 1000L;
-    /**
-     * {@code -Djdoca.sta.be_wait=park}: the earlier policy (park 20 us on a timer whatever the
-     * back-end), kept only so that benchmarks can compare the two in one run.
-     */
-    private static final boolean BE_WAIT_PARK = "park".equals(System.getProperty("jdoca.sta.be_wait"));
 
     private final Sta sta;
     private final int index;
@@ -265,14 +255,8 @@ public final class StaIo extends Ctx {
             return;
         }
         if (beChannels.busy() > 0) {
-            // Back-end completions are not selectable: sleep on the back-end's own completions
-            // (io_uring: in io_uring_enter, woken by the completion), bounded so that a command
-            // arriving on a socket meanwhile waits at most BE_WAIT_NANOS (plus the timer's slack).
-            if (BE_WAIT_PARK) {
-                java.util.concurrent.locks.LockSupport.parkNanos(20_000L);
-            } else {
-                beChannels.await(BE_WAIT_NANOS);
-            }
+            // Back-end completions are not selectable: sleep on the back-end's own completions.
+            beChannels.await();
             return;
         }
         StaQp[] cur = qps;
@@ -536,7 +520,7 @@ public final class StaIo extends Ctx {
     public long maxSleepNanos() {
         // Sockets do not wake the engine: bound the sleep while connections exist.
         if (beChannels.busy() > 0) {
-            return BE_WAIT_NANOS;
+            return StaBeChannels.WAIT_NANOS;
         }
         return qps.length == 0 && queued.isEmpty() ? Long.MAX_VALUE : 200_000L;
     }
