@@ -157,9 +157,15 @@ public final class NvmfSuite implements BenchSuite {
                 System.err.printf("nvmf: %s round %d: target %.0f IOPS, fio %.0f IOPS (%.2f), load %s%n", l.name(), r + 1,
                         t[r], f[r], f[r] > 0 ? t[r] / f[r] : 0, loadAverage());
             }
-            String base = "fio --ioengine=io_uring --direct=1 --numjobs=1 on the same file, target's core (median of "
-                    + FILE_ROUNDS + " alternating rounds)";
-            out.add(BenchResult.of("nvmf." + l.name() + ".kiops", "kIOPS", median(t) / 1000, base, median(f) / 1000));
+            String base = "fio --ioengine=io_uring --direct=1 --numjobs=1 on the same file, target's core medians of "
+                    + FILE_ROUNDS + " alternating rounds; ratio: median of the rounds' ratios)";
+            // Ratio: the median of the rounds' ratios (each round's pair ran back to back under the same load).
+            double[] ratio = new double[FILE_ROUNDS];
+            for (int r = 0; r < FILE_ROUNDS; r++) {
+                ratio[r] = f[r] > 0 ? t[r] / f[r] : 0;
+            }
+            out.add(new BenchResult("nvmf." + l.name() + ".kiops", "kIOPS", median(t) / 1000, base, median(f) / 1000,
+                    median(ratio)));
             // CPU per I/O: the target process (the initiator not counted) vs the fio process.
             out.add(BenchResult.of("nvmf." + l.name() + ".cpu_us_per_io", "us", median(tcpu), base, median(fcpu)));
         }
