@@ -34,6 +34,16 @@ public abstract class StaBeChannel {
     /** Hands submitted operations to the device and reaps finished ones into {@code sink}; returns how many finished. */
     public abstract int poll(Sink sink);
 
+    /**
+     * Sleeps (engine thread, nothing else to do) until one of this channel's operations may have
+     * finished or {@code timeoutNanos} passed; may return early. The default parks for the
+     * timeout; a channel that can sleep on its own completions (io_uring) overrides it so the
+     * engine wakes on the completion rather than on a timer. Never allocates.
+     */
+    public void await(long timeoutNanos) {
+        java.util.concurrent.locks.LockSupport.parkNanos(timeoutNanos);
+    }
+
     /** Operations submitted and not yet reaped. */
     public abstract int outstanding();
 

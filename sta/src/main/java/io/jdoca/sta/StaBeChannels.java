@@ -166,6 +166,37 @@ final class StaBeChannels implements StaBeChannel.Sink {
         return busy;
     }
 
+    /**
+     * Longest sleep of an engine with back-end operations outstanding: a command arriving on a
+     * socket meanwhile is seen after it (plus the timer's slack) unless a back-end completion wakes
+     * the engine first. {@code -Djdoca.sta.be_wait_us}.
+     */
+    static final long WAIT_NANOS = Long.getLong("jdoca.sta.be_wait_us", 50L) * 1000L;
+    /**
+     * {@code -Djdoca.sta.be_wait=park}: the earlier policy (park 20 us on a timer whatever the
+     * back-end), kept only so that benchmarks can compare the two in one run.
+     */
+    private static final boolean WAIT_PARK = "park".equals(System.getProperty("jdoca.sta.be_wait"));
+
+    /**
+     * Engine idle with operations outstanding: sleeps on the first channel that has some (io_uring:
+     * in {@code io_uring_enter}, woken by the completion itself; the other channels' completions
+     * are reaped on the next progress, at the latest after {@link #WAIT_NANOS}).
+     */
+    void await() {
+        if (WAIT_PARK) {
+            java.util.concurrent.locks.LockSupport.parkNanos(20_000L);
+            return;
+        }
+        StaBeChannel[] cs = channels;
+        for (int i = 0; i < cs.length; i++) {
+            if (cs[i] != null && cs[i].outstanding() > 0) {
+                cs[i].await(WAIT_NANOS);
+                return;
+            }
+        }
+    }
+
     /** Engine progress: reap every channel, then watch the outstanding ones for the back-end timeout. */
     int poll() {
         int n = 0;

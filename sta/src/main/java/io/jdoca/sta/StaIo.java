@@ -255,9 +255,8 @@ public final class StaIo extends Ctx {
             return;
         }
         if (beChannels.busy() > 0) {
-            // Back-end completions are polled, not selected. Sleep briefly rather than spin: the
-            // kernel's io_uring workers that finish them run on this thread's core.
-            java.util.concurrent.locks.LockSupport.parkNanos(20_000L);
+            // Back-end completions are not selectable: sleep on the back-end's own completions.
+            beChannels.await();
             return;
         }
         StaQp[] cur = qps;
@@ -521,7 +520,7 @@ public final class StaIo extends Ctx {
     public long maxSleepNanos() {
         // Sockets do not wake the engine: bound the sleep while connections exist.
         if (beChannels.busy() > 0) {
-            return 20_000L;
+            return StaBeChannels.WAIT_NANOS;
         }
         return qps.length == 0 && queued.isEmpty() ? Long.MAX_VALUE : 200_000L;
     }

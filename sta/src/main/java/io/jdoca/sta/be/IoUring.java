@@ -61,6 +61,14 @@ final class IoUring implements AutoCloseable {
     static final int IORING_FSYNC_DATASYNC = 1;
     static final int IORING_FEAT_SINGLE_MMAP = 1;
     static final int IORING_ENTER_GETEVENTS = 1;
+    static final int IORING_ENTER_EXT_ARG = 8;
+    static final int IORING_FEAT_EXT_ARG = 256;
+    // struct io_uring_getevents_arg (24 bytes) and struct __kernel_timespec (16 bytes)
+    static final int GEA_SIZE = 24;
+    static final int GEA_SIGMASK = 0;
+    static final int GEA_SIGMASK_SZ = 8;
+    static final int GEA_TS = 16;
+    static final int TS_SIZE = 16;
     static final long IORING_OFF_SQ_RING = 0L;
     static final long IORING_OFF_CQ_RING = 0x8000000L;
     static final long IORING_OFF_SQES = 0x10000000L;
@@ -102,6 +110,11 @@ final class IoUring implements AutoCloseable {
     private final int cqes;
     private int localTail;
     private int unsubmitted;
+    /** Kernel accepts a timeout with GETEVENTS ({@code IORING_FEAT_EXT_ARG}, Linux 5.11+). */
+    private final boolean extArg;
+    /** Pre-allocated io_uring_getevents_arg followed by its __kernel_timespec (no allocation per wait). */
+    private final Arena argArena = Arena.ofShared();
+    private final MemorySegment waitArg;
 
     /** Sets up a ring of {@code entries} submissions; throws IllegalStateException when the kernel refuses. Control path. */
     IoUring(int entries) {
@@ -140,9 +153,16 @@ final class IoUring implements AutoCloseable {
             sqMask = sqRing.get(U32, sqMaskAt);
             cqMask = cqRing.get(U32, cqMaskAt);
             localTail = sqRing.get(U32, sqTail);
+            extArg = (features & IORING_FEAT_EXT_ARG) != 0;
+            waitArg = argArena.allocate(GEA_SIZE + TS_SIZE, 8);
+            waitArg.set(ValueLayout.JAVA_LONG, GEA_SIGMASK, 0L);
+            waitArg.set(ValueLayout.JAVA_INT, GEA_SIGMASK_SZ, 0);
+            waitArg.set(ValueLayout.JAVA_LONG, GEA_TS, waitArg.address() + GEA_SIZE);
         } catch (IllegalStateException e) {
+            argArena.close();
             throw e;
         } catch (Throwable t) {
+            argArena.close();
             throw new IllegalStateException("io_uring setup: " + t, t);
         }
     }
@@ -199,6 +219,34 @@ final class IoUring implements AutoCloseable {
         }
     }
 
+    /** True when {@link #submitAndWait} can sleep in the kernel with a timeout. */
+    boolean canWait() {
+        return extArg;
+    }
+
+    /**
+     * Publishes and submits the queued SQEs, then sleeps in the kernel until at least one
+     * completion is ready or {@code timeoutNanos} passed ({@code io_uring_enter} with
+     * {@code IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG}): the engine wakes on the completion
+     * itself, not on a timer. Requires {@link #canWait}. Returns the kernel's result (submitted
+     * count, or -1 on timeout/interruption).
+     */
+    int submitAndWait(long timeoutNanos) {
+        INT.setRelease(sqRing, (long) sqTail, localTail);
+        waitArg.set(ValueLayout.JAVA_LONG, GEA_SIZE, timeoutNanos / 1_000_000_000L);
+        waitArg.set(ValueLayout.JAVA_LONG, GEA_SIZE + 8, timeoutNanos % 1_000_000_000L);
+        try {
+            long r = (long) SYSCALL.invokeExact(SYS_IO_URING_ENTER, (long) fd, (long) unsubmitted, 1L,
+                    (long) (IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG), waitArg.address(), (long) GEA_SIZE);
+            if (r > 0) {
+                unsubmitted -= (int) Math.min(r, unsubmitted);
+            }
+            return (int) r;
+        } catch (Throwable t) {
+            return -1;
+        }
+    }
+
     /** Completions ready to reap. */
     int ready() {
         int tail = (int) INT.getAcquire(cqRing, (long) cqTail);
@@ -244,5 +292,6 @@ final class IoUring implements AutoCloseable {
         } catch (Throwable t) {
             // nothing useful to do while closing
         }
+        argArena.close();
     }
 }

@@ -62,6 +62,24 @@ final class IoUringChannel extends StaBeChannel {
         return n;
     }
 
+    /**
+     * Sleeps in {@code io_uring_enter} until a completion is ready or {@code timeoutNanos} passed
+     * (submitting what is queued in the same call); returns at once when completions are ready.
+     * Without the kernel's timed wait, falls back to the default short park.
+     */
+    @Override
+    public void await(long timeoutNanos) {
+        if (ring.ready() > 0) {
+            return;
+        }
+        if (!ring.canWait()) {
+            ring.enter();
+            super.await(timeoutNanos);
+            return;
+        }
+        int ignored = ring.submitAndWait(timeoutNanos);
+    }
+
     @Override
     public int outstanding() {
         return outstanding;

@@ -59,6 +59,13 @@ class IoUringLayoutTest {
                 P("IORING_FSYNC_DATASYNC", IORING_FSYNC_DATASYNC);
                 P("IORING_FEAT_SINGLE_MMAP", IORING_FEAT_SINGLE_MMAP);
                 P("IORING_ENTER_GETEVENTS", IORING_ENTER_GETEVENTS);
+                P("IORING_ENTER_EXT_ARG", IORING_ENTER_EXT_ARG);
+                P("IORING_FEAT_EXT_ARG", IORING_FEAT_EXT_ARG);
+                P("GEA_SIZE", sizeof(struct io_uring_getevents_arg));
+                P("GEA_SIGMASK", offsetof(struct io_uring_getevents_arg, sigmask));
+                P("GEA_SIGMASK_SZ", offsetof(struct io_uring_getevents_arg, sigmask_sz));
+                P("GEA_TS", offsetof(struct io_uring_getevents_arg, ts));
+                P("TS_SIZE", sizeof(struct __kernel_timespec));
                 P("IORING_OFF_SQ_RING", IORING_OFF_SQ_RING);
                 P("IORING_OFF_CQ_RING", IORING_OFF_CQ_RING);
                 P("IORING_OFF_SQES", IORING_OFF_SQES);
@@ -121,6 +128,13 @@ class IoUringLayoutTest {
         java.put("IORING_FSYNC_DATASYNC", (long) IoUring.IORING_FSYNC_DATASYNC);
         java.put("IORING_FEAT_SINGLE_MMAP", (long) IoUring.IORING_FEAT_SINGLE_MMAP);
         java.put("IORING_ENTER_GETEVENTS", (long) IoUring.IORING_ENTER_GETEVENTS);
+        java.put("IORING_ENTER_EXT_ARG", (long) IoUring.IORING_ENTER_EXT_ARG);
+        java.put("IORING_FEAT_EXT_ARG", (long) IoUring.IORING_FEAT_EXT_ARG);
+        java.put("GEA_SIZE", (long) IoUring.GEA_SIZE);
+        java.put("GEA_SIGMASK", (long) IoUring.GEA_SIGMASK);
+        java.put("GEA_SIGMASK_SZ", (long) IoUring.GEA_SIGMASK_SZ);
+        java.put("GEA_TS", (long) IoUring.GEA_TS);
+        java.put("TS_SIZE", (long) IoUring.TS_SIZE);
         java.put("IORING_OFF_SQ_RING", IoUring.IORING_OFF_SQ_RING);
         java.put("IORING_OFF_CQ_RING", IoUring.IORING_OFF_CQ_RING);
         java.put("IORING_OFF_SQES", IoUring.IORING_OFF_SQES);

@@ -127,6 +127,11 @@ public final class TimedBackend extends StaBackend {
         }
 
         @Override
+        public void await(long timeoutNanos) {
+            inner.await(timeoutNanos); // the inner channel's own wait (io_uring: woken by the completion)
+        }
+
+        @Override
         public int outstanding() {
             return inner.outstanding();
         }

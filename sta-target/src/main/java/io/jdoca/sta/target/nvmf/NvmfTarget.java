@@ -5,7 +5,6 @@ import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.core.exec.CtxState;
-import io.jdoca.core.util.CpuAffinity;
 import io.jdoca.core.exec.IdleStrategy;
 import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.sta.Sta;
@@ -67,7 +66,7 @@ public final class NvmfTarget implements AutoCloseable {
     private final Map<Integer, NvmfController> controllers = new ConcurrentHashMap<>();
     private final AtomicInteger nextCntlid = new AtomicInteger(1);
     private final List<Listener> listeners = new CopyOnWriteArrayList<>();
-    private final List<Engine> engines = new ArrayList<>();
+    private final List<NvmfEngine> engines = new ArrayList<>();
     private final ConcurrentLinkedQueue<Runnable> mainActions = new ConcurrentLinkedQueue<>();
     private final AdminHandler handler = new AdminHandler(this);
     private final AtomicInteger rr = new AtomicInteger();
@@ -99,53 +98,14 @@ public final class NvmfTarget implements AutoCloseable {
         this.cpus = List.copyOf(cpus);
     }
 
-    /** One IO context with its PE and thread. */
-    private final class Engine {
-        final StaIo io;
-        final ProgressEngine pe;
-        final Thread thread;
-        final int index;
-        /** Time asleep waiting for the sockets; written by the engine thread only, read racily by metrics. */
-        long idleNanos;
-        final long startNanos = System.nanoTime();
+    /** The CPUs of {@link #setCpus}, read by the engine threads when they start. */
+    List<Integer> cpus() {
+        return cpus;
+    }
 
-        Engine(StaIo io, ProgressEngine pe, int i) {
-            this.io = io;
-            this.pe = pe;
-            this.index = i;
-            this.thread = new Thread(this::run, "sta-io-" + i);
-            this.thread.setDaemon(true);
-        }
-
-        void run() {
-            List<Integer> pin = cpus;
-            if (!pin.isEmpty()) {
-                int cpu = pin.get(index % pin.size());
-                try {
-                    CpuAffinity.pinCurrentThread(cpu);
-                    LOG.info("{} pinned to CPU {}", thread.getName(), cpu);
-                } catch (RuntimeException e) {
-                    LOG.error("{}: cannot pin to CPU {}: {}", thread.getName(), cpu, e.getMessage());
-                }
-            }
-            // Spin briefly, then sleep in the sockets' readiness (StaIo.waitForIo) until a host sends.
-            int idle = 0;
-            while (running || io.state() != CtxState.IDLE) {
-                if (pe.progress()) {
-                    idle = 0;
-                } else if (++idle < 8) {
-                    // Short spin only: on a shared machine a sleeper woken by the socket beats a spinner.
-                    Thread.onSpinWait();
-                } else {
-                    long t0 = System.nanoTime();
-                    io.waitForIo(5_000_000L);
-                    idleNanos += System.nanoTime() - t0; // single writer: this thread; read racily
-                }
-                if (!running && io.state() == CtxState.RUNNING) {
-                    io.stop();
-                }
-            }
-        }
+    /** False once {@link #close} began: the engine threads then stop their IO contexts. */
+    boolean running() {
+        return running;
     }
 
     /**
@@ -203,7 +163,7 @@ public final class NvmfTarget implements AutoCloseable {
             check(io.taskDisconnectSetConf((t, ud, cud) -> t.free(), (t, ud, cud) -> t.free(), 1024), "disconnect conf");
             check(pe.connectCtx(io), "connect IO context");
             check(io.start(), "start IO context");
-            Engine e = new Engine(io, pe, i);
+            NvmfEngine e = new NvmfEngine(this, io, pe, i);
             engines.add(e);
             e.thread.start();
         }
@@ -278,7 +238,7 @@ public final class NvmfTarget implements AutoCloseable {
             }
         }
         running = false;
-        for (Engine e : engines) {
+        for (NvmfEngine e : engines) {
             e.pe.notifyWork();
             join(e.thread);
         }
@@ -286,7 +246,7 @@ public final class NvmfTarget implements AutoCloseable {
         if (kaThread != null) {
             kaThread.interrupt();
         }
-        for (Engine e : engines) {
+        for (NvmfEngine e : engines) {
             e.io.destroy();
         }
         for (StaSubsystem s : sta.subsystems()) {
@@ -319,7 +279,7 @@ public final class NvmfTarget implements AutoCloseable {
     public List<Object[]> engineTimes() {
         List<Object[]> out = new ArrayList<>();
         long now = System.nanoTime();
-        for (Engine e : engines) {
+        for (NvmfEngine e : engines) {
             long idle = e.idleNanos;
             long total = now - e.startNanos;
             out.add(new Object[] {e.io.name(), Math.max(0, total - idle) / 1e9, idle / 1e9});
@@ -481,7 +441,7 @@ public final class NvmfTarget implements AutoCloseable {
         while (running && ch.isOpen()) {
             try {
                 SocketChannel c = ch.accept();
-                Engine e = engines.get(Math.floorMod(rr.getAndIncrement(), engines.size()));
+                NvmfEngine e = engines.get(Math.floorMod(rr.getAndIncrement(), engines.size()));
                 StaQp qp = e.io.qpAccept(c);
                 LOG.debug("accepted {} on {}", c.getRemoteAddress(), e.io.name());
                 if (qp == null) {
@@ -934,7 +894,7 @@ public final class NvmfTarget implements AutoCloseable {
     /** Stats: every engine, namespace and back-end queue. */
     public List<StaStats> stats() {
         List<StaStats> out = new ArrayList<>();
-        for (Engine e : engines) {
+        for (NvmfEngine e : engines) {
             out.add(e.io.stats());
         }
         for (StaSubsystem s : sta.subsystems()) {

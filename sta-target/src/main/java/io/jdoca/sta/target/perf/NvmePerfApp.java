@@ -105,6 +105,11 @@ public final class NvmePerfApp implements Callable<Integer> {
     @Option(names = "--disable-sqflow", description = "Disable SQ flow control at Connect, so reads complete with C2HData SUCCESS (no CapsuleResp).")
     boolean disableSqFlow;
 
+    @Option(names = "--idle-sleep", description = "When a queue has nothing to read or send, sleep in the socket "
+            + "(as fio on a kernel initiator sleeps in the kernel) instead of busy-polling as spdk_nvme_perf does. "
+            + "On a shared machine a spinning initiator loses its core to other processes; see docs/performance/nvmf.md.")
+    boolean idleSleep;
+
     @Option(names = "--json", description = "Also print one JSON line with the results.")
     boolean json;
 
@@ -578,10 +583,12 @@ public final class NvmePerfApp implements Callable<Integer> {
                 int idle = 0;
                 while (prefill ? (completedPrefill < ios) : !(stop && inflight == 0)) {
                     int n = h.poll();
-                    if (n == 0 && ++idle > 1000) {
-                        Thread.onSpinWait();
-                    } else {
+                    if (n != 0) {
                         idle = 0;
+                    } else if (idleSleep && ++idle > 16) {
+                        h.awaitReadable(1); // woken by the target's answer, like a kernel initiator
+                    } else if (!idleSleep && ++idle > 1000) {
+                        Thread.onSpinWait();
                     }
                 }
             } catch (Exception e) {

@@ -436,9 +436,31 @@ public final class NvmeTcpHost implements AutoCloseable {
         }
     }
 
+    /**
+     * Sleeps until the socket has data or {@code timeoutMillis} passed; returns at once while
+     * something waits to be sent or a whole PDU is buffered. For an initiator that sleeps rather
+     * than spins ({@code nvme-perf --idle-sleep}).
+     */
+    public void awaitReadable(long timeoutMillis) throws IOException {
+        if (txTail > txHead || pduReady()) {
+            return;
+        }
+        if (selector == null) {
+            selector = java.nio.channels.Selector.open();
+            ch.register(selector, java.nio.channels.SelectionKey.OP_READ);
+        }
+        selector.select(IGNORE_KEY, timeoutMillis);
+    }
+
+    private static final java.util.function.Consumer<java.nio.channels.SelectionKey> IGNORE_KEY = k -> { };
+    private java.nio.channels.Selector selector;
+
     @Override
     public void close() {
         try {
+            if (selector != null) {
+                selector.close();
+            }
             ch.close();
         } catch (IOException e) {
             // closing
