@@ -149,7 +149,7 @@ final class NvmfCommandExecutor {
             case NvmeOpcode.IO_FLUSH -> flush(r);
             case NvmeOpcode.IO_WRITE_ZEROES -> writeZeroes(r);
             default -> {
-                boolean fetch = dataLen == 0 && cmd.sglType() == NvmeCommand.SGL_TRANSPORT_DATA_BLOCK;
+                boolean fetch = dataLen == 0 && NvmeCommand.isHostMemory(cmd.sglType());
                 if (fetch && stageData(r, sgl)) {
                     return;
                 }
@@ -210,7 +210,7 @@ final class NvmfCommandExecutor {
         // Inline back-end: the data goes straight into the transport's send buffer (zero copy).
         r.transition(StaRequestState.READY_TO_EXECUTE);
         r.transition(StaRequestState.EXECUTING);
-        long at = tr.c2hBegin(n);
+        long at = tr.c2hBegin(r.cid, n);
         long t0 = System.nanoTime();
         st = ns.backend().read(r.slba << ns.blockShift(), tr.c2hBuffer(), at, n, io.scratch());
         checkTimeout(r, t0);
