@@ -211,7 +211,7 @@ final class NvmeRdmaConnection implements NvmfTransport, RdmaCompletionSink {
             long room = byteLen - NvmeCommand.SIZE;
             if (off < 0 || len > room || off > room - len) {
                 refuse = NvmeStatus.DATA_SGL_LENGTH_INVALID;
-            } else if (len > 0 && !NvmeOpcode.hostToController(cmd.opcode())) {
+            } else if (len > 0 && (dataDirection(cmd) & 0x3) == 0x2) {
                 refuse = NvmeStatus.SGL_DESCRIPTOR_TYPE_INVALID; // read data has no place in a capsule
             } else {
                 dataOff = (int) (base + NvmeCommand.SIZE + off);
@@ -232,6 +232,12 @@ final class NvmeRdmaConnection implements NvmfTransport, RdmaCompletionSink {
             io.teardown(qp, "recv", DocaError.CONNECTION_RESET, 0);
         }
         return true;
+    }
+
+    /** The data direction bits of a command: the opcode's, or for Fabrics commands FCTYPE's (NVMe-oF 1.1 figure 10). */
+    private static int dataDirection(NvmeCommand c) {
+        int op = c.opcode();
+        return op == NvmeOpcode.FABRICS ? c.fctype() : op;
     }
 
     private void hostDataArrived(int ctx) {
