@@ -49,6 +49,9 @@ final class NvmeRdmaConnection implements NvmfTransport, RdmaCompletionSink {
     private NvmfCommandExecutor exec;
     private int sendsInFlight;
     private boolean disconnected;
+    /** Inside {@link RdmaQueuePair#poll}: a teardown there frees the buffers only after the poll returns. */
+    private boolean polling;
+    private boolean releasePending;
     /** Statistics (engine thread). */
     long capsules;
     long rdmaReads;
@@ -121,7 +124,18 @@ final class NvmeRdmaConnection implements NvmfTransport, RdmaCompletionSink {
             n++;
         }
         for (int batch = 0; batch < 4 && qp.state != StaQpState.CLOSED; batch++) {
-            int got = rq.poll(this, POLL_BATCH);
+            polling = true;
+            int got;
+            try {
+                got = rq.poll(this, POLL_BATCH);
+            } finally {
+                polling = false;
+            }
+            if (releasePending) {
+                arena.close(); // the queue pair is destroyed now: nothing can DMA into the buffers
+                releasePending = false;
+                return n;
+            }
             if (got < 0) {
                 io.teardown(qp, "recv", DocaError.CONNECTION_RESET, got);
                 break;
@@ -402,7 +416,11 @@ final class NvmeRdmaConnection implements NvmfTransport, RdmaCompletionSink {
 
     @Override
     public void releaseMemory() {
-        rq.destroy();
-        arena.close();
+        rq.destroy(); // the QP goes first: its posted receives point into the arena
+        if (polling) {
+            releasePending = true;
+        } else {
+            arena.close();
+        }
     }
 }
