@@ -87,13 +87,22 @@ check 20 "discovery entry: RDMA_QPTYPE connected, RDMA_CMS rdma-cm" sh -c \
 timeout 120 nvme discover -t tcp -a "$ADDR" -s $PORT > /out/discover-tcp.txt 2>&1
 check 20 "TCP listener on the same address and port at once: nvme discover -t tcp lists $NQN (trtype tcp)" sh -c \
   "grep -q 'subnqn: *$NQN' /out/discover-tcp.txt && grep -q 'trtype: *tcp' /out/discover-tcp.txt"
+dmesg | tail -60 > /out/dmesg-after-discover.txt 2>&1
 stamp discovered
+# a step the rest depends on failed: keep the evidence, stop the target, end now (no minutes of doomed waits)
+give_up() {
+  echo "FAIL $1 (later steps skipped)" | tee -a "$S"
+  dmesg > /out/dmesg.txt 2>&1
+  kill "$TPID" 2>/dev/null
+  exit "$2"
+}
 
 CONNECT="-t rdma -a $ADDR -s $PORT -n $NQN -l 120 -c 1"
 timeout 120 nvme connect $CONNECT > /out/connect.txt 2>&1
 check 20 "nvme connect -t rdma -l 120 -c 1" wait_for 30 ns_for_nqn "$NQN" rdma
 NVME_DEV=$(ns_for_nqn "$NQN" rdma); C=$(ctrl_for_nqn "$NQN" rdma); CTRL=/dev/$C
 export NVME_DEV
+[ -n "$NVME_DEV" ] || give_up "no NVMe/RDMA namespace after connect" 20
 echo "connected: ctrl=$CTRL ns=$NVME_DEV" >> /out/connect.txt
 stamp connected
 if [ -n "$C" ]; then

@@ -97,7 +97,10 @@ final class NvmfCommandExecutor {
                     (FabricsConnectCommand.cattr(seg, sqe) & 0x4) != 0);
         }
         io.nonOffloaded++;
-        boolean needsFetch = dataLen == 0 && NvmeOpcode.hostToController(opcode) && cmd.sglLength() > 0;
+        // Fabrics commands carry their data direction in FCTYPE, not in the opcode (NVMe-oF 1.1 figure 10):
+        // Connect's data is host-to-controller (over RDMA it comes by keyed SGL on the admin queue).
+        int direction = opcode == NvmeOpcode.FABRICS ? cmd.fctype() : opcode;
+        boolean needsFetch = dataLen == 0 && NvmeOpcode.hostToController(direction) && cmd.sglLength() > 0;
         if (!io.deliverNonOffload(qp, cmd, dataLen > 0 ? buf.asSlice(dataOff, dataLen) : null, dataLen, !needsFetch)) {
             tr.sendCompletion(cid, NvmeStatus.INVALID_OPCODE, 0, 0);
         }

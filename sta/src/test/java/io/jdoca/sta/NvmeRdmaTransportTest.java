@@ -134,6 +134,36 @@ class NvmeRdmaTransportTest {
     }
 
     @Test
+    void adminConnectDataByKeyedSglIsFetchedNotAssumedInTheCapsule() {
+        // The Linux host's admin queue has no in-capsule data: Connect's 1024 bytes come by keyed SGL.
+        FakeRdmaQueuePair admin = new FakeRdmaQueuePair(1 << 16);
+        StaQp aq = bed.io.qpAdopt(admin, 32, null, null);
+        bed.pump();
+        bed.autoAnswer = false;
+        FabricsConnectCommand.encode(sqe, 0, 5, 0, 31, 5000, 0);
+        KeyedSgl.putKeyed(sqe, 0, 0x100, FabricsConnectCommand.DATA_LEN, FakeRdmaQueuePair.KEY, true);
+        FabricsConnectCommand.encodeData(admin.host, 0x100, new byte[16], 0xffff, TestBed.NQN, "nqn.host");
+        assertTrue(admin.capsule(sqe, null, 0));
+        bed.pump();
+        assertEquals(NvmeOpcode.FABRICS + "/" + NvmeOpcode.FCTYPE_CONNECT + "/0/false", bed.nonOffloaded.get(bed.nonOffloaded.size() - 1),
+                "delivered as 'data still with the host' so the application fetches it");
+        // The application's fetch is an RDMA READ of the host's descriptor.
+        MemorySegment dst = Arena.ofAuto().allocate(FabricsConnectCommand.DATA_LEN);
+        StaIoTaskNonOffloadRead t = bed.io.taskNonOffloadReadAllocInit(aq, 5, dst, 0, FabricsConnectCommand.DATA_LEN, 0);
+        assertEquals(io.jdoca.core.DocaError.SUCCESS, t.submit());
+        bed.pump();
+        assertEquals(List.of("READ 1024"), admin.ops);
+        assertEquals(TestBed.NQN, FabricsConnectCommand.subNqn(dst, 0));
+        assertTrue(bed.completed.contains(t), "the fetch task completed");
+        t.free();
+        StaIoTaskNonOffloadSend s = bed.io.taskNonOffloadSendAllocInit(aq, 5, NvmeStatus.SUCCESS, 1, 0, 0);
+        assertEquals(io.jdoca.core.DocaError.SUCCESS, s.submit());
+        bed.pump();
+        assertArrayEquals(new int[]{5, NvmeStatus.SUCCESS, FakeRdmaQueuePair.KEY}, admin.lastResponse(),
+                "the response invalidates the host's key (descriptor sub-type 0xF)");
+    }
+
+    @Test
     void badDescriptorsAreRefusedWithTheirStatus() {
         // In-capsule offset beyond what arrived.
         NvmeCommand.encode(sqe, 0, NvmeOpcode.IO_WRITE, 21, 1);
