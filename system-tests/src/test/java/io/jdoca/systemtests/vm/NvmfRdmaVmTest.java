@@ -34,7 +34,7 @@ class NvmfRdmaVmTest {
     Path dir;
 
     @Test
-    @Timeout(value = 1500, unit = TimeUnit.SECONDS)
+    @Timeout(value = 2100, unit = TimeUnit.SECONDS)
     void linuxNvmeRdmaHostAgainstStaTargetInTheSoftRoceGuest() throws Exception {
         assumeTrue(Boolean.getBoolean("jdoca.vm"), "VM tests run with -Psystem,vm");
         Path shared = JavaProcess.sharedDir();
@@ -52,8 +52,8 @@ class NvmfRdmaVmTest {
 
         Path rundir = dir.resolve("run");
         Path log = dir.resolve("rdma-run.log");
-        int rc = run(List.of("env", "NVME_VM_RUNDIR=" + rundir, "NVME_VM_TIMEOUT=1300",
-                harness.toString(), "rdma-run", repo.toString(), script.toString()), log, 1400);
+        int rc = run(List.of("env", "NVME_VM_RUNDIR=" + rundir, "NVME_VM_TIMEOUT=1800",
+                harness.toString(), "rdma-run", repo.toString(), script.toString()), log, 1900);
         Path out = rundir.resolve("out");
         Path summary = out.resolve("nvmf-rdma-summary.txt");
         String lines = Files.exists(summary) ? Files.readString(summary) : "(no summary; log " + log + ")";
