@@ -177,7 +177,7 @@ final class NvmeTcpConnection implements NvmfTransport {
     }
 
     @Override
-    public long c2hBegin(int len) {
+    public long c2hBegin(int cid, int len) {
         return txTail + c2hPdo;
     }
 

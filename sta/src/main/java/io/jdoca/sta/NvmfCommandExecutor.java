@@ -97,7 +97,10 @@ final class NvmfCommandExecutor {
                     (FabricsConnectCommand.cattr(seg, sqe) & 0x4) != 0);
         }
         io.nonOffloaded++;
-        boolean needsFetch = dataLen == 0 && NvmeOpcode.hostToController(opcode) && cmd.sglLength() > 0;
+        // Fabrics commands carry their data direction in FCTYPE, not in the opcode (NVMe-oF 1.1 figure 10):
+        // Connect's data is host-to-controller (over RDMA it comes by keyed SGL on the admin queue).
+        int direction = opcode == NvmeOpcode.FABRICS ? cmd.fctype() : opcode;
+        boolean needsFetch = dataLen == 0 && NvmeOpcode.hostToController(direction) && cmd.sglLength() > 0;
         if (!io.deliverNonOffload(qp, cmd, dataLen > 0 ? buf.asSlice(dataOff, dataLen) : null, dataLen, !needsFetch)) {
             tr.sendCompletion(cid, NvmeStatus.INVALID_OPCODE, 0, 0);
         }
@@ -149,7 +152,7 @@ final class NvmfCommandExecutor {
             case NvmeOpcode.IO_FLUSH -> flush(r);
             case NvmeOpcode.IO_WRITE_ZEROES -> writeZeroes(r);
             default -> {
-                boolean fetch = dataLen == 0 && cmd.sglType() == NvmeCommand.SGL_TRANSPORT_DATA_BLOCK;
+                boolean fetch = dataLen == 0 && NvmeCommand.isHostMemory(cmd.sglType());
                 if (fetch && stageData(r, sgl)) {
                     return;
                 }
@@ -210,7 +213,7 @@ final class NvmfCommandExecutor {
         // Inline back-end: the data goes straight into the transport's send buffer (zero copy).
         r.transition(StaRequestState.READY_TO_EXECUTE);
         r.transition(StaRequestState.EXECUTING);
-        long at = tr.c2hBegin(n);
+        long at = tr.c2hBegin(r.cid, n);
         long t0 = System.nanoTime();
         st = ns.backend().read(r.slba << ns.blockShift(), tr.c2hBuffer(), at, n, io.scratch());
         checkTimeout(r, t0);

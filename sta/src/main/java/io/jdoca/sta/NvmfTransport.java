@@ -8,8 +8,8 @@ import java.nio.channels.SelectableChannel;
  * The transport seam of one queue pair (the per-qpair half of SPDK's
  * {@code spdk_nvmf_transport_ops}): everything the NVMe-oF command layer
  * ({@link NvmfCommandExecutor}) needs from the wire, and nothing about the wire itself.
- * {@link NvmeTcpConnection} is the NVMe/TCP implementation; an RDMA transport plugs in beside it
- * (R2T becomes an RDMA READ, C2HData an RDMA WRITE, the response a SEND).
+ * {@link NvmeTcpConnection} is the NVMe/TCP implementation, {@link NvmeRdmaConnection} the NVMe/RDMA
+ * one beside it (R2T becomes an RDMA READ, C2HData an RDMA WRITE, the response a SEND).
  *
  * <p><b>Contract.</b>
  * <ul>
@@ -45,11 +45,12 @@ interface NvmfTransport {
     void sendCompletion(int cid, int status, int dw0, int dw1);
 
     /**
-     * Starts controller-to-host data of {@code len} bytes for command {@code cid}: returns the
+     * Starts controller-to-host data of {@code len} bytes for command {@code cid} (RDMA: the
+     * command's registered data buffer; TCP: the send ring's tail): returns the
      * offset in {@link #c2hBuffer()} where the back-end must place it (zero copy). Ends with
      * {@link #c2hEnd}; abandoning it (a failed back-end read) needs no call.
      */
-    long c2hBegin(int len);
+    long c2hBegin(int cid, int len);
 
     /** The buffer {@link #c2hBegin} offsets point into. */
     MemorySegment c2hBuffer();

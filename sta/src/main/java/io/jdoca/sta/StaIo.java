@@ -193,6 +193,179 @@ public final class StaIo extends Ctx {
         return qp;
     }
 
+    /**
+     * {@code doca_sta_io_qp_alloc + doca_sta_io_qp_accept} for an NVMe/RDMA connection request the
+     * application's rdma_cm listener received (the seed's RDMA connect flow): validates the host's
+     * private data (a bad one is rejected with the NVMe/RDMA reject status), creates the queue pair
+     * (CQ on this engine's completion channel, RC QP, registered capsule, response and data buffers
+     * for HSQSIZE + 1 commands), posts the receives and accepts with CRQSIZE. The connection is
+     * this engine's from then on; report its establishment with {@link #qpEstablished} and its end
+     * with {@link #qpDisconnected}. Any thread (the listener's). Throws (after rejecting) when the
+     * request is refused; the listener frees the id after acknowledging the event.
+     */
+    public StaQp qpAccept(io.jdoca.sta.rdma.NvmeRdmaConnectRequest req) {
+        if (state() != CtxState.RUNNING) {
+            req.reject(io.jdoca.sta.rdma.NvmeRdmaCmReject.STS_NO_RSC);
+            throw new DocaException(DocaError.BAD_STATE, "IO context not running");
+        }
+        int sts = req.validate(maxQueueSize);
+        if (sts != 0) {
+            req.reject(sts);
+            throw new DocaException(DocaError.INVALID_VALUE, "NVMe/RDMA connect request from " + req.remoteAddress()
+                    + " rejected: " + io.jdoca.sta.rdma.NvmeRdmaCmReject.describe(sts));
+        }
+        if (sta.liveQps.incrementAndGet() > Sta.MAX_QPS) {
+            sta.liveQps.decrementAndGet();
+            req.reject(io.jdoca.sta.rdma.NvmeRdmaCmReject.STS_NO_RSC);
+            throw new DocaException(DocaError.FULL, "max QPs (" + Sta.MAX_QPS + ") reached");
+        }
+        int depth = req.privateData().recvQueueSize();
+        io.jdoca.sta.rdma.VerbsQueuePair rq = null;
+        StaQp qp = null;
+        try {
+            rq = new io.jdoca.sta.rdma.VerbsQueuePair(req.id(), rdmaChannel(io.jdoca.verbs.RdmaCm.verbs(req.id())),
+                    4 * depth + 4, depth + 2);
+            qp = new StaQp(this, rq, depth, sta.getMaxIoSize(), sta.inCapsuleDataSize(), maxQueueSize,
+                    req.remoteAddress(), req.localAddress(), RDMA_INVALIDATE);
+            qp.rdma().start();
+            req.accept(qp.rdma().receiveQueueSize());
+        } catch (RuntimeException e) {
+            if (rq != null) {
+                rq.keepId();
+            }
+            if (qp != null) {
+                qp.releaseMemory();
+            } else if (rq != null) {
+                rq.destroy();
+            }
+            sta.liveQps.decrementAndGet();
+            req.reject(io.jdoca.sta.rdma.NvmeRdmaCmReject.STS_NO_RSC);
+            throw new DocaException(DocaError.DRIVER, "cannot accept NVMe/RDMA connection from " + req.remoteAddress()
+                    + ": " + e.getMessage(), e);
+        }
+        inbox.add(qp);
+        wakeup();
+        return qp;
+    }
+
+    /**
+     * Adopts an NVMe/RDMA queue pair over an already connected {@code rq} (tests: a fake queue pair
+     * playing the host, no device): buffers registered, receives posted, handed to the engine.
+     */
+    StaQp qpAdopt(io.jdoca.sta.rdma.RdmaQueuePair rq, int depth, java.net.SocketAddress remote, java.net.SocketAddress local) {
+        if (state() != CtxState.RUNNING) {
+            throw new DocaException(DocaError.BAD_STATE, "IO context not running");
+        }
+        sta.liveQps.incrementAndGet();
+        StaQp qp = new StaQp(this, rq, depth, sta.getMaxIoSize(), sta.inCapsuleDataSize(), maxQueueSize, remote, local,
+                RDMA_INVALIDATE);
+        qp.rdma().start();
+        inbox.add(qp);
+        wakeup();
+        return qp;
+    }
+
+    /** SEND with Invalidate when the host's descriptor asks for it (sub-type 0xF); off only to work around a device. */
+    static final boolean RDMA_INVALIDATE = Boolean.parseBoolean(System.getProperty("jdoca.sta.rdma.invalidate", "true"));
+
+    /** The rdma_cm ESTABLISHED event of an accepted NVMe/RDMA queue pair (the seed's connect-established). Any thread. */
+    public void qpEstablished(StaQp qp) {
+        post(() -> {
+            if (qp.state() == StaQpState.CONNECTING) {
+                qp.transition(StaQpState.READY);
+            }
+        });
+    }
+
+    /** The rdma_cm DISCONNECTED (or error) event of an NVMe/RDMA queue pair: the engine closes it. Any thread. */
+    public void qpDisconnected(StaQp qp) {
+        post(() -> teardown(qp, "rdma_cm", DocaError.CONNECTION_RESET, 0));
+    }
+
+    // ------------------------------------------------------------------ RDMA completion channel
+
+    /** One completion channel per engine (its device context's), shared by the CQs of its RDMA QPs. */
+    private MemorySegment rdmaChannel = MemorySegment.NULL;
+    private MemorySegment rdmaContext = MemorySegment.NULL;
+    private MemorySegment rdmaPollFd;
+    private MemorySegment rdmaCqCell;
+    private MemorySegment rdmaCtxCell;
+
+    /** The completion channel for a CQ on {@code ctx}; NULL (the engine then polls) for a second device. Control path. */
+    private synchronized MemorySegment rdmaChannel(MemorySegment ctx) {
+        if (rdmaChannel.equals(MemorySegment.NULL)) {
+            rdmaChannel = io.jdoca.verbs.Verbs.createCompChannel(ctx);
+            rdmaContext = ctx;
+            rdmaPollFd = arena.allocate(io.jdoca.verbs.VerbsLayouts.POLLFD);
+            rdmaPollFd.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, io.jdoca.verbs.Verbs.compChannelFd(rdmaChannel));
+            rdmaPollFd.set(java.lang.foreign.ValueLayout.JAVA_SHORT, 4, (short) io.jdoca.verbs.VerbsConstants.POLLIN);
+            rdmaCqCell = arena.allocate(java.lang.foreign.ValueLayout.ADDRESS);
+            rdmaCtxCell = arena.allocate(java.lang.foreign.ValueLayout.ADDRESS);
+        }
+        return rdmaContext.address() == ctx.address() ? rdmaChannel : MemorySegment.NULL;
+    }
+
+    /**
+     * An engine with RDMA QPs going idle: arms every CQ, looks once more (a completion that came
+     * between the last poll and the arm raises no event), then sleeps in poll(2) on the completion
+     * channel (TCP QPs on the same engine: in the selector, at most 1 ms) until a completion.
+     */
+    private void waitForRdma(long timeoutNanos, StaQp[] cur) {
+        boolean tcp = false;
+        for (StaQp qp : cur) {
+            NvmeRdmaConnection c = qp.rdma();
+            if (c == null) {
+                tcp |= qp.selectable() != null;
+                continue;
+            }
+            if (c.queuePair().arm() != 0) {
+                Thread.yield();
+                return;
+            }
+        }
+        int more = 0;
+        for (StaQp qp : cur) {
+            if (qp.rdma() != null) {
+                more += qp.poll();
+            }
+        }
+        if (more > 0) {
+            return;
+        }
+        int ms = (int) Math.max(1, Math.min(timeoutNanos / 1_000_000, 1000));
+        MemorySegment ch;
+        synchronized (this) {
+            ch = rdmaChannel;
+        }
+        if (tcp || ch.equals(MemorySegment.NULL)) {
+            try {
+                if (selector != null) {
+                    selector.select(ignoreKey, 1);
+                }
+            } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+                Thread.yield();
+            }
+            return;
+        }
+        rdmaPollFd.set(java.lang.foreign.ValueLayout.JAVA_SHORT, 6, (short) 0);
+        if (io.jdoca.verbs.Libc.poll(rdmaPollFd, 1, ms) > 0
+                && (rdmaPollFd.get(java.lang.foreign.ValueLayout.JAVA_SHORT, 6) & io.jdoca.verbs.VerbsConstants.POLLIN) != 0) {
+            // One event per wake: each is acknowledged at once, so a CQ can always be destroyed.
+            if (io.jdoca.verbs.Verbs.getCqEvent(ch, rdmaCqCell, rdmaCtxCell) == 0) {
+                io.jdoca.verbs.Verbs.ackCqEvents(rdmaCqCell.get(java.lang.foreign.ValueLayout.ADDRESS, 0), 1);
+            }
+        }
+    }
+
+    private boolean hasRdma(StaQp[] cur) {
+        for (StaQp qp : cur) {
+            if (qp.rdma() != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** {@code doca_sta_io_qp_connect}: alloc and accept in one call (same as {@link #qpAccept}). */
     public StaQp qpConnect(ByteChannel channel) {
         return qpAccept(channel);
@@ -252,6 +425,10 @@ public final class StaIo extends Ctx {
      */
     public void waitForIo(long timeoutNanos) {
         if (selector == null || hasPendingWork()) {
+            return;
+        }
+        if (beChannels.busy() == 0 && hasRdma(qps)) {
+            waitForRdma(timeoutNanos, qps);
             return;
         }
         if (beChannels.busy() > 0) {
@@ -483,6 +660,17 @@ public final class StaIo extends Ctx {
             qp.releaseMemory();
         }
         pendingRelease.clear();
+        synchronized (this) {
+            if (!rdmaChannel.equals(MemorySegment.NULL)) {
+                try {
+                    io.jdoca.verbs.Verbs.destroyCompChannel(rdmaChannel);
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "completion channel: " + e.getMessage());
+                }
+                rdmaChannel = MemorySegment.NULL;
+                rdmaContext = MemorySegment.NULL;
+            }
+        }
     }
 
     @Override

@@ -26,7 +26,8 @@ public final class StaQp {
     private final StaIo io;
     private final ByteChannel ch;
     private final Arena arena = Arena.ofShared();
-    private final NvmeTcpConnection transport;
+    private final NvmfTransport transport;
+    private final String trtype;
     private final NvmfCommandExecutor exec;
 
     volatile StaQpState state = StaQpState.CONNECTING;
@@ -46,9 +47,36 @@ public final class StaQp {
         this.io = io;
         this.ch = ch;
         int capsule = Math.max(inCapsuleMax, 8192);
-        this.transport = new NvmeTcpConnection(this, io, ch, maxIo, capsule);
-        this.exec = new NvmfCommandExecutor(this, io, transport, arena, maxIo, capsule, requests);
-        transport.attach(exec);
+        NvmeTcpConnection tcp = new NvmeTcpConnection(this, io, ch, maxIo, capsule);
+        this.transport = tcp;
+        this.trtype = TRTYPE_TCP;
+        this.exec = new NvmfCommandExecutor(this, io, tcp, arena, maxIo, capsule, requests);
+        tcp.attach(exec);
+    }
+
+    /**
+     * An NVMe/RDMA queue pair over {@code rq} (an accepted rdma_cm connection): {@code depth}
+     * commands outstanding (HSQSIZE + 1 from the connect private data).
+     */
+    StaQp(StaIo io, io.jdoca.sta.rdma.RdmaQueuePair rq, int depth, int maxIo, int inCapsuleMax, int requests,
+          SocketAddress remote, SocketAddress local, boolean invalidate) {
+        this.io = io;
+        this.ch = null;
+        this.sqsize = depth;
+        NvmeRdmaConnection rdma = new NvmeRdmaConnection(this, io, rq, depth, maxIo, inCapsuleMax, remote, local, invalidate);
+        this.transport = rdma;
+        this.trtype = TRTYPE_RDMA;
+        this.exec = new NvmfCommandExecutor(this, io, rdma, arena, maxIo, inCapsuleMax, requests);
+        rdma.attach(exec);
+    }
+
+    /** Transport type names (NVMe-oF TRTYPE, as SPDK spells them). */
+    public static final String TRTYPE_TCP = "TCP";
+    public static final String TRTYPE_RDMA = "RDMA";
+
+    /** The transport this queue pair runs on: {@link #TRTYPE_TCP} or {@link #TRTYPE_RDMA} (any thread). */
+    public String transportType() {
+        return trtype;
     }
 
     // ------------------------------------------------------------------ public API
@@ -168,6 +196,11 @@ public final class StaQp {
 
     NvmfTransport transport() {
         return transport;
+    }
+
+    /** The NVMe/RDMA transport, or null for TCP. */
+    NvmeRdmaConnection rdma() {
+        return transport instanceof NvmeRdmaConnection r ? r : null;
     }
 
     NvmfCommandExecutor executor() {

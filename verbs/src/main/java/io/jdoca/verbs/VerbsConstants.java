@@ -50,6 +50,8 @@ public final class VerbsConstants {
     public static final int IBV_WR_RDMA_READ = 4;
     public static final int IBV_WR_ATOMIC_CMP_AND_SWP = 5;
     public static final int IBV_WR_ATOMIC_FETCH_AND_ADD = 6;
+    /** SEND that invalidates the peer's {@code invalidate_rkey} (verbs.h {@code IBV_WR_SEND_WITH_INV}; NVMe/RDMA). */
+    public static final int IBV_WR_SEND_WITH_INV = 9;
 
     // enum ibv_send_flags
     public static final int IBV_SEND_FENCE = 1;

@@ -431,6 +431,8 @@ public final class VerbsLayouts {
     public static final long SWR_ATOMIC_COMPARE_ADD = offset(IBV_SEND_WR, "wr.atomic.compare_add");
     public static final long SWR_ATOMIC_SWAP = offset(IBV_SEND_WR, "wr.atomic.swap");
     public static final long SWR_ATOMIC_RKEY = offset(IBV_SEND_WR, "wr.atomic.rkey");
+    /** {@code invalidate_rkey} of a SEND with Invalidate (shares the union with {@code imm_data}). */
+    public static final long SWR_INVALIDATE_RKEY = offset(IBV_SEND_WR, "invalidate_rkey");
     /** {@code ibv_recv_wr} members. */
     public static final long RWR_WR_ID = offset(IBV_RECV_WR, "wr_id");
     public static final long RWR_NEXT = offset(IBV_RECV_WR, "next");
@@ -469,4 +471,7 @@ public final class VerbsLayouts {
     public static final long CM_EVENT_STATUS = offset(RDMA_CM_EVENT, "status");
     public static final long CM_EVENT_PRIVATE_DATA = offset(RDMA_CM_EVENT, "param.conn.private_data");
     public static final long CM_EVENT_PRIVATE_DATA_LEN = offset(RDMA_CM_EVENT, "param.conn.private_data_len");
+    /** The connection request's RDMA read depths, from the passive side's view (rdma_cma.h). */
+    public static final long CM_EVENT_RESPONDER_RESOURCES = offset(RDMA_CM_EVENT, "param.conn.responder_resources");
+    public static final long CM_EVENT_INITIATOR_DEPTH = offset(RDMA_CM_EVENT, "param.conn.initiator_depth");
 }

@@ -70,8 +70,9 @@ public final class StaTargetApp implements Callable<Integer> {
                     + "(sched_setaffinity). Default: not pinned.")
     String cpumask;
 
-    @Option(names = "--listen", paramLabel = "ADDRESS:PORT",
-            description = "Top-level NVMe/TCP listener, bound exactly to ADDRESS (an IP, e.g. 127.0.0.1:4420, 0.0.0.0:4420, "
+    @Option(names = "--listen", paramLabel = "[rdma:]ADDRESS:PORT",
+            description = "Top-level listener, NVMe/TCP or with 'rdma:' NVMe/RDMA (an RDMA device's IPv4 address, e.g. "
+                    + "rdma:10.0.2.15:4420), bound exactly to ADDRESS (an IP, e.g. 127.0.0.1:4420, 0.0.0.0:4420, "
                     + "[::1]:4420); repeatable, added to the JSON's listeners. Default: none beyond the JSON's (a JSON "
                     + "listener without address binds 127.0.0.1). The subsystems the JSON defines without listeners of "
                     + "their own are reachable on these; subsystems created over RPC only on their own.")

@@ -81,8 +81,23 @@ public final class NvmeCommand {
         return seg.get(LE64, base + OFF_SGL_ADDR);
     }
 
+    /**
+     * The descriptor's length: 4 bytes, except a Keyed SGL Data Block (type 0x4, NVMe/RDMA), whose
+     * length is 3 bytes followed by the key (Base 2.0 figure 121).
+     */
     public long sglLength() {
-        return seg.get(LE32, base + OFF_SGL_LEN) & 0xffffffffL;
+        long v = seg.get(LE32, base + OFF_SGL_LEN) & 0xffffffffL;
+        return isKeyed(sglType()) ? v & 0xffffff : v;
+    }
+
+    /** True for an SGL identifier of a Keyed SGL Data Block (descriptor type 0x4, any sub-type). */
+    public static boolean isKeyed(int sglType) {
+        return sglType >>> 4 == 0x4;
+    }
+
+    /** True for an SGL identifier naming host memory the transport fetches data from (NVMe/TCP or keyed RDMA). */
+    public static boolean isHostMemory(int sglType) {
+        return sglType == SGL_TRANSPORT_DATA_BLOCK || isKeyed(sglType);
     }
 
     public int sglType() {

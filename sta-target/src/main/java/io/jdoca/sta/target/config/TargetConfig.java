@@ -162,8 +162,15 @@ public record TargetConfig(
         }
     }
 
-    /** {@code --listen ADDRESS:PORT} ({@code [::1]:4420} for IPv6). */
+    /** {@code --listen [rdma:|tcp:]ADDRESS:PORT} ({@code [::1]:4420} for IPv6; no prefix = TCP). */
     public static ListenerConfig parseListen(String flag, String v) {
+        String trtype = null;
+        for (String t : new String[] {"rdma:", "tcp:"}) {
+            if (v.regionMatches(true, 0, t, 0, t.length())) {
+                trtype = t.substring(0, t.length() - 1);
+                v = v.substring(t.length());
+            }
+        }
         int c = v.lastIndexOf(':');
         if (c <= 0 || c == v.length() - 1) {
             throw new ConfigException(flag, "\"" + v + "\" must be ADDRESS:PORT (e.g. 127.0.0.1:4420)");
@@ -178,26 +185,42 @@ public record TargetConfig(
         } catch (NumberFormatException e) {
             throw new ConfigException(flag, "\"" + v + "\": port \"" + v.substring(c + 1) + "\" is not a number");
         }
-        ListenerConfig l = new ListenerConfig(addr, port);
+        ListenerConfig l = new ListenerConfig(trtype, addr, port);
         l.validate(flag);
         return l;
     }
 
     /**
-     * A TCP listener.
+     * A listener.
      *
-     * @param address IPv4 address to bind (e.g. 127.0.0.1 or 0.0.0.0)
-     * @param port    TCP port (4420 is NVMe/TCP's)
+     * @param trtype  transport: "tcp" (absent: TCP) or "rdma" (NVMe/RDMA over an RDMA device's IPv4 address)
+     * @param address IP address to bind (e.g. 127.0.0.1 or 0.0.0.0)
+     * @param port    port (4420 is NVMe-oF's)
      */
-    public record ListenerConfig(@JsonProperty("address") String address, @JsonProperty(value = "port", required = true) int port) {
+    public record ListenerConfig(@JsonProperty("trtype") String trtype, @JsonProperty("address") String address,
+                                 @JsonProperty(value = "port", required = true) int port) {
         public ListenerConfig {
             address = address == null ? "127.0.0.1" : address;
+            trtype = trtype == null ? "TCP" : trtype.toUpperCase(java.util.Locale.ROOT);
+        }
+
+        /** An NVMe/TCP listener. */
+        public ListenerConfig(String address, int port) {
+            this(null, address, port);
         }
 
         void validate(String where) {
-            ipLiteral(where.startsWith("-") ? where : f(where, "address"), address);
+            InetAddress ip = ipLiteral(where.startsWith("-") ? where : f(where, "address"), address);
             if (port < 0 || port > 65535) {
                 throw new ConfigException(where.startsWith("-") ? where : f(where, "port"), port + " is out of range 0..65535");
+            }
+            if (!trtype.equals("TCP") && !trtype.equals("RDMA")) {
+                throw new ConfigException(where.startsWith("-") ? where : f(where, "trtype"),
+                        "\"" + trtype + "\": tcp or rdma");
+            }
+            if (trtype.equals("RDMA") && !(ip instanceof java.net.Inet4Address)) {
+                throw new ConfigException(where.startsWith("-") ? where : f(where, "address"),
+                        address + ": NVMe/RDMA listeners take an IPv4 address");
             }
         }
     }

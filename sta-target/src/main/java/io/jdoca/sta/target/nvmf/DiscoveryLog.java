@@ -13,14 +13,25 @@ import java.util.List;
 public final class DiscoveryLog {
     public static final int HEADER = 1024;
     public static final int ENTRY = 1024;
+    public static final int TRTYPE_RDMA = 1;
     public static final int TRTYPE_TCP = 3;
     public static final int ADRFAM_IPV4 = 1;
     public static final int SUBTYPE_NVME = 2;
     /** TSAS SECTYPE for TCP: no security. */
     public static final int SECTYPE_NONE = 0;
+    /** TSAS for RDMA (NVMe-oF 1.1 figure 34): RDMA_QPTYPE reliable connected. */
+    public static final int RDMA_QPTYPE_CONNECTED = 1;
+    /** RDMA_PRTYPE: provider type not specified (Soft-RoCE reports none; Linux nvmet writes the same). */
+    public static final int RDMA_PRTYPE_NOT_SPECIFIED = 1;
+    /** RDMA_CMS: the RDMA_IP connection management service (rdma_cm). */
+    public static final int RDMA_CMS_RDMA_CM = 1;
 
-    /** One record: a subsystem reachable at a listener. */
-    public record Entry(String subnqn, String address, int port, int portId) {
+    /** One record: a subsystem reachable at a listener of transport {@code trtype} (TRTYPE_*). */
+    public record Entry(String subnqn, String address, int port, int portId, int trtype) {
+        /** An NVMe/TCP record. */
+        public Entry(String subnqn, String address, int port, int portId) {
+            this(subnqn, address, port, portId, TRTYPE_TCP);
+        }
     }
 
     private DiscoveryLog() {
@@ -34,7 +45,7 @@ public final class DiscoveryLog {
         for (int i = 0; i < entries.size(); i++) {
             Entry e = entries.get(i);
             int o = HEADER + i * ENTRY;
-            b.put(o, (byte) TRTYPE_TCP);
+            b.put(o, (byte) e.trtype());
             b.put(o + 1, (byte) ADRFAM_IPV4);
             b.put(o + 2, (byte) SUBTYPE_NVME);
             b.put(o + 3, (byte) 0);             // TREQ: secure channel not specified
@@ -44,7 +55,14 @@ public final class DiscoveryLog {
             IdentifyData.ascii(b, o + 32, 32, Integer.toString(e.port()));
             IdentifyData.nqn(b, o + 256, 256, e.subnqn());
             IdentifyData.ascii(b, o + 512, 256, e.address());
-            b.put(o + 768, (byte) SECTYPE_NONE);
+            if (e.trtype() == TRTYPE_RDMA) {
+                b.put(o + 768, (byte) RDMA_QPTYPE_CONNECTED);
+                b.put(o + 769, (byte) RDMA_PRTYPE_NOT_SPECIFIED);
+                b.put(o + 770, (byte) RDMA_CMS_RDMA_CM);
+                // RDMA_PKEY (bytes 09:08 of TSAS) 0: not used over RoCE
+            } else {
+                b.put(o + 768, (byte) SECTYPE_NONE);
+            }
         }
         return b.array();
     }

@@ -73,7 +73,7 @@ public final class IdentifyData {
     /** Parameters of Identify Controller. */
     public record ControllerParams(int cntlid, String serial, String model, String subnqn, int controllerType,
                                    int mdts, int maxCmd, int numNamespaces, int ioccszBytes, int katoGranularity100ms,
-                                   boolean volatileWriteCache) {
+                                   boolean volatileWriteCache, boolean keyedSgl) {
     }
 
     public static byte[] controller(ControllerParams p) {
@@ -115,8 +115,9 @@ public final class IdentifyData {
             b.put(525, (byte) (p.volatileWriteCache() ? 0x05 : 0x04));
         }
         b.putInt(540, 0);                       // MNAN
-        // SGLS: SGLs supported (bit 0), SGL data block with offset address (bit 20), as Linux requires.
-        b.putInt(536, 1 | (1 << 20));
+        // SGLS: SGLs supported (bit 0), SGL data block with offset address (bit 20), as Linux requires;
+        // over RDMA also Keyed SGL Data Block (bit 2), which the Linux nvme-rdma host insists on.
+        b.putInt(536, 1 | (1 << 20) | (p.keyedSgl() ? 1 << 2 : 0));
         nqn(b, 768, 256, p.subnqn());          // SUBNQN
         // NVMe over Fabrics attributes (NVMe-oF 1.1 figure 28).
         b.putInt(1792, (p.ioccszBytes() + 64) / 16); // IOCCSZ in 16-byte units

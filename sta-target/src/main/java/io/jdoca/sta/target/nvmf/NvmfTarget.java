@@ -109,18 +109,25 @@ public final class NvmfTarget implements AutoCloseable {
     }
 
     /**
-     * One bound TCP socket. {@code topLevel}: opened by {@link #addListener} (the JSON's top-level
-     * listeners, {@code --listen}), so given to the subsystems the JSON defines without listeners of
-     * their own; otherwise opened for one subsystem by {@link #addSubsystemListener}.
+     * One listener: a bound TCP socket, or an rdma_cm id listening for NVMe/RDMA ({@code trtype}
+     * {@link StaQp#TRTYPE_RDMA}; {@code rdmaId} its address). {@code topLevel}: opened by
+     * {@link #addListener} (the JSON's top-level listeners, {@code --listen}), so given to the
+     * subsystems the JSON defines without listeners of their own; otherwise opened for one
+     * subsystem by {@link #addSubsystemListener}.
      */
-    private record Listener(String address, InetAddress ip, int port, int portId, boolean topLevel,
-                            ServerSocketChannel channel, Thread thread) {
+    private record Listener(String trtype, String address, InetAddress ip, int port, int portId, boolean topLevel,
+                            ServerSocketChannel channel, long rdmaId, Thread thread, java.util.concurrent.atomic.AtomicBoolean open) {
+        /** TCP listeners keep their historical key "address:port" (saved configurations); RDMA ones are prefixed. */
         String key() {
-            return address + ":" + port;
+            return (StaQp.TRTYPE_TCP.equals(trtype) ? "" : "rdma:") + address + ":" + port;
         }
 
-        boolean accepts(InetAddress local, int localPort) {
-            return port == localPort && (ip.isAnyLocalAddress() || ip.equals(local));
+        boolean accepts(String tr, InetAddress local, int localPort) {
+            return trtype.equals(tr) && port == localPort && (ip.isAnyLocalAddress() || ip.equals(local));
+        }
+
+        boolean isOpen() {
+            return open.get() && (channel == null || channel.isOpen());
         }
     }
 
@@ -174,7 +181,7 @@ public final class NvmfTarget implements AutoCloseable {
                 createSubsystem(s, true);
             }
             for (TargetConfig.ListenerConfig l : config.listeners()) {
-                addListener(l.address(), l.port());
+                addListener(l.trtype(), l.address(), l.port());
             }
         } catch (IOException | RuntimeException e) {
             close();
@@ -231,11 +238,7 @@ public final class NvmfTarget implements AutoCloseable {
             return;
         }
         for (Listener l : listeners) {
-            try {
-                l.channel().close();
-            } catch (IOException e) {
-                // closing
-            }
+            closeListener(l);
         }
         running = false;
         for (NvmfEngine e : engines) {
@@ -248,6 +251,10 @@ public final class NvmfTarget implements AutoCloseable {
         }
         for (NvmfEngine e : engines) {
             e.io.destroy();
+        }
+        if (rdmaCm != null) {
+            rdmaCm.close(); // after the engines: every connection's id is gone
+            rdmaCm = null;
         }
         for (StaSubsystem s : sta.subsystems()) {
             for (StaNamespace ns : s.namespaces()) {
@@ -299,11 +306,31 @@ public final class NvmfTarget implements AutoCloseable {
      * Returns its port (useful with port 0).
      */
     public synchronized int addListener(String address, int port) throws IOException {
-        return openListener(address, port, true).port();
+        return addListener(StaQp.TRTYPE_TCP, address, port);
     }
 
-    private Listener openListener(String address, int port, boolean topLevel) throws IOException {
+    /** {@link #addListener(String, int)} for a transport: {@link StaQp#TRTYPE_TCP} or {@link StaQp#TRTYPE_RDMA}. */
+    public synchronized int addListener(String trtype, String address, int port) throws IOException {
+        return openListener(trtype, address, port, true).port();
+    }
+
+    /** The rdma_cm service, opened with the first NVMe/RDMA listener (guarded by this). */
+    private RdmaCmService rdmaCm;
+
+    private Listener openListener(String trtype, String address, int port, boolean topLevel) throws IOException {
         InetAddress ip = TargetConfig.ipLiteral("address", address);
+        if (StaQp.TRTYPE_RDMA.equals(trtype)) {
+            if (rdmaCm == null) {
+                rdmaCm = new RdmaCmService(this::acceptRdma);
+            }
+            long[] idPort = rdmaCm.listen(ip, port);
+            Listener l = new Listener(trtype, ip.getHostAddress(), ip, (int) idPort[1], nextPortId.getAndIncrement(), topLevel,
+                    null, idPort[0], null, new java.util.concurrent.atomic.AtomicBoolean(true));
+            listeners.add(l);
+            discoveryGen++;
+            LOG.info("listening on {}:{} (NVMe/RDMA{})", l.address(), l.port(), topLevel ? "" : ", per subsystem");
+            return l;
+        }
         ServerSocketChannel ch = ServerSocketChannel.open();
         try {
             ch.setOption(java.net.StandardSocketOptions.SO_REUSEADDR, true);
@@ -315,7 +342,8 @@ public final class NvmfTarget implements AutoCloseable {
         int actual = ((InetSocketAddress) ch.getLocalAddress()).getPort();
         Thread t = new Thread(() -> acceptLoop(ch), "sta-listen-" + actual);
         t.setDaemon(true);
-        Listener l = new Listener(ip.getHostAddress(), ip, actual, nextPortId.getAndIncrement(), topLevel, ch, t);
+        Listener l = new Listener(StaQp.TRTYPE_TCP, ip.getHostAddress(), ip, actual, nextPortId.getAndIncrement(), topLevel, ch,
+                0, t, new java.util.concurrent.atomic.AtomicBoolean(true));
         listeners.add(l);
         discoveryGen++;
         t.start();
@@ -323,11 +351,41 @@ public final class NvmfTarget implements AutoCloseable {
         return l;
     }
 
+    private void closeListener(Listener l) {
+        if (!l.open().getAndSet(false)) {
+            return;
+        }
+        if (l.channel() != null) {
+            try {
+                l.channel().close();
+            } catch (IOException e) {
+                // closing
+            }
+        } else if (rdmaCm != null) {
+            rdmaCm.unlisten(l.rdmaId());
+        }
+    }
+
+    /** A connection request on an NVMe/RDMA listener (rdma_cm thread): the next engine accepts it, round robin. */
+    private StaQp acceptRdma(io.jdoca.sta.rdma.NvmeRdmaConnectRequest req) {
+        if (!running) {
+            req.reject(io.jdoca.sta.rdma.NvmeRdmaCmReject.STS_NO_RSC);
+            throw new DocaException(DocaError.BAD_STATE, "target stopping: NVMe/RDMA connection from " + req.remoteAddress() + " refused");
+        }
+        Engine e = engines.get(Math.floorMod(rr.getAndIncrement(), engines.size()));
+        return e.io.qpAccept(req);
+    }
+
     /**
      * SPDK's {@code nvmf_subsystem_add_listener}: makes {@code nqn} reachable on address:port,
      * opening the listener if no open one covers it; no other subsystem gains it. Returns the port.
      */
     public synchronized int addSubsystemListener(String nqn, String address, int port) throws IOException {
+        return addSubsystemListener(nqn, StaQp.TRTYPE_TCP, address, port);
+    }
+
+    /** {@link #addSubsystemListener(String, String, int)} for a transport (TCP or RDMA). */
+    public synchronized int addSubsystemListener(String nqn, String trtype, String address, int port) throws IOException {
         NvmfSubsystem s = subsystems.get(nqn); // the discovery subsystem too: a discovery-only port
         if (s == null) {
             throw new DocaException(DocaError.NOT_FOUND, "no subsystem " + nqn);
@@ -336,13 +394,13 @@ public final class NvmfTarget implements AutoCloseable {
         Listener use = null;
         if (port != 0) {
             for (Listener l : listeners) {
-                if (l.port() == port && (l.ip().equals(ip) || l.ip().isAnyLocalAddress())) {
+                if (l.trtype().equals(trtype) && l.port() == port && (l.ip().equals(ip) || l.ip().isAnyLocalAddress())) {
                     use = l;
                 }
             }
         }
         if (use == null) {
-            use = openListener(address, port, false);
+            use = openListener(trtype, address, port, false);
         }
         s.addListener(use.key());
         discoveryGen++;
@@ -355,6 +413,11 @@ public final class NvmfTarget implements AutoCloseable {
      * such listener.
      */
     public synchronized void removeSubsystemListener(String nqn, String address, int port) {
+        removeSubsystemListener(nqn, StaQp.TRTYPE_TCP, address, port);
+    }
+
+    /** {@link #removeSubsystemListener(String, String, int)} for a transport (TCP or RDMA). */
+    public synchronized void removeSubsystemListener(String nqn, String trtype, String address, int port) {
         NvmfSubsystem s = subsystems.get(nqn);
         if (s == null) {
             throw new DocaException(DocaError.NOT_FOUND, "no subsystem " + nqn);
@@ -362,7 +425,7 @@ public final class NvmfTarget implements AutoCloseable {
         InetAddress ip = TargetConfig.ipLiteral("listen_address.traddr", address);
         boolean removed = false;
         for (Listener l : listeners) {
-            if (l.port() == port && l.ip().equals(ip)) {
+            if (l.trtype().equals(trtype) && l.port() == port && l.ip().equals(ip)) {
                 removed |= s.removeListener(l.key());
             }
         }
@@ -379,7 +442,7 @@ public final class NvmfTarget implements AutoCloseable {
         for (Listener l : listeners) {
             if (!s.isDiscovery() && reachableOn(s, l)) {
                 Map<String, Object> a = new LinkedHashMap<>();
-                a.put("trtype", "TCP");
+                a.put("trtype", l.trtype());
                 a.put("adrfam", l.ip() instanceof java.net.Inet6Address ? "IPv6" : "IPv4");
                 a.put("traddr", l.address());
                 a.put("trsvcid", Integer.toString(l.port()));
@@ -389,11 +452,11 @@ public final class NvmfTarget implements AutoCloseable {
         return ls;
     }
 
-    /** The listener a connection with this local address came in on, or null. */
-    private Listener listenerOf(SocketAddress local) {
-        if (local instanceof InetSocketAddress a) {
+    /** The listener a connection came in on (its transport and local address), or null. */
+    private Listener listenerOf(StaQp qp) {
+        if (qp.localAddress() instanceof InetSocketAddress a) {
             for (Listener l : listeners) {
-                if (l.channel().isOpen() && l.accepts(a.getAddress(), a.getPort())) {
+                if (l.isOpen() && l.accepts(qp.transportType(), a.getAddress(), a.getPort())) {
                     return l;
                 }
             }
@@ -410,14 +473,14 @@ public final class NvmfTarget implements AutoCloseable {
      * discovery subsystem on every listener, others only on the listeners they were given.
      */
     boolean reachable(NvmfSubsystem s, StaQp qp) {
-        Listener l = listenerOf(qp.localAddress());
+        Listener l = listenerOf(qp);
         return l != null && reachableOn(s, l);
     }
 
     public List<Map<String, Object>> listeners() {
         List<Map<String, Object>> out = new ArrayList<>();
         for (Listener l : listeners) {
-            out.add(Map.of("address", l.address(), "port", l.port(), "portid", l.portId()));
+            out.add(Map.of("trtype", l.trtype(), "address", l.address(), "port", l.port(), "portid", l.portId()));
         }
         return out;
     }
@@ -427,11 +490,7 @@ public final class NvmfTarget implements AutoCloseable {
         for (Listener l : listeners) {
             if (!l.topLevel() && subsystems.values().stream().noneMatch(s -> s.hasListener(l.key()))) {
                 listeners.remove(l);
-                try {
-                    l.channel().close();
-                } catch (IOException e) {
-                    // closing
-                }
+                closeListener(l);
                 LOG.info("listener {} closed: no subsystem uses it", l.key());
             }
         }
@@ -496,7 +555,7 @@ public final class NvmfTarget implements AutoCloseable {
             if (c.listeners() != null) {
                 for (TargetConfig.ListenerConfig l : c.listeners()) {
                     try {
-                        addSubsystemListener(c.nqn(), l.address(), l.port());
+                        addSubsystemListener(c.nqn(), l.trtype(), l.address(), l.port());
                     } catch (IOException e) {
                         throw new DocaException(DocaError.OPERATING_SYSTEM, e.getMessage(), e);
                     }
@@ -953,7 +1012,8 @@ public final class NvmfTarget implements AutoCloseable {
         int mdts = Integer.numberOfTrailingZeros(sta.getMaxIoSize() / 4096);
         return new IdentifyData.ControllerParams(c.cntlid(), s.serial(), s.model(), s.nqn(),
                 disc ? IdentifyData.CNTRLTYPE_DISCOVERY : IdentifyData.CNTRLTYPE_IO, mdts, maxQueueEntries(),
-                disc ? 0 : s.maxNamespaces(), disc ? 0 : sta.inCapsuleDataSize(), 1, !disc);
+                disc ? 0 : s.maxNamespaces(), disc ? 0 : sta.inCapsuleDataSize(), 1, !disc,
+                StaQp.TRTYPE_RDMA.equals(c.adminQp().transportType()));
     }
 
     long[] subsystemTotals(NvmfSubsystem s) {
@@ -976,11 +1036,12 @@ public final class NvmfTarget implements AutoCloseable {
      */
     byte[] discoveryLog(NvmfController c) {
         List<DiscoveryLog.Entry> entries = new ArrayList<>();
-        Listener l = listenerOf(c.adminQp().localAddress());
+        Listener l = listenerOf(c.adminQp());
         if (l != null) {
             for (NvmfSubsystem s : subsystems()) {
                 if (!s.isDiscovery() && s.hostAllowed(c.hostNqn()) && reachableOn(s, l)) {
-                    entries.add(new DiscoveryLog.Entry(s.nqn(), l.address(), l.port(), l.portId()));
+                    entries.add(new DiscoveryLog.Entry(s.nqn(), l.address(), l.port(), l.portId(),
+                            StaQp.TRTYPE_RDMA.equals(l.trtype()) ? DiscoveryLog.TRTYPE_RDMA : DiscoveryLog.TRTYPE_TCP));
                 }
             }
         }

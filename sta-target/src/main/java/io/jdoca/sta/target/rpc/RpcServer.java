@@ -527,11 +527,15 @@ public final class RpcServer implements AutoCloseable {
                 }
                 Params a = new Params(p.node("listen_address"), "listen_address", "trtype", "adrfam", "traddr", "trsvcid");
                 String trtype = a.str("trtype", false);
-                if (trtype != null && !trtype.equalsIgnoreCase("tcp")) {
-                    throw new ConfigException("listen_address.trtype", "\"" + trtype + "\": jdoca's target speaks TCP");
+                if (trtype != null && !trtype.equalsIgnoreCase("tcp") && !trtype.equalsIgnoreCase("rdma")) {
+                    throw new ConfigException("listen_address.trtype", "\"" + trtype + "\": jdoca's target speaks TCP and RDMA");
                 }
+                String tr = trtype == null ? "TCP" : trtype.toUpperCase(java.util.Locale.ROOT);
                 String addr = a.str("traddr", true);
                 var ip = TargetConfig.ipLiteral("listen_address.traddr", addr);
+                if (tr.equals("RDMA") && !(ip instanceof java.net.Inet4Address)) {
+                    throw new ConfigException("listen_address.traddr", addr + ": NVMe/RDMA listeners take an IPv4 address");
+                }
                 String adrfam = a.str("adrfam", false);
                 if (adrfam != null && !adrfam.equalsIgnoreCase(ip instanceof java.net.Inet6Address ? "ipv6" : "ipv4")) {
                     throw new ConfigException("listen_address.adrfam", "\"" + adrfam + "\" does not match traddr " + addr);
@@ -550,7 +554,7 @@ public final class RpcServer implements AutoCloseable {
                     throw new ConfigException("nqn", "no subsystem " + nqn);
                 }
                 try {
-                    target.addSubsystemListener(nqn, addr, port);
+                    target.addSubsystemListener(nqn, tr, addr, port);
                 } catch (IOException e) {
                     throw new ConfigException("listen_address", e.getMessage());
                 }

@@ -143,13 +143,13 @@ final class SpdkMethods {
                 RpcServer.Params a = new RpcServer.Params(p.node("listen_address"), "listen_address", "trtype", "adrfam",
                         "traddr", "trsvcid");
                 String trtype = a.str("trtype", false);
-                if (trtype != null && !trtype.equalsIgnoreCase("tcp")) {
-                    throw new ConfigException("listen_address.trtype", "\"" + trtype + "\": jdoca's target speaks TCP");
+                if (trtype != null && !trtype.equalsIgnoreCase("tcp") && !trtype.equalsIgnoreCase("rdma")) {
+                    throw new ConfigException("listen_address.trtype", "\"" + trtype + "\": jdoca's target speaks TCP and RDMA");
                 }
                 String addr = a.str("traddr", true);
                 int port = RpcServer.port(a.str("trsvcid", true));
                 try {
-                    t.removeSubsystemListener(nqn, addr, port);
+                    t.removeSubsystemListener(nqn, trtype == null ? "TCP" : trtype.toUpperCase(Locale.ROOT), addr, port);
                 } catch (DocaException e) {
                     throw new RpcError(-32602, "Invalid parameters: " + errno(e).getMessage().replaceFirst("^[^:]*: ", ""));
                 }
@@ -309,13 +309,36 @@ final class SpdkMethods {
         return m;
     }
 
-    /** The transports as reported: those created, plus TCP with its defaults once anything listens. */
+    /** The transports as reported: those created, plus TCP / RDMA with their defaults once a listener of theirs exists. */
     private static Map<String, Map<String, Object>> effectiveTransports(NvmfTarget t) {
         Map<String, Map<String, Object>> tr = t.transports();
-        if (!tr.containsKey("TCP") && !t.listeners().isEmpty()) {
-            tr.put("TCP", tcpDefaults(t));
+        for (String type : List.of("TCP", "RDMA")) {
+            if (!tr.containsKey(type) && t.listeners().stream().anyMatch(l -> type.equals(l.get("trtype")))) {
+                tr.put(type, type.equals("TCP") ? tcpDefaults(t) : rdmaDefaults(t));
+            }
         }
         return tr;
+    }
+
+    /** SPDK's RDMA defaults, with jdoca's values where they are fixed (queue depth from the host, 32 data buffers per queue pair). */
+    private static Map<String, Object> rdmaDefaults(NvmfTarget t) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("max_queue_depth", Sta.MAX_IO_QUEUE_SIZE);
+        m.put("max_io_qpairs_per_ctrlr", NvmfTarget.MAX_IO_QUEUES);
+        m.put("in_capsule_data_size", t.sta().inCapsuleDataSize());
+        m.put("max_io_size", t.sta().getMaxIoSize());
+        m.put("io_unit_size", t.sta().getMaxIoSize());
+        m.put("max_aq_depth", 128);
+        m.put("num_shared_buffers", 511);
+        m.put("buf_cache_size", 4294967295L);
+        m.put("dif_insert_or_strip", false);
+        m.put("zcopy", false);
+        m.put("max_srq_depth", 0);
+        m.put("no_srq", true);
+        m.put("acceptor_backlog", 128);
+        m.put("no_wr_batching", false);
+        m.put("abort_timeout_sec", 1);
+        return m;
     }
 
     private static Object createTransport(NvmfTarget t, JsonNode params) {
@@ -327,13 +350,13 @@ final class SpdkMethods {
                 "ack_timeout", "data_wr_pool_size", "disable_command_passthru", "kas", "min_kato");
         p.noTarget();
         String tr = p.str("trtype", true).toUpperCase(Locale.ROOT);
-        if (tr.equals("RDMA")) {
-            throw new RpcError(-32602, "Invalid parameters: trtype: RDMA is not yet supported by jdoca's target (TCP only)");
+        if (!tr.equals("TCP") && !tr.equals("RDMA")) {
+            throw new RpcError(-32602, "Invalid parameters: trtype: transport type '" + tr + "' not found (jdoca's target speaks TCP and RDMA)");
         }
-        if (!tr.equals("TCP")) {
-            throw new RpcError(-32602, "Invalid parameters: trtype: transport type '" + tr + "' not found (jdoca's target speaks TCP)");
+        Map<String, Object> opts = tr.equals("RDMA") ? rdmaDefaults(t) : tcpDefaults(t);
+        if (tr.equals("RDMA") && p.has("no_srq")) {
+            p.onlyDefault("no_srq", true); // jdoca's RDMA transport has no shared receive queue
         }
-        Map<String, Object> opts = tcpDefaults(t);
         p.onlyDefault("zcopy", false);
         p.onlyDefault("dif_insert_or_strip", false);
         // Limits jdoca fixes at start: the value in effect, or SPDK's own default (so a config saved

@@ -151,7 +151,8 @@ class RpcServerTest {
         "nvmf_subsystem_add_host   | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"host\":\"h1\"}    | -32602 | host: \"h1\" is not an NQN",
         "nvmf_subsystem_add_listener | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"listen_address\":{\"traddr\":\"foo\",\"trsvcid\":\"4420\"}} | -32602 | listen_address.traddr",
         "nvmf_subsystem_add_listener | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"listen_address\":{\"traddr\":\"127.0.0.1\",\"trsvcid\":\"x\"}} | -32602 | listen_address.trsvcid",
-        "nvmf_subsystem_add_listener | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"listen_address\":{\"trtype\":\"rdma\",\"traddr\":\"127.0.0.1\",\"trsvcid\":\"1\"}} | -32602 | listen_address.trtype",
+        "nvmf_subsystem_add_listener | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"listen_address\":{\"trtype\":\"fc\",\"traddr\":\"127.0.0.1\",\"trsvcid\":\"1\"}} | -32602 | listen_address.trtype",
+        "nvmf_subsystem_add_listener | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"listen_address\":{\"trtype\":\"rdma\",\"traddr\":\"::1\",\"trsvcid\":\"1\"}} | -32602 | listen_address.traddr",
         "nvmf_subsystem_add_listener | {\"nqn\":\"nqn.2024-01.io.jdoca:base\"}                 | -32602 | listen_address: missing",
     })
     void wrongRequestsGetTheirCodeAndNameTheField(String method, String params, int code, String text) throws Exception {

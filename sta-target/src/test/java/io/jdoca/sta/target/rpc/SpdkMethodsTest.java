@@ -100,9 +100,9 @@ class SpdkMethodsTest {
             RpcServer s = new RpcServer(t, null);
             assertEquals(25, ok(s, "spdk_get_version", null).get("fields").get("major").asInt());
             assertTrue(ok(s, "framework_wait_init", null).asBoolean());
-            JsonNode rdma = req(s, "nvmf_create_transport", "{\"trtype\":\"RDMA\"}");
-            assertEquals(-32602, rdma.get("error").get("code").asInt());
-            assertTrue(rdma.get("error").get("message").asText().contains("not yet supported"), rdma.toString());
+            JsonNode fc = req(s, "nvmf_create_transport", "{\"trtype\":\"FC\"}");
+            assertEquals(-32602, fc.get("error").get("code").asInt());
+            assertTrue(fc.get("error").get("message").asText().contains("TCP and RDMA"), fc.toString());
             assertEquals(-32602, code(s, "nvmf_create_transport", "{\"trtype\":\"TCP\",\"zcopy\":true}"));
             assertEquals(-32602, code(s, "nvmf_create_transport", "{\"trtype\":\"TCP\",\"max_queue_depth\":100000}"));
             ok(s, "nvmf_create_transport", "{\"trtype\":\"TCP\",\"io_unit_size\":8192,\"sock_priority\":2}");
@@ -111,6 +111,13 @@ class SpdkMethodsTest {
             assertEquals("TCP", tr.get(0).get("trtype").asText());
             assertEquals(8192, tr.get(0).get("io_unit_size").asInt());
             assertEquals(2, tr.get(0).get("sock_priority").asInt());
+            // RDMA is created like SPDK's (-t RDMA); a shared receive queue is the one thing jdoca's lacks.
+            assertEquals(-32602, code(s, "nvmf_create_transport", "{\"trtype\":\"RDMA\",\"no_srq\":false}"));
+            ok(s, "nvmf_create_transport", "{\"trtype\":\"RDMA\",\"max_queue_depth\":128,\"no_srq\":true}");
+            assertEquals(-32602, code(s, "nvmf_create_transport", "{\"trtype\":\"rdma\"}"));
+            JsonNode rdmaTr = ok(s, "nvmf_get_transports", "{\"trtype\":\"RDMA\"}");
+            assertEquals("RDMA", rdmaTr.get(0).get("trtype").asText());
+            assertEquals(1024, rdmaTr.get(0).get("max_queue_depth").asInt());
             JsonNode st = ok(s, "nvmf_get_stats", null);
             assertTrue(st.get("tick_rate").asLong() > 0);
             assertEquals(1, st.get("poll_groups").size());

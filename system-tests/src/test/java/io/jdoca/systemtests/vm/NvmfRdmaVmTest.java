@@ -1,0 +1,118 @@
+package io.jdoca.systemtests.vm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jdoca.testkit.JavaProcess;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * VM test (profile {@code vm}, with {@code system}), issue 15: in the Soft-RoCE guest of ../shared/nvme-vm
+ * ({@code nvme-vm.sh rdma-run}), runs {@code system-tests/src/test/resources/vm/nvmf-rdma.sh}: the Linux
+ * nvme-rdma host against {@code ./jdoca sta-target} with an NVMe/RDMA listener on 10.0.2.15:4420 (and a TCP
+ * one on the same port): discover, connect, list, id-ctrl, id-ns, fio verify, blkdiscard, disconnect and
+ * reconnect, a namespace hot-added over RPC; the target killed during fio writes and restarted, the host
+ * reconnecting and a verify pass reading every acknowledged write back; then the same verify job against the
+ * kernel's nvmet-rdma. Every check is a line of the guest's nvmf-rdma-summary.txt; the IOPS of both targets
+ * are printed side by side (emulated CPUs: a relative figure). Skips with a message when the harness, QEMU
+ * or the RDMA layer is absent. About 4-7 minutes on TCG.
+ */
+class NvmfRdmaVmTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    @Timeout(value = 2100, unit = TimeUnit.SECONDS)
+    void linuxNvmeRdmaHostAgainstStaTargetInTheSoftRoceGuest() throws Exception {
+        assumeTrue(Boolean.getBoolean("jdoca.vm"), "VM tests run with -Psystem,vm");
+        Path shared = JavaProcess.sharedDir();
+        assumeTrue(shared != null, "SKIPPED: ../shared (nvme-vm harness) is absent on this clone");
+        Path harness = shared.resolve("nvme-vm/nvme-vm.sh");
+        assumeTrue(Files.isExecutable(harness), "SKIPPED: " + harness + " not found");
+        Path repo = JavaProcess.repoRoot();
+        assumeTrue(Files.exists(repo.resolve("cli/target/jdoca.jar")), "SKIPPED: the launcher jar is not built");
+        Path script = repo.resolve("system-tests/src/test/resources/vm/nvmf-rdma.sh");
+
+        Path setupLog = dir.resolve("setup.log");
+        int setup = run(List.of(harness.toString(), "setup", "--rdma"), setupLog, 600);
+        assumeTrue(setup == 0, "SKIPPED: nvme-vm setup --rdma failed (needs root, apt-get, qemu): "
+                + Files.readString(setupLog));
+
+        Path rundir = dir.resolve("run");
+        Path log = dir.resolve("rdma-run.log");
+        int rc = run(List.of("env", "NVME_VM_RUNDIR=" + rundir, "NVME_VM_TIMEOUT=1800",
+                harness.toString(), "rdma-run", repo.toString(), script.toString()), log, 1900);
+        Path out = rundir.resolve("out");
+        Path summary = out.resolve("nvmf-rdma-summary.txt");
+        String lines = Files.exists(summary) ? Files.readString(summary) : "(no summary; log " + log + ")";
+        System.out.println("nvmf-rdma.sh in the guest:\n" + lines);
+        String table = iopsTable(out.resolve("jdoca-verify.json"), out.resolve("kernel-verify.json"));
+        System.out.println(table);
+        assertThat(rc).as("guest exit status; summary:%n%s%nrun dir %s", lines, rundir).isZero();
+        assertThat(lines).doesNotContain("FAIL")
+                .contains("ok   nvme discover -t rdma lists")
+                .contains("ok   nvme connect -t rdma")
+                .contains("ok   fio verify.fio over NVMe/RDMA")
+                .contains("ok   blkdiscard")
+                .contains("ok   reconnect after disconnect")
+                .contains("namespace 2 appears on the host")
+                .contains("ok   the host reconnected within ctrl-loss-tmo")
+                .contains("ok   verify-only pass reads back every acknowledged write")
+                .contains("ok   fio verify.fio against nvmet-rdma");
+    }
+
+    /** fio IOPS per job and direction, jdoca beside nvmet-rdma, with the ratio. */
+    static String iopsTable(Path jdoca, Path kernel) throws IOException {
+        if (!Files.exists(jdoca) || !Files.exists(kernel)) {
+            return "(no fio JSON for both targets)";
+        }
+        Map<String, double[]> a = iops(jdoca);
+        Map<String, double[]> b = iops(kernel);
+        StringBuilder s = new StringBuilder("| fio job (verify.fio) | jdoca sta-target IOPS | nvmet-rdma IOPS | ratio |\n|---|---|---|---|\n");
+        for (var e : a.entrySet()) {
+            double[] k = b.getOrDefault(e.getKey(), new double[] {0, 0});
+            for (int d = 0; d < 2; d++) {
+                double x = e.getValue()[d];
+                double y = k[d];
+                if (x > 0 || y > 0) {
+                    s.append(String.format(Locale.ROOT, "| %s %s | %.0f | %.0f | %.2f |%n", e.getKey(), d == 0 ? "write" : "verify-read",
+                            x, y, y > 0 ? x / y : 0));
+                }
+            }
+        }
+        return s.toString();
+    }
+
+    private static Map<String, double[]> iops(Path json) throws IOException {
+        JsonNode root = new ObjectMapper().readTree(json.toFile());
+        Map<String, double[]> m = new LinkedHashMap<>();
+        for (JsonNode j : root.path("jobs")) {
+            m.put(j.path("jobname").asText(), new double[] {j.path("write").path("iops").asDouble(), j.path("read").path("iops").asDouble()});
+        }
+        return m;
+    }
+
+    private static int run(List<String> cmd, Path log, long seconds) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+                throw new AssertionError(cmd.get(0) + " timed out after " + seconds + " s; log " + log);
+            }
+            return p.exitValue();
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+}
