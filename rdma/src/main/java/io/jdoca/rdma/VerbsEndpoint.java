@@ -43,10 +43,12 @@ final class VerbsEndpoint extends RdmaEndpoint {
     private static final long WR_SIZE = VerbsLayouts.IBV_SEND_WR.byteSize();
     private static final long SGE = VerbsTransport.SGE_SIZE;
     private static final int COMPLETION_BUDGET = 256;
-    /** Local ACK timeout exponent: 4.096 µs × 2^17 ≈ 0.54 s, × 7 retries ≈ 4 s before a silent peer is declared gone
+    /** Local ACK timeout exponent: 4.096 µs × 2^17 ≈ 0.54 s, × 7 tries ≈ 4 s before a silent peer is declared gone
      * (IBA Vol. 1, 9.7.6.1.3 and 11.2.4.2). Long enough for a peer on an emulated CPU, short enough for a dead one. */
     static final int ACK_TIMEOUT = 17;
-    static final int RETRY_CNT = 7;
+    /** 6, not the IBA's maximum 7: Soft-RoCE (rxe_comp.c) treats a retry count of 7 as "retry forever", as for RNR,
+     * and a request to a vanished peer would then never complete (seen in the guest). */
+    static final int RETRY_CNT = 6;
 
     final VerbsTransport vt;
     final int index;
@@ -57,6 +59,13 @@ final class VerbsEndpoint extends RdmaEndpoint {
     private final MemorySegment[] wrSlot;
     private final MemorySegment sges;
     private final MemorySegment attr;
+    /**
+     * One registered 8-byte cell per slot: atomics and sync-event get/add land here and are appended to the task's
+     * buffer when it completes, in submission order, so tasks sharing one result buffer append in order (as DOCA).
+     */
+    private final MemorySegment scratch;
+    private final MemorySegment scratchMr;
+    private final int scratchLkey;
     private final MemorySegment qp;
     final int qpn;
     final int psn;
@@ -94,6 +103,15 @@ final class VerbsEndpoint extends RdmaEndpoint {
         ring = new RdmaTask[cap];
         attr = arena.allocate(VerbsLayouts.IBV_QP_ATTR);
         VerbsDeviceContext dev = vt.dev;
+        scratch = arena.allocate(8L * cap, 8);
+        try {
+            scratchMr = Verbs.regMr(dev.pd(), scratch, VerbsConstants.IBV_ACCESS_LOCAL_WRITE);
+        } catch (VerbsException e) {
+            vt.unregister(index, this);
+            arena.close();
+            throw new DocaException(DocaError.DRIVER, "ibv_reg_mr of the atomic result cells: " + e.getMessage());
+        }
+        scratchLkey = Verbs.lkey(scratchMr);
         MemorySegment q;
         try {
             MemorySegment init = arena.allocate(VerbsLayouts.IBV_QP_INIT_ATTR);
@@ -107,6 +125,7 @@ final class VerbsEndpoint extends RdmaEndpoint {
             init.set(JAVA_INT, VerbsLayouts.QPI_QP_TYPE, VerbsConstants.IBV_QPT_RC);
             q = Verbs.createQp(dev.pd(), init);
         } catch (VerbsException e) {
+            Verbs.deregMr(scratchMr);
             vt.unregister(index, this);
             arena.close();
             throw new DocaException(DocaError.DRIVER, "ibv_create_qp on " + dev.name() + ": " + e.getMessage());
@@ -242,17 +261,21 @@ final class VerbsEndpoint extends RdmaEndpoint {
                 opcode = VerbsConstants.IBV_WR_RDMA_WRITE;
                 k = one(t.local, t.local.data(), sg);
             }
-            case RdmaTask.K_READ, RdmaTask.K_SE_GET -> {
+            case RdmaTask.K_READ -> {
                 opcode = VerbsConstants.IBV_WR_RDMA_READ;
                 k = scatter(t.local, t.len, sg);
             }
+            case RdmaTask.K_SE_GET -> {
+                opcode = VerbsConstants.IBV_WR_RDMA_READ;
+                k = cell(slot, sg);
+            }
             case RdmaTask.K_CAS -> {
                 opcode = VerbsConstants.IBV_WR_ATOMIC_CMP_AND_SWP;
-                k = one(t.local, t.local.data() + t.local.dataLen(), sg);
+                k = cell(slot, sg);
             }
             case RdmaTask.K_FADD, RdmaTask.K_SE_ADD -> {
                 opcode = VerbsConstants.IBV_WR_ATOMIC_FETCH_AND_ADD;
-                k = one(t.local, t.local.data() + t.local.dataLen(), sg);
+                k = cell(slot, sg);
             }
             default -> {
                 return DocaError.UNEXPECTED;
@@ -343,6 +366,12 @@ final class VerbsEndpoint extends RdmaEndpoint {
         return 1;
     }
 
+    /** The slot's registered result cell as the only SGE. */
+    private int cell(int slot, long sg) {
+        sge(sg, 0, scratch.address() + slot * 8L, 8, scratchLkey);
+        return 1;
+    }
+
     private void sge(long sg, int k, long addr, long len, int lkey) {
         long at = sg + k * SGE;
         sges.set(JAVA_LONG, at + VerbsLayouts.SGE_ADDR, addr);
@@ -362,11 +391,11 @@ final class VerbsEndpoint extends RdmaEndpoint {
         posted--;
         if (status == VerbsConstants.IBV_WC_SUCCESS) {
             switch (t.kind) {
-                case RdmaTask.K_READ, RdmaTask.K_SE_GET -> {
+                case RdmaTask.K_READ -> {
                     VerbsTransport.appendList(t.local, t.len);
                     t.resultLen = t.len;
                 }
-                case RdmaTask.K_CAS, RdmaTask.K_FADD, RdmaTask.K_SE_ADD -> t.local.appendData(8);
+                case RdmaTask.K_SE_GET -> t.resultLen = 8;
                 default -> {
                 }
             }
@@ -396,7 +425,7 @@ final class VerbsEndpoint extends RdmaEndpoint {
             }
             ring[slot] = null;
             head++;
-            finish(t);
+            finish(t, slot);
             n++;
             if (released || vt.released) {
                 return n;
@@ -405,10 +434,16 @@ final class VerbsEndpoint extends RdmaEndpoint {
         return n;
     }
 
-    private void finish(RdmaTask t) {
+    private void finish(RdmaTask t, int slot) {
         DocaError r = t.result;
-        if (r == DocaError.SUCCESS && (t.kind == RdmaTask.K_WRITE || t.kind == RdmaTask.K_WRITE_IMM)) {
-            t.remote.appendData(t.len);
+        if (r == DocaError.SUCCESS) {
+            switch (t.kind) {
+                case RdmaTask.K_WRITE, RdmaTask.K_WRITE_IMM -> t.remote.appendData(t.len);
+                case RdmaTask.K_CAS, RdmaTask.K_FADD, RdmaTask.K_SE_ADD, RdmaTask.K_SE_GET ->
+                        ShmEndpoint.putResult(t.local, scratch.get(JAVA_LONG, slot * 8L));
+                default -> {
+                }
+            }
         }
         rdma.done(t, r);
     }
@@ -473,8 +508,9 @@ final class VerbsEndpoint extends RdmaEndpoint {
         released = true;
         try {
             Verbs.destroyQp(qp);
+            Verbs.deregMr(scratchMr);
         } catch (VerbsException e) {
-            LOG.log(System.Logger.Level.WARNING, "ibv_destroy_qp: " + e.getMessage());
+            LOG.log(System.Logger.Level.WARNING, "ibv_destroy_qp / dereg_mr: " + e.getMessage());
         }
         vt.unregister(index, this);
         arena.close();

@@ -34,6 +34,20 @@ final class VerbsErrors {
     }
 
     /**
+     * The DOCA error of a failed <em>receive</em>: a message longer than the posted buffers is INVALID_VALUE
+     * (DOCA's "receive too small"), however the provider reports it: LOC_LEN_ERR (the IBA's local length error),
+     * REM_INV_REQ_ERR (rxe's RC responder, class C) or LOC_QP_OP_ERR (rxe when the copy into the receive's SGEs
+     * fails). Anything else as {@link #map}.
+     */
+    static DocaError mapRecv(int wcStatus, DocaError flushReason) {
+        return switch (wcStatus) {
+            case VerbsConstants.IBV_WC_LOC_LEN_ERR, VerbsConstants.IBV_WC_REM_INV_REQ_ERR,
+                    VerbsConstants.IBV_WC_LOC_QP_OP_ERR -> DocaError.INVALID_VALUE;
+            default -> map(wcStatus, flushReason);
+        };
+    }
+
+    /**
      * True when the status is the connection's own failure (the QP is in error because of it): the connection
      * breaks and, when it was the context's last, the context stops. A flush is the consequence of an
      * earlier failure or of a stop, never a cause.

@@ -125,7 +125,8 @@ final class VerbsTransport {
         freeTop = recvQueueSize;
         refused = new RdmaTask[recvQueueSize + 1];
         ops.reqNotifyCq(cq, false);
-        waker = Thread.ofPlatform().daemon().name("jdoca-rdma-verbs-cq-" + dev.name()).start(this::wakerLoop);
+        // Named jdoca-rdma-io-* so the allocation tests count what it allocates (nothing per wake-up).
+        waker = Thread.ofPlatform().daemon().name("jdoca-rdma-io-verbs-cq-" + dev.name()).start(this::wakerLoop);
     }
 
     /** Sleeps on the completion channel; wakes the engine on each CQ event. Allocation-free per wake-up. */
@@ -333,7 +334,8 @@ final class VerbsTransport {
             r.immediate = imm ? Integer.reverseBytes(wcs.get(JAVA_INT, w + VerbsLayouts.WC_IMM_DATA)) : 0;
             rdma.done(r, DocaError.SUCCESS);
         } else {
-            rdma.done(r, VerbsErrors.map(status, DocaError.CONNECTION_RESET));
+            LOG.log(System.Logger.Level.WARNING, "receive completed with " + Verbs.wcStatusString(status) + " (" + status + ")");
+            rdma.done(r, VerbsErrors.mapRecv(status, DocaError.CONNECTION_RESET));
             if (VerbsErrors.fatal(status) && ep != null && !released) {
                 // The QP that received it is in error now (an RC responder error ends the connection).
                 ep.broken(DocaError.CONNECTION_RESET, "receive completed with " + Verbs.wcStatusString(status));

@@ -33,9 +33,24 @@ abstract class RdmaConformanceTest {
         return java.util.List.of();
     }
 
+    /** How long a child JVM may take to start and write its descriptor (ms). */
+    long childStartMillis() {
+        return 60_000;
+    }
+
     /** How soon after a peer's death its in-flight tasks must have failed (ms). */
     long peerDeathBoundMillis() {
         return 1000;
+    }
+
+    /** Warm-up operations before a zero-allocation measurement (enough for C2 to compile the loop). */
+    long allocWarmup() {
+        return 20_000;
+    }
+
+    /** Wall-clock bound of one zero-allocation measurement (s). */
+    long allocDeadlineSeconds() {
+        return 60;
     }
 
     /** Operations measured by the zero-allocation tests ({@code def} on the software transports). */
@@ -453,7 +468,12 @@ abstract class RdmaConformanceTest {
         }
         RdmaExport x = side.rdma.export();
         io.jdoca.rdma.samples.RdmaPeerSample.writeDescriptor(re, x.blob());
-        byte[] childBlob = io.jdoca.rdma.samples.RdmaPeerSample.readDescriptor(ld, 60_000);
+        byte[] childBlob;
+        try {
+            childBlob = io.jdoca.rdma.samples.RdmaPeerSample.readDescriptor(ld, childStartMillis());
+        } catch (java.io.IOException e) {
+            throw new java.io.IOException(e.getMessage() + "; child output:\n" + out[0].output(), e);
+        }
         Side.check(side.rdma.connect(childBlob, x.connection()));
         Side.progressUntil(() -> x.connection().state() == RdmaConnectionState.ESTABLISHED, Duration.ofSeconds(60),
                 "connection to the child", side);
@@ -467,7 +487,7 @@ abstract class RdmaConformanceTest {
         io.jdoca.testkit.JavaProcess[] child = new io.jdoca.testkit.JavaProcess[1];
         try {
             RdmaConnection c = connectToChild(a, child, dir, "echo", 0);
-            child[0].awaitOutput("RUNNING", Duration.ofSeconds(60));
+            child[0].awaitOutput("RUNNING", Duration.ofMillis(childStartMillis()));
             MemoryMap remote = a.importMap(io.jdoca.rdma.samples.RdmaPeerSample.readDescriptor(dir.resolve("echo-mmap.desc"), 10_000));
             // a steady stream: 16 echo round trips and 16 writes always in flight
             for (int i = 0; i < 16; i++) {
@@ -556,7 +576,7 @@ abstract class RdmaConformanceTest {
         io.jdoca.testkit.JavaProcess[] child = new io.jdoca.testkit.JavaProcess[1];
         try {
             RdmaConnection c = connectToChild(a, child, dir, "echo", 0);
-            child[0].awaitOutput("RUNNING", Duration.ofSeconds(60));
+            child[0].awaitOutput("RUNNING", Duration.ofMillis(childStartMillis()));
             roundTrip(c, 10);
             signal(child[0], "STOP");
             int before = a.done.size();
@@ -599,10 +619,10 @@ abstract class RdmaConformanceTest {
         try {
             connectToChild(a, c1, d1, "fetch-add", n);
             connectToChild(a, c2, d2, "fetch-add", n);
-            c1[0].awaitOutput("RUNNING", Duration.ofSeconds(30));
-            c2[0].awaitOutput("RUNNING", Duration.ofSeconds(30));
+            c1[0].awaitOutput("RUNNING", Duration.ofMillis(childStartMillis()));
+            c2[0].awaitOutput("RUNNING", Duration.ofMillis(childStartMillis()));
             java.nio.file.Files.writeString(dir.resolve("go"), "go");
-            long deadline = System.nanoTime() + 90_000_000_000L;
+            long deadline = System.nanoTime() + 90_000_000_000L + childStartMillis() * 1_000_000L;
             while (!(c1[0].output().contains("DONE") && c2[0].output().contains("DONE"))) {
                 assertTrue(System.nanoTime() < deadline, "children did not finish:\n" + c1[0].output() + "\n" + c2[0].output());
                 if (!a.pe.progress()) {
@@ -640,7 +660,7 @@ abstract class RdmaConformanceTest {
         a.count = 0;
         b.count = 0;
         post.run();
-        long[] deadline = {System.nanoTime() + 60_000_000_000L};
+        long[] deadline = {System.nanoTime() + allocDeadlineSeconds() * 1_000_000_000L};
         Runnable op = () -> {
             long target = a.count + 1;
             while (a.count < target) {
@@ -654,7 +674,7 @@ abstract class RdmaConformanceTest {
                 }
             }
         };
-        io.jdoca.testkit.AllocationMeter.steadyState(20_000, 1, op);
+        io.jdoca.testkit.AllocationMeter.steadyState(allocWarmup(), 1, op);
         long io0 = ioThreadsAllocated();
         io.jdoca.testkit.AllocationMeter.Result r = io.jdoca.testkit.AllocationMeter.steadyState(0, ops, op);
         long io1 = ioThreadsAllocated();

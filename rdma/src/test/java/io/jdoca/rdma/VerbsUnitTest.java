@@ -84,6 +84,10 @@ class VerbsUnitTest {
         assertEquals(DocaError.CONNECTION_RESET, VerbsErrors.map(VerbsConstants.IBV_WC_WR_FLUSH_ERR, null));
         assertEquals(DocaError.DRIVER, VerbsErrors.map(VerbsConstants.IBV_WC_FATAL_ERR, null));
         assertEquals(DocaError.DRIVER, VerbsErrors.map(VerbsConstants.IBV_WC_GENERAL_ERR, null));
+        assertEquals(DocaError.INVALID_VALUE, VerbsErrors.mapRecv(VerbsConstants.IBV_WC_LOC_LEN_ERR, null));
+        assertEquals(DocaError.INVALID_VALUE, VerbsErrors.mapRecv(VerbsConstants.IBV_WC_LOC_QP_OP_ERR, null));
+        assertEquals(DocaError.INVALID_VALUE, VerbsErrors.mapRecv(VerbsConstants.IBV_WC_REM_INV_REQ_ERR, null));
+        assertEquals(DocaError.SHUTDOWN, VerbsErrors.mapRecv(VerbsConstants.IBV_WC_WR_FLUSH_ERR, DocaError.SHUTDOWN));
         assertFalse(VerbsErrors.fatal(VerbsConstants.IBV_WC_SUCCESS));
         assertFalse(VerbsErrors.fatal(VerbsConstants.IBV_WC_WR_FLUSH_ERR), "a flush is a consequence, never the cause");
         assertTrue(VerbsErrors.fatal(VerbsConstants.IBV_WC_RETRY_EXC_ERR));
