@@ -18,7 +18,7 @@ CP=/work/rdma/target/test-classes:/work/rdma/target/classes:/work/core/target/cl
 for j in /work/rdma/target/guest-lib/*.jar; do
   case "$j" in */jdoca-*) ;; *) CP="$CP:$j" ;; esac
 done
-timeout ${CONFORMANCE_TIMEOUT:-900} /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED --add-modules=jdk.incubator.vector \
+timeout ${CONFORMANCE_TIMEOUT:-1200} /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED --add-modules=jdk.incubator.vector \
   -XX:+UseSerialGC -Xss1m -Xmx768m -XX:ErrorFile=/out/hs_err_pid%p.log -Djdoca.verbs.device="$DEV" \
   ${CONFORMANCE_JAVA_OPTS:-} -cp "$CP" io.jdoca.rdma.VerbsConformanceMain > /out/verbs-conformance.txt 2>&1
 rc=$?

@@ -620,7 +620,7 @@ public final class Rdma extends Ctx {
         conn.transition(RdmaConnectionState.CONNECTING);
         if (t == RdmaTransportType.VERBS) {
             try {
-                conn.verbsEp.connect(peer.verbs());
+                conn.verbsEp.connect(peer.verbs(), sameHost ? peer.pid() : 0);
             } catch (io.jdoca.verbs.VerbsException e) {
                 fail(conn, "cannot connect the QP to the peer's (" + peer.verbs() + "): " + e.getMessage());
                 conn.verbsEp.close(DocaError.CONNECTION_ABORTED);

@@ -66,6 +66,20 @@ final class VerbsEndpoint extends RdmaEndpoint {
     private final MemorySegment scratch;
     private final MemorySegment scratchMr;
     private final int scratchLkey;
+    /**
+     * The control word: [0] is set to 1 by the peer (an RDMA WRITE) when it closes the connection, so a stop is seen
+     * at once and not only at the next unacknowledged request; [8] holds the 1 this end writes into the peer's.
+     */
+    private final MemorySegment ctrl;
+    private final MemorySegment ctrlMr;
+    private long peerCtrlAddr;
+    private int peerCtrlRkey;
+    /** The peer's process when it runs on this host (its death is then seen within 100 ms), else null. */
+    private ProcessHandle peerProc;
+    private long lastLivenessNanos;
+    private boolean goodbyePending;
+    private boolean peerGone;
+    private long goodbyeDeadline;
     private final MemorySegment qp;
     final int qpn;
     final int psn;
@@ -92,10 +106,10 @@ final class VerbsEndpoint extends RdmaEndpoint {
             throw new DocaException(DocaError.NO_MEMORY, "a verbs RDMA context has at most "
                     + VerbsTransport.MAX_CONNECTIONS + " connections");
         }
-        wrs = arena.allocate(WR_SIZE * cap, 8);
-        sges = arena.allocate(SGE * maxSge * cap, 8);
-        wrSlot = new MemorySegment[cap];
-        for (int i = 0; i < cap; i++) {
+        wrs = arena.allocate(WR_SIZE * (cap + 1), 8);
+        sges = arena.allocate(SGE * maxSge * (cap + 1), 8);
+        wrSlot = new MemorySegment[cap + 1]; // slot cap: the goodbye write
+        for (int i = 0; i <= cap; i++) {
             wrSlot[i] = wrs.asSlice(i * WR_SIZE, WR_SIZE);
             wrSlot[i].set(ADDRESS, VerbsLayouts.SWR_NEXT, MemorySegment.NULL);
             wrSlot[i].set(ADDRESS, VerbsLayouts.SWR_SG_LIST, sges.asSlice(i * SGE * maxSge));
@@ -112,13 +126,23 @@ final class VerbsEndpoint extends RdmaEndpoint {
             throw new DocaException(DocaError.DRIVER, "ibv_reg_mr of the atomic result cells: " + e.getMessage());
         }
         scratchLkey = Verbs.lkey(scratchMr);
+        ctrl = arena.allocate(16, 8);
+        ctrl.set(JAVA_LONG, 8, 1L);
+        try {
+            ctrlMr = Verbs.regMr(dev.pd(), ctrl, VerbsConstants.IBV_ACCESS_LOCAL_WRITE | VerbsConstants.IBV_ACCESS_REMOTE_WRITE);
+        } catch (VerbsException e) {
+            Verbs.deregMr(scratchMr);
+            vt.unregister(index, this);
+            arena.close();
+            throw new DocaException(DocaError.DRIVER, "ibv_reg_mr of the control word: " + e.getMessage());
+        }
         MemorySegment q;
         try {
             MemorySegment init = arena.allocate(VerbsLayouts.IBV_QP_INIT_ATTR);
             init.set(ADDRESS, VerbsLayouts.QPI_SEND_CQ, vt.cq);
             init.set(ADDRESS, VerbsLayouts.QPI_RECV_CQ, vt.cq);
             init.set(ADDRESS, VerbsLayouts.QPI_SRQ, vt.srq);
-            init.set(JAVA_INT, VerbsLayouts.QPI_MAX_SEND_WR, cap);
+            init.set(JAVA_INT, VerbsLayouts.QPI_MAX_SEND_WR, cap + 1); // + the goodbye write
             init.set(JAVA_INT, VerbsLayouts.QPI_MAX_RECV_WR, 1);
             init.set(JAVA_INT, VerbsLayouts.QPI_MAX_SEND_SGE, maxSge);
             init.set(JAVA_INT, VerbsLayouts.QPI_MAX_RECV_SGE, 1);
@@ -126,6 +150,7 @@ final class VerbsEndpoint extends RdmaEndpoint {
             q = Verbs.createQp(dev.pd(), init);
         } catch (VerbsException e) {
             Verbs.deregMr(scratchMr);
+            Verbs.deregMr(ctrlMr);
             vt.unregister(index, this);
             arena.close();
             throw new DocaException(DocaError.DRIVER, "ibv_create_qp on " + dev.name() + ": " + e.getMessage());
@@ -168,11 +193,19 @@ final class VerbsEndpoint extends RdmaEndpoint {
     /** This end's descriptor for the connection blob. */
     VerbsQpInfo info() {
         VerbsDeviceContext d = vt.dev;
-        return new VerbsQpInfo(qpn, psn, d.gid(), d.lid(), d.port(), d.activeMtu(), d.linkLayer());
+        return new VerbsQpInfo(qpn, psn, d.gid(), d.lid(), d.port(), d.activeMtu(), d.linkLayer(), ctrl.address(),
+                Verbs.rkey(ctrlMr));
     }
 
-    /** INIT → RTR → RTS towards {@code peer}. Control path; throws {@link VerbsException}. */
-    void connect(VerbsQpInfo peer) {
+    /**
+     * INIT → RTR → RTS towards {@code peer}; {@code samehostPid} is the peer's process id when it runs on this host
+     * (0 otherwise). Control path; throws {@link VerbsException}.
+     */
+    void connect(VerbsQpInfo peer, long samehostPid) {
+        peerCtrlAddr = peer.ctrlAddr();
+        peerCtrlRkey = peer.ctrlRkey();
+        peerProc = samehostPid == 0 ? null : ProcessHandle.of(samehostPid).orElse(null);
+        lastLivenessNanos = System.nanoTime();
         VerbsDeviceContext d = vt.dev;
         attr.fill((byte) 0);
         attr.set(JAVA_INT, VerbsLayouts.QPA_QP_STATE, VerbsConstants.IBV_QPS_RTR);
@@ -381,6 +414,14 @@ final class VerbsEndpoint extends RdmaEndpoint {
 
     /** A send-queue completion for slot {@code slot} (from {@link VerbsTransport#poll()}). */
     void onCompletion(int slot, int status, int vendorErr) {
+        if (slot == cap) {
+            // The goodbye write is done (or failed: the peer is gone anyway): now flush what is left.
+            if (goodbyePending) {
+                goodbyePending = false;
+                moveToErr();
+            }
+            return;
+        }
         if (slot < 0 || slot >= cap) {
             return;
         }
@@ -412,6 +453,24 @@ final class VerbsEndpoint extends RdmaEndpoint {
     @Override
     int work() {
         int n = 0;
+        if (connected && !closed) {
+            if (ctrl.get(JAVA_LONG, 0) != 0) {
+                broken(DocaError.CONNECTION_RESET, "closed by peer (its control word was written)");
+            } else if (peerProc != null) {
+                long now = System.nanoTime();
+                if (now - lastLivenessNanos > 100_000_000L) {
+                    lastLivenessNanos = now;
+                    if (!peerProc.isAlive()) {
+                        peerGone = true; // nobody to say goodbye to
+                        broken(DocaError.CONNECTION_RESET, "pid gone: peer process " + peerProc.pid() + " is gone");
+                    }
+                }
+            }
+        }
+        if (goodbyePending && System.nanoTime() - goodbyeDeadline > 0) {
+            goodbyePending = false; // unacknowledged: the peer is gone or stalled; do not hold the stop longer
+            moveToErr();
+        }
         while (head < tail && n < COMPLETION_BUDGET) {
             int slot = (int) (head % cap);
             RdmaTask t = ring[slot];
@@ -454,7 +513,7 @@ final class VerbsEndpoint extends RdmaEndpoint {
             return false;
         }
         RdmaTask t = ring[(int) (head % cap)];
-        return t != null && (t.done || closed && posted == 0);
+        return t != null && (t.done || closed && posted == 0 && !goodbyePending);
     }
 
     /** The connection failed (a completion error): the QP is in error; the context learns of it. */
@@ -480,7 +539,34 @@ final class VerbsEndpoint extends RdmaEndpoint {
         if (released) {
             return;
         }
-        // ERR flushes every posted request back through the CQ (IBV_WC_WR_FLUSH_ERR), in order.
+        if (connected && !peerGone && ctrl.get(JAVA_LONG, 0) == 0 && postGoodbye()) {
+            // ERR once the peer has it (or after 1 s): it then sees the stop at once, not at its next request.
+            goodbyePending = true;
+            goodbyeDeadline = System.nanoTime() + 1_000_000_000L;
+            return;
+        }
+        moveToErr();
+    }
+
+    /** RDMA WRITE of 1 into the peer's control word; false if it cannot be posted (QP already in error). */
+    private boolean postGoodbye() {
+        MemorySegment wr = wrSlot[cap];
+        long sg = (long) cap * maxSge * SGE;
+        sge(sg, 0, ctrl.address() + 8, 8, Verbs.lkey(ctrlMr));
+        wr.set(JAVA_LONG, VerbsLayouts.SWR_WR_ID, ((long) index << 32) | cap);
+        wr.set(JAVA_INT, VerbsLayouts.SWR_NUM_SGE, 1);
+        wr.set(JAVA_INT, VerbsLayouts.SWR_OPCODE, VerbsConstants.IBV_WR_RDMA_WRITE);
+        wr.set(JAVA_INT, VerbsLayouts.SWR_SEND_FLAGS, VerbsConstants.IBV_SEND_SIGNALED);
+        wr.set(JAVA_LONG, VerbsLayouts.SWR_RDMA_REMOTE_ADDR, peerCtrlAddr);
+        wr.set(JAVA_INT, VerbsLayouts.SWR_RDMA_RKEY, peerCtrlRkey);
+        return vt.ops.postSend(qp, wr, vt.badWr) == 0;
+    }
+
+    /** QP → ERR: every posted request comes back through the CQ flushed ({@code IBV_WC_WR_FLUSH_ERR}), in order. */
+    private void moveToErr() {
+        if (released) {
+            return;
+        }
         try {
             attr.fill((byte) 0);
             attr.set(JAVA_INT, VerbsLayouts.QPA_QP_STATE, VerbsConstants.IBV_QPS_ERR);
@@ -497,7 +583,7 @@ final class VerbsEndpoint extends RdmaEndpoint {
 
     @Override
     boolean isDrained() {
-        return closed && head == tail;
+        return closed && head == tail && !goodbyePending;
     }
 
     @Override
@@ -509,6 +595,7 @@ final class VerbsEndpoint extends RdmaEndpoint {
         try {
             Verbs.destroyQp(qp);
             Verbs.deregMr(scratchMr);
+            Verbs.deregMr(ctrlMr);
         } catch (VerbsException e) {
             LOG.log(System.Logger.Level.WARNING, "ibv_destroy_qp / dereg_mr: " + e.getMessage());
         }

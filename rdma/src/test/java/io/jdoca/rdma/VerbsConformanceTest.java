@@ -1,7 +1,6 @@
 package io.jdoca.rdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -9,8 +8,6 @@ import io.jdoca.core.DocaError;
 import io.jdoca.core.dev.DevInfo;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.core.exec.CtxState;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Disabled;
@@ -24,9 +21,10 @@ import org.junit.jupiter.api.Test;
  *
  * <p>What differs from shm/tcp, by design of RC verbs without rdma_cm (docs/RDMA-VERBS.md):
  * <ul>
- *   <li>a peer's stop or death is not announced: the device learns of it at the next operation that gets no
- *       acknowledgement (ACK timeout × retries, about 4 s here), so the tests that wait for "the peer notices"
- *       make that next operation and check it fails with CONNECTION_RESET;</li>
+ *   <li>a peer's stop is announced by jdoca itself (an RDMA WRITE into the peer's control word before the QP goes
+ *       to the error state) and a same-host peer's death by its pid; a peer on another host that dies is seen by
+ *       the device at the next request that gets no acknowledgement (ACK timeout × retries). After a receiver-not-ready
+ *       failure the QP is already in error, so the peer is not told (sendWithoutPostedReceive... override);</li>
  *   <li>a peer whose process is frozen still has a working device: its RDMA device answers receiver-not-ready
  *       while no receive is posted, so a send to a frozen peer fails after the RNR retry time, as on DOCA
  *       hardware (the shm/tcp "paused peer is not dead" rule cannot hold: disabled with that reason).</li>
@@ -69,10 +67,10 @@ class VerbsConformanceTest extends RdmaConformanceTest {
         return 240_000;
     }
 
-    /** Dead peer: the first unacknowledged request fails after ACK timeout × retries (≈ 4 s), the rest flush. */
+    /** Dead same-host peer: its pid is checked every 100 ms; the bound leaves room for the emulated CPUs (TCG). */
     @Override
     long peerDeathBoundMillis() {
-        return 20_000;
+        return 5_000;
     }
 
     /**
@@ -82,34 +80,18 @@ class VerbsConformanceTest extends RdmaConformanceTest {
      */
     @Override
     long allocOps(long def) {
-        return Math.max(1_000, def / 50);
+        return Math.max(100, def / 50);
+    }
+
+    /** The suite's loops are already compiled by the earlier measurements of each test; TCG runs ~1k ops/s. */
+    @Override
+    long allocWarmup() {
+        return 5_000;
     }
 
     @Override
     long allocDeadlineSeconds() {
         return 240;
-    }
-
-    private static final Duration NEXT_OP = Duration.ofSeconds(60);
-
-    @Test
-    @Override
-    void stopFlushesPostedReceivesThroughErrorCallbacks() {
-        RdmaConnection c = pair();
-        for (int i = 0; i < 5; i++) {
-            b.rdma.taskReceiveAllocInit(b.buf(i * 64L, 64, 0), i).submit();
-        }
-        assertEquals(DocaError.IN_PROGRESS, b.rdma.stop());
-        await(() -> b.rdma.state() == CtxState.IDLE, "b IDLE");
-        assertEquals(5, b.done.size());
-        for (Side.Done d : b.done) {
-            assertEquals(DocaError.SHUTDOWN, d.status());
-        }
-        // No rdma_cm: the peer learns of the stop at its next operation, which gets no acknowledgement.
-        assertEquals(DocaError.SUCCESS, a.rdma.taskSendAllocInit(c, a.buf(0, 8, 8), 9).submit());
-        Side.progressUntil(() -> a.rdma.state() == CtxState.IDLE, NEXT_OP, "the peer's next send fails and it stops", a, b);
-        assertEquals(1, a.done.size());
-        assertEquals(DocaError.CONNECTION_RESET, a.done.get(0).status());
     }
 
     @Test
@@ -119,8 +101,7 @@ class VerbsConformanceTest extends RdmaConformanceTest {
         b = new Side(transport());
         Side.check(a.rdma.setRnrRetryTimeoutMillis(300));
         Side.check(b.rdma.setRnrRetryTimeoutMillis(300));
-        RdmaConnection[] bc = new RdmaConnection[1];
-        RdmaConnection c = Side.connect(a, b, 1, bc)[0];
+        RdmaConnection c = Side.connect(a, b, 1, null)[0];
         long t0 = System.nanoTime();
         a.rdma.taskSendAllocInit(c, a.buf(0, 8, 8), 1).submit();
         await(() -> a.done.size() == 1, "send failure");
@@ -128,48 +109,10 @@ class VerbsConformanceTest extends RdmaConformanceTest {
         assertEquals(DocaError.TIME_OUT, a.done.get(0).status());
         assertTrue(ms >= 250 && ms < 5000, "failed after " + ms + " ms");
         await(() -> a.rdma.state() == CtxState.IDLE, "a IDLE");
-        // b's device saw nothing but RNR NAKs it sent: b learns at its next operation.
-        b.rdma.taskSendAllocInit(bc[0], b.buf(0, 8, 8), 2).submit();
-        Side.progressUntil(() -> b.rdma.state() == CtxState.IDLE, NEXT_OP, "b's next send fails and b stops", a, b);
-        assertEquals(DocaError.CONNECTION_RESET, b.done.get(0).status());
-    }
-
-    @Test
-    @Override
-    void cmListenAndConnectToAddress() {
-        a = new Side(transport());
-        b = new Side(transport());
-        java.util.List<String> events = new java.util.ArrayList<>();
-        Side.check(a.rdma.setConnectionStateCallbacks((req, ud) -> {
-            events.add("a:request");
-            assertEquals(DocaError.SUCCESS, a.rdma.connectionAccept(req));
-        }, (conn, ud) -> events.add("a:established"), (conn, ud) -> events.add("a:failure"),
-                (conn, ud) -> events.add("a:disconnect")));
-        Side.check(b.rdma.setConnectionStateCallbacks((req, ud) -> events.add("b:request"),
-                (conn, ud) -> events.add("b:established:" + ud), (conn, ud) -> events.add("b:failure"),
-                (conn, ud) -> events.add("b:disconnect")));
-        a.rdma.start();
-        b.rdma.start();
-        Side.check(a.rdma.startListenToPort(0));
-        int port = a.rdma.listenPort();
-        assertTrue(port > 0);
-        RdmaConnection c = b.rdma.connectToAddr(new java.net.InetSocketAddress("127.0.0.1", port), 77);
-        await(() -> a.rdma.state() == CtxState.RUNNING && b.rdma.state() == CtxState.RUNNING
-                && c.state() == RdmaConnectionState.ESTABLISHED, "CM connection established");
-        assertTrue(events.contains("a:request") && events.contains("a:established") && events.contains("b:established:77"),
-                events.toString());
-        assertEquals(transport(), c.transport());
-        a.rdma.taskReceiveAllocInit(a.buf(0, 64, 0), 0).submit();
-        b.fill(0, "via CM".getBytes(StandardCharsets.UTF_8));
-        b.rdma.taskSendAllocInit(c, b.buf(0, 6, 6), 0).submit();
-        await(() -> a.done.size() == 1, "receive over the CM connection");
-        assertEquals("via CM", new String(a.read(0, 6), StandardCharsets.UTF_8));
-        RdmaConnection ac = a.done.get(0).conn();
+        // The device moved a's QP to the error state, so a cannot tell b (its control-word write is flushed): b, whose
+        // device only sent receiver-not-ready NAKs, stays up until its own next request times out or it is stopped.
+        assertEquals(CtxState.RUNNING, b.rdma.state());
         b.stop(a);
-        a.rdma.taskSendAllocInit(ac, a.buf(64, 8, 8), 1).submit();
-        Side.progressUntil(() -> a.rdma.state() == CtxState.IDLE, NEXT_OP, "a's next send fails and a stops", a, b);
-        assertNotEquals(DocaError.SUCCESS, a.done.get(1).status());
-        assertTrue(events.contains("a:disconnect"), events.toString());
     }
 
     @Test

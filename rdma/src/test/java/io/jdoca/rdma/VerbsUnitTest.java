@@ -31,7 +31,7 @@ class VerbsUnitTest {
     void qpDescriptorRoundTrips(@ForAll @IntRange(min = 1, max = 0xFFFFFF) int qpn, @ForAll @IntRange(max = 0xFFFFFF) int psn,
             @ForAll @IntRange(max = 0xFFFF) int lid, @ForAll @IntRange(min = 1, max = 255) int port,
             @ForAll @IntRange(min = 1, max = 5) int mtu, @ForAll @IntRange(max = 2) int ll) {
-        VerbsQpInfo v = new VerbsQpInfo(qpn, psn, GID, lid, port, mtu, ll);
+        VerbsQpInfo v = new VerbsQpInfo(qpn, psn, GID, lid, port, mtu, ll, 0x7f00_0000_1000L + 8L * lid, qpn ^ psn);
         RdmaConnectionBlob b = new RdmaConnectionBlob(3, 42, AccessFlags.ANY_RDMA, 7, UUID.randomUUID(), 0, "", "", 0, 0, v);
         RdmaConnectionBlob d = RdmaConnectionBlob.decode(b.encode());
         assertEquals(v, d.verbs());
@@ -48,16 +48,17 @@ class VerbsUnitTest {
                 () -> new RdmaConnectionBlob(3, 1, 0, 7, UUID.randomUUID(), 0, "", "", 0, 0, null).encode());
         // a VERBS blob cut short of its QP descriptor
         byte[] good = new RdmaConnectionBlob(3, 1, 0, 7, UUID.randomUUID(), 0, "", "", 0, 0,
-                new VerbsQpInfo(5, 6, GID, 0, 1, 3, 2)).encode();
+                new VerbsQpInfo(5, 6, GID, 0, 1, 3, 2, 0x1000, 9)).encode();
         assertThrows(IllegalArgumentException.class, () -> RdmaConnectionBlob.decode(java.util.Arrays.copyOf(good, good.length - 1)));
     }
 
     @Test
     void malformedQpDescriptorsAreRefused() {
         byte[] good = new RdmaConnectionBlob(3, 1, 0, 7, UUID.randomUUID(), 0, "", "", 0, 0,
-                new VerbsQpInfo(5, 6, GID, 0, 1, 3, 2)).encode();
+                new VerbsQpInfo(5, 6, GID, 0, 1, 3, 2, 0x1000, 9)).encode();
         int q = RdmaConnectionBlob.HEADER;
-        int[][] bad = {{q + 3, 1}, {q + 7, 1}, {q + 26, 0}, {q + 27, 0}, {q + 27, 6}, {q + 28, 3}, {q + 29, 1}, {q + 31, 1}};
+        int[][] bad = {{q + 3, 1}, {q + 7, 1}, {q + 26, 0}, {q + 27, 0}, {q + 27, 6}, {q + 28, 3}, {q + 29, 1}, {q + 31, 1},
+            {q + 32, 1}, {q + 45, 1}};
         for (int[] f : bad) {
             byte[] b = good.clone();
             b[f[0]] = (byte) f[1];

@@ -28,7 +28,7 @@ import java.util.UUID;
  *   64   h   host to dial, UTF-8
  *   64+h p   id of the exporter's inbound shared-memory ring ({@code <pid>-<seq>}, a region in
  *            the user's private shared-memory directory; never a path), ASCII
- *   64+h+p 32 transport 3 (VERBS) only: the exporter's RC QP ({@link VerbsQpInfo})
+ *   64+h+p 48 transport 3 (VERBS) only: the exporter's RC QP ({@link VerbsQpInfo})
  * </pre>
  *
  * @param transport   the exporter's transport preference

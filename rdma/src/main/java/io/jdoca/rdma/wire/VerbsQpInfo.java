@@ -21,6 +21,9 @@ import java.util.Arrays;
  *   27   1   active MTU (enum ibv_mtu: 1 = 256 … 5 = 4096)
  *   28   1   link layer (IBV_LINK_LAYER_*: 1 InfiniBand, 2 Ethernet)
  *   29   3   reserved (0)
+ *   32   8   address of this end's control word (jdoca: the peer RDMA-writes 1 there when it closes)
+ *   40   4   rkey of the control word
+ *   44   4   reserved (0)
  * </pre>
  * Immutable; thread-safe.
  *
@@ -31,9 +34,12 @@ import java.util.Arrays;
  * @param port      port number
  * @param mtu       enum ibv_mtu
  * @param linkLayer IBV_LINK_LAYER_*
+ * @param ctrlAddr  address of the control word
+ * @param ctrlRkey  its rkey
  */
-public record VerbsQpInfo(int qpn, int psn, byte[] gid, int lid, int port, int mtu, int linkLayer) {
-    public static final int SIZE = 32;
+public record VerbsQpInfo(int qpn, int psn, byte[] gid, int lid, int port, int mtu, int linkLayer, long ctrlAddr,
+        int ctrlRkey) {
+    public static final int SIZE = 48;
 
     public VerbsQpInfo {
         gid = gid.clone();
@@ -58,6 +64,9 @@ public record VerbsQpInfo(int qpn, int psn, byte[] gid, int lid, int port, int m
         s.set(ValueLayout.JAVA_BYTE, off + 28, (byte) linkLayer);
         s.set(ValueLayout.JAVA_BYTE, off + 29, (byte) 0);
         s.set(ValueLayout.JAVA_SHORT_UNALIGNED, off + 30, (short) 0);
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, off + 32, ctrlAddr);
+        s.set(ValueLayout.JAVA_INT_UNALIGNED, off + 40, ctrlRkey);
+        s.set(ValueLayout.JAVA_INT_UNALIGNED, off + 44, 0);
     }
 
     /** Parses {@value #SIZE} bytes at {@code off}; {@link IllegalArgumentException} for any malformed field. */
@@ -79,16 +88,22 @@ public record VerbsQpInfo(int qpn, int psn, byte[] gid, int lid, int port, int m
         if (port == 0 || mtu < 1 || mtu > 5 || ll > 2) {
             throw new IllegalArgumentException("bad port, MTU or link layer in verbs QP descriptor");
         }
-        if (s.get(ValueLayout.JAVA_BYTE, off + 29) != 0 || s.get(ValueLayout.JAVA_SHORT_UNALIGNED, off + 30) != 0) {
+        if (s.get(ValueLayout.JAVA_BYTE, off + 29) != 0 || s.get(ValueLayout.JAVA_SHORT_UNALIGNED, off + 30) != 0
+                || s.get(ValueLayout.JAVA_INT_UNALIGNED, off + 44) != 0) {
             throw new IllegalArgumentException("reserved bytes set in verbs QP descriptor");
         }
-        return new VerbsQpInfo(qpn, psn, gid, lid, port, mtu, ll);
+        long ctrl = s.get(ValueLayout.JAVA_LONG_UNALIGNED, off + 32);
+        if (ctrl == 0 || (ctrl & 7) != 0) {
+            throw new IllegalArgumentException("bad control word address in verbs QP descriptor");
+        }
+        return new VerbsQpInfo(qpn, psn, gid, lid, port, mtu, ll, ctrl, s.get(ValueLayout.JAVA_INT_UNALIGNED, off + 40));
     }
 
     @Override
     public boolean equals(Object o) {
         return o instanceof VerbsQpInfo v && v.qpn == qpn && v.psn == psn && Arrays.equals(v.gid, gid) && v.lid == lid
-                && v.port == port && v.mtu == mtu && v.linkLayer == linkLayer;
+                && v.port == port && v.mtu == mtu && v.linkLayer == linkLayer && v.ctrlAddr == ctrlAddr
+                && v.ctrlRkey == ctrlRkey;
     }
 
     @Override
