@@ -34,7 +34,8 @@ public final class DevicesCommand implements Callable<Integer> {
         List<VerbsDevices.Device> rdmaDevs = new ArrayList<>(rdma.devices());
         List<DevInfo> devs;
         if (device == null) {
-            devs = Devices.list();
+            // RDMA devices are in Devices.list() too (so -d reaches them); they are printed below with their ports.
+            devs = Devices.list().stream().filter(d -> !d.isVerbs()).toList();
         } else {
             rdmaDevs.removeIf(d -> !d.name().equals(device));
             devs = rdmaDevs.isEmpty() ? List.of(Devices.find(device)) : List.of();

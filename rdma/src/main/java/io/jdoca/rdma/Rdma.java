@@ -103,6 +103,9 @@ public final class Rdma extends Ctx {
     /** First fatal status of this run (reported to flushed tasks). */
     private DocaError fatal;
 
+    /** The verbs transport of this run (VERBS only): CQ, SRQ, QPs. */
+    private VerbsTransport verbs;
+
     // ---- CM mode
     private ServerSocketChannel cmListener;
     private final ConcurrentLinkedQueue<RdmaConnection> cmIncoming = new ConcurrentLinkedQueue<>();
@@ -210,9 +213,9 @@ public final class Rdma extends Ctx {
         return MAX_QUEUE_SIZE;
     }
 
-    /** Transports a device offers (both, for software devices). */
+    /** Transports a device offers: shm and tcp on every device, verbs on an RDMA (rdma-core) device. */
     public static boolean capTransportTypeIsSupported(DevInfo d, RdmaTransportType t) {
-        return d != null && t != null;
+        return d != null && t != null && (t != RdmaTransportType.VERBS || d.isVerbs());
     }
 
     // ------------------------------------------------------------------ configuration (IDLE only)
@@ -540,7 +543,10 @@ public final class Rdma extends Ctx {
             nonce = RANDOM.nextLong();
         } while (nonce == 0 || byNonce.containsKey(nonce));
         RdmaConnection c = new RdmaConnection(this, nextConnId++, nonce);
-        if (transport != RdmaTransportType.TCP) {
+        if (transport == RdmaTransportType.VERBS) {
+            // The QP exists from export on (RESET → INIT), so its number goes into the blob.
+            c.verbsEp = new VerbsEndpoint(this, c, verbs);
+        } else if (transport != RdmaTransportType.TCP) {
             c.inbound = ShmEndpoint.createInbound();
             // The ring is granted to the holder of this connection's blob only (same checks as a
             // memory map import): another blob cannot name it without its capability.
@@ -560,7 +566,8 @@ public final class Rdma extends Ctx {
         String host = port == 0 ? "" : advertised();
         String ring = c.inbound == null ? "" : c.inbound.name();
         return new RdmaConnectionBlob(transport.code(), ProcessHandle.current().pid(), permissions, c.nonce, HOST, port,
-                host, ring, c.inbound == null ? 0 : c.ringCap0, c.inbound == null ? 0 : c.ringCap1).encode();
+                host, ring, c.inbound == null ? 0 : c.ringCap0, c.inbound == null ? 0 : c.ringCap1,
+                c.verbsEp == null ? null : c.verbsEp.info()).encode();
     }
 
     private String advertised() {
@@ -600,7 +607,8 @@ public final class Rdma extends Ctx {
         boolean sameHost = HOST.equals(peer.hostId());
         RdmaTransportType t = RdmaTransportType.resolve(transport, RdmaTransportType.fromCode(peer.transport()), sameHost);
         if (t == null || (t == RdmaTransportType.SHM && (peer.shmRegion().isEmpty() || conn.inbound == null))
-                || (t == RdmaTransportType.TCP && (peer.tcpPort() == 0 || listener == null))) {
+                || (t == RdmaTransportType.TCP && (peer.tcpPort() == 0 || listener == null))
+                || (t == RdmaTransportType.VERBS && (peer.verbs() == null || conn.verbsEp == null))) {
             LOG.log(System.Logger.Level.WARNING, "rdma connect: transports do not match (local " + transport + ", peer "
                     + RdmaTransportType.fromCode(peer.transport()) + ", same host " + sameHost + ")");
             return DocaError.INVALID_VALUE;
@@ -609,7 +617,16 @@ public final class Rdma extends Ctx {
         conn.transport = t;
         conn.connectStartNanos = System.nanoTime();
         conn.transition(RdmaConnectionState.CONNECTING);
-        if (t == RdmaTransportType.SHM) {
+        if (t == RdmaTransportType.VERBS) {
+            try {
+                conn.verbsEp.connect(peer.verbs(), sameHost ? peer.pid() : 0);
+            } catch (io.jdoca.verbs.VerbsException e) {
+                fail(conn, "cannot connect the QP to the peer's (" + peer.verbs() + "): " + e.getMessage());
+                conn.verbsEp.close(DocaError.CONNECTION_ABORTED);
+                return DocaError.DRIVER;
+            }
+            conn.endpoint = conn.verbsEp;
+        } else if (t == RdmaTransportType.SHM) {
             try {
                 conn.endpoint = new ShmEndpoint(this, conn, sendQueueSize);
             } catch (RuntimeException e) {
@@ -989,7 +1006,25 @@ public final class Rdma extends Ctx {
         active = new RdmaConnection[0];
         byNonce.clear();
         postedRecvs = new RecvRing(recvQueueSize);
-        if (transport != RdmaTransportType.SHM) {
+        if (transport == RdmaTransportType.AUTO && dev.devInfo().isVerbs()) {
+            // An RDMA device means the verbs transport: the device, not a software ring, moves the data.
+            transport = RdmaTransportType.VERBS;
+        }
+        if (transport == RdmaTransportType.VERBS) {
+            if (!dev.devInfo().isVerbs()) {
+                LOG.log(System.Logger.Level.WARNING, "rdma: the verbs transport needs an RDMA device (e.g. -d rxe0, "
+                        + "-d mlx5_0 from ./jdoca devices); " + dev.devInfo().name() + " is a software device");
+                return DocaError.NOT_SUPPORTED;
+            }
+            try {
+                verbs = new VerbsTransport(this, dev.devInfo(), sendQueueSize, recvQueueSize, maxSendBufListLen,
+                        recvDstBufListLen);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "rdma: cannot set up the verbs transport on "
+                        + dev.devInfo().name() + ": " + e.getMessage());
+                return DocaError.DRIVER;
+            }
+        } else if (transport != RdmaTransportType.SHM) {
             try {
                 ServerSocketChannel ss = ServerSocketChannel.open();
                 ss.bind(new InetSocketAddress(bindAddress, 0));
@@ -1010,6 +1045,8 @@ public final class Rdma extends Ctx {
         for (RdmaConnection c : connections) {
             if (c.endpoint != null) {
                 c.endpoint.close(reason);
+            } else if (c.verbsEp != null) {
+                c.verbsEp.close(reason);
             }
             if (!c.transition(RdmaConnectionState.DISCONNECTED)) {
                 c.transition(RdmaConnectionState.FAILED);
@@ -1041,7 +1078,7 @@ public final class Rdma extends Ctx {
                 return false;
             }
         }
-        return true;
+        return verbs == null || !verbs.hasPostedRecvs();
     }
 
     @Override
@@ -1049,6 +1086,9 @@ public final class Rdma extends Ctx {
         for (RdmaConnection c : connections) {
             if (c.endpoint != null) {
                 c.endpoint.release();
+            }
+            if (c.verbsEp != null) {
+                c.verbsEp.release();
             }
             if (c.inbound != null) {
                 c.inbound.close();
@@ -1062,6 +1102,10 @@ public final class Rdma extends Ctx {
         }
         active = new RdmaConnection[0];
         byNonce.clear();
+        if (verbs != null) {
+            verbs.release();
+            verbs = null;
+        }
     }
 
     @Override
@@ -1103,6 +1147,9 @@ public final class Rdma extends Ctx {
         if (r.kind == RdmaTask.K_RECV) {
             if (r.local == null) {
                 r.result = DocaError.INVALID_VALUE;
+            }
+            if (verbs != null) {
+                return verbs.postRecv((RdmaTaskReceive) r);
             }
             return postedRecvs.offer(r) ? DocaError.SUCCESS : DocaError.AGAIN;
         }
@@ -1282,6 +1329,13 @@ public final class Rdma extends Ctx {
         if (setupPending) {
             n += setupWork();
         }
+        VerbsTransport vt = verbs;
+        if (vt != null) {
+            n += vt.poll();
+            if (state() == io.jdoca.core.exec.CtxState.IDLE) {
+                return n;
+            }
+        }
         RdmaConnection[] cs = active;
         inWork = true;
         try {
@@ -1305,12 +1359,31 @@ public final class Rdma extends Ctx {
                 complete((RdmaTaskReceive) o, fatal == null ? DocaError.SHUTDOWN : fatal);
                 n++;
             }
+            vt = verbs;
+            if (vt != null && vt.hasPostedRecvs() && allDrained()) {
+                // Every QP is flushed: no message can still land in a posted receive.
+                n += vt.flushRecvs(fatal == null ? DocaError.SHUTDOWN : fatal);
+            }
         }
         return n;
     }
 
+    private boolean allDrained() {
+        RdmaConnection[] cs = active;
+        for (int i = 0; i < cs.length; i++) {
+            if (!cs[i].endpoint.isDrained()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     @Override
     public boolean hasPendingWork() {
+        VerbsTransport vt = verbs;
+        if (vt != null && (vt.hasPendingWork() || stopping && vt.hasPostedRecvs() && allDrained())) {
+            return true;
+        }
         RdmaConnection[] cs = active;
         for (int i = 0; i < cs.length; i++) {
             if (cs[i].endpoint.hasPendingWork()) {
@@ -1322,6 +1395,10 @@ public final class Rdma extends Ctx {
 
     @Override
     public void beforeWait() {
+        VerbsTransport vt = verbs;
+        if (vt != null) {
+            vt.beforeWait();
+        }
         RdmaConnection[] cs = active;
         for (int i = 0; i < cs.length; i++) {
             if (cs[i].endpoint instanceof TcpEndpoint t) {

@@ -27,7 +27,8 @@ public final class RdmaCapabilities implements CapabilityProvider {
         add(l, "task_receive_get_max_dst_buf_list_len", Rdma.capTaskReceiveMaxDstBufListLen(d));
         add(l, "get_max_send_queue_size", Rdma.capMaxSendQueueSize(d));
         add(l, "get_max_recv_queue_size", Rdma.capMaxRecvQueueSize(d));
-        l.add(new Capability("rdma", "transports", "shm (same host), tcp"));
+        l.add(new Capability("rdma", "transports", d != null && d.isVerbs() ? "verbs (rdma-core RC QPs; the default on this device), shm, tcp"
+                : "shm (same host), tcp"));
         return l;
     }
 

@@ -34,6 +34,8 @@ public final class RdmaConnection {
     volatile SocketChannel cmChannel;
     volatile byte[] cmPeerBlob;
     boolean cmInitiator;
+    /** VERBS: this connection's QP, from export on (becomes {@link #endpoint} at connect). */
+    VerbsEndpoint verbsEp;
     boolean cmReported;
 
     RdmaConnection(Rdma rdma, int id, long nonce) {

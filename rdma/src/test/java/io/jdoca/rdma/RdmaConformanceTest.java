@@ -28,6 +28,36 @@ abstract class RdmaConformanceTest {
 
     abstract RdmaTransportType transport();
 
+    /** Extra arguments for the {@link io.jdoca.rdma.samples.RdmaPeerSample} child (its device, for verbs). */
+    java.util.List<String> childArgs() {
+        return java.util.List.of();
+    }
+
+    /** How long a child JVM may take to start and write its descriptor (ms). */
+    long childStartMillis() {
+        return 60_000;
+    }
+
+    /** How soon after a peer's death its in-flight tasks must have failed (ms). */
+    long peerDeathBoundMillis() {
+        return 1000;
+    }
+
+    /** Warm-up operations before a zero-allocation measurement (enough for C2 to compile the loop). */
+    long allocWarmup() {
+        return 20_000;
+    }
+
+    /** Wall-clock bound of one zero-allocation measurement (s). */
+    long allocDeadlineSeconds() {
+        return 60;
+    }
+
+    /** Operations measured by the zero-allocation tests ({@code def} on the software transports). */
+    long allocOps(long def) {
+        return def;
+    }
+
     Side a;
     Side b;
 
@@ -425,9 +455,11 @@ abstract class RdmaConformanceTest {
         java.nio.file.Path ld = dir.resolve(mode + "-child.desc");
         java.nio.file.Path re = dir.resolve(mode + "-parent.desc");
         java.nio.file.Path mm = dir.resolve(mode + "-mmap.desc");
-        out[0] = io.jdoca.testkit.JavaProcess.start("rdma-" + mode, "io.jdoca.rdma.samples.RdmaPeerSample",
-                java.util.List.of(mode, "--transport", transport().name(), "-ld", ld.toString(), "-re", re.toString(), "-m",
-                        mm.toString(), "--count", Long.toString(count), "--go", dir.getParent().resolve("go").toString()));
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(mode, "--transport", transport().name(), "-ld",
+                ld.toString(), "-re", re.toString(), "-m", mm.toString(), "--count", Long.toString(count), "--go",
+                dir.getParent().resolve("go").toString()));
+        args.addAll(childArgs());
+        out[0] = io.jdoca.testkit.JavaProcess.start("rdma-" + mode, "io.jdoca.rdma.samples.RdmaPeerSample", args);
         if (mode.equals("fetch-add")) {
             io.jdoca.rdma.samples.RdmaPeerSample.writeDescriptor(mm, side.exportMap());
         }
@@ -436,7 +468,12 @@ abstract class RdmaConformanceTest {
         }
         RdmaExport x = side.rdma.export();
         io.jdoca.rdma.samples.RdmaPeerSample.writeDescriptor(re, x.blob());
-        byte[] childBlob = io.jdoca.rdma.samples.RdmaPeerSample.readDescriptor(ld, 60_000);
+        byte[] childBlob;
+        try {
+            childBlob = io.jdoca.rdma.samples.RdmaPeerSample.readDescriptor(ld, childStartMillis());
+        } catch (java.io.IOException e) {
+            throw new java.io.IOException(e.getMessage() + "; child output:\n" + out[0].output(), e);
+        }
         Side.check(side.rdma.connect(childBlob, x.connection()));
         Side.progressUntil(() -> x.connection().state() == RdmaConnectionState.ESTABLISHED, Duration.ofSeconds(60),
                 "connection to the child", side);
@@ -450,7 +487,7 @@ abstract class RdmaConformanceTest {
         io.jdoca.testkit.JavaProcess[] child = new io.jdoca.testkit.JavaProcess[1];
         try {
             RdmaConnection c = connectToChild(a, child, dir, "echo", 0);
-            child[0].awaitOutput("RUNNING", Duration.ofSeconds(60));
+            child[0].awaitOutput("RUNNING", Duration.ofMillis(childStartMillis()));
             MemoryMap remote = a.importMap(io.jdoca.rdma.samples.RdmaPeerSample.readDescriptor(dir.resolve("echo-mmap.desc"), 10_000));
             // a steady stream: 16 echo round trips and 16 writes always in flight
             for (int i = 0; i < 16; i++) {
@@ -489,9 +526,11 @@ abstract class RdmaConformanceTest {
             // Time from the moment the peer is really gone (SIGKILL delivery is asynchronous).
             assertTrue(child[0].process().waitFor(10, java.util.concurrent.TimeUnit.SECONDS), "child died");
             long t0 = System.nanoTime();
-            Side.progressUntil(() -> a.rdma.state() == CtxState.IDLE, Duration.ofSeconds(5), "context IDLE after peer death", a);
+            Side.progressUntil(() -> a.rdma.state() == CtxState.IDLE, Duration.ofMillis(5 * Math.max(1000, peerDeathBoundMillis())),
+                    "context IDLE after peer death", a);
             long ms = (System.nanoTime() - t0) / 1_000_000;
-            assertTrue(ms <= 1000, "in-flight tasks flushed and context IDLE after " + ms + " ms (limit 1000)");
+            assertTrue(ms <= peerDeathBoundMillis(), "in-flight tasks flushed and context IDLE after " + ms + " ms (limit "
+                    + peerDeathBoundMillis() + ")");
             java.util.List<Side.Done> after = a.done.subList(before, a.done.size());
             assertTrue(after.size() >= inflight, "every in-flight task completed");
             for (Side.Done d : after) {
@@ -537,7 +576,7 @@ abstract class RdmaConformanceTest {
         io.jdoca.testkit.JavaProcess[] child = new io.jdoca.testkit.JavaProcess[1];
         try {
             RdmaConnection c = connectToChild(a, child, dir, "echo", 0);
-            child[0].awaitOutput("RUNNING", Duration.ofSeconds(60));
+            child[0].awaitOutput("RUNNING", Duration.ofMillis(childStartMillis()));
             roundTrip(c, 10);
             signal(child[0], "STOP");
             int before = a.done.size();
@@ -580,10 +619,10 @@ abstract class RdmaConformanceTest {
         try {
             connectToChild(a, c1, d1, "fetch-add", n);
             connectToChild(a, c2, d2, "fetch-add", n);
-            c1[0].awaitOutput("RUNNING", Duration.ofSeconds(30));
-            c2[0].awaitOutput("RUNNING", Duration.ofSeconds(30));
+            c1[0].awaitOutput("RUNNING", Duration.ofMillis(childStartMillis()));
+            c2[0].awaitOutput("RUNNING", Duration.ofMillis(childStartMillis()));
             java.nio.file.Files.writeString(dir.resolve("go"), "go");
-            long deadline = System.nanoTime() + 90_000_000_000L;
+            long deadline = System.nanoTime() + 90_000_000_000L + childStartMillis() * 1_000_000L;
             while (!(c1[0].output().contains("DONE") && c2[0].output().contains("DONE"))) {
                 assertTrue(System.nanoTime() < deadline, "children did not finish:\n" + c1[0].output() + "\n" + c2[0].output());
                 if (!a.pe.progress()) {
@@ -621,7 +660,7 @@ abstract class RdmaConformanceTest {
         a.count = 0;
         b.count = 0;
         post.run();
-        long[] deadline = {System.nanoTime() + 60_000_000_000L};
+        long[] deadline = {System.nanoTime() + allocDeadlineSeconds() * 1_000_000_000L};
         Runnable op = () -> {
             long target = a.count + 1;
             while (a.count < target) {
@@ -635,7 +674,7 @@ abstract class RdmaConformanceTest {
                 }
             }
         };
-        io.jdoca.testkit.AllocationMeter.steadyState(20_000, 1, op);
+        io.jdoca.testkit.AllocationMeter.steadyState(allocWarmup(), 1, op);
         long io0 = ioThreadsAllocated();
         io.jdoca.testkit.AllocationMeter.Result r = io.jdoca.testkit.AllocationMeter.steadyState(0, ops, op);
         long io1 = ioThreadsAllocated();
@@ -665,10 +704,10 @@ abstract class RdmaConformanceTest {
             for (int i = 0; i < 16; i++) {
                 a.rdma.taskWriteAllocInit(c, a.buf(i * 4096L, 4096, 4096), a.remoteBuf(remote, i * 4096L, 4096, 0), i).submit();
             }
-        }, 100_000));
+        }, allocOps(100_000)));
         a.rdma.taskWriteAllocInit(c, a.buf(0, 65536, 65536), a.remoteBuf(remote, 1 << 20, 65536, 0), 99).submit();
         assertNoAllocation("write 64 KiB", bytesPerOp(() -> {
-        }, 5_000));
+        }, allocOps(5_000)));
         drain();
     }
 
@@ -680,10 +719,10 @@ abstract class RdmaConformanceTest {
             for (int i = 0; i < 16; i++) {
                 a.rdma.taskReadAllocInit(c, a.remoteBuf(remote, i * 4096L, 4096, 4096), a.buf(100_000 + i * 4096L, 4096, 0), i).submit();
             }
-        }, 100_000));
+        }, allocOps(100_000)));
         drain();
         assertNoAllocation("read 64 KiB", bytesPerOp(() -> a.rdma.taskReadAllocInit(c, a.remoteBuf(remote, 0, 65536, 65536),
-                a.buf(1 << 20, 65536, 0), 1).submit(), 5_000));
+                a.buf(1 << 20, 65536, 0), 1).submit(), allocOps(5_000)));
     }
 
     @Test
@@ -694,7 +733,7 @@ abstract class RdmaConformanceTest {
             for (int i = 0; i < 8; i++) {
                 a.rdma.taskAtomicFetchAddAllocInit(c, a.remoteBuf(remote, 0, 8, 8), a.buf(200_000 + i * 64L, 64, 0), 1, i).submit();
             }
-        }, 100_000));
+        }, allocOps(100_000)));
         drain();
     }
 
@@ -708,7 +747,7 @@ abstract class RdmaConformanceTest {
             for (int i = 0; i < 16; i++) {
                 a.rdma.taskSendAllocInit(c, a.buf(300_000 + i * 64L, 64, 64), i).submit();
             }
-        }, 100_000));
+        }, allocOps(100_000)));
         drain();
     }
 

@@ -26,7 +26,7 @@ final class Side implements AutoCloseable {
     }
 
     static final long MEM = 4L << 20;
-    final Dev dev = Devices.open("sw0");
+    final Dev dev;
     final ProgressEngine pe = ProgressEngine.create();
     final Rdma rdma;
     final SharedRegion region = SharedMemory.allocate(MEM);
@@ -40,6 +40,8 @@ final class Side implements AutoCloseable {
     long errors;
 
     Side(RdmaTransportType t, int ctxPerms, int mapPerms) {
+        // The verbs transport needs an RDMA device (rxe0 in the Soft-RoCE guest); the others a software one.
+        dev = Devices.open(t == RdmaTransportType.VERBS ? VerbsConformanceTest.device() : "sw0");
         rdma = Rdma.create(dev);
         check(rdma.setTransport(t));
         check(rdma.setPermissions(ctxPerms));

@@ -31,6 +31,7 @@ public final class ContextOps {
     private final MemorySegment reqNotifyCq;
     private final MemorySegment postSend;
     private final MemorySegment postRecv;
+    private final MemorySegment postSrqRecv;
 
     /** Reads the ops of {@code ctx} (a {@code struct ibv_context *}). */
     public ContextOps(MemorySegment ctx) {
@@ -39,6 +40,7 @@ public final class ContextOps {
         this.reqNotifyCq = c.get(ADDRESS, VerbsLayouts.CTX_REQ_NOTIFY_CQ);
         this.postSend = c.get(ADDRESS, VerbsLayouts.CTX_POST_SEND);
         this.postRecv = c.get(ADDRESS, VerbsLayouts.CTX_POST_RECV);
+        this.postSrqRecv = c.get(ADDRESS, VerbsLayouts.CTX_POST_SRQ_RECV); // NULL when the provider has no SRQ
         if (pollCq.equals(MemorySegment.NULL) || reqNotifyCq.equals(MemorySegment.NULL)
                 || postSend.equals(MemorySegment.NULL) || postRecv.equals(MemorySegment.NULL)) {
             throw new VerbsException("ibv_context.ops", "the provider left a data-path verb unset");
@@ -82,6 +84,20 @@ public final class ContextOps {
     public int postRecv(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
         try {
             return (int) POST.invokeExact(postRecv, qp, wr, badWr);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** True when the provider implements {@code ibv_post_srq_recv} (shared receive queues). */
+    public boolean hasSrq() {
+        return !postSrqRecv.equals(MemorySegment.NULL);
+    }
+
+    /** {@code ibv_post_srq_recv} of a chain of {@link VerbsLayouts#IBV_RECV_WR} to a shared receive queue; 0 or an errno value. */
+    public int postSrqRecv(MemorySegment srq, MemorySegment wr, MemorySegment badWr) {
+        try {
+            return (int) POST.invokeExact(postSrqRecv, srq, wr, badWr);
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }

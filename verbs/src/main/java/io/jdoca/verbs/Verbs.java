@@ -55,6 +55,8 @@ public final class Verbs {
     private static final MethodHandle CREATE_QP = LIB.fn("ibv_create_qp", true, ADDRESS, ADDRESS, ADDRESS);
     private static final MethodHandle MODIFY_QP = LIB.fn("ibv_modify_qp", true, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT);
     private static final MethodHandle DESTROY_QP = LIB.fn("ibv_destroy_qp", true, JAVA_INT, ADDRESS);
+    private static final MethodHandle CREATE_SRQ = LIB.fn("ibv_create_srq", true, ADDRESS, ADDRESS, ADDRESS);
+    private static final MethodHandle DESTROY_SRQ = LIB.fn("ibv_destroy_srq", true, JAVA_INT, ADDRESS);
     private static final MethodHandle WC_STATUS_STR = LIB.fn("ibv_wc_status_str", false, ADDRESS, JAVA_INT);
 
     private static final String UNAVAILABLE = LIB.reason();
@@ -359,5 +361,25 @@ public final class Verbs {
         }
         MemorySegment p = call(() -> (MemorySegment) WC_STATUS_STR.invokeExact(status));
         return p.equals(MemorySegment.NULL) ? "status " + status : p.reinterpret(256).getString(0);
+    }
+
+    // ---- shared receive queues (the verbs transport: one per RDMA context, receives of every connection) ----
+
+    /** {@code ibv_create_srq} with room for {@code maxWr} receives of {@code maxSge} elements. */
+    public static MemorySegment createSrq(MemorySegment pd, int maxWr, int maxSge) {
+        require();
+        MemorySegment cap = capture();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment init = a.allocate(VerbsLayouts.IBV_SRQ_INIT_ATTR);
+            init.set(JAVA_INT, VerbsLayouts.SRQ_INIT_MAX_WR, maxWr);
+            init.set(JAVA_INT, VerbsLayouts.SRQ_INIT_MAX_SGE, maxSge);
+            return ptr("ibv_create_srq", call(() -> (MemorySegment) CREATE_SRQ.invokeExact(cap, pd, init)), cap);
+        }
+    }
+
+    /** {@code ibv_destroy_srq}. */
+    public static void destroySrq(MemorySegment srq) {
+        MemorySegment cap = capture();
+        rc("ibv_destroy_srq", call(() -> (int) DESTROY_SRQ.invokeExact(cap, srq)), cap);
     }
 }

@@ -108,6 +108,15 @@ public final class VerbsConstants {
     public static final int IBV_ATOMIC_HCA = 1;
     public static final int IBV_ATOMIC_GLOB = 2;
 
+    // enum ibv_wc_status, more (the verbs transport maps them to DOCA errors)
+    public static final int IBV_WC_LOC_EEC_OP_ERR = 3;
+    public static final int IBV_WC_MW_BIND_ERR = 6;
+    public static final int IBV_WC_REM_ABORT_ERR = 16;
+    // enum ibv_mtu, the rest
+    public static final int IBV_MTU_512 = 2;
+    public static final int IBV_MTU_1024 = 3;
+    public static final int IBV_MTU_2048 = 4;
+
     // enum rdma_port_space
     public static final int RDMA_PS_TCP = 0x0106;
 

@@ -108,7 +108,9 @@ public final class VerbsLayouts {
                     paddingLayout(11 * 8),                 // _compat_query_device .. _compat_create_cq
                     ADDRESS.withName("poll_cq"),
                     ADDRESS.withName("req_notify_cq"),
-                    paddingLayout(12 * 8),                 // _compat_cq_event .. _compat_destroy_qp
+                    paddingLayout(7 * 8),                  // _compat_cq_event .. _compat_destroy_srq
+                    ADDRESS.withName("post_srq_recv"),
+                    paddingLayout(4 * 8),                  // _compat_create_qp .. _compat_destroy_qp
                     ADDRESS.withName("post_send"),
                     ADDRESS.withName("post_recv"),
                     paddingLayout(5 * 8))                  // _compat_create_ah .. _compat_async_event
@@ -287,6 +289,17 @@ public final class VerbsLayouts {
             paddingLayout(8))                              // pkey_index, slid, sl, dlid_path_bits
             .withName("ibv_wc");
 
+    /** {@code struct ibv_srq_init_attr} (verbs.h) with its {@code struct ibv_srq_attr}, for {@code ibv_create_srq}. */
+    public static final GroupLayout IBV_SRQ_INIT_ATTR = structLayout(
+            ADDRESS.withName("srq_context"),
+            structLayout(
+                    JAVA_INT.withName("max_wr"),
+                    JAVA_INT.withName("max_sge"),
+                    JAVA_INT.withName("srq_limit"))
+                    .withName("attr"),
+            paddingLayout(4))
+            .withName("ibv_srq_init_attr");
+
     // ---- <netinet/in.h> -------------------------------------------------------------------------
 
     /** {@code struct sockaddr_in} (netinet/in.h): family in host order, port and address in network order. */
@@ -364,7 +377,7 @@ public final class VerbsLayouts {
     public static final List<GroupLayout> ALL = List.of(IBV_GID, IBV_DEVICE_ATTR, IBV_PORT_ATTR, IBV_CONTEXT,
             IBV_COMP_CHANNEL, IBV_CQ, IBV_MR, IBV_QP_CAP, IBV_QP_INIT_ATTR, IBV_QP, IBV_GLOBAL_ROUTE, IBV_AH_ATTR,
             IBV_QP_ATTR, IBV_SGE, IBV_SEND_WR, IBV_RECV_WR, IBV_WC, SOCKADDR_IN, RDMA_EVENT_CHANNEL, RDMA_CONN_PARAM,
-            RDMA_CM_ID, RDMA_CM_EVENT, POLLFD);
+            RDMA_CM_ID, RDMA_CM_EVENT, POLLFD, IBV_SRQ_INIT_ATTR);
 
     /** One named member: its dotted path (C designator), byte offset and byte size. */
     public record Field(String path, long offset, long size) {
@@ -412,6 +425,7 @@ public final class VerbsLayouts {
     static final long CTX_REQ_NOTIFY_CQ = offset(IBV_CONTEXT, "ops.req_notify_cq");
     static final long CTX_POST_SEND = offset(IBV_CONTEXT, "ops.post_send");
     static final long CTX_POST_RECV = offset(IBV_CONTEXT, "ops.post_recv");
+    static final long CTX_POST_SRQ_RECV = offset(IBV_CONTEXT, "ops.post_srq_recv");
 
     /** {@code ibv_sge}: addr, length, lkey. */
     public static final long SGE_ADDR = offset(IBV_SGE, "addr");
@@ -474,4 +488,37 @@ public final class VerbsLayouts {
     /** The connection request's RDMA read depths, from the passive side's view (rdma_cma.h). */
     public static final long CM_EVENT_RESPONDER_RESOURCES = offset(RDMA_CM_EVENT, "param.conn.responder_resources");
     public static final long CM_EVENT_INITIATOR_DEPTH = offset(RDMA_CM_EVENT, "param.conn.initiator_depth");
+
+    /** {@code ibv_srq_init_attr.attr} members (the verbs transport's shared receive queue). */
+    public static final long SRQ_INIT_MAX_WR = offset(IBV_SRQ_INIT_ATTR, "attr.max_wr");
+    public static final long SRQ_INIT_MAX_SGE = offset(IBV_SRQ_INIT_ATTR, "attr.max_sge");
+    /** {@code ibv_qp_init_attr} / {@code ibv_qp_attr} members the verbs transport sets (RESET → INIT → RTR → RTS). */
+    public static final long QPI_SEND_CQ = offset(IBV_QP_INIT_ATTR, "send_cq");
+    public static final long QPI_RECV_CQ = offset(IBV_QP_INIT_ATTR, "recv_cq");
+    public static final long QPI_SRQ = offset(IBV_QP_INIT_ATTR, "srq");
+    public static final long QPI_MAX_SEND_WR = offset(IBV_QP_INIT_ATTR, "cap.max_send_wr");
+    public static final long QPI_MAX_RECV_WR = offset(IBV_QP_INIT_ATTR, "cap.max_recv_wr");
+    public static final long QPI_MAX_SEND_SGE = offset(IBV_QP_INIT_ATTR, "cap.max_send_sge");
+    public static final long QPI_MAX_RECV_SGE = offset(IBV_QP_INIT_ATTR, "cap.max_recv_sge");
+    public static final long QPI_QP_TYPE = offset(IBV_QP_INIT_ATTR, "qp_type");
+    public static final long QPA_QP_STATE = offset(IBV_QP_ATTR, "qp_state");
+    public static final long QPA_PATH_MTU = offset(IBV_QP_ATTR, "path_mtu");
+    public static final long QPA_RQ_PSN = offset(IBV_QP_ATTR, "rq_psn");
+    public static final long QPA_SQ_PSN = offset(IBV_QP_ATTR, "sq_psn");
+    public static final long QPA_DEST_QP_NUM = offset(IBV_QP_ATTR, "dest_qp_num");
+    public static final long QPA_ACCESS_FLAGS = offset(IBV_QP_ATTR, "qp_access_flags");
+    public static final long QPA_AH_DGID = offset(IBV_QP_ATTR, "ah_attr.grh.dgid");
+    public static final long QPA_AH_SGID_INDEX = offset(IBV_QP_ATTR, "ah_attr.grh.sgid_index");
+    public static final long QPA_AH_HOP_LIMIT = offset(IBV_QP_ATTR, "ah_attr.grh.hop_limit");
+    public static final long QPA_AH_DLID = offset(IBV_QP_ATTR, "ah_attr.dlid");
+    public static final long QPA_AH_IS_GLOBAL = offset(IBV_QP_ATTR, "ah_attr.is_global");
+    public static final long QPA_AH_PORT_NUM = offset(IBV_QP_ATTR, "ah_attr.port_num");
+    public static final long QPA_PKEY_INDEX = offset(IBV_QP_ATTR, "pkey_index");
+    public static final long QPA_MAX_RD_ATOMIC = offset(IBV_QP_ATTR, "max_rd_atomic");
+    public static final long QPA_MAX_DEST_RD_ATOMIC = offset(IBV_QP_ATTR, "max_dest_rd_atomic");
+    public static final long QPA_MIN_RNR_TIMER = offset(IBV_QP_ATTR, "min_rnr_timer");
+    public static final long QPA_PORT_NUM = offset(IBV_QP_ATTR, "port_num");
+    public static final long QPA_TIMEOUT = offset(IBV_QP_ATTR, "timeout");
+    public static final long QPA_RETRY_CNT = offset(IBV_QP_ATTR, "retry_cnt");
+    public static final long QPA_RNR_RETRY = offset(IBV_QP_ATTR, "rnr_retry");
 }

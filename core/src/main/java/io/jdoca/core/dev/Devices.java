@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.ServiceLoader;
 
 /**
- * The device list ({@code doca_devinfo_create_list}). jdoca's devices are software devices; by
- * default two, laid out like a BlueField's two ports:
+ * The device list ({@code doca_devinfo_create_list}): the machine's RDMA devices (rdma-core,
+ * {@link DevInfo#isVerbs()}), then jdoca's software devices; by default two, laid out like a BlueField's two ports:
  *
  * <pre>
  *   sw0  mlx5_0  p0  03:00.0   representors hpf0 0b:00.0 (PF), hpf0vf0 0b:00.2, hpf0vf1 0b:00.3, pf0sf0 (SF)
@@ -24,10 +24,28 @@ public final class Devices {
     public static List<DevInfo> list() {
         List<DevInfo> l = cached;
         if (l == null) {
-            l = build(System.getProperty("jdoca.devices", ""));
+            List<DevInfo> all = new ArrayList<>(verbsDevices());
+            all.addAll(build(System.getProperty("jdoca.devices", "")));
+            l = List.copyOf(all);
             cached = l;
         }
         return l;
+    }
+
+    /**
+     * The machine's rdma-core devices ({@code ibv_get_device_list}), listed before the software devices so a
+     * real {@code -d mlx5_0} selects the hardware rather than the software device's ibdev alias. None without
+     * libibverbs or devices, or with {@code -Djdoca.verbs=false}.
+     */
+    static List<DevInfo> verbsDevices() {
+        if (!Boolean.parseBoolean(System.getProperty("jdoca.verbs", "true"))) {
+            return List.of();
+        }
+        List<DevInfo> out = new ArrayList<>();
+        for (String n : io.jdoca.verbs.VerbsDeviceContext.deviceNames()) {
+            out.add(DevInfo.verbs(n));
+        }
+        return out;
     }
 
     static List<DevInfo> build(String spec) {

@@ -61,6 +61,9 @@ public final class MemoryMap implements AutoCloseable {
     private long cap0;
     private long cap1;
     private boolean hasCap;
+    /** ibv_reg_mr registrations on the map's RDMA (verbs) devices, made at start; null when it has none. */
+    private VerbsRegistration verbsReg;
+    private static final System.Logger LOG = System.getLogger(MemoryMap.class.getName());
 
     private MemoryMap(long id, boolean imported) {
         this.id = id;
@@ -124,6 +127,26 @@ public final class MemoryMap implements AutoCloseable {
         if (segment == null || devs.isEmpty()) {
             return DocaError.INVALID_VALUE;
         }
+        int nv = 0;
+        for (Dev d : devs) {
+            nv += d.devInfo().isVerbs() ? 1 : 0;
+        }
+        if (nv > 0 && !imported) {
+            // An RDMA device reaches the range only once it is registered (pinned, translated, keyed).
+            io.jdoca.core.dev.DevInfo[] vd = new io.jdoca.core.dev.DevInfo[nv];
+            int k = 0;
+            for (Dev d : devs) {
+                if (d.devInfo().isVerbs() && !java.util.Arrays.asList(vd).contains(d.devInfo())) {
+                    vd[k++] = d.devInfo();
+                }
+            }
+            VerbsRegistration.Result r = VerbsRegistration.register(java.util.Arrays.copyOf(vd, k), segment, permissions);
+            if (r.reg() == null) {
+                LOG.log(System.Logger.Level.WARNING, "memory map start: " + r.why());
+                return r.error();
+            }
+            verbsReg = r.reg();
+        }
         state = MmapState.STARTED;
         return DocaError.SUCCESS;
     }
@@ -135,6 +158,16 @@ public final class MemoryMap implements AutoCloseable {
         }
         state = MmapState.STOPPED;
         unregisterExported(this);
+        if (verbsReg != null) {
+            // Deregistered here, before the caller frees the memory (the device must not touch it afterwards).
+            VerbsRegistration r = verbsReg;
+            verbsReg = null;
+            try {
+                r.close();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "memory map stop: " + e.getMessage());
+            }
+        }
         if (sharedRegion != null && hasCap && !imported) {
             SharedMemory.revoke(sharedRegion, id);
         }
@@ -214,8 +247,18 @@ public final class MemoryMap implements AutoCloseable {
         // host memory it imported.
         registerExported(this);
         long pid = ProcessHandle.current().pid();
+        // An RDMA export of a map registered on a verbs device carries the rkey the peer's work requests need.
+        int rkey = -1;
+        if (kind == MmapExport.Kind.RDMA) {
+            if (imported) {
+                rkey = importedFrom.verbs() ? importedFrom.rkey() : -1;
+            } else if (verbsReg != null) {
+                rkey = verbsReg.rkey(dev != null && dev.devInfo().isVerbs() ? dev.devInfo() : null);
+            }
+        }
+        boolean verbs = kind == MmapExport.Kind.RDMA && (imported ? importedFrom.verbs() : verbsReg != null && rkey != -1);
         return new MmapExport(kind, shared, permissions, pid, id, baseAddress, length, shOff, HOST, regionPid, regionSeq,
-                cap0, cap1).encode();
+                cap0, cap1, verbs, verbs ? rkey : 0).encode();
     }
 
     /**
@@ -322,6 +365,31 @@ public final class MemoryMap implements AutoCloseable {
     /** The shared region this local map's range lies in, or null. */
     public SharedRegion sharedRegion() {
         return sharedRegion;
+    }
+
+    // ------------------------------------------------------------------ verbs registration
+
+    /** True if this local map is registered on at least one RDMA (verbs) device. */
+    public boolean isVerbsRegistered() {
+        return verbsReg != null;
+    }
+
+    /**
+     * The lkey of this local map on the RDMA device {@code dev} ({@code ibv_mr.lkey}), or -1 when it is not
+     * registered there (a software device, an import, a stopped map). Allocation-free; any thread.
+     */
+    public int verbsLkey(io.jdoca.core.dev.DevInfo dev) {
+        VerbsRegistration r = verbsReg;
+        return r == null ? -1 : r.lkey(dev);
+    }
+
+    /**
+     * The remote key of an imported map ({@code ibv_mr.rkey} of the exporter's registration, carried in its RDMA
+     * export), or -1 when the export carried none (the exporter's map is not on a verbs device). Allocation-free.
+     */
+    public int verbsRemoteKey() {
+        MmapExport e = importedFrom;
+        return e != null && e.verbs() ? e.rkey() : -1;
     }
 
     // ------------------------------------------------------------------ export registry (RDMA over TCP)

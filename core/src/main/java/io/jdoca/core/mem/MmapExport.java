@@ -17,7 +17,8 @@ import java.util.UUID;
  *    0   4   magic 'JDMM' (0x4D4D444A as LE u32)
  *    4   2   version (2; version 1 named a file path and is refused)
  *    6   1   kind: 1 = PCI, 2 = RDMA
- *    7   1   flags: bit 0 = backed by a jdoca shared-memory region
+ *    7   1   flags: bit 0 = backed by a jdoca shared-memory region; bit 1 = registered on an RDMA
+ *            (verbs) device: offset 68 holds the rkey ({@code ibv_reg_mr})
  *    8   4   access permissions (AccessFlags)
  *   12   4   exporter pid (the process that answers RDMA/TCP requests for the map)
  *   16   8   map id (exporter-unique; RDMA/TCP peers address the map by it)
@@ -26,7 +27,7 @@ import java.util.UUID;
  *   40   8   offset of the range in the region's data area
  *   48  16   host id (boot id UUID): same host ⇒ the region can be mapped
  *   64   4   region owner pid  } the region's id: the file {@code <pid>-<seq>} in this user's
- *   68   4   reserved (0)      } private shared-memory directory ({@link SharedMemory#directory()});
+ *   68   4   rkey (flag bit 1; else reserved, 0) } private shared-memory directory ({@link SharedMemory#directory()});
  *   72   8   region sequence   } never a path
  *   80  16   capability: 128 random bits the importer presents and the exporter checks
  * </pre>
@@ -34,7 +35,15 @@ import java.util.UUID;
  * <p>The capability is a secret: {@link #toString()} leaves it out. Immutable; thread-safe.
  */
 public record MmapExport(Kind kind, boolean shared, int permissions, long pid, long mapId, long baseAddress,
-        long length, long shmOffset, UUID hostId, long regionPid, long regionSeq, long cap0, long cap1) {
+        long length, long shmOffset, UUID hostId, long regionPid, long regionSeq, long cap0, long cap1, boolean verbs,
+        int rkey) {
+
+    /** An export without a verbs registration (software devices). */
+    public MmapExport(Kind kind, boolean shared, int permissions, long pid, long mapId, long baseAddress, long length,
+            long shmOffset, UUID hostId, long regionPid, long regionSeq, long cap0, long cap1) {
+        this(kind, shared, permissions, pid, mapId, baseAddress, length, shmOffset, hostId, regionPid, regionSeq, cap0,
+                cap1, false, 0);
+    }
 
     public static final int MAGIC = 0x4D4D444A;
     public static final int VERSION = 2;
@@ -59,7 +68,7 @@ public record MmapExport(Kind kind, boolean shared, int permissions, long pid, l
         s.set(ValueLayout.JAVA_INT_UNALIGNED, 0, MAGIC);
         s.set(ValueLayout.JAVA_SHORT_UNALIGNED, 4, (short) VERSION);
         s.set(ValueLayout.JAVA_BYTE, 6, (byte) kind.code);
-        s.set(ValueLayout.JAVA_BYTE, 7, (byte) (shared ? 1 : 0));
+        s.set(ValueLayout.JAVA_BYTE, 7, (byte) ((shared ? 1 : 0) | (verbs ? 2 : 0)));
         s.set(ValueLayout.JAVA_INT_UNALIGNED, 8, permissions);
         s.set(ValueLayout.JAVA_INT_UNALIGNED, 12, (int) pid);
         s.set(ValueLayout.JAVA_LONG_UNALIGNED, 16, mapId);
@@ -69,6 +78,7 @@ public record MmapExport(Kind kind, boolean shared, int permissions, long pid, l
         s.set(ValueLayout.JAVA_LONG_UNALIGNED, 48, hostId.getMostSignificantBits());
         s.set(ValueLayout.JAVA_LONG_UNALIGNED, 56, hostId.getLeastSignificantBits());
         s.set(ValueLayout.JAVA_INT_UNALIGNED, 64, (int) regionPid);
+        s.set(ValueLayout.JAVA_INT_UNALIGNED, 68, verbs ? rkey : 0);
         s.set(ValueLayout.JAVA_LONG_UNALIGNED, 72, regionSeq);
         s.set(ValueLayout.JAVA_LONG_UNALIGNED, 80, cap0);
         s.set(ValueLayout.JAVA_LONG_UNALIGNED, 88, cap1);
@@ -102,7 +112,7 @@ public record MmapExport(Kind kind, boolean shared, int permissions, long pid, l
             throw bad("unknown export kind " + k);
         }
         int flags = s.get(ValueLayout.JAVA_BYTE, 7);
-        if ((flags & ~1) != 0) {
+        if ((flags & ~3) != 0) {
             throw bad("unknown flags 0x" + Integer.toHexString(flags & 0xff));
         }
         long length = s.get(ValueLayout.JAVA_LONG_UNALIGNED, 32);
@@ -113,7 +123,8 @@ public record MmapExport(Kind kind, boolean shared, int permissions, long pid, l
         boolean shared = (flags & 1) != 0;
         long regionPid = Integer.toUnsignedLong(s.get(ValueLayout.JAVA_INT_UNALIGNED, 64));
         long regionSeq = s.get(ValueLayout.JAVA_LONG_UNALIGNED, 72);
-        if (s.get(ValueLayout.JAVA_INT_UNALIGNED, 68) != 0) {
+        boolean verbs = (flags & 2) != 0;
+        if (!verbs && s.get(ValueLayout.JAVA_INT_UNALIGNED, 68) != 0) {
             throw bad("reserved field set");
         }
         if (shared && (regionPid == 0 || regionSeq <= 0)) {
@@ -123,7 +134,8 @@ public record MmapExport(Kind kind, boolean shared, int permissions, long pid, l
                 Integer.toUnsignedLong(s.get(ValueLayout.JAVA_INT_UNALIGNED, 12)),
                 s.get(ValueLayout.JAVA_LONG_UNALIGNED, 16), s.get(ValueLayout.JAVA_LONG_UNALIGNED, 24), length, shmOffset,
                 new UUID(s.get(ValueLayout.JAVA_LONG_UNALIGNED, 48), s.get(ValueLayout.JAVA_LONG_UNALIGNED, 56)),
-                regionPid, regionSeq, s.get(ValueLayout.JAVA_LONG_UNALIGNED, 80), s.get(ValueLayout.JAVA_LONG_UNALIGNED, 88));
+                regionPid, regionSeq, s.get(ValueLayout.JAVA_LONG_UNALIGNED, 80), s.get(ValueLayout.JAVA_LONG_UNALIGNED, 88),
+                verbs, verbs ? s.get(ValueLayout.JAVA_INT_UNALIGNED, 68) : 0);
     }
 
     /** True if the exporter runs on this host, so its shared-memory region can be mapped here. */
@@ -140,7 +152,7 @@ public record MmapExport(Kind kind, boolean shared, int permissions, long pid, l
     public String toString() {
         return "MmapExport[" + kind + ", map " + Long.toHexString(mapId) + ", pid " + pid + ", "
                 + Long.toHexString(baseAddress) + "+" + length + (shared ? ", region " + regionPid + "-" + regionSeq
-                        + " @" + shmOffset : "") + "]";
+                        + " @" + shmOffset : "") + (verbs ? ", rkey 0x" + Integer.toHexString(rkey) : "") + "]";
     }
 
     private static DocaException bad(String why) {

@@ -37,7 +37,7 @@ import java.util.Locale;
  *   <li>{@code fetch-add}: imports the peer's map from {@code --mmap-descriptor-path} and adds 1 to
  *       the 8 bytes at its start {@code --count} times (16 in flight), then prints {@code DONE}.</li>
  * </ul>
- * Usage: {@code RdmaPeerSample echo|fetch-add --transport shm|tcp|auto -ld FILE -re FILE -m FILE [--count N] [--go FILE]
+ * Usage: {@code RdmaPeerSample echo|fetch-add --transport shm|tcp|verbs|auto [-d DEV] -ld FILE -re FILE -m FILE [--count N] [--go FILE]
  * [--sync-event FILE]} ({@code --go}: fetch-add waits for that file to exist before starting;
  * {@code --sync-event}: echo also exports a sync event for remote-net access,
  * {@code SyncEvent.exportToRemoteNet()}, to that file, and prints {@code EVENT <value>} at the end).
@@ -50,6 +50,9 @@ public final class RdmaPeerSample {
     private RdmaPeerSample() {
     }
 
+    /** The device ({@code -d}; default sw0, an RDMA device such as rxe0 for the verbs transport). */
+    private static String device = "sw0";
+
     public static void main(String[] args) throws Exception {
         String mode = args.length > 0 ? args[0] : "";
         RdmaTransportType transport = RdmaTransportType.AUTO;
@@ -61,6 +64,7 @@ public final class RdmaPeerSample {
         Path ev = null;
         for (int i = 1; i + 1 < args.length; i += 2) {
             switch (args[i]) {
+                case "-d", "--device" -> device = args[i + 1];
                 case "--transport" -> transport = RdmaTransportType.valueOf(args[i + 1].toUpperCase(Locale.ROOT));
                 case "-ld", "--local-descriptor-path" -> ld = Path.of(args[i + 1]);
                 case "-re", "--remote-descriptor-path" -> re = Path.of(args[i + 1]);
@@ -72,7 +76,7 @@ public final class RdmaPeerSample {
             }
         }
         if (ld == null || re == null || mm == null || !(mode.equals("echo") || mode.equals("fetch-add"))) {
-            System.err.println("usage: RdmaPeerSample echo|fetch-add --transport shm|tcp|auto -ld FILE -re FILE -m FILE [--count N]");
+            System.err.println("usage: RdmaPeerSample echo|fetch-add --transport shm|tcp|verbs|auto [-d DEV] -ld FILE -re FILE -m FILE [--count N]");
             System.exit(2);
         }
         System.exit(mode.equals("echo") ? echo(transport, ld, re, mm, ev) : fetchAdd(transport, ld, re, mm, count, go));
@@ -103,7 +107,7 @@ public final class RdmaPeerSample {
     }
 
     private static int echo(RdmaTransportType transport, Path ld, Path re, Path mm, Path ev) throws Exception {
-        Dev dev = Devices.open("sw0");
+        Dev dev = Devices.open(device);
         SyncEvent event = null;
         if (ev != null) {
             event = SyncEvent.create();
@@ -184,7 +188,7 @@ public final class RdmaPeerSample {
     }
 
     private static int fetchAdd(RdmaTransportType transport, Path ld, Path re, Path mm, long count, Path go) throws Exception {
-        Dev dev = Devices.open("sw0");
+        Dev dev = Devices.open(device);
         SharedRegion region = SharedMemory.allocate(4096);
         MemoryMap local = MemoryMap.create();
         local.setMemrange(region.segment());

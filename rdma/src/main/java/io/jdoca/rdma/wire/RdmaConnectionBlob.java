@@ -14,7 +14,7 @@ import java.util.UUID;
  *   off size field                                          (jdoca RDMA wire format §1, docs/features/rdma.md)
  *    0   4   magic 'JDRC' (0x4352444A as LE u32)
  *    4   2   version (2)
- *    6   1   transport preference: 0 AUTO, 1 SHM, 2 TCP
+ *    6   1   transport preference: 0 AUTO, 1 SHM, 2 TCP, 3 VERBS
  *    7   1   reserved
  *    8   4   exporter pid
  *   12   4   ctx permissions (AccessFlags granted by the exporter's Rdma context)
@@ -28,6 +28,7 @@ import java.util.UUID;
  *   64   h   host to dial, UTF-8
  *   64+h p   id of the exporter's inbound shared-memory ring ({@code <pid>-<seq>}, a region in
  *            the user's private shared-memory directory; never a path), ASCII
+ *   64+h+p 48 transport 3 (VERBS) only: the exporter's RC QP ({@link VerbsQpInfo})
  * </pre>
  *
  * @param transport   the exporter's transport preference
@@ -40,9 +41,19 @@ import java.util.UUID;
  * @param shmRegion   inbound ring's region id, empty if none
  * @param ringCap0    ring capability, first half
  * @param ringCap1    ring capability, second half
+ * @param verbs       the exporter's QP (transport VERBS), else null
  */
 public record RdmaConnectionBlob(int transport, long pid, int permissions, long nonce, UUID hostId, int tcpPort,
-        String host, String shmRegion, long ringCap0, long ringCap1) {
+        String host, String shmRegion, long ringCap0, long ringCap1, VerbsQpInfo verbs) {
+
+    /** Transport code of the verbs transport (RdmaTransportType.VERBS). */
+    public static final int TRANSPORT_VERBS = 3;
+
+    /** A blob of the shm/tcp transports (no QP). */
+    public RdmaConnectionBlob(int transport, long pid, int permissions, long nonce, UUID hostId, int tcpPort, String host,
+            String shmRegion, long ringCap0, long ringCap1) {
+        this(transport, pid, permissions, nonce, hostId, tcpPort, host, shmRegion, ringCap0, ringCap1, null);
+    }
 
     public static final int MAGIC = 0x4352444A;
     public static final int VERSION = 2;
@@ -67,7 +78,10 @@ public record RdmaConnectionBlob(int transport, long pid, int permissions, long 
         if (h.length > MAX_HOST || p.length > MAX_PATH) {
             throw new IllegalArgumentException("host or ring id too long for a connection blob");
         }
-        byte[] out = new byte[HEADER + h.length + p.length];
+        if ((transport == TRANSPORT_VERBS) != (verbs != null)) {
+            throw new IllegalArgumentException("a VERBS blob carries a QP descriptor, and only a VERBS blob");
+        }
+        byte[] out = new byte[HEADER + h.length + p.length + (verbs == null ? 0 : VerbsQpInfo.SIZE)];
         MemorySegment s = MemorySegment.ofArray(out);
         s.set(ValueLayout.JAVA_INT_UNALIGNED, OFF_MAGIC, MAGIC);
         s.set(ValueLayout.JAVA_SHORT_UNALIGNED, OFF_VERSION, (short) VERSION);
@@ -84,6 +98,9 @@ public record RdmaConnectionBlob(int transport, long pid, int permissions, long 
         s.set(ValueLayout.JAVA_LONG_UNALIGNED, OFF_RING_CAP + 8, ringCap1);
         System.arraycopy(h, 0, out, HEADER, h.length);
         System.arraycopy(p, 0, out, HEADER + h.length, p.length);
+        if (verbs != null) {
+            verbs.encode(s, HEADER + h.length + p.length);
+        }
         return out;
     }
 
@@ -104,7 +121,7 @@ public record RdmaConnectionBlob(int transport, long pid, int permissions, long 
             throw new IllegalArgumentException("unsupported RDMA connection blob version " + version);
         }
         int transport = Byte.toUnsignedInt(s.get(ValueLayout.JAVA_BYTE, OFF_TRANSPORT));
-        if (transport > 2) {
+        if (transport > TRANSPORT_VERBS) {
             throw new IllegalArgumentException("unknown transport " + transport + " in RDMA connection blob");
         }
         long pid = Integer.toUnsignedLong(s.get(ValueLayout.JAVA_INT_UNALIGNED, OFF_PID));
@@ -115,15 +132,17 @@ public record RdmaConnectionBlob(int transport, long pid, int permissions, long 
         int port = Short.toUnsignedInt(s.get(ValueLayout.JAVA_SHORT_UNALIGNED, OFF_PORT));
         int hl = Short.toUnsignedInt(s.get(ValueLayout.JAVA_SHORT_UNALIGNED, OFF_HOST_LEN));
         int pl = Short.toUnsignedInt(s.get(ValueLayout.JAVA_SHORT_UNALIGNED, OFF_PATH_LEN));
-        if (hl > MAX_HOST || pl > MAX_PATH || (long) HEADER + hl + pl != blob.length) {
+        int vl = transport == TRANSPORT_VERBS ? VerbsQpInfo.SIZE : 0;
+        if (hl > MAX_HOST || pl > MAX_PATH || (long) HEADER + hl + pl + vl != blob.length) {
             throw new IllegalArgumentException("RDMA connection blob length " + blob.length + " does not match its header");
         }
-        if (port == 0 && pl == 0) {
+        if (port == 0 && pl == 0 && vl == 0) {
             throw new IllegalArgumentException("RDMA connection blob offers no transport");
         }
         String h = new String(blob, HEADER, hl, StandardCharsets.UTF_8);
         String p = new String(blob, HEADER + hl, pl, StandardCharsets.UTF_8);
+        VerbsQpInfo v = vl == 0 ? null : VerbsQpInfo.decode(s, HEADER + hl + pl);
         return new RdmaConnectionBlob(transport, pid, perms, nonce, host, port, h, p,
-                s.get(ValueLayout.JAVA_LONG_UNALIGNED, OFF_RING_CAP), s.get(ValueLayout.JAVA_LONG_UNALIGNED, OFF_RING_CAP + 8));
+                s.get(ValueLayout.JAVA_LONG_UNALIGNED, OFF_RING_CAP), s.get(ValueLayout.JAVA_LONG_UNALIGNED, OFF_RING_CAP + 8), v);
     }
 }

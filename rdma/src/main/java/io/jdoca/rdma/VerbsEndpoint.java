@@ -1,0 +1,610 @@
+package io.jdoca.rdma;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import io.jdoca.core.AccessFlags;
+import io.jdoca.core.DocaError;
+import io.jdoca.core.DocaException;
+import io.jdoca.core.mem.Buf;
+import io.jdoca.rdma.wire.VerbsQpInfo;
+import io.jdoca.verbs.Verbs;
+import io.jdoca.verbs.VerbsConstants;
+import io.jdoca.verbs.VerbsDeviceContext;
+import io.jdoca.verbs.VerbsException;
+import io.jdoca.verbs.VerbsLayouts;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.security.SecureRandom;
+
+/**
+ * One connection of the verbs transport: an RC queue pair on the context's CQ and SRQ. Created (RESET → INIT)
+ * at {@link Rdma#export()}, moved INIT → RTR → RTS by {@link #connect} with the peer's {@link VerbsQpInfo}.
+ *
+ * <p>Data path: each of the {@code sendQueueSize} slots owns, from creation, one {@code ibv_send_wr} and its
+ * SGE array; a task takes the next slot, its WR is filled (opcode, SGEs with the local maps' lkeys, the remote
+ * address and the remote map's rkey, the immediate in network order) and posted at once, {@code wr_id} = this
+ * endpoint's index and the slot. The device completes an RC send queue in order; {@link #work()} hands the
+ * completions to the context in submission order, tasks refused before posting included. Nothing is allocated
+ * and nothing thrown per task.
+ *
+ * <p>Errors: a failed completion moves the QP to the error state (RC), so it breaks the connection
+ * ({@link VerbsErrors}); the requests behind it come back flushed and complete with the cause. A local stop
+ * moves the QP to ERR and its requests complete with SHUTDOWN.
+ *
+ * <p>Threads: engine thread only.
+ */
+final class VerbsEndpoint extends RdmaEndpoint {
+    private static final System.Logger LOG = System.getLogger(VerbsEndpoint.class.getName());
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final long WR_SIZE = VerbsLayouts.IBV_SEND_WR.byteSize();
+    private static final long SGE = VerbsTransport.SGE_SIZE;
+    private static final int COMPLETION_BUDGET = 256;
+    /** Local ACK timeout exponent: 4.096 µs × 2^17 ≈ 0.54 s, × 7 tries ≈ 4 s before a silent peer is declared gone
+     * (IBA Vol. 1, 9.7.6.1.3 and 11.2.4.2). Long enough for a peer on an emulated CPU, short enough for a dead one. */
+    static final int ACK_TIMEOUT = 17;
+    /** 6, not the IBA's maximum 7: Soft-RoCE (rxe_comp.c) treats a retry count of 7 as "retry forever", as for RNR,
+     * and a request to a vanished peer would then never complete (seen in the guest). */
+    static final int RETRY_CNT = 6;
+
+    final VerbsTransport vt;
+    final int index;
+    private final int cap;
+    private final int maxSge;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment wrs;
+    private final MemorySegment[] wrSlot;
+    private final MemorySegment sges;
+    private final MemorySegment attr;
+    /**
+     * One registered 8-byte cell per slot: atomics and sync-event get/add land here and are appended to the task's
+     * buffer when it completes, in submission order, so tasks sharing one result buffer append in order (as DOCA).
+     */
+    private final MemorySegment scratch;
+    private final MemorySegment scratchMr;
+    private final int scratchLkey;
+    /**
+     * The control word: [0] is set to 1 by the peer (an RDMA WRITE) when it closes the connection, so a stop is seen
+     * at once and not only at the next unacknowledged request; [8] holds the 1 this end writes into the peer's.
+     */
+    private final MemorySegment ctrl;
+    private final MemorySegment ctrlMr;
+    private long peerCtrlAddr;
+    private int peerCtrlRkey;
+    /** The peer's process when it runs on this host (its death is then seen within 100 ms), else null. */
+    private ProcessHandle peerProc;
+    private long lastLivenessNanos;
+    private boolean goodbyePending;
+    private boolean peerGone;
+    private long goodbyeDeadline;
+    private final MemorySegment qp;
+    final int qpn;
+    final int psn;
+    private final RdmaTask[] ring;
+    private long head;
+    private long tail;
+    /** Work requests posted and not yet completed by the device. */
+    private int posted;
+    private boolean connected;
+    private boolean closed;
+    private DocaError closeReason;
+    private boolean released;
+    private String brokenWhy;
+
+    /** Creates the QP and moves it to INIT. Throws {@link DocaException} (NO_MEMORY for too many connections, DRIVER). */
+    VerbsEndpoint(Rdma rdma, RdmaConnection conn, VerbsTransport vt) {
+        super(rdma, conn);
+        this.vt = vt;
+        this.cap = vt.sendQueueSize;
+        this.maxSge = vt.maxSendSge;
+        this.index = vt.register(this);
+        if (index < 0) {
+            arena.close();
+            throw new DocaException(DocaError.NO_MEMORY, "a verbs RDMA context has at most "
+                    + VerbsTransport.MAX_CONNECTIONS + " connections");
+        }
+        wrs = arena.allocate(WR_SIZE * (cap + 1), 8);
+        sges = arena.allocate(SGE * maxSge * (cap + 1), 8);
+        wrSlot = new MemorySegment[cap + 1]; // slot cap: the goodbye write
+        for (int i = 0; i <= cap; i++) {
+            wrSlot[i] = wrs.asSlice(i * WR_SIZE, WR_SIZE);
+            wrSlot[i].set(ADDRESS, VerbsLayouts.SWR_NEXT, MemorySegment.NULL);
+            wrSlot[i].set(ADDRESS, VerbsLayouts.SWR_SG_LIST, sges.asSlice(i * SGE * maxSge));
+        }
+        ring = new RdmaTask[cap];
+        attr = arena.allocate(VerbsLayouts.IBV_QP_ATTR);
+        VerbsDeviceContext dev = vt.dev;
+        scratch = arena.allocate(8L * cap, 8);
+        try {
+            scratchMr = Verbs.regMr(dev.pd(), scratch, VerbsConstants.IBV_ACCESS_LOCAL_WRITE);
+        } catch (VerbsException e) {
+            vt.unregister(index, this);
+            arena.close();
+            throw new DocaException(DocaError.DRIVER, "ibv_reg_mr of the atomic result cells: " + e.getMessage());
+        }
+        scratchLkey = Verbs.lkey(scratchMr);
+        ctrl = arena.allocate(16, 8);
+        ctrl.set(JAVA_LONG, 8, 1L);
+        try {
+            ctrlMr = Verbs.regMr(dev.pd(), ctrl, VerbsConstants.IBV_ACCESS_LOCAL_WRITE | VerbsConstants.IBV_ACCESS_REMOTE_WRITE);
+        } catch (VerbsException e) {
+            Verbs.deregMr(scratchMr);
+            vt.unregister(index, this);
+            arena.close();
+            throw new DocaException(DocaError.DRIVER, "ibv_reg_mr of the control word: " + e.getMessage());
+        }
+        MemorySegment q;
+        try {
+            MemorySegment init = arena.allocate(VerbsLayouts.IBV_QP_INIT_ATTR);
+            init.set(ADDRESS, VerbsLayouts.QPI_SEND_CQ, vt.cq);
+            init.set(ADDRESS, VerbsLayouts.QPI_RECV_CQ, vt.cq);
+            init.set(ADDRESS, VerbsLayouts.QPI_SRQ, vt.srq);
+            init.set(JAVA_INT, VerbsLayouts.QPI_MAX_SEND_WR, cap + 1); // + the goodbye write
+            init.set(JAVA_INT, VerbsLayouts.QPI_MAX_RECV_WR, 1);
+            init.set(JAVA_INT, VerbsLayouts.QPI_MAX_SEND_SGE, maxSge);
+            init.set(JAVA_INT, VerbsLayouts.QPI_MAX_RECV_SGE, 1);
+            init.set(JAVA_INT, VerbsLayouts.QPI_QP_TYPE, VerbsConstants.IBV_QPT_RC);
+            q = Verbs.createQp(dev.pd(), init);
+        } catch (VerbsException e) {
+            Verbs.deregMr(scratchMr);
+            Verbs.deregMr(ctrlMr);
+            vt.unregister(index, this);
+            arena.close();
+            throw new DocaException(DocaError.DRIVER, "ibv_create_qp on " + dev.name() + ": " + e.getMessage());
+        }
+        qp = q;
+        qpn = Verbs.qpNum(q);
+        psn = RANDOM.nextInt() & 0xFFFFFF;
+        try {
+            attr.fill((byte) 0);
+            attr.set(JAVA_INT, VerbsLayouts.QPA_QP_STATE, VerbsConstants.IBV_QPS_INIT);
+            attr.set(JAVA_SHORT, VerbsLayouts.QPA_PKEY_INDEX, (short) 0);
+            attr.set(JAVA_BYTE, VerbsLayouts.QPA_PORT_NUM, (byte) dev.port());
+            attr.set(JAVA_INT, VerbsLayouts.QPA_ACCESS_FLAGS, qpAccess(rdma.permissions()));
+            Verbs.modifyQp(qp, attr, VerbsConstants.IBV_QP_STATE | VerbsConstants.IBV_QP_PKEY_INDEX
+                    | VerbsConstants.IBV_QP_PORT | VerbsConstants.IBV_QP_ACCESS_FLAGS);
+        } catch (VerbsException e) {
+            release();
+            throw new DocaException(DocaError.DRIVER, "QP RESET → INIT on " + dev.name() + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * The QP's remote access: what this context lets peers do (DOCA's context permissions), enforced by the
+     * device on top of each memory region's own access flags.
+     */
+    static int qpAccess(int docaPermissions) {
+        int a = VerbsConstants.IBV_ACCESS_LOCAL_WRITE;
+        if ((docaPermissions & AccessFlags.RDMA_READ) != 0) {
+            a |= VerbsConstants.IBV_ACCESS_REMOTE_READ;
+        }
+        if ((docaPermissions & AccessFlags.RDMA_WRITE) != 0) {
+            a |= VerbsConstants.IBV_ACCESS_REMOTE_WRITE;
+        }
+        if ((docaPermissions & AccessFlags.RDMA_ATOMIC) != 0) {
+            a |= VerbsConstants.IBV_ACCESS_REMOTE_ATOMIC;
+        }
+        return a;
+    }
+
+    /** This end's descriptor for the connection blob. */
+    VerbsQpInfo info() {
+        VerbsDeviceContext d = vt.dev;
+        return new VerbsQpInfo(qpn, psn, d.gid(), d.lid(), d.port(), d.activeMtu(), d.linkLayer(), ctrl.address(),
+                Verbs.rkey(ctrlMr));
+    }
+
+    /**
+     * INIT → RTR → RTS towards {@code peer}; {@code samehostPid} is the peer's process id when it runs on this host
+     * (0 otherwise). Control path; throws {@link VerbsException}.
+     */
+    void connect(VerbsQpInfo peer, long samehostPid) {
+        peerCtrlAddr = peer.ctrlAddr();
+        peerCtrlRkey = peer.ctrlRkey();
+        peerProc = samehostPid == 0 ? null : ProcessHandle.of(samehostPid).orElse(null);
+        lastLivenessNanos = System.nanoTime();
+        VerbsDeviceContext d = vt.dev;
+        attr.fill((byte) 0);
+        attr.set(JAVA_INT, VerbsLayouts.QPA_QP_STATE, VerbsConstants.IBV_QPS_RTR);
+        attr.set(JAVA_INT, VerbsLayouts.QPA_PATH_MTU, Math.min(d.activeMtu(), peer.mtu()));
+        attr.set(JAVA_INT, VerbsLayouts.QPA_DEST_QP_NUM, peer.qpn());
+        attr.set(JAVA_INT, VerbsLayouts.QPA_RQ_PSN, peer.psn());
+        attr.set(JAVA_BYTE, VerbsLayouts.QPA_MAX_DEST_RD_ATOMIC, (byte) Math.max(1, Math.min(16, d.maxQpRdAtom())));
+        attr.set(JAVA_BYTE, VerbsLayouts.QPA_MIN_RNR_TIMER, (byte) VerbsErrors.rnrTimerCode(rdma.rnrTimeoutNanos()));
+        if (peer.linkLayer() == VerbsConstants.IBV_LINK_LAYER_INFINIBAND && peer.lid() != 0) {
+            attr.set(JAVA_SHORT, VerbsLayouts.QPA_AH_DLID, (short) peer.lid());
+            attr.set(JAVA_BYTE, VerbsLayouts.QPA_AH_IS_GLOBAL, (byte) 0);
+        } else {
+            // RoCE: the peer is addressed by its GID (GRH), the source GID by this device's chosen index.
+            attr.set(JAVA_BYTE, VerbsLayouts.QPA_AH_IS_GLOBAL, (byte) 1);
+            MemorySegment.copy(peer.gid(), 0, attr, JAVA_BYTE, VerbsLayouts.QPA_AH_DGID, 16);
+            attr.set(JAVA_BYTE, VerbsLayouts.QPA_AH_SGID_INDEX, (byte) d.gidIndex());
+            attr.set(JAVA_BYTE, VerbsLayouts.QPA_AH_HOP_LIMIT, (byte) 64);
+        }
+        attr.set(JAVA_BYTE, VerbsLayouts.QPA_AH_PORT_NUM, (byte) d.port());
+        Verbs.modifyQp(qp, attr, VerbsConstants.IBV_QP_STATE | VerbsConstants.IBV_QP_AV | VerbsConstants.IBV_QP_PATH_MTU
+                | VerbsConstants.IBV_QP_DEST_QPN | VerbsConstants.IBV_QP_RQ_PSN | VerbsConstants.IBV_QP_MAX_DEST_RD_ATOMIC
+                | VerbsConstants.IBV_QP_MIN_RNR_TIMER);
+        attr.fill((byte) 0);
+        attr.set(JAVA_INT, VerbsLayouts.QPA_QP_STATE, VerbsConstants.IBV_QPS_RTS);
+        attr.set(JAVA_BYTE, VerbsLayouts.QPA_TIMEOUT, (byte) ACK_TIMEOUT);
+        attr.set(JAVA_BYTE, VerbsLayouts.QPA_RETRY_CNT, (byte) RETRY_CNT);
+        // 6 retries (7 = forever): a send the peer has no receive for fails after ~the RNR retry time.
+        attr.set(JAVA_BYTE, VerbsLayouts.QPA_RNR_RETRY, (byte) 6);
+        attr.set(JAVA_INT, VerbsLayouts.QPA_SQ_PSN, psn);
+        attr.set(JAVA_BYTE, VerbsLayouts.QPA_MAX_RD_ATOMIC, (byte) Math.max(1, Math.min(16, d.maxQpInitRdAtom())));
+        Verbs.modifyQp(qp, attr, VerbsConstants.IBV_QP_STATE | VerbsConstants.IBV_QP_TIMEOUT
+                | VerbsConstants.IBV_QP_RETRY_CNT | VerbsConstants.IBV_QP_RNR_RETRY | VerbsConstants.IBV_QP_SQ_PSN
+                | VerbsConstants.IBV_QP_MAX_QP_RD_ATOMIC);
+        connected = true;
+    }
+
+    // ------------------------------------------------------------------ data path
+
+    @Override
+    DocaError submit(RdmaTask t) {
+        if (tail - head >= cap) {
+            return DocaError.AGAIN;
+        }
+        int slot = (int) (tail % cap);
+        if (closed) {
+            t.result = closeReason;
+            t.done = true;
+        } else if (t.result != DocaError.SUCCESS) {
+            t.done = true; // refused by the checks of both sides: completes in order, nothing posted
+        } else {
+            DocaError e = post(t, slot);
+            if (e == DocaError.AGAIN) {
+                return DocaError.AGAIN;
+            }
+            if (e != DocaError.SUCCESS) {
+                t.result = e;
+                t.done = true;
+            } else {
+                t.done = false;
+                posted++;
+            }
+        }
+        ring[slot] = t;
+        tail++;
+        return DocaError.SUCCESS;
+    }
+
+    /** Fills slot {@code slot}'s WR for {@code t} and posts it. Allocation-free. */
+    private DocaError post(RdmaTask t, int slot) {
+        MemorySegment wr = wrSlot[slot];
+        long sg = (long) slot * maxSge * SGE;
+        int opcode;
+        int k;
+        int rkey = 0;
+        switch (t.kind) {
+            case RdmaTask.K_SEND, RdmaTask.K_SEND_IMM -> {
+                opcode = t.kind == RdmaTask.K_SEND ? VerbsConstants.IBV_WR_SEND : VerbsConstants.IBV_WR_SEND_WITH_IMM;
+                k = gather(t.local, sg);
+            }
+            case RdmaTask.K_WRITE, RdmaTask.K_WRITE_IMM -> {
+                opcode = t.kind == RdmaTask.K_WRITE ? VerbsConstants.IBV_WR_RDMA_WRITE
+                        : VerbsConstants.IBV_WR_RDMA_WRITE_WITH_IMM;
+                k = gather(t.local, sg);
+            }
+            case RdmaTask.K_SE_SET -> {
+                opcode = VerbsConstants.IBV_WR_RDMA_WRITE;
+                k = one(t.local, t.local.data(), sg);
+            }
+            case RdmaTask.K_READ -> {
+                opcode = VerbsConstants.IBV_WR_RDMA_READ;
+                k = scatter(t.local, t.len, sg);
+            }
+            case RdmaTask.K_SE_GET -> {
+                opcode = VerbsConstants.IBV_WR_RDMA_READ;
+                k = cell(slot, sg);
+            }
+            case RdmaTask.K_CAS -> {
+                opcode = VerbsConstants.IBV_WR_ATOMIC_CMP_AND_SWP;
+                k = cell(slot, sg);
+            }
+            case RdmaTask.K_FADD, RdmaTask.K_SE_ADD -> {
+                opcode = VerbsConstants.IBV_WR_ATOMIC_FETCH_AND_ADD;
+                k = cell(slot, sg);
+            }
+            default -> {
+                return DocaError.UNEXPECTED;
+            }
+        }
+        if (k == -1) {
+            return DocaError.NOT_SUPPORTED; // local memory not registered on this RDMA device
+        }
+        if (k == -2) {
+            return DocaError.INVALID_VALUE; // more buffers than the QP's SGEs
+        }
+        if (t.kind != RdmaTask.K_SEND && t.kind != RdmaTask.K_SEND_IMM) {
+            rkey = t.rMap.verbsRemoteKey();
+            if (rkey == -1) {
+                return DocaError.NOT_SUPPORTED; // the peer's map was not registered on an RDMA device
+            }
+        }
+        wr.set(JAVA_LONG, VerbsLayouts.SWR_WR_ID, ((long) index << 32) | slot);
+        wr.set(JAVA_INT, VerbsLayouts.SWR_NUM_SGE, k);
+        wr.set(JAVA_INT, VerbsLayouts.SWR_OPCODE, opcode);
+        wr.set(JAVA_INT, VerbsLayouts.SWR_SEND_FLAGS, VerbsConstants.IBV_SEND_SIGNALED);
+        // imm_data is big-endian (network order) in the WR; the receiver's WC has it the same way.
+        wr.set(JAVA_INT, VerbsLayouts.SWR_IMM_DATA, Integer.reverseBytes(t.immediate));
+        if (opcode == VerbsConstants.IBV_WR_ATOMIC_CMP_AND_SWP || opcode == VerbsConstants.IBV_WR_ATOMIC_FETCH_AND_ADD) {
+            wr.set(JAVA_LONG, VerbsLayouts.SWR_ATOMIC_REMOTE_ADDR, t.rAddr);
+            wr.set(JAVA_LONG, VerbsLayouts.SWR_ATOMIC_COMPARE_ADD, t.operand);
+            wr.set(JAVA_LONG, VerbsLayouts.SWR_ATOMIC_SWAP, t.swap);
+            wr.set(JAVA_INT, VerbsLayouts.SWR_ATOMIC_RKEY, rkey);
+        } else if (opcode != VerbsConstants.IBV_WR_SEND && opcode != VerbsConstants.IBV_WR_SEND_WITH_IMM) {
+            wr.set(JAVA_LONG, VerbsLayouts.SWR_RDMA_REMOTE_ADDR, t.rAddr);
+            wr.set(JAVA_INT, VerbsLayouts.SWR_RDMA_RKEY, rkey);
+        }
+        int rc = vt.ops.postSend(qp, wr, vt.badWr);
+        if (rc == 0) {
+            return DocaError.SUCCESS;
+        }
+        return rc == 12 /* ENOMEM: send queue full */ ? DocaError.AGAIN : DocaError.DRIVER;
+    }
+
+    /** SGEs over the list's data sections; the count, -1 for unregistered memory, -2 for too many buffers. */
+    private int gather(Buf list, long sg) {
+        int k = 0;
+        for (Buf b = list; b != null; b = b.next()) {
+            long dl = b.dataLen();
+            if (dl == 0) {
+                continue;
+            }
+            int lkey = b.mmap().verbsLkey(vt.devInfo);
+            if (lkey == -1) {
+                return -1;
+            }
+            if (k == maxSge) {
+                return -2;
+            }
+            sge(sg, k++, b.data(), dl, lkey);
+        }
+        return k;
+    }
+
+    /** SGEs over the list's tailrooms for {@code n} bytes (reads append). */
+    private int scatter(Buf list, long n, long sg) {
+        int k = 0;
+        for (Buf b = list; b != null && n > 0; b = b.next()) {
+            long c = Math.min(b.tailroomLen(), n);
+            if (c == 0) {
+                continue;
+            }
+            int lkey = b.mmap().verbsLkey(vt.devInfo);
+            if (lkey == -1) {
+                return -1;
+            }
+            if (k == maxSge) {
+                return -2;
+            }
+            sge(sg, k++, b.data() + b.dataLen(), c, lkey);
+            n -= c;
+        }
+        return k;
+    }
+
+    /** One 8-byte SGE at {@code addr} of the buffer (atomic result, sync event value). */
+    private int one(Buf b, long addr, long sg) {
+        int lkey = b.mmap().verbsLkey(vt.devInfo);
+        if (lkey == -1) {
+            return -1;
+        }
+        sge(sg, 0, addr, 8, lkey);
+        return 1;
+    }
+
+    /** The slot's registered result cell as the only SGE. */
+    private int cell(int slot, long sg) {
+        sge(sg, 0, scratch.address() + slot * 8L, 8, scratchLkey);
+        return 1;
+    }
+
+    private void sge(long sg, int k, long addr, long len, int lkey) {
+        long at = sg + k * SGE;
+        sges.set(JAVA_LONG, at + VerbsLayouts.SGE_ADDR, addr);
+        sges.set(JAVA_INT, at + VerbsLayouts.SGE_LENGTH, (int) len);
+        sges.set(JAVA_INT, at + VerbsLayouts.SGE_LKEY, lkey);
+    }
+
+    /** A send-queue completion for slot {@code slot} (from {@link VerbsTransport#poll()}). */
+    void onCompletion(int slot, int status, int vendorErr) {
+        if (slot == cap) {
+            // The goodbye write is done (or failed: the peer is gone anyway): now flush what is left.
+            if (goodbyePending) {
+                goodbyePending = false;
+                moveToErr();
+            }
+            return;
+        }
+        if (slot < 0 || slot >= cap) {
+            return;
+        }
+        RdmaTask t = ring[slot];
+        if (t == null || t.done) {
+            return;
+        }
+        posted--;
+        if (status == VerbsConstants.IBV_WC_SUCCESS) {
+            switch (t.kind) {
+                case RdmaTask.K_READ -> {
+                    VerbsTransport.appendList(t.local, t.len);
+                    t.resultLen = t.len;
+                }
+                case RdmaTask.K_SE_GET -> t.resultLen = 8;
+                default -> {
+                }
+            }
+        } else {
+            t.result = VerbsErrors.map(status, closeReason);
+            if (VerbsErrors.fatal(status)) {
+                broken(VerbsErrors.connectionReason(status), "work completion " + Verbs.wcStatusString(status)
+                        + " (vendor_err 0x" + Integer.toHexString(vendorErr) + ")");
+            }
+        }
+        t.done = true;
+    }
+
+    @Override
+    int work() {
+        int n = 0;
+        if (connected && !closed) {
+            if (ctrl.get(JAVA_LONG, 0) != 0) {
+                broken(DocaError.CONNECTION_RESET, "closed by peer (its control word was written)");
+            } else if (peerProc != null) {
+                long now = System.nanoTime();
+                if (now - lastLivenessNanos > 100_000_000L) {
+                    lastLivenessNanos = now;
+                    if (!peerProc.isAlive()) {
+                        peerGone = true; // nobody to say goodbye to
+                        broken(DocaError.CONNECTION_RESET, "pid gone: peer process " + peerProc.pid() + " is gone");
+                    }
+                }
+            }
+        }
+        if (goodbyePending && System.nanoTime() - goodbyeDeadline > 0) {
+            goodbyePending = false; // unacknowledged: the peer is gone or stalled; do not hold the stop longer
+            moveToErr();
+        }
+        while (head < tail && n < COMPLETION_BUDGET) {
+            int slot = (int) (head % cap);
+            RdmaTask t = ring[slot];
+            if (!t.done) {
+                if (!closed || posted > 0) {
+                    break;
+                }
+                // Closed and nothing left in the device: whatever is still here completes with the reason.
+                t.result = closeReason;
+                t.done = true;
+            }
+            ring[slot] = null;
+            head++;
+            finish(t, slot);
+            n++;
+            if (released || vt.released) {
+                return n;
+            }
+        }
+        return n;
+    }
+
+    private void finish(RdmaTask t, int slot) {
+        DocaError r = t.result;
+        if (r == DocaError.SUCCESS) {
+            switch (t.kind) {
+                case RdmaTask.K_WRITE, RdmaTask.K_WRITE_IMM -> t.remote.appendData(t.len);
+                case RdmaTask.K_CAS, RdmaTask.K_FADD, RdmaTask.K_SE_ADD, RdmaTask.K_SE_GET ->
+                        ShmEndpoint.putResult(t.local, scratch.get(JAVA_LONG, slot * 8L));
+                default -> {
+                }
+            }
+        }
+        rdma.done(t, r);
+    }
+
+    @Override
+    boolean hasPendingWork() {
+        if (head == tail) {
+            return false;
+        }
+        RdmaTask t = ring[(int) (head % cap)];
+        return t != null && (t.done || closed && posted == 0 && !goodbyePending);
+    }
+
+    /** The connection failed (a completion error): the QP is in error; the context learns of it. */
+    void broken(DocaError reason, String why) {
+        if (!closed) {
+            brokenWhy = why;
+            close(reason);
+            rdma.connectionBroken(conn, reason, why);
+        }
+    }
+
+    String brokenWhy() {
+        return brokenWhy;
+    }
+
+    @Override
+    void close(DocaError reason) {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        closeReason = reason;
+        if (released) {
+            return;
+        }
+        if (connected && !peerGone && ctrl.get(JAVA_LONG, 0) == 0 && postGoodbye()) {
+            // ERR once the peer has it (or after 1 s): it then sees the stop at once, not at its next request.
+            goodbyePending = true;
+            goodbyeDeadline = System.nanoTime() + 1_000_000_000L;
+            return;
+        }
+        moveToErr();
+    }
+
+    /** RDMA WRITE of 1 into the peer's control word; false if it cannot be posted (QP already in error). */
+    private boolean postGoodbye() {
+        MemorySegment wr = wrSlot[cap];
+        long sg = (long) cap * maxSge * SGE;
+        sge(sg, 0, ctrl.address() + 8, 8, Verbs.lkey(ctrlMr));
+        wr.set(JAVA_LONG, VerbsLayouts.SWR_WR_ID, ((long) index << 32) | cap);
+        wr.set(JAVA_INT, VerbsLayouts.SWR_NUM_SGE, 1);
+        wr.set(JAVA_INT, VerbsLayouts.SWR_OPCODE, VerbsConstants.IBV_WR_RDMA_WRITE);
+        wr.set(JAVA_INT, VerbsLayouts.SWR_SEND_FLAGS, VerbsConstants.IBV_SEND_SIGNALED);
+        wr.set(JAVA_LONG, VerbsLayouts.SWR_RDMA_REMOTE_ADDR, peerCtrlAddr);
+        wr.set(JAVA_INT, VerbsLayouts.SWR_RDMA_RKEY, peerCtrlRkey);
+        return vt.ops.postSend(qp, wr, vt.badWr) == 0;
+    }
+
+    /** QP → ERR: every posted request comes back through the CQ flushed ({@code IBV_WC_WR_FLUSH_ERR}), in order. */
+    private void moveToErr() {
+        if (released) {
+            return;
+        }
+        try {
+            attr.fill((byte) 0);
+            attr.set(JAVA_INT, VerbsLayouts.QPA_QP_STATE, VerbsConstants.IBV_QPS_ERR);
+            Verbs.modifyQp(qp, attr, VerbsConstants.IBV_QP_STATE);
+        } catch (VerbsException e) {
+            LOG.log(System.Logger.Level.WARNING, "QP 0x" + Integer.toHexString(qpn) + " → ERR: " + e.getMessage());
+            posted = 0; // nothing will come back: complete what is held with the reason
+        }
+    }
+
+    boolean isConnected() {
+        return connected;
+    }
+
+    @Override
+    boolean isDrained() {
+        return closed && head == tail && !goodbyePending;
+    }
+
+    @Override
+    void release() {
+        if (released) {
+            return;
+        }
+        released = true;
+        try {
+            Verbs.destroyQp(qp);
+            Verbs.deregMr(scratchMr);
+            Verbs.deregMr(ctrlMr);
+        } catch (VerbsException e) {
+            LOG.log(System.Logger.Level.WARNING, "ibv_destroy_qp / dereg_mr: " + e.getMessage());
+        }
+        vt.unregister(index, this);
+        arena.close();
+    }
+
+    @Override
+    long maxSleepNanos() {
+        return Long.MAX_VALUE; // the transport's completion-channel waker wakes the engine
+    }
+}
