@@ -28,7 +28,6 @@ import io.jdoca.sta.target.config.TargetConfig;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
@@ -372,7 +371,7 @@ public final class NvmfTarget implements AutoCloseable {
             req.reject(io.jdoca.sta.rdma.NvmeRdmaCmReject.STS_NO_RSC);
             throw new DocaException(DocaError.BAD_STATE, "target stopping: NVMe/RDMA connection from " + req.remoteAddress() + " refused");
         }
-        Engine e = engines.get(Math.floorMod(rr.getAndIncrement(), engines.size()));
+        NvmfEngine e = engines.get(Math.floorMod(rr.getAndIncrement(), engines.size()));
         return e.io.qpAccept(req);
     }
 
