@@ -72,7 +72,6 @@ class SpdkCompatSystemTest {
 
             rpc.ok("nvmf_create_transport", "-t", "TCP", "-u", "16384", "-c", "8192");
             assertThat(rpc.fails("nvmf_create_transport", "-t", "TCP", "-c", "2048")).contains("\"code\": -32602").contains("in_capsule_data_size");
-            assertThat(rpc.fails("nvmf_create_transport", "-t", "RDMA")).contains("\"code\": -32602").contains("not yet supported");
             JsonNode tr = rpc.json("nvmf_get_transports");
             assertThat(tr).hasSize(1);
             assertThat(tr.get(0).get("trtype").asText()).isEqualTo("TCP");
@@ -80,6 +79,12 @@ class SpdkCompatSystemTest {
             assertThat(tr.get(0).get("max_io_qpairs_per_ctrlr").asInt()).isEqualTo(64);
             assertThat(tr.get(0).get("in_capsule_data_size").asInt()).isEqualTo(8192);
             assertThat(tr.get(0).has("max_queue_depth")).isTrue();
+            // rpc.py's plain -t RDMA (it sends no_srq=false): accepted, reported as jdoca runs it (no SRQ)
+            rpc.ok("nvmf_create_transport", "-t", "RDMA");
+            JsonNode rdma = rpc.json("nvmf_get_transports", "--trtype", "RDMA");
+            assertThat(rdma).hasSize(1);
+            assertThat(rdma.get(0).get("trtype").asText()).isEqualTo("RDMA");
+            assertThat(rdma.get(0).get("no_srq").asBoolean()).isTrue();
 
             rpc.ok("nvmf_create_subsystem", CNODE, "-a", "-s", "SPDK00000000000001", "-m", "32");
             rpc.ok("nvmf_subsystem_add_ns", CNODE, "Malloc0", "-n", "1");

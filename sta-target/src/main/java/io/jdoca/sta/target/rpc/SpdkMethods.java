@@ -354,8 +354,12 @@ final class SpdkMethods {
             throw new RpcError(-32602, "Invalid parameters: trtype: transport type '" + tr + "' not found (jdoca's target speaks TCP and RDMA)");
         }
         Map<String, Object> opts = tr.equals("RDMA") ? rdmaDefaults(t) : tcpDefaults(t);
-        if (tr.equals("RDMA") && p.has("no_srq")) {
-            p.onlyDefault("no_srq", true); // jdoca's RDMA transport has no shared receive queue
+        if (tr.equals("RDMA") && Boolean.FALSE.equals(p.bool("no_srq"))) {
+            // rpc.py sends no_srq=false unless --no-srq is given (SPDK's default): refusing it would make the
+            // plain `rpc.py nvmf_create_transport -t RDMA` fail. jdoca's queue pairs have receive queues of
+            // their own (no SRQ); that changes resource use, not behaviour, so it is accepted and reported.
+            LOG.info("nvmf_create_transport no_srq=false: jdoca's RDMA transport has no shared receive queue; "
+                    + "each queue pair posts its own receives (reported as no_srq=true)");
         }
         p.onlyDefault("zcopy", false);
         p.onlyDefault("dif_insert_or_strip", false);
@@ -391,6 +395,9 @@ final class SpdkMethods {
             }
         }
         opts.putAll(fixed);
+        if (tr.equals("RDMA")) {
+            opts.put("no_srq", true); // what jdoca runs, whatever was asked (see above)
+        }
         try {
             t.createTransport(tr, opts);
         } catch (DocaException e) {

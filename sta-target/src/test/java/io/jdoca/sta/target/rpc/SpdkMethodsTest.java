@@ -111,13 +111,15 @@ class SpdkMethodsTest {
             assertEquals("TCP", tr.get(0).get("trtype").asText());
             assertEquals(8192, tr.get(0).get("io_unit_size").asInt());
             assertEquals(2, tr.get(0).get("sock_priority").asInt());
-            // RDMA is created like SPDK's (-t RDMA); a shared receive queue is the one thing jdoca's lacks.
-            assertEquals(-32602, code(s, "nvmf_create_transport", "{\"trtype\":\"RDMA\",\"no_srq\":false}"));
-            ok(s, "nvmf_create_transport", "{\"trtype\":\"RDMA\",\"max_queue_depth\":128,\"no_srq\":true}");
+            // RDMA is created like SPDK's (-t RDMA). rpc.py sends no_srq=false by default: accepted, and reported
+            // as what jdoca does (per-queue-pair receives, no shared receive queue); a non-boolean is refused.
+            assertEquals(-32602, code(s, "nvmf_create_transport", "{\"trtype\":\"RDMA\",\"no_srq\":\"no\"}"));
+            ok(s, "nvmf_create_transport", "{\"trtype\":\"RDMA\",\"max_queue_depth\":128,\"no_srq\":false}");
             assertEquals(-32602, code(s, "nvmf_create_transport", "{\"trtype\":\"rdma\"}"));
             JsonNode rdmaTr = ok(s, "nvmf_get_transports", "{\"trtype\":\"RDMA\"}");
             assertEquals("RDMA", rdmaTr.get(0).get("trtype").asText());
             assertEquals(1024, rdmaTr.get(0).get("max_queue_depth").asInt());
+            assertTrue(rdmaTr.get(0).get("no_srq").asBoolean(), rdmaTr.toString());
             JsonNode st = ok(s, "nvmf_get_stats", null);
             assertTrue(st.get("tick_rate").asLong() > 0);
             assertEquals(1, st.get("poll_groups").size());
