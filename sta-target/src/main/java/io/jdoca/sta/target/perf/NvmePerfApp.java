@@ -326,7 +326,16 @@ public final class NvmePerfApp implements Callable<Integer> {
                 return usage(String.format("-q/--queue-depth %d exceeds the target's queue size limit %d (CAP.MQES+1, "
                         + "one entry kept free)", qd, mqes));
             }
-            admin.propertySet(0x14, 1 | (6 << 16) | (4 << 20)); // CC.EN, IOSQES 64 B, IOCQES 16 B
+            int[] cc = admin.propertySet(0x14, 1 | (6 << 16) | (4 << 20)); // CC.EN, IOSQES 64 B, IOCQES 16 B
+            if (cc[0] != 0) {
+                System.err.printf("nvme-perf: Property Set CC.EN failed: status 0x%04x%n", cc[0]);
+                return 1;
+            }
+            String notReady = awaitReady(admin);
+            if (notReady != null) {
+                System.err.println("nvme-perf: " + notReady);
+                return 1;
+            }
             int[] nq = admin.adminSimple(NvmeOpcode.ADMIN_SET_FEATURES, 0, 0x07, ((queues - 1) << 16) | (queues - 1));
             if (nq[0] == 0 && Math.min(nq[1] & 0xffff, nq[1] >>> 16) + 1 < queues) {
                 return usage(String.format("-P/--queues %d exceeds the %d I/O queue(s) the target grants (Number of Queues)",
@@ -413,6 +422,27 @@ public final class NvmePerfApp implements Callable<Integer> {
             // control path (connect, admin): one line naming what failed, exit 1
             System.err.println("nvme-perf: " + (rdma ? "NVMe/RDMA " : "NVMe/TCP ") + address + ":" + port + ": " + e.getMessage());
             return 1;
+        }
+    }
+
+    /**
+     * After CC.EN = 1, polls CSTS until RDY (a controller may become ready later, NVMe Base 2.0 §3.5.1);
+     * null when ready (or when CSTS cannot be read: the commands that follow then tell), else one line.
+     */
+    private static String awaitReady(NvmeHostQueue admin) throws IOException {
+        long deadline = System.nanoTime() + 60_000_000_000L; // a TCG guest is slow, not dead
+        while (true) {
+            int[] csts = admin.propertyGet(0x1c, false);
+            if (csts[0] != 0 || (csts[1] & 1) != 0) {
+                return null;
+            }
+            if ((csts[1] & 2) != 0) {
+                return "the controller reports a fatal status (CSTS.CFS) after CC.EN";
+            }
+            if (System.nanoTime() > deadline) {
+                return "the controller did not become ready (CSTS.RDY) within 60 s of CC.EN";
+            }
+            Thread.onSpinWait();
         }
     }
 

@@ -396,6 +396,16 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
         long sqe = (long) maxCid * NvmeCommand.SIZE;
         NvmeCommand.encode(cmds, sqe, opcode, cid, nsid);
         cmds.set(NvmeTcpPdu.U8, sqe + NvmeCommand.OFF_FLAGS, (byte) FLAGS_SGL);
+        encodeNullSgl(cmds, sqe);
+    }
+
+    /**
+     * A command without data still carries a keyed data block descriptor, of length 0 (the Linux host's
+     * {@code nvme_rdma_set_sg_null}): nvmet-rdma refuses an all-zero descriptor (data block, sub-type
+     * address) as an invalid SGL sub-type.
+     */
+    static void encodeNullSgl(MemorySegment s, long sqe) {
+        KeyedSgl.putKeyed(s, sqe, 0, 0, 0, false);
     }
 
     @Override

@@ -80,6 +80,19 @@ class NvmeRdmaHostTest {
         assertThat(KeyedSgl.key(s, 0)).isEqualTo(0x55);
     }
 
+    /** A command without data carries a zero-length keyed descriptor (nvmet-rdma refuses an all-zero one). */
+    @Test
+    @Timeout(60)
+    void noDataMeansAZeroLengthKeyedDescriptor() {
+        s.fill((byte) 0x5a);
+        NvmeRdmaHost.encodeNullSgl(s, 0);
+        assertThat(KeyedSgl.keyed(s, 0)).isTrue();
+        assertThat(KeyedSgl.subtype(s, 0)).isEqualTo(KeyedSgl.SUBTYPE_ADDRESS);
+        assertThat(KeyedSgl.keyedLength(s, 0)).isZero();
+        assertThat(KeyedSgl.address(s, 0)).isZero();
+        assertThat(KeyedSgl.key(s, 0)).isZero();
+    }
+
     /** Any I/O the host encodes reads back unchanged through the target's parsers. */
     @Property(tries = 300)
     void ioRoundTrips(@ForAll @IntRange(min = 0, max = 65535) int cid, @ForAll int nsid, @ForAll @LongRange(min = 0) long slba,
