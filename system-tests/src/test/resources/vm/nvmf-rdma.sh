@@ -11,6 +11,7 @@
 #      within ctrl-loss-tmo, fio ends without error (every write acknowledged) and a verify-only pass reads
 #      every block back
 #   4. the same verify.fio against the kernel's nvmet-rdma (null_blk, port 4421) in this run: IOPS side by side
+#   5. ./jdoca nvme-perf -r 'trtype:RDMA ...' 4K randread QD32 against both targets: IOPS and the ratio
 # Every check is a line of /out/nvmf-rdma-summary.txt ("ok ..." / "FAIL ..."); the fio JSONs are /out/*.json
 # (the host test prints the IOPS table and the ratio). Each step is bounded (busybox timeout). Exit 0 only
 # when every check passed. dmesg goes to /out/dmesg.txt (the kernel's nvme-rdma says why it rejects).
@@ -201,6 +202,29 @@ cp /tmp/kernel-verify.json /out/kernel-verify.json 2>/dev/null
 check 41 "fio verify.fio against nvmet-rdma" [ $krc -eq 0 ]
 timeout 60 nvme disconnect -n "$KNQN" >> /out/disconnect.txt 2>&1
 stamp kernel_done
+
+# ---- nvme-perf over NVMe/RDMA (spdk_nvme_perf's -r) against both targets, 4K randread QD32 ----------------------
+# --idle-sleep: the initiator sleeps on its completion channel when idle instead of spinning, so on two emulated
+# CPUs it does not take a CPU from the target it measures (either target); --json: the figures in one line.
+perf_rdma() {  # NAME PORT NQN
+  timeout 300 $J nvme-perf -q 32 -o 4096 -w randread -t 5 --warmup 1 --idle-sleep --json \
+    -r "trtype:RDMA adrfam:IPv4 traddr:$ADDR trsvcid:$2 subnqn:$3" > "/out/perf-rdma-$1.txt" 2>&1
+}
+perf_iops() { awk '$1 == "IOPS:" { printf "%.0f", $2 }' "/out/perf-rdma-$1.txt"; }
+perf_rdma jdoca $PORT "$NQN"
+prc=$?
+JI=$(perf_iops jdoca)
+check 50 "nvme-perf -r trtype:RDMA 4K randread QD32 against jdoca sta-target: ${JI:-no} IOPS (exit $prc)" \
+  sh -c "[ $prc -eq 0 ] && [ \"${JI:-0}\" -gt 0 ]"
+perf_rdma kernel $KPORT "$KNQN"
+prc=$?
+KI=$(perf_iops kernel)
+check 51 "nvme-perf -r trtype:RDMA 4K randread QD32 against nvmet-rdma (null_blk): ${KI:-no} IOPS (exit $prc)" \
+  sh -c "[ $prc -eq 0 ] && [ \"${KI:-0}\" -gt 0 ]"
+RATIO=$(awk -v a="${JI:-0}" -v b="${KI:-0}" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }')
+check 51 "nvme-perf RDMA ratio jdoca/nvmet-rdma: $RATIO (emulated CPUs: a relative figure)" [ "$RATIO" != n/a ]
+echo "docs nvme-perf -q 32 -o 4096 -w randread -t 5 --warmup 1 --idle-sleep -r 'trtype:RDMA adrfam:IPv4 traddr:$ADDR ...': jdoca sta-target ${JI:-n/a} IOPS, nvmet-rdma (null_blk) ${KI:-n/a} IOPS, ratio $RATIO" >> "$S"
+stamp nvme_perf_rdma
 
 kill "$TPID" 2>/dev/null
 _i=0

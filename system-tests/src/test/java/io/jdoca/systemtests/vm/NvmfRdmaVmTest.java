@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * one on the same port): discover, connect, list, id-ctrl, id-ns, fio verify, blkdiscard, disconnect and
  * reconnect, a namespace hot-added over RPC; the target killed during fio writes and restarted, the host
  * reconnecting and a verify pass reading every acknowledged write back; then the same verify job against the
- * kernel's nvmet-rdma. Every check is a line of the guest's nvmf-rdma-summary.txt; the IOPS of both targets
+ * kernel's nvmet-rdma, and {@code ./jdoca nvme-perf -r 'trtype:RDMA ...'} (4K randread QD32) against both targets.
+ * Every check is a line of the guest's nvmf-rdma-summary.txt; the IOPS of both targets
  * are printed side by side (emulated CPUs: a relative figure). Skips with a message when the harness, QEMU
  * or the RDMA layer is absent. About 4-7 minutes on TCG.
  */
@@ -70,7 +71,11 @@ class NvmfRdmaVmTest {
                 .contains("namespace 2 appears on the host")
                 .contains("ok   the host reconnected within ctrl-loss-tmo")
                 .contains("ok   verify-only pass reads back every acknowledged write")
-                .contains("ok   fio verify.fio against nvmet-rdma");
+                .contains("ok   fio verify.fio against nvmet-rdma")
+                // issue 15 item 3: ./jdoca nvme-perf -r 'trtype:RDMA ...' against both targets, and the ratio
+                .contains("ok   nvme-perf -r trtype:RDMA 4K randread QD32 against jdoca sta-target: ")
+                .contains("ok   nvme-perf -r trtype:RDMA 4K randread QD32 against nvmet-rdma (null_blk): ")
+                .contains("ok   nvme-perf RDMA ratio jdoca/nvmet-rdma: ");
     }
 
     /** fio IOPS per job and direction, jdoca beside nvmet-rdma, with the ratio. */

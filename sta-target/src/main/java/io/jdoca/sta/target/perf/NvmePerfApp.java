@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code ./jdoca nvme-perf}: an NVMe/TCP initiator benchmark in the spirit of SPDK's
+ * {@code ./jdoca nvme-perf}: an NVMe/TCP and NVMe/RDMA ({@code -r trtype:RDMA}, {@link NvmeRdmaHost}) initiator benchmark in the spirit of SPDK's
  * {@code spdk_nvme_perf}: connects an admin queue and N I/O queues (one thread each), keeps
  * {@code -q} commands outstanding per queue for {@code -t} seconds and prints IOPS, MiB/s and
  * latency percentiles (HdrHistogram). {@code --verify} writes a known pattern over the range first
@@ -28,7 +28,7 @@ import picocli.CommandLine.Option;
  * <p>Picocli command; one instance per process.
  */
 @Command(name = "nvme-perf", mixinStandardHelpOptions = true,
-        description = "NVMe/TCP initiator benchmark (like spdk_nvme_perf): IOPS, MiB/s, latency percentiles.")
+        description = "NVMe/TCP and NVMe/RDMA initiator benchmark (like spdk_nvme_perf): IOPS, MiB/s, latency percentiles.")
 public final class NvmePerfApp implements Callable<Integer> {
     @Option(names = {"-a", "--address"}, defaultValue = "127.0.0.1", description = "Target address (default: ${DEFAULT-VALUE}).")
     String address;
@@ -89,7 +89,7 @@ public final class NvmePerfApp implements Callable<Integer> {
 
     @Option(names = {"-r", "--transport-id"}, paramLabel = "TRID",
             description = "The transport ID of spdk_nvme_perf, e.g. 'trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420 "
-                    + "subnqn:nqn.2016-06.io.spdk:cnode1' (keys: trtype, adrfam, traddr, trsvcid, subnqn, hostnqn, ns); "
+                    + "subnqn:nqn.2016-06.io.spdk:cnode1' (trtype TCP or RDMA; keys: trtype, adrfam, traddr, trsvcid, subnqn, hostnqn, ns); "
                     + "overrides -a, -s, -n, --hostnqn and --nsid.")
     String trid;
 
@@ -120,6 +120,8 @@ public final class NvmePerfApp implements Callable<Integer> {
     int logLevel;
 
     private List<Integer> cpus = List.of();
+    private boolean rdma;
+    private boolean ipv6;
     private volatile java.util.concurrent.CountDownLatch connected = new java.util.concurrent.CountDownLatch(0);
     private volatile boolean measuring;
     private volatile boolean stop;
@@ -141,6 +143,12 @@ public final class NvmePerfApp implements Callable<Integer> {
         }
         if (noPrefill && !verify) {
             return "--no-prefill needs --verify";
+        }
+        if (rdma && (hdgst || ddgst)) {
+            return "-H/-I (header/data digest) are NVMe/TCP options, not for trtype:RDMA";
+        }
+        if (rdma && echoPort != null) {
+            return "--echo-server is an NVMe/TCP responder, not for trtype:RDMA";
         }
         if (echoPort != null) {
             return echoPort < 0 || echoPort > 65535 ? "--echo-server must be a TCP port 0..65535 (got " + echoPort + ")" : null;
@@ -200,14 +208,19 @@ public final class NvmePerfApp implements Callable<Integer> {
             String v = kv.substring(c + 1);
             switch (k) {
                 case "trtype" -> {
-                    if (!v.equalsIgnoreCase("tcp")) {
-                        return "-r: trtype:" + v + " is not supported (nvme-perf speaks TCP)";
+                    if (v.equalsIgnoreCase("rdma")) {
+                        rdma = true;
+                    } else if (v.equalsIgnoreCase("tcp")) {
+                        rdma = false;
+                    } else {
+                        return "-r: trtype:" + v + " is not supported (nvme-perf speaks TCP and RDMA)";
                     }
                 }
                 case "adrfam" -> {
                     if (!v.equalsIgnoreCase("ipv4") && !v.equalsIgnoreCase("ipv6")) {
                         return "-r: adrfam:" + v + " must be IPv4 or IPv6";
                     }
+                    ipv6 = v.equalsIgnoreCase("ipv6");
                 }
                 case "traddr" -> address = v;
                 case "trsvcid" -> {
@@ -231,7 +244,39 @@ public final class NvmePerfApp implements Callable<Integer> {
                 }
             }
         }
+        if (rdma) {
+            if (ipv6) {
+                return "-r: adrfam:IPv6 is not supported with trtype:RDMA (IPv4 only)";
+            }
+            if (!isIpv4Literal(address)) {
+                return "-r: traddr:" + address + " must be an IPv4 address with trtype:RDMA";
+            }
+        }
         return null;
+    }
+
+    /** True for a dotted-quad IPv4 literal (no name lookup: rdma_cm is given the address as is). */
+    static boolean isIpv4Literal(String a) {
+        String[] p = a.split("\\.", -1);
+        if (p.length != 4) {
+            return false;
+        }
+        for (String x : p) {
+            if (x.isEmpty() || x.length() > 3 || !x.chars().allMatch(Character::isDigit) || Integer.parseInt(x) > 255) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The transport this run speaks: NVMe/RDMA with -r trtype:RDMA, else NVMe/TCP. */
+    boolean rdma() {
+        return rdma;
+    }
+
+    /** A host queue of the run's transport for cids 0..maxCid-1 of at most maxIo bytes. */
+    private NvmeHostQueue openQueue(int maxCid, int maxIo) throws IOException {
+        return rdma ? new NvmeRdmaHost(address, port, maxCid, maxIo) : new NvmeTcpHost(address, port, hdgst, ddgst, maxCid, maxIo);
     }
 
     /** Read percentage of the workload, -1 when the workload is unknown. */
@@ -266,9 +311,9 @@ public final class NvmePerfApp implements Callable<Integer> {
         }
         boolean rand = workload.startsWith("rand");
         int readPct = readPct();
-        try (NvmeTcpHost admin = new NvmeTcpHost(address, port, hdgst, ddgst, 64, 8192)) {
+        try (NvmeHostQueue admin = openQueue(64, 8192)) {
             admin.initialize();
-            int[] c = admin.connect(0, 31, nqn, hostnqn, 0xffff, 0);
+            int[] c = admin.connect(0, 31, nqn, hostnqn, 0xffff, 0, 0);
             if (c[0] != 0) {
                 System.err.printf("nvme-perf: admin Connect to %s failed: status 0x%04x%n", nqn, c[0]);
                 return 1;
@@ -281,7 +326,16 @@ public final class NvmePerfApp implements Callable<Integer> {
                 return usage(String.format("-q/--queue-depth %d exceeds the target's queue size limit %d (CAP.MQES+1, "
                         + "one entry kept free)", qd, mqes));
             }
-            admin.propertySet(0x14, 1 | (6 << 16) | (4 << 20)); // CC.EN, IOSQES 64 B, IOCQES 16 B
+            int[] cc = admin.propertySet(0x14, 1 | (6 << 16) | (4 << 20)); // CC.EN, IOSQES 64 B, IOCQES 16 B
+            if (cc[0] != 0) {
+                System.err.printf("nvme-perf: Property Set CC.EN failed: status 0x%04x%n", cc[0]);
+                return 1;
+            }
+            String notReady = awaitReady(admin);
+            if (notReady != null) {
+                System.err.println("nvme-perf: " + notReady);
+                return 1;
+            }
             int[] nq = admin.adminSimple(NvmeOpcode.ADMIN_SET_FEATURES, 0, 0x07, ((queues - 1) << 16) | (queues - 1));
             if (nq[0] == 0 && Math.min(nq[1] & 0xffff, nq[1] >>> 16) + 1 < queues) {
                 return usage(String.format("-P/--queues %d exceeds the %d I/O queue(s) the target grants (Number of Queues)",
@@ -364,6 +418,31 @@ public final class NvmePerfApp implements Callable<Integer> {
                 System.err.printf("nvme-perf: %d I/O(s) failed (not counted in IOPS or latency)%n", errors);
             }
             return errors == 0 && failedQueues == 0 && verifyErrors.get() == 0 ? 0 : 1;
+        } catch (IOException e) {
+            // control path (connect, admin): one line naming what failed, exit 1
+            System.err.println("nvme-perf: " + (rdma ? "NVMe/RDMA " : "NVMe/TCP ") + address + ":" + port + ": " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /**
+     * After CC.EN = 1, polls CSTS until RDY (a controller may become ready later, NVMe Base 2.0 §3.5.1);
+     * null when ready (or when CSTS cannot be read: the commands that follow then tell), else one line.
+     */
+    private static String awaitReady(NvmeHostQueue admin) throws IOException {
+        long deadline = System.nanoTime() + 60_000_000_000L; // a TCG guest is slow, not dead
+        while (true) {
+            int[] csts = admin.propertyGet(0x1c, false);
+            if (csts[0] != 0 || (csts[1] & 1) != 0) {
+                return null;
+            }
+            if ((csts[1] & 2) != 0) {
+                return "the controller reports a fatal status (CSTS.CFS) after CC.EN";
+            }
+            if (System.nanoTime() > deadline) {
+                return "the controller did not become ready (CSTS.RDY) within 60 s of CC.EN";
+            }
+            Thread.onSpinWait();
         }
     }
 
@@ -396,7 +475,8 @@ public final class NvmePerfApp implements Callable<Integer> {
     /** spdk_nvme_perf's summary table: per namespace, reads and writes apart, then the total. */
     private void spdkTable(Histogram reads, Histogram writes, Histogram all, long elapsedNs) {
         double secs = elapsedNs / 1e9;
-        String dev = String.format(Locale.ROOT, "TCP  (addr:%s subnqn:%s) NSID %s", address, nqn, Integer.toUnsignedString(nsid));
+        String dev = String.format(Locale.ROOT, "%s (addr:%s subnqn:%s) NSID %s", rdma ? "RDMA" : "TCP ", address, nqn,
+                Integer.toUnsignedString(nsid));
         int w = Math.max(55, dev.length() + 8);
         String bar = "=".repeat(w + 57);
         System.out.println(bar);
@@ -469,6 +549,7 @@ public final class NvmePerfApp implements Callable<Integer> {
         m.put("lat_p999_us", all.getValueAtPercentile(99.9) / 1e3);
         m.put("errors", errors);
         m.put("verify_errors", verifyErrors.get());
+        m.put("trtype", rdma ? "RDMA" : "TCP");
         m.put("traddr", address);
         m.put("trsvcid", port);
         m.put("subnqn", nqn);
@@ -529,7 +610,7 @@ public final class NvmePerfApp implements Callable<Integer> {
         long rng;
         int inflight;
         long completedPrefill;
-        NvmeTcpHost host;
+        NvmeHostQueue host;
 
         Worker(int index, int cntlid, int bs, long ios, boolean rand, int readPct) {
             super("nvme-perf-" + index);
@@ -565,7 +646,7 @@ public final class NvmePerfApp implements Callable<Integer> {
             if (!cpus.isEmpty() && !prefill) {
                 io.jdoca.core.util.CpuAffinity.pinCurrentThread(cpus.get(index % cpus.size()));
             }
-            try (NvmeTcpHost h = new NvmeTcpHost(address, port, hdgst, ddgst, qd, ioSize)) {
+            try (NvmeHostQueue h = openQueue(qd, ioSize)) {
                 host = h;
                 h.setListener(this);
                 h.initialize();

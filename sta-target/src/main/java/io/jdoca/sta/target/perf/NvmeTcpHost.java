@@ -24,7 +24,7 @@ import java.nio.channels.SocketChannel;
  *
  * <p>Not thread-safe: one thread per host queue.
  */
-public final class NvmeTcpHost implements AutoCloseable {
+public final class NvmeTcpHost implements NvmeHostQueue {
     /** Completion and data callbacks (called from {@link #poll()}). */
     public interface Listener {
         /** Read data arrived for {@code cid}: {@code len} bytes at {@code off} of {@code seg} (valid during the call). */

@@ -31,7 +31,7 @@ class NvmePerfAppTest {
     /** Each bad value is refused before anything connects, with one line naming the flag. */
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "-q|0|-q/--queue-depth", "-q|-3|-q/--queue-depth", "-P|0|-P/--queues", "-c|0x0|-c/--core-mask", "-r|trtype:RDMA|-r: trtype", "-r|traddr|-r: 'traddr'", "-M|150|-M/--rwmixread",
+        "-q|0|-q/--queue-depth", "-q|-3|-q/--queue-depth", "-P|0|-P/--queues", "-c|0x0|-c/--core-mask", "-r|trtype:FC|-r: trtype", "-r|traddr|-r: 'traddr'", "-M|150|-M/--rwmixread",
         "-M|-1|-M/--rwmixread", "-t|0|-t/--time", "-t|-1|-t/--time", "-t|NaN|-t/--time", "-o|0|-o/--io-size",
         "-s|0|-s/--port", "-s|70000|-s/--port", "--warmup|-1|--warmup", "--nsid|0|--nsid",
         "--range-mb|-1|--range-mb", "--in-capsule|-1|--in-capsule", "-w|sideways|-w/--workload"})
@@ -47,6 +47,38 @@ class NvmePerfAppTest {
         assertNull(parse().badFlag());
         assertNull(parse("-M", "0", "-w", "randrw", "-q", "1", "-P", "1", "-t", "0.5").badFlag());
         assertNull(parse("-M", "100", "-w", "rw", "--warmup", "0").badFlag());
+    }
+
+    /** Issue 15 item 3: spdk_nvme_perf's -r with trtype:RDMA selects the NVMe/RDMA host (the TCP form unchanged). */
+    @Test
+    void trtypeRdmaSelectsTheRdmaHost() {
+        NvmePerfApp app = parse("-r", "trtype:RDMA adrfam:IPv4 traddr:10.0.2.15 trsvcid:4421 subnqn:nqn.2024-01.io.x:k ns:2");
+        assertNull(app.badFlag());
+        assertTrue(app.rdma());
+        assertEquals("10.0.2.15", app.address);
+        assertEquals(4421, app.port);
+        assertEquals("nqn.2024-01.io.x:k", app.nqn);
+        assertEquals(2, app.nsid);
+        NvmePerfApp tcp = parse("-r", "trtype:tcp traddr:127.0.0.1 trsvcid:4420 subnqn:nqn.2024-01.io.x:k");
+        assertNull(tcp.badFlag());
+        assertTrue(!tcp.rdma());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "trtype:RDMA adrfam:IPv6 traddr:10.0.2.15|-r: adrfam:IPv6 is not supported with trtype:RDMA",
+        "trtype:RDMA traddr:localhost|-r: traddr:localhost must be an IPv4 address",
+        "trtype:RDMA traddr:10.0.2.256|-r: traddr:10.0.2.256 must be an IPv4 address",
+        "trtype:IB traddr:10.0.2.15|-r: trtype:IB is not supported"})
+    void badRdmaTransportIdsAreNamed(String trid, String named) {
+        String line = parse("-r", trid).badFlag();
+        assertTrue(line != null && line.startsWith(named), trid + " -> " + line);
+    }
+
+    @Test
+    void tcpOnlyFlagsAreRefusedWithRdma() {
+        String line = parse("-H", "-r", "trtype:RDMA traddr:10.0.2.15").badFlag();
+        assertTrue(line != null && line.startsWith("-H/-I"), line);
     }
 
     /** The whole command: exit 2 and nothing attempted (port 1 on loopback is never contacted). */
