@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Alone: {@code ./jdoca build && ./jdoca mvn -B -Psystem,vm -pl system-tests install -Dtest=VmDemoVerbsSystemTest}.
  */
 class VmDemoVerbsSystemTest {
-    static final int GUEST_LIMIT_S = VmDemoSystemTest.GUEST_LIMIT_S;
+    /** The guest's own limit: startup alone took ~640 s of guest time on a loaded host, the data path more. */
+    static final int GUEST_LIMIT_S = 2400;
     private static final Pattern PASSED = Pattern.compile(
             "demo: PASSED in [0-9.]+ s \\(initiator exit 0, gga-offload exit 0, recovery reads (\\d+), RDMA device rxe0\\)");
     private static final Pattern QPS = Pattern.compile("rc-qps-max (\\d+)");
