@@ -23,6 +23,11 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--mode", defaultValue = "gga", description = "gga | zero-copy | dma (default: ${DEFAULT-VALUE})")
     String mode;
 
+    @Option(names = {"-d", "--device"}, defaultValue = "sw0", description = {"RDMA device of the gga pipeline's targets"
+        + " and gga-offload (default: ${DEFAULT-VALUE}); an RDMA device (-d rxe0, -d mlx5_0 from ./jdoca devices)"
+        + " moves their RDMA to verbs, Comch and DMA stay on shared memory"})
+    String device;
+
     @Override
     public Integer call() throws Exception {
         PrintStream out = System.out;
@@ -38,8 +43,16 @@ public final class DemoCommand implements Callable<Integer> {
         if ("".equals(cls)) {
             return 2;
         }
+        if (!"sw0".equals(device) && !"gga".equals(mode)) {
+            System.err.println("demo: -d " + device + " is for --mode gga (the zero-copy relay and the DMA sample run on sw0)");
+            return 2;
+        }
         if (cls != null) {
-            Method run = find(cls);
+            Method run = find(cls, true);
+            if (run != null) {
+                return (Integer) run.invoke(null, out, device);
+            }
+            run = find(cls, false);
             if (run != null) {
                 return (Integer) run.invoke(null, out);
             }
@@ -49,9 +62,10 @@ public final class DemoCommand implements Callable<Integer> {
         return DmaCopyCommand.run(out, 256L << 20, 64 << 10, 32, "sw0");
     }
 
-    private static Method find(String cls) {
+    private static Method find(String cls, boolean withDevice) {
         try {
-            return Class.forName(cls).getMethod("run", PrintStream.class);
+            return withDevice ? Class.forName(cls).getMethod("run", PrintStream.class, String.class)
+                    : Class.forName(cls).getMethod("run", PrintStream.class);
         } catch (ReflectiveOperationException | LinkageError e) {
             return null;
         }

@@ -1,6 +1,8 @@
 package io.jdoca.storage.demo;
 
+import io.jdoca.core.DocaException;
 import io.jdoca.core.agent.ShutdownHook;
+import io.jdoca.core.dev.Devices;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -39,6 +41,7 @@ public final class GgaDemo {
     private static final long EXIT_TIMEOUT_MS = 30_000;
     private static final int CONTROL_TIMEOUT_S = 30;
     private static final Pattern PORT = Pattern.compile("listening on TCP port (\\d+)");
+    private static final Pattern RDMA_ON = Pattern.compile("gga-offload: (RDMA on [^;]*)");
     private static final Pattern RECOVERIES = Pattern.compile("Total recovery count: (\\d+)");
     /** Target geometry: 1024 half-blocks of 2 KiB each, so the initiator sees 1024 blocks of 4 KiB (4 MiB). */
     private static final int HALF_BLOCK = 2048;
@@ -50,9 +53,13 @@ public final class GgaDemo {
     private final long t0 = System.nanoTime();
     private final double scale;
 
-    private GgaDemo(PrintStream out, double scale) {
+    /** The targets' and gga-offload's {@code -d}: sw0, or an RDMA device (their RDMA then runs on verbs). */
+    private final String device;
+
+    private GgaDemo(PrintStream out, double scale, String device) {
         this.out = out;
         this.scale = scale;
+        this.device = device;
     }
 
     /**
@@ -80,13 +87,29 @@ public final class GgaDemo {
         return (long) (base * scale);
     }
 
-    /** Runs the demo; returns the exit code (0 = success). Called by the launcher's DemoCommand. */
+    /** Runs the demo on sw0; returns the exit code (0 = success). */
     public static Integer run(PrintStream out) {
+        return run(out, "sw0");
+    }
+
+    /**
+     * Runs the demo with the targets' and gga-offload's RDMA on {@code device} (sw0: the software
+     * transports; an RDMA device such as rxe0: verbs; the initiator's Comch stays on sw0); returns the
+     * exit code (0 = success, 2 = bad input). Called by the launcher's DemoCommand.
+     */
+    public static Integer run(PrintStream out, String device) {
         double scale = timeoutScale(out);
         if (Double.isNaN(scale)) {
             return 2;
         }
-        GgaDemo d = new GgaDemo(out, scale);
+        try {
+            // Checked here, once, so a wrong -d is one line, not three failed children.
+            Devices.find(device);
+        } catch (DocaException e) {
+            out.println("demo: " + e.getMessage());
+            return 2;
+        }
+        GgaDemo d = new GgaDemo(out, scale, device);
         // Ctrl-C: kill the child processes at once (nothing to wait for).
         ShutdownHook hook = ShutdownHook.install("gga-demo-cleanup", d::killAll, 0);
         try {
@@ -120,7 +143,7 @@ public final class GgaDemo {
         String[] roles = {"data_1", "data_2", "data_p"};
         List<Child> targets = new ArrayList<>();
         for (String role : roles) {
-            targets.add(start("target " + role, home, cp, List.of("target-rdma", "-d", "sw0", "--cpu", "0",
+            targets.add(start("target " + role, home, cp, List.of("target-rdma", "-d", device, "--cpu", "0",
                     "--once", "--listen-address", "127.0.0.1", "--listen-port", "0", "--block-size", String.valueOf(HALF_BLOCK), "--block-count", String.valueOf(BLOCKS))));
         }
         int[] ports = new int[3];
@@ -134,7 +157,7 @@ public final class GgaDemo {
             ports[i] = Integer.parseInt(m.group(1));
             progress("target %s listening on 127.0.0.1:%d", roles[i], ports[i]);
         }
-        Child service = start("gga-offload", home, cp, List.of("gga-offload", "-d", "sw0", "-r", "hpf0", "--cpu", "0", "--once",
+        Child service = start("gga-offload", home, cp, List.of("gga-offload", "-d", device, "-r", "hpf0", "--cpu", "0", "--once",
                 "--data-1-storage", "127.0.0.1:" + ports[0], "--data-2-storage", "127.0.0.1:" + ports[1],
                 "--data-p-storage", "127.0.0.1:" + ports[2], "--trigger-recovery-read-every-n",
                 String.valueOf(RECOVER_EVERY_N), "--command-channel-name", channel, "--control-timeout", String.valueOf(Math.round(CONTROL_TIMEOUT_S * scale))));
@@ -144,6 +167,8 @@ public final class GgaDemo {
             return 1;
         }
         progress("gga-offload connected to the three targets, serving comch channel '%s'", channel);
+        Matcher rdmaOn = service.first(RDMA_ON);
+        progress("%s", rdmaOn == null ? "RDMA on " + device : rdmaOn.group(1));
         Child initiator = start("initiator", home, cp, List.of("initiator-comch", "-d", "sw0", "--cpu", "0",
                 "--execution-strategy", "read_write_data_validity_test", "--run-limit-operation-count", "0",
                 "--command-channel-name", channel, "--control-timeout", String.valueOf(Math.round(CONTROL_TIMEOUT_S * scale))));
@@ -188,8 +213,8 @@ public final class GgaDemo {
         Matcher rm = RECOVERIES.matcher(service.text(false));
         long recoveries = rm.find() ? Long.parseLong(rm.group(1)) : -1;
         boolean ok = iniRc == 0 && svcRc == 0 && initiator.contains("Test passed") && recoveries > 0;
-        out.printf(Locale.ROOT, "demo: %s in %.1f s (initiator exit %d, gga-offload exit %d, recovery reads %d)%n",
-                ok ? "PASSED" : "FAILED", (System.nanoTime() - t0) / 1e9, iniRc, svcRc, recoveries);
+        out.printf(Locale.ROOT, "demo: %s in %.1f s (initiator exit %d, gga-offload exit %d, recovery reads %d, RDMA device %s)%n",
+                ok ? "PASSED" : "FAILED", (System.nanoTime() - t0) / 1e9, iniRc, svcRc, recoveries, device);
         if (!ok) {
             dumpLogs();
         }
@@ -338,6 +363,17 @@ public final class GgaDemo {
                     }
                 }
                 Thread.sleep(20);
+            }
+            return null;
+        }
+
+        /** The first output line matching {@code p} so far, or null. */
+        Matcher first(Pattern p) {
+            for (String l : lines) {
+                Matcher m = p.matcher(l);
+                if (m.find()) {
+                    return m;
+                }
             }
             return null;
         }

@@ -89,7 +89,10 @@ public final class GgaService extends ControlService<ServiceControlState> {
 
     private final List<WorkerStats> finalStats = new ArrayList<>();
     private ComchControlChannel comch;
+    /** Comch, DMA, EC and compress (sw0 when {@code -d} names an RDMA device: {@link AppSupport#localDevice}). */
     private Dev dev;
+    /** The {@code -d} device: the RDMA contexts and the scratch map's registration. */
+    private Dev rdmaDev;
     private GgaLayout layout;
     private long targetCapacity;
     private MemoryMap hostMap;
@@ -120,8 +123,10 @@ public final class GgaService extends ControlService<ServiceControlState> {
     @Override
     public int run(PrintStream out) {
         this.out = out;
-        dev = Devices.open(cfg.device());
+        rdmaDev = Devices.open(cfg.device());
+        dev = AppSupport.localDevice(rdmaDev, cfg.representor());
         DevRep rep = cfg.representor() == null ? null : Devices.findRepresentor(cfg.representor()).open();
+        out.println("gga-offload: " + AppSupport.rdmaLine(rdmaDev) + "; Comch, DMA, EC and compress on " + dev.devInfo().name());
         try {
             connectToStorage();
             comch = ComchControlChannel.server(dev, rep, cfg.commandChannelName());
@@ -388,10 +393,14 @@ public final class GgaService extends ControlService<ServiceControlState> {
         scratchMap = MemoryMap.create();
         DocaException.check(scratchMap.setMemrange(scratchRegion.segment()), "scratch range");
         DocaException.check(scratchMap.addDev(dev), "scratch dev");
+        if (rdmaDev != dev) {
+            // The targets read and write the scratch chunks over RDMA: registered on the RDMA device at start.
+            DocaException.check(scratchMap.addDev(rdmaDev), "scratch rdma dev");
+        }
         DocaException.check(scratchMap.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.PCI_READ_WRITE
                 | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE), "scratch permissions");
         DocaException.check(scratchMap.start(), "scratch start");
-        byte[] blob = scratchMap.exportRdma(dev);
+        byte[] blob = scratchMap.exportRdma(rdmaDev);
         for (int r = 0; r < TargetRole.COUNT; r++) {
             forward(r, new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, nextMessageId++, m.correlationId(),
                     new ControlPayload.InitStorage(transactions, cores, blob)));
@@ -405,7 +414,7 @@ public final class GgaService extends ControlService<ServiceControlState> {
     private void createWorkers(int correlationId) {
         long timeout = cfg.controlTimeoutNanos();
         for (int i = 0; i < cores; i++) {
-            GgaWorker w = new GgaWorker(new GgaWorker.Config(i, dev, layout, transactions, 2 * targetCapacity, hostMap,
+            GgaWorker w = new GgaWorker(new GgaWorker.Config(i, dev, rdmaDev, layout, transactions, 2 * targetCapacity, hostMap,
                     scratchMap, (long) i * transactions * layout.chunkSize(), comch.connection(), cfg.matrixType(),
                     cfg.recoverEveryN(), dirty, cfg.listenAddress()));
             workers.add(w);

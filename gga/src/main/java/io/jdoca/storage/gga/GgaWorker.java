@@ -40,7 +40,7 @@ public final class GgaWorker extends DataPathWorker implements GgaTxnPort {
     private static final System.Logger LOG = System.getLogger(GgaWorker.class.getName());
 
     /** Configuration handed over by the control thread. */
-    public record Config(int index, Dev dev, GgaLayout layout, int transactions, long capacity, MemoryMap hostMap,
+    public record Config(int index, Dev dev, Dev rdmaDev, GgaLayout layout, int transactions, long capacity, MemoryMap hostMap,
             MemoryMap scratchMap, long scratchOffset, ComchConnection comch, EcMatrixType matrixType, int recoverEveryN,
             DirtyStripes[] dirty, java.net.InetAddress rdmaBind) {
     }
@@ -63,7 +63,7 @@ public final class GgaWorker extends DataPathWorker implements GgaTxnPort {
 
     /** Starts the worker thread (it idles until given commands). */
     public GgaWorker(Config cfg) {
-        super("gga-worker", cfg.index(), cfg.dev(), cfg.transactions(), cfg.rdmaBind(), false);
+        super("gga-worker", cfg.index(), cfg.rdmaDev(), cfg.transactions(), cfg.rdmaBind(), false);
         this.cfg = cfg;
         this.layout = cfg.layout();
         this.n = cfg.transactions();

@@ -85,6 +85,10 @@ final class GgaWorkerContexts {
         msgMap = MemoryMap.create();
         check(msgMap.setMemrange(msgMem), "message map range");
         check(msgMap.addDev(dev), "message map dev");
+        if (cfg.rdmaDev() != dev) {
+            // IO messages go to the targets over RDMA sends: registered on the RDMA device at start.
+            check(msgMap.addDev(cfg.rdmaDev()), "message map rdma dev");
+        }
         check(msgMap.setPermissions(AccessFlags.LOCAL_READ_WRITE), "message map permissions");
         check(msgMap.start(), "message map start");
         inv = BufInventory.create(n * (BUFS_PER_TXN + TargetRole.COUNT) + 8);
@@ -111,8 +115,8 @@ final class GgaWorkerContexts {
         check(compress.taskDecompressLz4StreamSetConf(w::onDecompressDone, w::onDecompressDone, n),
                 "decompress lz4 stream conf");
         for (int r = 0; r < TargetRole.COUNT; r++) {
-            ioData[r] = Rdma.create(dev);
-            ioControl[r] = Rdma.create(dev);
+            ioData[r] = Rdma.create(cfg.rdmaDev());
+            ioControl[r] = Rdma.create(cfg.rdmaDev());
             if (cfg.rdmaBind() != null) {
                 // The RDMA contexts' TCP listeners bind where the operator says (--listen-address).
                 check(ioData[r].setTcpAddress(cfg.rdmaBind(), null), "rdma io_data tcp address");

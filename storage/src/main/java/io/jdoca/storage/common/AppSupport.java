@@ -4,6 +4,8 @@ import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.argp.DocaArgpFlags;
 import io.jdoca.core.agent.ShutdownHook;
+import io.jdoca.core.dev.Dev;
+import io.jdoca.core.dev.Devices;
 import io.jdoca.core.metrics.MetricsHttpServer;
 import io.jdoca.core.util.CpuAffinity;
 import io.jdoca.core.util.DocaLogLevel;
@@ -81,6 +83,29 @@ public final class AppSupport {
             throw new DocaException(DocaError.INVALID_VALUE, "'" + s + "': port out of range");
         }
         return new InetSocketAddress(s.substring(0, i), port);
+    }
+
+    /** The software device that runs Comch, DMA and the GGA engines when {@code -d} names an RDMA device. */
+    public static final String SOFTWARE_DEVICE = "sw0";
+
+    /**
+     * The device for a service's Comch, DMA, EC and compress contexts given the device its {@code -d}
+     * opened ({@code rdma}, the one its RDMA contexts and RDMA-reached maps use): {@code rdma} itself for a
+     * software device; for an RDMA (verbs) device, which has only RDMA (no Comch, no DMA or GGA engine),
+     * the software device that owns the representor {@code -r} names, or {@link #SOFTWARE_DEVICE} without
+     * one. So {@code -d rxe0 -r hpf0} keeps Comch on shared memory and moves the RDMA to rxe0. Control path.
+     */
+    public static Dev localDevice(Dev rdma, String representor) {
+        if (!rdma.devInfo().isVerbs()) {
+            return rdma;
+        }
+        String owner = representor == null ? SOFTWARE_DEVICE : Devices.findRepresentor(representor).parent();
+        return Devices.open(owner == null ? SOFTWARE_DEVICE : owner);
+    }
+
+    /** One line naming where a service's RDMA runs ("RDMA on rxe0 (verbs)"), for its start-up output. */
+    public static String rdmaLine(Dev rdma) {
+        return "RDMA on " + rdma.devInfo().name() + (rdma.devInfo().isVerbs() ? " (verbs, rdma-core)" : " (software transport)");
     }
 
     /**

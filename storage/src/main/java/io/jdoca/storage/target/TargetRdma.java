@@ -6,6 +6,7 @@ import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.core.mem.MemoryMap;
+import io.jdoca.storage.common.AppSupport;
 import io.jdoca.storage.common.ControlService;
 import io.jdoca.storage.common.DataPathMetrics;
 import io.jdoca.storage.common.SessionWorkers;
@@ -102,6 +103,7 @@ public final class TargetRdma extends ControlService<TargetControlState> {
             out.println(cfg.listenAddress() == null
                     ? "target-rdma: control listener on all interfaces (DOCA's default; --listen-address restricts it)"
                     : "target-rdma: control listener on " + ch.localAddress().getHostAddress());
+            out.println("target-rdma: " + AppSupport.rdmaLine(dev));
             out.println(String.format(Locale.ROOT, "target-rdma: %d blocks of %d bytes (%s); listening on TCP port %d",
                     storage.blockCount(), storage.blockSize(), storage.description(), boundPort));
             out.flush();

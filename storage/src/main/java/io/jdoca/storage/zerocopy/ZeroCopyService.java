@@ -73,6 +73,13 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
     public int run(PrintStream out) {
         InetSocketAddress addr = AppSupport.parseAddress(cfg.storageServer());
         dev = Devices.open(cfg.device());
+        if (dev.devInfo().isVerbs()) {
+            // The target would RDMA straight into the initiator's memory, which this process only maps (shared
+            // memory): on a verbs device that needs the mapping registered here with the initiator's addresses
+            // (ibv_reg_mr_iova), not built yet. Refused before anything is created.
+            throw new DocaException(DocaError.NOT_SUPPORTED, "-d " + cfg.device() + " is an RDMA (verbs) device: the"
+                    + " zero-copy relay does not run on verbs yet (use ./jdoca demo --mode gga -d " + cfg.device() + ")");
+        }
         DevRep rep = cfg.representor() == null ? null : Devices.findRepresentor(cfg.representor()).open();
         long timeout = cfg.controlTimeoutNanos();
         targetAddress = addr;

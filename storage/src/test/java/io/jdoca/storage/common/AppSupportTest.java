@@ -40,4 +40,20 @@ class AppSupportTest {
                             + " localhost)");
         }
     }
+
+    /**
+     * Issue 14: a software {@code -d} keeps every engine on that device; on a host without the RDMA
+     * device {@code -d} names, the one line is "no device matches". (The verbs case, where Comch, DMA and
+     * the GGA engines move to the representor's owner sw0, runs in the Soft-RoCE guest: VmDemoVerbsSystemTest.)
+     */
+    @Test
+    void aSoftwareDeviceRunsEveryEngineAndAnUnknownOneIsOneLine() {
+        try (io.jdoca.core.dev.Dev sw = io.jdoca.core.dev.Devices.open("sw0")) {
+            assertThat(AppSupport.localDevice(sw, "hpf0")).isSameAs(sw);
+            assertThat(AppSupport.localDevice(sw, null)).isSameAs(sw);
+            assertThat(AppSupport.rdmaLine(sw)).isEqualTo("RDMA on sw0 (software transport)");
+        }
+        assertThatThrownBy(() -> io.jdoca.core.dev.Devices.open("nosuchrdma9"))
+                .hasMessageStartingWith("no device matches 'nosuchrdma9' (see ./jdoca devices)");
+    }
 }

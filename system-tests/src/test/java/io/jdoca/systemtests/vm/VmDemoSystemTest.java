@@ -31,7 +31,7 @@ class VmDemoSystemTest {
     @TempDir
     Path dir;
 
-    private static int run(List<String> cmd, List<String> env, Path log, int seconds) throws IOException, InterruptedException {
+    static int run(List<String> cmd, List<String> env, Path log, int seconds) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         for (String kv : env) {
             int i = kv.indexOf('=');
@@ -49,7 +49,7 @@ class VmDemoSystemTest {
         }
     }
 
-    private static String tail(Path f, int lines) throws IOException {
+    static String tail(Path f, int lines) throws IOException {
         if (!Files.exists(f)) {
             return "(" + f + " absent)";
         }
