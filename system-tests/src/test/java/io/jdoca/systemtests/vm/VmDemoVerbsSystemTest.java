@@ -24,8 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code src/test/resources/vm/demo-verbs-in-guest.sh}. Skips as {@link VmDemoSystemTest} does.
  * 6-12 minutes on this 2-core host.
  *
- * <p>Opt-in (not in {@code ./jdoca test}, for CI's time budget): {@code ./jdoca build && ./jdoca mvn -B -Psystem,vm
- * -pl system-tests install -Dtest=VmDemoVerbsSystemTest -Djdoca.vm.verbsDemo=true}.
+ * <p>Alone: {@code ./jdoca build && ./jdoca mvn -B -Psystem,vm -pl system-tests install -Dtest=VmDemoVerbsSystemTest}.
  */
 class VmDemoVerbsSystemTest {
     /** The guest's own limit: startup alone took ~640 s of guest time on a loaded host, the data path more. */
@@ -41,10 +40,6 @@ class VmDemoVerbsSystemTest {
     @Timeout(value = GUEST_LIMIT_S + 120, unit = TimeUnit.SECONDS)
     void ggaDemoRunsItsRdmaOverSoftRoce() throws Exception {
         assumeTrue(!Boolean.parseBoolean(System.getProperty("jdoca.skipVm", "true")), "SKIPPED: VM tests run with -Pvm");
-        // Opt-in: the other four guest tests already take ~30 of CI's 45-minute budget on TCG; this one adds
-        // 8-13 minutes. The verbs transport it drives is covered in CI by VerbsConformanceVmTest.
-        assumeTrue(Boolean.getBoolean("jdoca.vm.verbsDemo"), "SKIPPED: the rxe0 demo (8-13 min on TCG) is opt-in, "
-                + "out of ./jdoca test's time budget: add -Djdoca.vm.verbsDemo=true");
         Path shared = JavaProcess.sharedDir();
         assumeTrue(shared != null, "SKIPPED: ../shared (nvme-vm harness) is absent on this clone");
         Path harness = shared.resolve("nvme-vm/nvme-vm.sh");
