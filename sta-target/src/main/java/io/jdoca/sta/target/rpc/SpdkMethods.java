@@ -288,8 +288,8 @@ final class SpdkMethods {
 
     // ------------------------------------------------------------------ transports
 
-    /** SPDK's TCP defaults, with the values jdoca actually uses where they are fixed. */
-    private static Map<String, Object> tcpDefaults(NvmfTarget t) {
+    /** The options both transports report: SPDK's names, jdoca's values where they are fixed at start. */
+    private static Map<String, Object> commonDefaults(NvmfTarget t) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("max_queue_depth", Sta.MAX_IO_QUEUE_SIZE);
         m.put("max_io_qpairs_per_ctrlr", NvmfTarget.MAX_IO_QUEUES);
@@ -301,6 +301,12 @@ final class SpdkMethods {
         m.put("buf_cache_size", 4294967295L);
         m.put("dif_insert_or_strip", false);
         m.put("zcopy", false);
+        return m;
+    }
+
+    /** SPDK's TCP defaults, with the values jdoca actually uses where they are fixed. */
+    private static Map<String, Object> tcpDefaults(NvmfTarget t) {
+        Map<String, Object> m = commonDefaults(t);
         m.put("c2h_success", true);
         m.put("sock_priority", 0);
         m.put("abort_timeout_sec", 1);
@@ -322,17 +328,7 @@ final class SpdkMethods {
 
     /** SPDK's RDMA defaults, with jdoca's values where they are fixed (queue depth from the host, 32 data buffers per queue pair). */
     private static Map<String, Object> rdmaDefaults(NvmfTarget t) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("max_queue_depth", Sta.MAX_IO_QUEUE_SIZE);
-        m.put("max_io_qpairs_per_ctrlr", NvmfTarget.MAX_IO_QUEUES);
-        m.put("in_capsule_data_size", t.sta().inCapsuleDataSize());
-        m.put("max_io_size", t.sta().getMaxIoSize());
-        m.put("io_unit_size", t.sta().getMaxIoSize());
-        m.put("max_aq_depth", 128);
-        m.put("num_shared_buffers", 511);
-        m.put("buf_cache_size", 4294967295L);
-        m.put("dif_insert_or_strip", false);
-        m.put("zcopy", false);
+        Map<String, Object> m = commonDefaults(t);
         m.put("max_srq_depth", 0);
         m.put("no_srq", true);
         m.put("acceptor_backlog", 128);
