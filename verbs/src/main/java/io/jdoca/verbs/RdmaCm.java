@@ -45,6 +45,9 @@ public final class RdmaCm {
     private static final MethodHandle DISCONNECT = LIB.fn("rdma_disconnect", true, JAVA_INT, ADDRESS);
     private static final MethodHandle GET_CM_EVENT = LIB.fn("rdma_get_cm_event", true, JAVA_INT, ADDRESS, ADDRESS);
     private static final MethodHandle ACK_CM_EVENT = LIB.fn("rdma_ack_cm_event", true, JAVA_INT, ADDRESS);
+    private static final MethodHandle INIT_QP_ATTR = LIB.fn("rdma_init_qp_attr", true, JAVA_INT, ADDRESS, ADDRESS,
+            ADDRESS);
+    private static final MethodHandle ESTABLISH = LIB.fn("rdma_establish", true, JAVA_INT, ADDRESS);
     private static final MethodHandle EVENT_STR = LIB.fn("rdma_event_str", false, ADDRESS, JAVA_INT);
 
     private static final String UNAVAILABLE = LIB.reason();
@@ -165,6 +168,52 @@ public final class RdmaCm {
     public static void reject(MemorySegment id, MemorySegment privateData, int len) {
         MemorySegment cap = Verbs.capture();
         rc("rdma_reject", call(() -> (int) REJECT.invokeExact(cap, id, privateData, (byte) len)), cap);
+    }
+
+    /**
+     * {@code rdma_init_qp_attr}: the attributes (and in {@code maskCell}, an int, the attribute mask) that move a QP
+     * the application created itself (not by {@link #createQp}) to {@code attr.qp_state} for this connection: the
+     * route's address vector, the CM's PSNs and the peer's QP number for RTR, the CM's timeouts for RTS. Set
+     * {@code qp_state} in {@code attr} before the call.
+     */
+    public static int initQpAttr(MemorySegment id, MemorySegment attr, MemorySegment maskCell) {
+        MemorySegment cap = Verbs.capture();
+        rc("rdma_init_qp_attr", call(() -> (int) INIT_QP_ATTR.invokeExact(cap, id, attr, maskCell)), cap);
+        return maskCell.get(JAVA_INT, 0);
+    }
+
+    /**
+     * {@code rdma_establish}: the active side of a connection whose QP the application owns completes it (sends the
+     * RTU) after moving the QP to RTS on {@code RDMA_CM_EVENT_CONNECT_RESPONSE}.
+     */
+    public static void establish(MemorySegment id) {
+        MemorySegment cap = Verbs.capture();
+        rc("rdma_establish", call(() -> (int) ESTABLISH.invokeExact(cap, id)), cap);
+    }
+
+    /**
+     * Fills an {@link VerbsLayouts#RDMA_CONN_PARAM} for {@link #connect} / {@link #accept}: private data
+     * ({@code NULL}, 0 for none; at most 56 bytes in a request and 196 in an accept on RDMA_PS_TCP), RDMA read
+     * depths, retry counts, and for a QP the application owns its number and whether it uses an SRQ.
+     */
+    public static MemorySegment connParam(MemorySegment cp, MemorySegment privateData, int privateDataLen,
+            int responderResources, int initiatorDepth, int retryCount, int rnrRetryCount, int qpNum, boolean srq) {
+        cp.fill((byte) 0);
+        cp.set(ADDRESS, VerbsLayouts.CP_PRIVATE_DATA, privateData);
+        cp.set(JAVA_BYTE, VerbsLayouts.CP_PRIVATE_DATA_LEN, (byte) privateDataLen);
+        cp.set(JAVA_BYTE, VerbsLayouts.CP_RESPONDER_RESOURCES, (byte) responderResources);
+        cp.set(JAVA_BYTE, VerbsLayouts.CP_INITIATOR_DEPTH, (byte) initiatorDepth);
+        cp.set(JAVA_BYTE, VerbsLayouts.CP_RETRY_COUNT, (byte) retryCount);
+        cp.set(JAVA_BYTE, VerbsLayouts.CP_RNR_RETRY_COUNT, (byte) rnrRetryCount);
+        cp.set(JAVA_BYTE, VerbsLayouts.CP_SRQ, (byte) (srq ? 1 : 0));
+        cp.set(JAVA_INT, VerbsLayouts.CP_QP_NUM, qpNum);
+        return cp;
+    }
+
+    /** The local port an id is bound to ({@code route.addr.src_sin.sin_port}, network order), e.g. after a bind to 0. */
+    public static int srcPort(MemorySegment id) {
+        return Short.toUnsignedInt(id.get(JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN), VerbsLayouts.CM_ID_SRC_SIN
+                + VerbsLayouts.offset(VerbsLayouts.SOCKADDR_IN, "sin_port")));
     }
 
     /** {@code rdma_disconnect}. */

@@ -485,6 +485,17 @@ public final class VerbsLayouts {
     public static final long CM_EVENT_STATUS = offset(RDMA_CM_EVENT, "status");
     public static final long CM_EVENT_PRIVATE_DATA = offset(RDMA_CM_EVENT, "param.conn.private_data");
     public static final long CM_EVENT_PRIVATE_DATA_LEN = offset(RDMA_CM_EVENT, "param.conn.private_data_len");
+    /** The peer's QP number in a CONNECT_REQUEST / CONNECT_RESPONSE (a QP the peer created itself). */
+    public static final long CM_EVENT_QP_NUM = offset(RDMA_CM_EVENT, "param.conn.qp_num");
+    /** {@code rdma_conn_param} members ({@link RdmaCm#connParam}). */
+    public static final long CP_PRIVATE_DATA = offset(RDMA_CONN_PARAM, "private_data");
+    public static final long CP_PRIVATE_DATA_LEN = offset(RDMA_CONN_PARAM, "private_data_len");
+    public static final long CP_RESPONDER_RESOURCES = offset(RDMA_CONN_PARAM, "responder_resources");
+    public static final long CP_INITIATOR_DEPTH = offset(RDMA_CONN_PARAM, "initiator_depth");
+    public static final long CP_RETRY_COUNT = offset(RDMA_CONN_PARAM, "retry_count");
+    public static final long CP_RNR_RETRY_COUNT = offset(RDMA_CONN_PARAM, "rnr_retry_count");
+    public static final long CP_SRQ = offset(RDMA_CONN_PARAM, "srq");
+    public static final long CP_QP_NUM = offset(RDMA_CONN_PARAM, "qp_num");
     /** The connection request's RDMA read depths, from the passive side's view (rdma_cma.h). */
     public static final long CM_EVENT_RESPONDER_RESOURCES = offset(RDMA_CM_EVENT, "param.conn.responder_resources");
     public static final long CM_EVENT_INITIATOR_DEPTH = offset(RDMA_CM_EVENT, "param.conn.initiator_depth");
