@@ -105,6 +105,8 @@ public final class Rdma extends Ctx {
 
     /** The verbs transport of this run (VERBS only): CQ, SRQ, QPs. */
     private VerbsTransport verbs;
+    /** VERBS CM mode through rdma_cm: made by the first startListenToPort / connectToAddr of a run. */
+    private VerbsCm verbsCm;
 
     // ---- CM mode
     private ServerSocketChannel cmListener;
@@ -537,7 +539,7 @@ public final class Rdma extends Ctx {
         return new RdmaExport(blobOf(c), c);
     }
 
-    private RdmaConnection newConnection() {
+    RdmaConnection newConnection() {
         long nonce;
         do {
             nonce = RANDOM.nextLong();
@@ -734,7 +736,7 @@ public final class Rdma extends Ctx {
         c.failure = why;
         if (c.transition(RdmaConnectionState.FAILED)) {
             LOG.log(System.Logger.Level.WARNING, "rdma connection " + c.id + " failed: " + why);
-            if (c.cmInitiator || c.cmChannel != null) {
+            if (c.cm()) {
                 if (cmFailureCb != null) {
                     cmFailureCb.onFailure(c, c.userData());
                 }
@@ -795,7 +797,7 @@ public final class Rdma extends Ctx {
                 n++;
                 refreshActive();
                 LOG.log(System.Logger.Level.DEBUG, "rdma connection " + c.id + " established over " + c.transport);
-                if (cmEstablishedCb != null && (c.cmInitiator || c.cmChannel != null)) {
+                if (cmEstablishedCb != null && c.cm()) {
                     cmEstablishedCb.onEstablished(c, c.userData());
                 }
             } else if (System.nanoTime() - c.connectStartNanos > connectTimeoutNanos) {
@@ -873,6 +875,10 @@ public final class Rdma extends Ctx {
         if (cmListener != null) {
             return DocaError.IN_USE;
         }
+        if (verbs != null) {
+            VerbsCm cm = verbsCm();
+            return cm == null ? DocaError.DRIVER : cm.listen(bindAddress, port);
+        }
         try {
             ServerSocketChannel ss = ServerSocketChannel.open();
             ss.setOption(StandardSocketOptions.SO_REUSEADDR, true);
@@ -898,7 +904,29 @@ public final class Rdma extends Ctx {
 
     /** The CM listening port, or 0. */
     public int listenPort() {
+        if (verbsCm != null) {
+            return verbsCm.listenPort();
+        }
         return cmListener == null ? 0 : cmListener.socket().getLocalPort();
+    }
+
+    /** This run's rdma_cm side (VERBS), made on first use; null (logged) if rdma_cm is unusable. */
+    private VerbsCm verbsCm() {
+        return verbsCm != null ? verbsCm : (verbsCm = VerbsCm.open(this, verbs));
+    }
+
+    /** VerbsCm: a request arrives while the context stops: it is rejected. */
+    boolean cmStopping() {
+        return stopping || (state() != io.jdoca.core.exec.CtxState.STARTING
+                && state() != io.jdoca.core.exec.CtxState.RUNNING);
+    }
+
+    /** VerbsCm: a connection request for the request callback, or a connection's progress for {@link #setupWork()}. */
+    void cmSetupPending(RdmaConnection request) {
+        if (request != null) {
+            cmIncoming.add(request);
+        }
+        setupPending = true;
     }
 
     private void cmOnAccepted(SocketChannel ch) {
@@ -926,6 +954,9 @@ public final class Rdma extends Ctx {
      * Returns the established-to-be connection's status; engine thread.
      */
     public DocaError connectionAccept(RdmaConnection request) {
+        if (request != null && request.verbsCm != null) {
+            return verbsCm == null ? DocaError.BAD_STATE : verbsCm.acceptRequest(request);
+        }
         SocketChannel ch = request.cmChannel;
         if (ch == null || request.cmPeerBlob == null) {
             return DocaError.INVALID_VALUE;
@@ -947,6 +978,14 @@ public final class Rdma extends Ctx {
 
     /** {@code doca_rdma_connection_reject}. */
     public DocaError connectionReject(RdmaConnection request) {
+        if (request != null && request.verbsCm != null) {
+            if (verbsCm == null) {
+                return DocaError.BAD_STATE;
+            }
+            verbsCm.reject(request.verbsCm);
+            request.verbsCm = null;
+            return DocaError.SUCCESS;
+        }
         SocketChannel ch = request.cmChannel;
         if (ch == null) {
             return DocaError.INVALID_VALUE;
@@ -970,6 +1009,18 @@ public final class Rdma extends Ctx {
         RdmaConnection c = newConnection();
         c.setUserData(connUserData);
         c.cmInitiator = true;
+        if (verbs != null) {
+            // rdma_cm: resolve address and route, then connect with our private data; the events drive the rest.
+            VerbsCm.connecting(c);
+            setupPending = true;
+            VerbsCm cm = verbsCm();
+            if (cm == null) {
+                c.failure = "CM connect to " + addr + ": rdma_cm is not usable";
+            } else {
+                cm.connect(c, addr);
+            }
+            return c;
+        }
         byte[] mine = blobOf(c);
         setupPending = true;
         Thread.ofVirtual().name("jdoca-rdma-cm-dial").start(() -> {
@@ -1069,6 +1120,9 @@ public final class Rdma extends Ctx {
         listener = null;
         cmListener = null;
         acceptor = null;
+        if (verbsCm != null) {
+            verbsCm.closeListeners();
+        }
     }
 
     @Override
@@ -1094,7 +1148,7 @@ public final class Rdma extends Ctx {
                 c.inbound.close();
                 c.inbound = null;
             }
-            if (cmDisconnectCb != null && (c.cmInitiator || c.cmChannel != null) && !c.cmReported
+            if (cmDisconnectCb != null && c.cm() && !c.cmReported
                     && c.state() != RdmaConnectionState.IDLE) {
                 c.cmReported = true;
                 cmDisconnectCb.onDisconnect(c, c.userData());
@@ -1102,6 +1156,11 @@ public final class Rdma extends Ctx {
         }
         active = new RdmaConnection[0];
         byNonce.clear();
+        if (verbsCm != null) {
+            // The rdma_cm ids are not attached to the QPs (jdoca owns them): disconnect and destroy them first.
+            verbsCm.release();
+            verbsCm = null;
+        }
         if (verbs != null) {
             verbs.release();
             verbs = null;
@@ -1295,7 +1354,7 @@ public final class Rdma extends Ctx {
         if (c.transition(RdmaConnectionState.FAILED) || c.state() == RdmaConnectionState.FAILED) {
             LOG.log(System.Logger.Level.WARNING, "rdma connection " + c.id + " lost: " + why + " (" + reason.docaName() + ")");
         }
-        if (cmDisconnectCb != null && (c.cmInitiator || c.cmChannel != null) && !c.cmReported) {
+        if (cmDisconnectCb != null && c.cm() && !c.cmReported) {
             c.cmReported = true;
             cmDisconnectCb.onDisconnect(c, c.userData());
         }
@@ -1326,6 +1385,10 @@ public final class Rdma extends Ctx {
     @Override
     protected int work() {
         int n = 0;
+        VerbsCm cm = verbsCm;
+        if (cm != null) {
+            n += cm.poll();
+        }
         if (setupPending) {
             n += setupWork();
         }
@@ -1380,6 +1443,10 @@ public final class Rdma extends Ctx {
 
     @Override
     public boolean hasPendingWork() {
+        VerbsCm cm = verbsCm;
+        if (cm != null && cm.hasEvents()) {
+            return true;
+        }
         VerbsTransport vt = verbs;
         if (vt != null && (vt.hasPendingWork() || stopping && vt.hasPostedRecvs() && allDrained())) {
             return true;

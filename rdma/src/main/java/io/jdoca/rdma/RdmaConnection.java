@@ -37,6 +37,8 @@ public final class RdmaConnection {
     /** VERBS: this connection's QP, from export on (becomes {@link #endpoint} at connect). */
     VerbsEndpoint verbsEp;
     boolean cmReported;
+    /** VERBS CM mode: this connection's rdma_cm id (a request's, on the placeholder the request callback gets). */
+    VerbsCm.Link verbsCm;
 
     RdmaConnection(Rdma rdma, int id, long nonce) {
         this.rdma = rdma;
@@ -84,6 +86,11 @@ public final class RdmaConnection {
 
     public void setUserObject(Object o) {
         this.userObject = o;
+    }
+
+    /** Made or accepted in CM mode (the connection-state callbacks apply). */
+    boolean cm() {
+        return cmInitiator || cmChannel != null || verbsCm != null;
     }
 
     /** Applies a transition if the table allows it; false (state unchanged) otherwise. */

@@ -242,6 +242,62 @@ final class VerbsEndpoint extends RdmaEndpoint {
         connected = true;
     }
 
+    /**
+     * CM mode: INIT → RTR → RTS with the attributes rdma_cm computed for {@code cmId} ({@code rdma_init_qp_attr}:
+     * the route's address vector, the peer's QP number, the CM's PSNs), the peer's control word from its private
+     * data. The ACK timeout, retry counts and RNR timer are this transport's (the CM's defaults would retry a
+     * vanished peer for much longer). Control path; throws {@link VerbsException}.
+     */
+    void connectCm(MemorySegment cmId, long peerCtrl, int peerRkey, long samehostPid) {
+        peerCtrlAddr = peerCtrl;
+        peerCtrlRkey = peerRkey;
+        peerProc = samehostPid == 0 ? null : ProcessHandle.of(samehostPid).orElse(null);
+        lastLivenessNanos = System.nanoTime();
+        VerbsDeviceContext d = vt.dev;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment mask = a.allocate(JAVA_INT);
+            attr.fill((byte) 0);
+            attr.set(JAVA_INT, VerbsLayouts.QPA_QP_STATE, VerbsConstants.IBV_QPS_RTR);
+            int m = io.jdoca.verbs.RdmaCm.initQpAttr(cmId, attr, mask);
+            attr.set(JAVA_BYTE, VerbsLayouts.QPA_MAX_DEST_RD_ATOMIC, (byte) Math.max(1, Math.min(16, d.maxQpRdAtom())));
+            attr.set(JAVA_BYTE, VerbsLayouts.QPA_MIN_RNR_TIMER, (byte) VerbsErrors.rnrTimerCode(rdma.rnrTimeoutNanos()));
+            Verbs.modifyQp(qp, attr, m | VerbsConstants.IBV_QP_MAX_DEST_RD_ATOMIC | VerbsConstants.IBV_QP_MIN_RNR_TIMER);
+            attr.fill((byte) 0);
+            attr.set(JAVA_INT, VerbsLayouts.QPA_QP_STATE, VerbsConstants.IBV_QPS_RTS);
+            m = io.jdoca.verbs.RdmaCm.initQpAttr(cmId, attr, mask);
+            attr.set(JAVA_BYTE, VerbsLayouts.QPA_TIMEOUT, (byte) ACK_TIMEOUT);
+            attr.set(JAVA_BYTE, VerbsLayouts.QPA_RETRY_CNT, (byte) RETRY_CNT);
+            attr.set(JAVA_BYTE, VerbsLayouts.QPA_RNR_RETRY, (byte) 6);
+            attr.set(JAVA_BYTE, VerbsLayouts.QPA_MAX_RD_ATOMIC, (byte) Math.max(1, Math.min(16, d.maxQpInitRdAtom())));
+            Verbs.modifyQp(qp, attr, m | VerbsConstants.IBV_QP_TIMEOUT | VerbsConstants.IBV_QP_RETRY_CNT
+                    | VerbsConstants.IBV_QP_RNR_RETRY | VerbsConstants.IBV_QP_MAX_QP_RD_ATOMIC);
+        }
+        connected = true;
+    }
+
+    /** The control word's address and rkey (CM mode: they go into the private data). */
+    long ctrlAddr() {
+        return ctrl.address();
+    }
+
+    int ctrlRkey() {
+        return Verbs.rkey(ctrlMr);
+    }
+
+    /**
+     * CM mode: rdma_cm reported the connection gone (DISCONNECTED: the peer disconnected, stopped or its process
+     * died and the kernel tore its ids down). The peer's QP is gone or in error, so no goodbye is written.
+     */
+    void peerLeft(String why) {
+        peerGone = true;
+        broken(DocaError.CONNECTION_RESET, why);
+    }
+
+    /** Closed and the goodbye write (if any) finished: the CM may now tell the peer ({@code rdma_disconnect}). */
+    boolean closedAndQuiet() {
+        return closed && !goodbyePending;
+    }
+
     // ------------------------------------------------------------------ data path
 
     @Override

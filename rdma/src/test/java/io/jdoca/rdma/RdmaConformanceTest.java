@@ -762,6 +762,60 @@ abstract class RdmaConformanceTest {
 
     // ------------------------------------------------------------------ CM-style connection management
 
+    /** Where the CM tests listen and dial: loopback for shm/tcp; the RDMA device's address for verbs (rdma_cm). */
+    java.net.InetAddress cmAddress() {
+        return java.net.InetAddress.getLoopbackAddress();
+    }
+
+    /** Both contexts started, a listening with a request callback that rejects; b's connection to it. */
+    @Test
+    void cmRejectReportsFailureToTheDialer() {
+        a = new Side(transport());
+        b = new Side(transport());
+        java.util.List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Side.check(a.rdma.setConnectionStateCallbacks((req, ud) -> {
+            events.add("a:request");
+            assertEquals(DocaError.SUCCESS, a.rdma.connectionReject(req));
+        }, (conn, ud) -> events.add("a:established"), (conn, ud) -> events.add("a:failure"),
+                (conn, ud) -> events.add("a:disconnect")));
+        Side.check(b.rdma.setConnectionStateCallbacks((req, ud) -> events.add("b:request"),
+                (conn, ud) -> events.add("b:established"), (conn, ud) -> events.add("b:failure:" + ud),
+                (conn, ud) -> events.add("b:disconnect")));
+        a.rdma.start();
+        b.rdma.start();
+        Side.check(a.rdma.startListenToPort(0));
+        RdmaConnection c = b.rdma.connectToAddr(new java.net.InetSocketAddress(cmAddress(), a.rdma.listenPort()), 5);
+        await(() -> c.state() == RdmaConnectionState.FAILED, "the rejected connection FAILED");
+        assertTrue(events.contains("a:request") && events.contains("b:failure:5"), events.toString());
+        assertTrue(!events.contains("a:established") && !events.contains("b:established"), events.toString());
+        assertTrue(a.rdma.connections().isEmpty(), "a made no connection: " + a.rdma.connections());
+    }
+
+    /** A CM connection closed by one side ({@code connectionDisconnect}) is lost at once on the other. */
+    @Test
+    void cmDisconnectIsSeenByThePeer() {
+        a = new Side(transport());
+        b = new Side(transport());
+        java.util.List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Side.check(a.rdma.setConnectionStateCallbacks((req, ud) -> a.rdma.connectionAccept(req),
+                (conn, ud) -> events.add("a:established"), (conn, ud) -> events.add("a:failure"),
+                (conn, ud) -> events.add("a:disconnect")));
+        Side.check(b.rdma.setConnectionStateCallbacks((req, ud) -> { }, (conn, ud) -> events.add("b:established"),
+                (conn, ud) -> events.add("b:failure"), (conn, ud) -> events.add("b:disconnect")));
+        a.rdma.start();
+        b.rdma.start();
+        Side.check(a.rdma.startListenToPort(0));
+        RdmaConnection c = b.rdma.connectToAddr(new java.net.InetSocketAddress(cmAddress(), a.rdma.listenPort()), 1);
+        await(() -> c.state() == RdmaConnectionState.ESTABLISHED && a.rdma.state() == CtxState.RUNNING,
+                "CM connection established");
+        long t0 = System.nanoTime();
+        Side.check(b.rdma.connectionDisconnect(c));
+        await(() -> events.contains("a:disconnect") && a.rdma.state() == CtxState.IDLE, "a notices the disconnect");
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(ms < 5_000, "the peer noticed after " + ms + " ms");
+        assertEquals(RdmaConnectionState.DISCONNECTED, c.state());
+    }
+
     @Test
     void cmListenAndConnectToAddress() {
         a = new Side(transport());
@@ -780,7 +834,7 @@ abstract class RdmaConformanceTest {
         Side.check(a.rdma.startListenToPort(0));
         int port = a.rdma.listenPort();
         assertTrue(port > 0);
-        RdmaConnection c = b.rdma.connectToAddr(new java.net.InetSocketAddress("127.0.0.1", port), 77);
+        RdmaConnection c = b.rdma.connectToAddr(new java.net.InetSocketAddress(cmAddress(), port), 77);
         try {
             await(() -> a.rdma.state() == CtxState.RUNNING && b.rdma.state() == CtxState.RUNNING
                     && c.state() == RdmaConnectionState.ESTABLISHED, "CM connection established");
@@ -809,7 +863,7 @@ abstract class RdmaConformanceTest {
                 (conn, ud) -> events.add("failure"), (conn, ud) -> { }));
         b.rdma.start();
         int port = io.jdoca.testkit.JavaProcess.freePort();
-        RdmaConnection c = b.rdma.connectToAddr(new java.net.InetSocketAddress("127.0.0.1", port), 1);
+        RdmaConnection c = b.rdma.connectToAddr(new java.net.InetSocketAddress(cmAddress(), port), 1);
         Side.progressUntil(() -> c.state() == RdmaConnectionState.FAILED, T, "failure", b);
         assertEquals(java.util.List.of("failure"), events);
     }

@@ -56,6 +56,27 @@ class RdmaWireFuzzTest {
         assertEquals(b, RdmaConnectionBlob.decode(b.encode()));
     }
 
+    @Property(tries = 2000)
+    void cmPrivateDataDecoderRejectsGarbageWithIllegalArgumentOnly(@ForAll @Size(max = 80) byte[] data) {
+        try {
+            io.jdoca.rdma.wire.VerbsCmPrivateData.decode(data);
+        } catch (IllegalArgumentException expected) {
+            // the only allowed failure
+        }
+    }
+
+    @Property(tries = 500)
+    void cmPrivateDataRoundTripsAndFitsARequest(@ForAll long pid, @ForAll long hi, @ForAll long lo, @ForAll int perms,
+            @ForAll int rkey, @ForAll long addr) {
+        var d = new io.jdoca.rdma.wire.VerbsCmPrivateData(Math.max(1, pid & Long.MAX_VALUE), new UUID(hi, lo), perms,
+                rkey, (addr | 8) & ~7L);
+        byte[] enc = d.encode();
+        assertTrue(enc.length <= 56, "an RDMA_PS_TCP connection request carries at most 56 bytes of private data");
+        assertEquals(d, io.jdoca.rdma.wire.VerbsCmPrivateData.decode(enc));
+        // rdma_cm pads the private data to the message's size: trailing bytes are allowed
+        assertEquals(d, io.jdoca.rdma.wire.VerbsCmPrivateData.decode(java.util.Arrays.copyOf(enc, 56)));
+    }
+
     @Provide
     Arbitrary<RdmaConnectionBlob> blobs() {
         Arbitrary<String> host = Arbitraries.strings().ofMaxLength(40);

@@ -94,6 +94,46 @@ class VerbsConformanceTest extends RdmaConformanceTest {
         return 240;
     }
 
+    /** rdma_cm binds to the RDMA device's IPv4 address (10.0.2.15 on the guest's rxe0), never to loopback. */
+    @Override
+    java.net.InetAddress cmAddress() {
+        try {
+            return VerbsCm.listenAddresses(null, device(), 1).get(0);
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The CM mode's liveness signal is rdma_cm's: a peer that leaves without jdoca's goodbye write (as a killed process:
+     * the kernel destroys its ids and sends the DREQ) is lost at once through RDMA_CM_EVENT_DISCONNECTED, not at the
+     * next unacknowledged request.
+     */
+    @Test
+    void cmPeerGoneWithoutGoodbyeIsSeenAtOnceThroughRdmaCmDisconnected() throws java.io.IOException {
+        a = new Side(transport());
+        b = new Side(transport());
+        java.util.List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Side.check(a.rdma.setConnectionStateCallbacks((req, ud) -> a.rdma.connectionAccept(req),
+                (conn, ud) -> events.add("a:established"), (conn, ud) -> events.add("a:failure"),
+                (conn, ud) -> events.add("a:disconnect")));
+        a.rdma.start();
+        b.rdma.start();
+        Side.check(a.rdma.startListenToPort(0));
+        assertEquals(cmAddress(), VerbsCm.listenAddresses(null, device(), 1).get(0));
+        RdmaConnection c = b.rdma.connectToAddr(new java.net.InetSocketAddress(cmAddress(), a.rdma.listenPort()), 1);
+        await(() -> c.state() == RdmaConnectionState.ESTABLISHED && a.rdma.state() == CtxState.RUNNING,
+                "CM connection established");
+        RdmaConnection ac = a.rdma.connections().get(0);
+        long t0 = System.nanoTime();
+        c.verbsEp.peerLeft("test: b leaves without a goodbye write"); // b stops; only rdma_disconnect tells a
+        await(() -> a.rdma.state() == CtxState.IDLE && b.rdma.state() == CtxState.IDLE, "both IDLE");
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(events.contains("a:disconnect"), events.toString());
+        assertTrue(ac.verbsEp.brokenWhy().contains("rdma_cm DISCONNECTED"), ac.verbsEp.brokenWhy());
+        assertTrue(ms < 5_000, "a noticed after " + ms + " ms");
+    }
+
     @Test
     @Override
     void sendWithoutPostedReceiveFailsAfterTheRetryTimeAndStopsTheContext() {
