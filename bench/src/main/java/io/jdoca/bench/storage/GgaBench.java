@@ -10,7 +10,7 @@ import io.jdoca.gga.WorkerStats;
 import io.jdoca.storage.initiator.InitiatorComch;
 import io.jdoca.storage.initiator.InitiatorStats;
 import io.jdoca.gga.sbc.SbcGenerator;
-import io.jdoca.storage.target.TargetRdma;
+import io.jdoca.storage.targetrdma.TargetRdma;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
