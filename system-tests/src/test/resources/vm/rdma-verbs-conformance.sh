@@ -23,6 +23,15 @@ timeout ${CONFORMANCE_TIMEOUT:-1200} /opt/jdk/bin/java --enable-native-access=AL
   ${CONFORMANCE_JAVA_OPTS:-} -cp "$CP" io.jdoca.rdma.VerbsConformanceMain > /out/verbs-conformance.txt 2>&1
 rc=$?
 echo "exit $rc, guest uptime at end: $(cut -d' ' -f1 /proc/uptime) s" >> /out/verbs-conformance.txt
+# A JVM crash leaves its error report in /out, which a CI run does not keep: put what locates it (signal, address,
+# the crashing thread, its native and Java frames) into the output the test prints.
+for f in /out/hs_err_pid*.log; do
+  [ -f "$f" ] || continue
+  { echo "---- $f (excerpt)"
+    { sed -n '1,/^Registers:/p' "$f"; sed -n '/^Native frames/,/^$/p' "$f"; sed -n '/^Java frames/,/^$/p' "$f"
+    } | grep -v '^$' | head -150
+  } >> /out/verbs-conformance.txt
+done
 grep -E "^(PASS|FAIL|SKIP|ABORT|SUMMARY)" /out/verbs-conformance.txt > /out/verbs-conformance-summary.txt
 emit_file verbs-conformance-summary /out/verbs-conformance-summary.txt
 exit $rc

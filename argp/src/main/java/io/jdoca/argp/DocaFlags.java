@@ -24,14 +24,14 @@ import picocli.CommandLine.TypeConversionException;
 public class DocaFlags {
     /**
      * Logger prefixes of the DOCA "SDK" part of jdoca, the libraries: what {@code --sdk-log-level}
-     * sets. Everything else (the apps, {@code io.jdoca.storage}, {@code io.jdoca.sta.target}, ...)
+     * sets. Everything else (the apps, {@code io.jdoca.storage}, {@code io.jdoca.nvmf}, ...)
      * follows {@code -l/--log-level}.
      */
     public static final String[] SDK_LOGGERS = {"io.jdoca.core", "io.jdoca.dma", "io.jdoca.rdma", "io.jdoca.comch",
         "io.jdoca.ec", "io.jdoca.compress", "io.jdoca.sta"};
 
     /** App packages that live under an SDK prefix; they keep the program's level. */
-    static final String[] APP_LOGGERS_UNDER_SDK = {"io.jdoca.sta.target"};
+    static final String[] APP_LOGGERS_UNDER_SDK = {"io.jdoca.nvmf"};
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Print a help synopsis.")
     boolean help;

@@ -338,9 +338,9 @@ class DocaArgpFlagsTest {
             app.argp.applySdkLogLevel();
             assertThat(((Logger) LoggerFactory.getLogger("io.jdoca.rdma.Rdma")).getEffectiveLevel()).isEqualTo(Level.DEBUG);
             assertThat(((Logger) LoggerFactory.getLogger("io.jdoca.sta.StaIo")).getEffectiveLevel()).isEqualTo(Level.DEBUG);
-            assertThat(((Logger) LoggerFactory.getLogger("io.jdoca.storage.target.TargetRdma")).getEffectiveLevel())
+            assertThat(((Logger) LoggerFactory.getLogger("io.jdoca.storage.targetrdma.TargetRdma")).getEffectiveLevel())
                     .isEqualTo(Level.WARN);
-            assertThat(((Logger) LoggerFactory.getLogger("io.jdoca.sta.target.StaTargetApp")).getEffectiveLevel())
+            assertThat(((Logger) LoggerFactory.getLogger("io.jdoca.nvmf.StaTargetApp")).getEffectiveLevel())
                     .isEqualTo(Level.WARN);
             parse("-d", "x", "--cpu", "0", "--sdk-log-level", "10").argp.applySdkLogLevel();
             assertThat(((Logger) LoggerFactory.getLogger("io.jdoca.ec")).getEffectiveLevel()).isEqualTo(Level.OFF);

@@ -32,7 +32,7 @@ public final class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintStream out = System.out;
         String cls = switch (mode) {
-            case "gga" -> "io.jdoca.storage.demo.GgaDemo";
+            case "gga" -> "io.jdoca.gga.demo.GgaDemo";
             case "zero-copy" -> "io.jdoca.storage.demo.ZeroCopyDemo";
             case "dma" -> null;
             default -> {

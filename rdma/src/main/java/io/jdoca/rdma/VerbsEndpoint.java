@@ -648,15 +648,26 @@ final class VerbsEndpoint extends RdmaEndpoint {
             return;
         }
         released = true;
-        try {
-            Verbs.destroyQp(qp);
-            Verbs.deregMr(scratchMr);
-            Verbs.deregMr(ctrlMr);
-        } catch (VerbsException e) {
-            LOG.log(System.Logger.Level.WARNING, "ibv_destroy_qp / dereg_mr: " + e.getMessage());
-        }
+        // Each step on its own: a failed ibv_destroy_qp must not leave the result cells and the control word
+        // registered while their memory is freed (the device, or a peer's write, would then land in whatever
+        // the allocator hands out next). Memory still registered after a failure is leaked, not freed.
+        boolean freeable = quietly("ibv_destroy_qp", () -> Verbs.destroyQp(qp));
+        freeable &= quietly("ibv_dereg_mr of the atomic result cells", () -> Verbs.deregMr(scratchMr));
+        freeable &= quietly("ibv_dereg_mr of the control word", () -> Verbs.deregMr(ctrlMr));
         vt.unregister(index, this);
-        arena.close();
+        if (freeable) {
+            arena.close();
+        }
+    }
+
+    private static boolean quietly(String what, Runnable step) {
+        try {
+            step.run();
+            return true;
+        } catch (VerbsException e) {
+            LOG.log(System.Logger.Level.WARNING, what + ": " + e.getMessage() + " (its memory is kept, not freed)");
+            return false;
+        }
     }
 
     @Override

@@ -396,10 +396,15 @@ final class VerbsTransport {
                 e.release();
             }
         }
-        destroy(srq, cq, channel);
-        if (!waker.isAlive()) {
-            arena.close();
+        if (waker.isAlive()) {
+            // It may still be inside ibv_get_cq_event on this channel: destroying the CQ and the channel under it
+            // would hand it freed memory. Leak them (and the arena its loop does not use) rather than crash.
+            LOG.log(System.Logger.Level.WARNING, "verbs completion-channel waker did not stop within 5 s: the CQ, SRQ "
+                    + "and channel of " + dev.name() + " are left allocated");
+            return;
         }
+        destroy(srq, cq, channel);
+        arena.close();
     }
 
     private static void destroy(MemorySegment srq, MemorySegment cq, MemorySegment channel) {

@@ -2,7 +2,7 @@ package io.jdoca.storage;
 
 import io.jdoca.argp.JdocaApps;
 import io.jdoca.storage.initiator.InitiatorComchApp;
-import io.jdoca.storage.target.TargetRdmaApp;
+import io.jdoca.storage.targetrdma.TargetRdmaApp;
 import io.jdoca.storage.zerocopy.ZeroCopyApp;
 import java.util.List;
 

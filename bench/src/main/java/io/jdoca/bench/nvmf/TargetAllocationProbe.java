@@ -1,9 +1,9 @@
 package io.jdoca.bench.nvmf;
 
 import io.jdoca.core.agent.ThreadAllocation;
-import io.jdoca.sta.target.config.TargetConfig;
-import io.jdoca.sta.target.nvmf.NvmfTarget;
-import io.jdoca.sta.target.perf.NvmeTcpHost;
+import io.jdoca.nvmf.config.TargetConfig;
+import io.jdoca.nvmf.tgt.NvmfTarget;
+import io.jdoca.nvmf.perf.NvmeTcpHost;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 

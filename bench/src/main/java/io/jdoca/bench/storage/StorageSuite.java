@@ -6,7 +6,7 @@ import io.jdoca.storage.initiator.ExecutionStrategy;
 import io.jdoca.storage.initiator.InitiatorComch;
 import io.jdoca.storage.initiator.InitiatorStats;
 import io.jdoca.storage.initiator.RdmaDirectInitiator;
-import io.jdoca.storage.target.TargetRdma;
+import io.jdoca.storage.targetrdma.TargetRdma;
 import io.jdoca.storage.zerocopy.ZeroCopyService;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.jdoca.storage.initiator.ExecutionStrategy;
 import io.jdoca.storage.initiator.InitiatorComch;
 import io.jdoca.storage.initiator.InitiatorStats;
-import io.jdoca.storage.target.TargetRdma;
+import io.jdoca.storage.targetrdma.TargetRdma;
 import io.jdoca.storage.zerocopy.ZeroCopyService;
 import io.jdoca.testkit.JavaProcess;
 import java.io.ByteArrayOutputStream;

@@ -6,7 +6,7 @@ import io.jdoca.core.metrics.MetricsHttpServer;
 import io.jdoca.core.metrics.PrometheusText;
 import io.jdoca.storage.initiator.ExecutionStrategy;
 import io.jdoca.storage.initiator.InitiatorComch;
-import io.jdoca.storage.target.TargetRdma;
+import io.jdoca.storage.targetrdma.TargetRdma;
 import io.jdoca.storage.zerocopy.ZeroCopyService;
 import io.jdoca.testkit.Await;
 import io.jdoca.testkit.JavaProcess;

@@ -23,7 +23,7 @@ import io.jdoca.storage.wire.ControlMessageType;
 import io.jdoca.storage.wire.ControlPayload;
 import io.jdoca.storage.wire.IoMessage;
 import io.jdoca.storage.wire.IoMessageType;
-import io.jdoca.storage.target.TargetRdma;
+import io.jdoca.storage.targetrdma.TargetRdma;
 import io.jdoca.testkit.JavaProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -2,7 +2,7 @@ package io.jdoca.systemtests.gga;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jdoca.storage.demo.GgaDemo;
+import io.jdoca.gga.demo.GgaDemo;
 import io.jdoca.testkit.JavaProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.ec.EcMatrixType;
-import io.jdoca.storage.sbc.SbcGenerator;
+import io.jdoca.gga.sbc.SbcGenerator;
 import io.jdoca.testkit.JavaProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,16 +1,13 @@
 package io.jdoca.systemtests.vm;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.jdoca.testkit.JavaProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -37,31 +34,13 @@ class NvmfRdmaVmTest {
     @Test
     @Timeout(value = 2100, unit = TimeUnit.SECONDS)
     void linuxNvmeRdmaHostAgainstStaTargetInTheSoftRoceGuest() throws Exception {
-        assumeTrue(Boolean.getBoolean("jdoca.vm"), "VM tests run with -Psystem,vm");
-        Path shared = JavaProcess.sharedDir();
-        assumeTrue(shared != null, "SKIPPED: ../shared (nvme-vm harness) is absent on this clone");
-        Path harness = shared.resolve("nvme-vm/nvme-vm.sh");
-        assumeTrue(Files.isExecutable(harness), "SKIPPED: " + harness + " not found");
-        Path repo = JavaProcess.repoRoot();
-        assumeTrue(Files.exists(repo.resolve("cli/target/jdoca.jar")), "SKIPPED: the launcher jar is not built");
-        Path script = repo.resolve("system-tests/src/test/resources/vm/nvmf-rdma.sh");
-
-        Path setupLog = dir.resolve("setup.log");
-        int setup = run(List.of(harness.toString(), "setup", "--rdma"), setupLog, 600);
-        assumeTrue(setup == 0, "SKIPPED: nvme-vm setup --rdma failed (needs root, apt-get, qemu): "
-                + Files.readString(setupLog));
-
-        Path rundir = dir.resolve("run");
-        Path log = dir.resolve("rdma-run.log");
-        int rc = run(List.of("env", "NVME_VM_RUNDIR=" + rundir, "NVME_VM_TIMEOUT=1800",
-                harness.toString(), "rdma-run", repo.toString(), script.toString()), log, 1900);
-        Path out = rundir.resolve("out");
-        Path summary = out.resolve("nvmf-rdma-summary.txt");
-        String lines = Files.exists(summary) ? Files.readString(summary) : "(no summary; log " + log + ")";
-        System.out.println("nvmf-rdma.sh in the guest:\n" + lines);
-        String table = iopsTable(out.resolve("jdoca-verify.json"), out.resolve("kernel-verify.json"));
+        GuestRun g = GuestRun.prepare(dir, "cli/target/jdoca.jar");
+        int rc = g.run("nvmf-rdma.sh", 1800);
+        String lines = g.read("nvmf-rdma-summary.txt");
+        System.out.println("nvmf-rdma.sh in the guest (" + g.seconds() + " s):\n" + lines);
+        String table = iopsTable(g.out("jdoca-verify.json"), g.out("kernel-verify.json"));
         System.out.println(table);
-        assertThat(rc).as("guest exit status; summary:%n%s%nrun dir %s", lines, rundir).isZero();
+        assertThat(rc).as("guest exit status; summary:%n%s%n%s", lines, g.logTail(30)).isZero();
         assertThat(lines).doesNotContain("FAIL")
                 .contains("ok   nvme discover -t rdma lists")
                 .contains("ok   nvme connect -t rdma")
@@ -107,17 +86,5 @@ class NvmfRdmaVmTest {
             m.put(j.path("jobname").asText(), new double[] {j.path("write").path("iops").asDouble(), j.path("read").path("iops").asDouble()});
         }
         return m;
-    }
-
-    private static int run(List<String> cmd, Path log, long seconds) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        try {
-            if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-                throw new AssertionError(cmd.get(0) + " timed out after " + seconds + " s; log " + log);
-            }
-            return p.exitValue();
-        } finally {
-            p.destroyForcibly();
-        }
     }
 }

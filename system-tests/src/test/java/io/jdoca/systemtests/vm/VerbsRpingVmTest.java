@@ -1,14 +1,8 @@
 package io.jdoca.systemtests.vm;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.jdoca.testkit.JavaProcess;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,44 +24,14 @@ class VerbsRpingVmTest {
     @Test
     @Timeout(value = 1500, unit = TimeUnit.SECONDS)
     void rpingInteropBothWaysAndDevicesInTheSoftRoceGuest() throws Exception {
-        assumeTrue(Boolean.getBoolean("jdoca.vm"), "VM tests run with -Psystem,vm");
-        Path shared = JavaProcess.sharedDir();
-        assumeTrue(shared != null, "SKIPPED: ../shared (nvme-vm harness) is absent on this clone");
-        Path harness = shared.resolve("nvme-vm/nvme-vm.sh");
-        assumeTrue(Files.isExecutable(harness), "SKIPPED: " + harness + " not found");
-        Path repo = JavaProcess.repoRoot();
-        assumeTrue(Files.exists(repo.resolve("cli/target/jdoca.jar")), "SKIPPED: the launcher jar is not built");
-        Path script = repo.resolve("system-tests/src/test/resources/vm/rdma-verbs.sh");
-
-        Path setupLog = dir.resolve("setup.log");
-        int setup = run(List.of(harness.toString(), "setup", "--rdma"), setupLog, 600);
-        assumeTrue(setup == 0, "SKIPPED: nvme-vm setup --rdma failed (needs root, apt-get, qemu): "
-                + Files.readString(setupLog));
-
-        Path rundir = dir.resolve("run");
-        Path log = dir.resolve("rdma-run.log");
-        int rc = run(List.of("env", "NVME_VM_RUNDIR=" + rundir, "NVME_VM_TIMEOUT=1300",
-                harness.toString(), "rdma-run", repo.toString(), script.toString()), log, 1400);
-        Path summary = rundir.resolve("out/verbs-summary.txt");
-        String lines = Files.exists(summary) ? Files.readString(summary) : "(no summary; log " + log + ")";
-        System.out.println("rdma-verbs.sh in the guest:\n" + lines);
-        assertThat(rc).as("guest exit status; summary:%n%s%nrun dir %s", lines, rundir).isZero();
+        GuestRun g = GuestRun.prepare(dir, "cli/target/jdoca.jar");
+        int rc = g.run("rdma-verbs.sh", 1300);
+        String lines = g.read("verbs-summary.txt");
+        System.out.println("rdma-verbs.sh in the guest (" + g.seconds() + " s):\n" + lines);
+        assertThat(rc).as("guest exit status; summary:%n%s%n%s", lines, g.logTail(30)).isZero();
         assertThat(lines).doesNotContain("FAIL")
                 .contains("ok   ./jdoca devices lists rxe0 port 1 ACTIVE")
                 .contains("ok   jdoca client: 10 pings verified")
                 .contains("ok   rping client: 10 pings, no data mismatch");
-    }
-
-    private static int run(List<String> cmd, Path log, long seconds) throws IOException, InterruptedException {
-        List<String> c = new ArrayList<>(cmd);
-        Process p = new ProcessBuilder(c).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        try {
-            if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-                throw new AssertionError(cmd.get(0) + " timed out after " + seconds + " s; log " + log);
-            }
-            return p.exitValue();
-        } finally {
-            p.destroyForcibly();
-        }
     }
 }

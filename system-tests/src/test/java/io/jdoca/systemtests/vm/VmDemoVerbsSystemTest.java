@@ -1,12 +1,8 @@
 package io.jdoca.systemtests.vm;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.jdoca.testkit.JavaProcess;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -21,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * maps are registered with {@code ibv_reg_mr}; Comch and DMA stay on shared memory. Passes when the demo
  * validated every read, made recovery reads, failed no I/O, and the guest's {@code rdma resource show qp}
  * showed the RC QPs of the 3 x 2 connections (both ends) while it ran. Guest script:
- * {@code src/test/resources/vm/demo-verbs-in-guest.sh}. Skips as {@link VmDemoSystemTest} does.
+ * {@code src/test/resources/vm/demo-verbs-in-guest.sh}. Skips, with the reason, as the other VM tests ({@link GuestRun}).
  * 6-12 minutes on this 2-core host.
  *
  * <p>Alone: {@code ./jdoca build && ./jdoca mvn -B -Psystem,vm -pl system-tests install -Dtest=VmDemoVerbsSystemTest}.
@@ -39,37 +35,14 @@ class VmDemoVerbsSystemTest {
     @Test
     @Timeout(value = GUEST_LIMIT_S + 120, unit = TimeUnit.SECONDS)
     void ggaDemoRunsItsRdmaOverSoftRoce() throws Exception {
-        assumeTrue(!Boolean.parseBoolean(System.getProperty("jdoca.skipVm", "true")), "SKIPPED: VM tests run with -Pvm");
-        Path shared = JavaProcess.sharedDir();
-        assumeTrue(shared != null, "SKIPPED: ../shared (nvme-vm harness) is absent on this clone");
-        Path harness = shared.resolve("nvme-vm/nvme-vm.sh");
-        assumeTrue(Files.isExecutable(harness), "SKIPPED: " + harness + " not found");
-        assumeTrue("root".equals(System.getProperty("user.name")), "SKIPPED: the nvme-vm harness needs root (apt-get, modules)");
-        Path repo = JavaProcess.repoRoot().toRealPath();
-        assumeTrue(repo.toString().matches("[^\\s,=]+"), "SKIPPED: the repository path " + repo
-                + " has a space, comma or '=' (a 9p export cannot)");
-        Path setupLog = dir.resolve("setup.log");
-        int setup = VmDemoSystemTest.run(List.of(harness.toString(), "setup", "--rdma"), List.of(), setupLog, 900);
-        assumeTrue(setup == 0, "SKIPPED: nvme-vm setup --rdma failed (needs apt-get and qemu): "
-                + VmDemoSystemTest.tail(setupLog, 20));
-        assertThat(repo.resolve("cli/target/jdoca.jar")).as("the launcher jar of this build (the guest runs it with JDOCA_NO_BUILD=1)")
-                .exists();
-
-        Path script = repo.resolve("system-tests/src/test/resources/vm/demo-verbs-in-guest.sh");
-        Path runDir = dir.resolve("run");
-        Path log = dir.resolve("rdma-run.log");
-        long t0 = System.nanoTime();
-        int rc = VmDemoSystemTest.run(List.of(harness.toString(), "rdma-run", repo.toString(), script.toString()),
-                List.of("NVME_VM_TIMEOUT=" + GUEST_LIMIT_S, "NVME_VM_RUNDIR=" + runDir, "NVME_VM_QUIET=1"), log, GUEST_LIMIT_S + 60);
-        long s = (System.nanoTime() - t0) / 1_000_000_000L;
-        Path demo = runDir.resolve("out/demo.txt");
-        String out = Files.exists(demo) ? Files.readString(demo) : "(no demo output: " + demo + ")";
-        Path qpFile = runDir.resolve("out/qp-summary.txt");
-        String qps = Files.exists(qpFile) ? Files.readString(qpFile) : "(no " + qpFile + ")";
-        System.out.println("VmDemoVerbsSystemTest: rdma-run exit " + rc + " after " + s + " s (guest limit " + GUEST_LIMIT_S
-                + " s); " + qps.strip() + "\n" + out);
+        GuestRun g = GuestRun.prepare(dir, "cli/target/jdoca.jar");
+        int rc = g.run("demo-verbs-in-guest.sh", GUEST_LIMIT_S);
+        String out = g.read("demo.txt");
+        String qps = g.read("qp-summary.txt");
+        System.out.println("VmDemoVerbsSystemTest: rdma-run exit " + rc + " after " + g.seconds() + " s (guest limit "
+                + GUEST_LIMIT_S + " s); " + qps.strip() + "\n" + out);
         assertThat(rc).as("guest exit status (125 = the guest never reported); harness log:\n%s\ndemo output:\n%s",
-                VmDemoSystemTest.tail(log, 40), out).isZero();
+                g.logTail(40), out).isZero();
         assertThat(out).as("the service's RDMA ran on rxe0 through verbs").contains("RDMA on rxe0 (verbs, rdma-core)");
         Matcher m = PASSED.matcher(out);
         assertThat(m.find()).as("demo verdict line:\n%s", out).isTrue();

@@ -1,0 +1,592 @@
+package io.jdoca.gga;
+
+import io.jdoca.core.AccessFlags;
+import io.jdoca.core.DocaError;
+import io.jdoca.core.DocaException;
+import io.jdoca.core.dev.Dev;
+import io.jdoca.core.dev.DevRep;
+import io.jdoca.core.dev.Devices;
+import io.jdoca.core.mem.MemoryMap;
+import io.jdoca.core.mem.SharedMemory;
+import io.jdoca.core.mem.SharedRegion;
+import io.jdoca.ec.EcMatrixType;
+import io.jdoca.storage.common.AppSupport;
+import io.jdoca.storage.common.ComchControlChannel;
+import io.jdoca.storage.common.ControlService;
+import io.jdoca.storage.common.DataPathMetrics;
+import io.jdoca.storage.common.DataPathWorker;
+import io.jdoca.storage.common.ServiceControlState;
+import io.jdoca.storage.common.TcpControlChannel;
+import io.jdoca.storage.wire.ConnectionRole;
+import io.jdoca.storage.wire.ControlMessage;
+import io.jdoca.storage.wire.ControlMessageType;
+import io.jdoca.storage.wire.ControlPayload;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The control side of {@code doca_storage_comch_to_rdma_gga_offload} (reference §1 and §5): connects
+ * to the three targets over TCP, serves one initiator over Comch, relays query / init / start / stop
+ * / shutdown with DOCA's consistency checks and id rules (own message_id, the client's
+ * correlation_id), builds the workers and their two RDMA connections per target, and prints the
+ * per-core statistics. Beyond DOCA it watches the targets during the run: a lost target puts the
+ * service in degraded mode ({@link DegradedPolicy}).
+ *
+ * <p>Beyond DOCA, the service outlives its initiators: a session is one Comch client; it ends with
+ * its shutdown_request or when it leaves, and either way the workers, their RDMA connections, the
+ * imported host map and the scratch region are released, the targets' sessions are ended (stop and
+ * shutdown relayed when due, then the TCP control connections closed), the statistics printed, and
+ * the next initiator is served (targets reconnected at its query). With {@link Config#once()}
+ * (DOCA's behaviour) the first session's end ends the process.
+ *
+ * <p>It also keeps, for its lifetime, a {@link TargetState} and a {@link DirtyStripes} log per
+ * target: writes while a target is down land on the two others and are logged dirty for it; when it
+ * is reachable again at a session's query it is RESYNCING, and the session's start rebuilds every
+ * dirty stripe on it from the survivors before any read is served, then marks it UP.
+ *
+ * <p>Not thread-safe: one control thread; workers run on their own threads.
+ */
+public final class GgaService extends ControlService<ServiceControlState> {
+    private static final Logger LOG = LoggerFactory.getLogger(GgaService.class);
+
+    /** The app's flags. */
+    public record Config(String device, String representor, List<Integer> cpus, List<String> storageServers,
+            EcMatrixType matrixType, String commandChannelName, long controlTimeoutNanos, int recoverEveryN, boolean once,
+            java.net.InetAddress listenAddress) {
+        /** DOCA's one-session service (in-process tests and benchmarks). */
+        public Config(String device, String representor, List<Integer> cpus, List<String> storageServers,
+                EcMatrixType matrixType, String commandChannelName, long controlTimeoutNanos, int recoverEveryN) {
+            this(device, representor, cpus, storageServers, matrixType, commandChannelName, controlTimeoutNanos,
+                    recoverEveryN, true, null);
+        }
+    }
+
+    private final Config cfg;
+    private final TcpControlChannel[] targets = new TcpControlChannel[TargetRole.COUNT];
+    private final List<GgaWorker> workers = new ArrayList<>();
+
+    /** gga-offload's worker series, the order of {@link GgaWorker#readCounters}. */
+    static final List<DataPathMetrics.Series> METRICS = List.of(
+            new DataPathMetrics.Series("jdoca_storage_operations_total",
+                    "Storage operations (IO requests) completed by the data path, by worker (one per --cpu).", null, null),
+            new DataPathMetrics.Series("jdoca_gga_io_total", "Completed I/Os by worker and kind.", "kind", "read"),
+            new DataPathMetrics.Series("jdoca_gga_io_total", "Completed I/Os by worker and kind.", "kind", "write"),
+            new DataPathMetrics.Series("jdoca_storage_errors_total", "Data-path errors by worker and kind: failed I/O, write "
+                    + "refused (target out of service), write too big, illegal transaction transition.", "kind", "io"),
+            new DataPathMetrics.Series("jdoca_storage_errors_total", "", "kind", "refused_write"),
+            new DataPathMetrics.Series("jdoca_storage_errors_total", "", "kind", "too_big_write"),
+            new DataPathMetrics.Series("jdoca_storage_errors_total", "", "kind", "illegal_transition"),
+            new DataPathMetrics.Series("jdoca_gga_recoveries_total", "Reads served by recovery (EC decode), by worker.",
+                    null, null),
+            new DataPathMetrics.Series("jdoca_gga_degraded_reads_total", "Recovery reads because a target is out of "
+                    + "service, by worker.", null, null),
+            new DataPathMetrics.Series("jdoca_gga_refetches_total", "Chunk re-fetches, by worker.", null, null));
+
+    private final List<WorkerStats> finalStats = new ArrayList<>();
+    private ComchControlChannel comch;
+    /** Comch, DMA, EC and compress (sw0 when {@code -d} names an RDMA device: {@link AppSupport#localDevice}). */
+    private Dev dev;
+    /** The {@code -d} device: the RDMA contexts and the scratch map's registration. */
+    private Dev rdmaDev;
+    private GgaLayout layout;
+    private long targetCapacity;
+    private MemoryMap hostMap;
+    private MemoryMap scratchMap;
+    private SharedRegion scratchRegion;
+    private int lostMask;
+    private final TargetState[] targetState = {TargetState.UP, TargetState.UP, TargetState.UP};
+    private final DirtyStripes[] dirty = new DirtyStripes[TargetRole.COUNT];
+    private int nextMessageId;
+    private String workerSetupError;
+    private long runStartNanos;
+    private long runNanos;
+    private PrintStream out = System.out;
+
+    public GgaService(Config cfg, AtomicBoolean abort) {
+        super("gga-offload", ServiceControlState.WAIT_QUERY, cfg.cpus(), cfg.once(), abort,
+                new DataPathMetrics("gga-offload", METRICS));
+        this.cfg = cfg;
+        if (cfg.storageServers().size() != TargetRole.COUNT) {
+            throw new DocaException(DocaError.INVALID_VALUE, "three storage targets are required");
+        }
+        if (cfg.recoverEveryN() < 0) {
+            throw new DocaException(DocaError.INVALID_VALUE, "--trigger-recovery-read-every-n must be >= 0");
+        }
+    }
+
+    /** Runs the whole life cycle; returns the exit code. */
+    @Override
+    public int run(PrintStream out) {
+        this.out = out;
+        rdmaDev = Devices.open(cfg.device());
+        dev = AppSupport.localDevice(rdmaDev, cfg.representor());
+        DevRep rep = cfg.representor() == null ? null : Devices.findRepresentor(cfg.representor()).open();
+        out.println("gga-offload: " + AppSupport.rdmaLine(rdmaDev) + "; Comch, DMA, EC and compress on " + dev.devInfo().name());
+        try {
+            connectToStorage();
+            comch = ComchControlChannel.server(dev, rep, cfg.commandChannelName());
+            out.println(String.format(Locale.ROOT, "gga-offload: connected to data_1 %s, data_2 %s, data_p %s; serving comch channel '%s'",
+                    cfg.storageServers().get(0), cfg.storageServers().get(1), cfg.storageServers().get(2),
+                    cfg.commandChannelName()));
+            out.flush();
+            return serve(comch, out);
+        } finally {
+            closeWorkers();
+            if (comch != null) {
+                comch.close();
+            }
+            for (TcpControlChannel t : targets) {
+                if (t != null) {
+                    t.close();
+                }
+            }
+            releaseSessionMemory();
+        }
+    }
+
+    /** {@code connect_to_storage}: the targets should already run; retry until the control timeout (at least 30 s). */
+    private void connectToStorage() {
+        long timeout = Math.max(cfg.controlTimeoutNanos(), 30_000_000_000L);
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            if (abort.get()) {
+                throw new DocaException(DocaError.CONNECTION_ABORTED, "Aborted while connecting to storage");
+            }
+            targets[r] = TcpControlChannel.client(AppSupport.parseAddress(cfg.storageServers().get(r)), timeout);
+            LOG.info("connected to {} target {}", TargetRole.name(r), cfg.storageServers().get(r));
+        }
+    }
+
+    /** The targets are watched all the time: a lost one puts the service in degraded mode. */
+    @Override
+    protected int afterPoll(ControlMessage m, PrintStream out) {
+        watchTargets();
+        return CONTINUE;
+    }
+
+    /** DOCA replies to init first, then builds the workers (the initiator waits for our consumers). */
+    @Override
+    protected void afterReply(ControlMessage m, ControlMessage reply) {
+        if (m.type() == ControlMessageType.INIT_STORAGE_REQUEST && !reply.isError()) {
+            try {
+                createWorkers(m.correlationId());
+            } catch (RuntimeException e) {
+                workerSetupError = e.getMessage();
+                LOG.warn("worker set-up failed: {}", e.getMessage());
+                closeWorkers();
+            }
+        }
+    }
+
+    /**
+     * Ends the session: targets told to stop and shut down when due, workers and memory released,
+     * stats printed (when {@code print}), and (as a service) the target control connections closed
+     * so every target ends its session too. Target states and dirty logs are kept.
+     */
+    @Override
+    protected void endSession(PrintStream out, boolean print) {
+        if (state != ServiceControlState.SHUT_DOWN) {
+            bestEffortTargetShutdown();
+        }
+        if (print) {
+            printStats(out);
+        } else {
+            closeWorkers();
+        }
+        finalStats.clear();
+        releaseSessionMemory();
+        workerSetupError = null;
+        runNanos = 0;
+        if (!once) {
+            for (int r = 0; r < TargetRole.COUNT; r++) {
+                if (targets[r] != null) {
+                    targets[r].close();
+                    targets[r] = null;
+                }
+            }
+        }
+        backToWaitQuery();
+    }
+
+    private void releaseSessionMemory() {
+        if (scratchMap != null) {
+            scratchMap.stop();
+            scratchMap.close();
+            scratchMap = null;
+        }
+        if (scratchRegion != null) {
+            scratchRegion.close();
+            scratchRegion = null;
+        }
+        if (hostMap != null) {
+            hostMap.close();
+            hostMap = null;
+        }
+    }
+
+    /**
+     * At a session's query: reconnects the targets whose control connection was closed; a target
+     * that was DOWN and answers again is RESYNCING if it has dirty stripes, UP otherwise.
+     */
+    private void reconnectTargets() {
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            if (targets[r] == null || (!targets[r].isConnected() && targets[r].wasDisconnected())) {
+                if (targets[r] != null) {
+                    targets[r].close();
+                    targets[r] = null;
+                }
+                try {
+                    targets[r] = TcpControlChannel.client(AppSupport.parseAddress(cfg.storageServers().get(r)),
+                            cfg.controlTimeoutNanos());
+                } catch (DocaException e) {
+                    throw new DocaException(DocaError.NOT_CONNECTED, "target " + TargetRole.name(r) + " ("
+                            + cfg.storageServers().get(r) + ") is not reachable; a session needs all three targets at"
+                            + " its start: " + e.getMessage());
+                }
+            }
+            if (targetState[r] == TargetState.DOWN) {
+                long n = dirty[r] == null ? 0 : dirty[r].count();
+                setTargetState(r, n == 0 ? TargetState.UP : TargetState.RESYNCING);
+                out.printf(Locale.ROOT, "gga-offload: target %s (%s) is back: %s%n", TargetRole.name(r),
+                        cfg.storageServers().get(r), n == 0 ? "nothing written while it was away; UP"
+                                : n + " stripes written while it was away will be resynced from the survivors before it"
+                                        + " serves reads (RESYNCING)");
+                out.flush();
+            }
+        }
+        lostMask = 0;
+    }
+
+    private void setTargetState(int role, TargetState next) {
+        if (targetState[role] != next && targetState[role].canTransitionTo(next)) {
+            LOG.info("target {}: {} -> {}", TargetRole.name(role), targetState[role], next);
+            targetState[role] = next;
+        }
+    }
+
+    /** The current state of a target (control thread). */
+    public TargetState targetState(int role) {
+        return targetState[role];
+    }
+
+    /** Notices targets whose control connection dropped (degraded mode). */
+    private void watchTargets() {
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            TcpControlChannel t = targets[r];
+            if ((lostMask & TargetRole.bit(r)) != 0 || t == null) {
+                continue;
+            }
+            ControlMessage stray = t.poll();
+            if (stray != null) {
+                LOG.debug("ignoring unsolicited {} from {}", stray.type().wireName(), TargetRole.name(r));
+            }
+            if (t.wasDisconnected() && !t.isConnected()) {
+                targetLost(r, "control connection closed");
+            }
+        }
+    }
+
+    private void targetLost(int role, String why) {
+        if ((lostMask & TargetRole.bit(role)) != 0) {
+            return;
+        }
+        lostMask |= TargetRole.bit(role);
+        setTargetState(role, TargetState.DOWN);
+        // Operator-facing event: on stdout (like the stats), not only in the log.
+        out.printf(Locale.ROOT, "gga-offload: DEGRADED: target %s (%s) lost: %s; reads continue by EC recovery,"
+                + " writes land on the survivors and are logged dirty for it%n", TargetRole.name(role),
+                cfg.storageServers().get(role), why);
+        out.flush();
+        for (GgaWorker w : workers) {
+            try {
+                w.call(() -> w.targetLost(role), cfg.controlTimeoutNanos());
+            } catch (DocaException e) {
+                LOG.warn("worker {}: {}", w.index(), e.getMessage());
+            }
+        }
+    }
+
+    @Override
+    protected ControlMessage step(ControlMessage m) {
+        return switch (state) {
+            case WAIT_QUERY -> query(m);
+            case WAIT_INIT -> init(m);
+            case WAIT_START -> start(m);
+            case RUNNING -> stop(m);
+            case STOPPED -> shutdown(m);
+            case SHUT_DOWN -> throw new IllegalStateException("shut down");
+        };
+    }
+
+    @Override
+    protected ServiceControlState nextState() {
+        return state.next();
+    }
+
+    private ControlMessage forward(int role, ControlMessage req) {
+        if ((lostMask & TargetRole.bit(role)) != 0) {
+            throw new DocaException(DocaError.NOT_CONNECTED, "target " + TargetRole.name(role) + " is lost");
+        }
+        return targets[role].request(req, cfg.controlTimeoutNanos());
+    }
+
+    private ControlMessage msg(ControlMessageType t, int correlationId) {
+        return ControlMessage.of(t, nextMessageId++, correlationId);
+    }
+
+    /** Reference §1 step 4: same dimensions everywhere (else BAD_STATE); report 2× capacity and block size. */
+    private ControlMessage query(ControlMessage m) {
+        reconnectTargets();
+        ControlPayload.StorageInfo first = null;
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            ControlPayload.StorageInfo info = forward(r, msg(ControlMessageType.QUERY_STORAGE_REQUEST, m.correlationId()))
+                    .asStorageInfo();
+            if (first == null) {
+                first = info;
+            } else if (info.totalSize() != first.totalSize() || info.blockSize() != first.blockSize()) {
+                throw new DocaException(DocaError.BAD_STATE, "storage targets report mismatched dimensions: data_1 "
+                        + first.totalSize() + " bytes in blocks of " + first.blockSize() + ", " + TargetRole.name(r) + " "
+                        + info.totalSize() + " bytes in blocks of " + info.blockSize());
+            }
+        }
+        long stripes = first.totalSize() / first.blockSize();
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            if (dirty[r] == null || dirty[r].stripes() != stripes) {
+                if (dirty[r] != null && dirty[r].count() != 0) {
+                    throw new DocaException(DocaError.BAD_STATE, "target " + TargetRole.name(r) + " changed its geometry"
+                            + " while " + dirty[r].count() + " of its stripes wait for a resync");
+                }
+                dirty[r] = new DirtyStripes(stripes);
+            }
+        }
+        layout = new GgaLayout(first.blockSize());
+        targetCapacity = first.totalSize();
+        long capacity = GgaLayout.reportedCapacity(targetCapacity);
+        out.printf(Locale.ROOT, "gga-offload: targets hold %d bytes in blocks of %d; the initiator sees %d bytes in"
+                + " blocks of %d%n", targetCapacity, first.blockSize(), capacity, layout.blockSize());
+        out.flush();
+        return new ControlMessage(ControlMessageType.QUERY_STORAGE_RESPONSE, m.messageId(), m.correlationId(),
+                new ControlPayload.StorageInfo(capacity, layout.blockSize()));
+    }
+
+    private int transactions;
+    private int cores;
+
+    /** Reference §5 "Memory": import the host map, build and export the scratch region, relay init with 2× transactions. */
+    private ControlMessage init(ControlMessage m) {
+        ControlPayload.InitStorage p = checkInit(m, 4096);
+        int c = p.coreCount();
+        cores = c;
+        transactions = p.transactionCount() * 2;
+        MemoryMap imported = MemoryMap.createFromExport(p.mmapExport(), dev);
+        if (imported.segment() == null) {
+            imported.close();
+            throw new DocaException(DocaError.NOT_SUPPORTED, "the initiator's memory is not reachable from this host");
+        }
+        hostMap = imported;
+        long size = (long) cores * transactions * layout.chunkSize();
+        scratchRegion = SharedMemory.allocate(size);
+        scratchMap = MemoryMap.create();
+        DocaException.check(scratchMap.setMemrange(scratchRegion.segment()), "scratch range");
+        DocaException.check(scratchMap.addDev(dev), "scratch dev");
+        if (rdmaDev != dev) {
+            // The targets read and write the scratch chunks over RDMA: registered on the RDMA device at start.
+            DocaException.check(scratchMap.addDev(rdmaDev), "scratch rdma dev");
+        }
+        DocaException.check(scratchMap.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.PCI_READ_WRITE
+                | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE), "scratch permissions");
+        DocaException.check(scratchMap.start(), "scratch start");
+        byte[] blob = scratchMap.exportRdma(rdmaDev);
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            forward(r, new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, nextMessageId++, m.correlationId(),
+                    new ControlPayload.InitStorage(transactions, cores, blob)));
+        }
+        LOG.info("init: {} cores x {} transactions, scratch {} bytes ({} per chunk)", cores, transactions, size,
+                layout.chunkSize());
+        return m.emptyResponse();
+    }
+
+    /** Workers, their contexts and the 2 × 3 RDMA connections each, one worker at a time (as DOCA). */
+    private void createWorkers(int correlationId) {
+        long timeout = cfg.controlTimeoutNanos();
+        for (int i = 0; i < cores; i++) {
+            GgaWorker w = new GgaWorker(new GgaWorker.Config(i, dev, rdmaDev, layout, transactions, 2 * targetCapacity, hostMap,
+                    scratchMap, (long) i * transactions * layout.chunkSize(), comch.connection(), cfg.matrixType(),
+                    cfg.recoverEveryN(), dirty, cfg.listenAddress()));
+            workers.add(w);
+            w.pin(cfg.cpus().get(i)); // --cpu: the worker really runs there
+            w.call(w::createObjects, timeout);
+            for (int r = 0; r < TargetRole.COUNT; r++) {
+                for (ConnectionRole role : new ConnectionRole[] {ConnectionRole.IO_DATA, ConnectionRole.IO_CONTROL}) {
+                    int target = r;
+                    byte[] mine = w.call(() -> w.export(role, target), timeout);
+                    ControlMessage resp = forward(r, new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST,
+                            nextMessageId++, correlationId, new ControlPayload.RdmaConnection(i, role, mine)));
+                    byte[] peer = resp.asRdmaConnection().connectionDetails();
+                    DocaError e = w.call(() -> w.connect(role, target, peer), timeout);
+                    if (e != DocaError.SUCCESS) {
+                        throw new DocaException(e, "worker " + i + ": rdma connect " + role.wireName() + " to "
+                                + TargetRole.name(r));
+                    }
+                }
+            }
+            long deadline = System.nanoTime() + timeout;
+            while (!w.call(w::contextsReady, timeout)) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new DocaException(DocaError.TIME_OUT, "worker " + i + " contexts not ready: "
+                            + w.call(w::notReady, timeout));
+                }
+                pause();
+            }
+            w.call(w::prepareTasks, timeout);
+        }
+        LOG.info("{} workers ready", cores);
+    }
+
+    private ControlMessage start(ControlMessage m) {
+        if (workerSetupError != null || workers.size() != cores) {
+            throw new DocaException(DocaError.BAD_STATE, "workers are not ready: " + workerSetupError);
+        }
+        if (!comch.progressUntil(() -> comch.remoteConsumerIds().size() >= cores, cfg.controlTimeoutNanos())) {
+            throw new DocaException(DocaError.TIME_OUT, "the initiator announced " + comch.remoteConsumerIds().size()
+                    + " of " + cores + " consumers");
+        }
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            forward(r, msg(ControlMessageType.START_STORAGE_REQUEST, m.correlationId()));
+        }
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            if (targetState[r] == TargetState.RESYNCING) {
+                resync(r);
+            }
+        }
+        List<Integer> remote = comch.remoteConsumerIds();
+        for (int i = 0; i < cores; i++) {
+            GgaWorker w = workers.get(i);
+            int id = remote.get(i);
+            w.call(() -> w.startDataPath(id), cfg.controlTimeoutNanos());
+        }
+        runStartNanos = System.nanoTime();
+        metrics.sessionStarted(workers);
+        out.printf(Locale.ROOT, "gga-offload: data path started on %d cores%n", cores);
+        out.flush();
+        return m.emptyResponse();
+    }
+
+    /**
+     * Rebuilds every dirty stripe of {@code role} from the two other targets (worker 0, all its
+     * transactions), before the data path starts: no read can see a stale half and no write races
+     * the rebuild. UP when every stripe is rewritten; DOWN (and the session degraded) otherwise.
+     */
+    private void resync(int role) {
+        GgaWorker w = workers.get(0);
+        long todo = dirty[role].count();
+        long t0 = System.nanoTime();
+        w.call(() -> w.startResync(role), cfg.controlTimeoutNanos());
+        long deadline = t0 + Math.max(cfg.controlTimeoutNanos(), 60_000_000_000L);
+        while (w.call(w::resyncActive, cfg.controlTimeoutNanos()) != 0) {
+            if (System.nanoTime() - deadline > 0) {
+                break;
+            }
+            pause();
+        }
+        long[] res = w.call(w::resyncResult, cfg.controlTimeoutNanos());
+        long left = dirty[role].count();
+        if (left == 0 && w.call(w::resyncActive, cfg.controlTimeoutNanos()) == 0) {
+            setTargetState(role, TargetState.UP);
+            out.printf(Locale.ROOT, "gga-offload: target %s resynced: %d stripes rebuilt from the survivors in %d ms; UP%n",
+                    TargetRole.name(role), res[0], (System.nanoTime() - t0) / 1_000_000);
+        } else {
+            out.printf(Locale.ROOT, "gga-offload: target %s resync incomplete (%d of %d stripes rebuilt, %d failed);"
+                    + " it stays out of service%n", TargetRole.name(role), res[0], todo, res[1]);
+            targetLost(role, "resync failed");
+        }
+        out.flush();
+    }
+
+    private ControlMessage stop(ControlMessage m) {
+        relayToSurvivors(ControlMessageType.STOP_STORAGE_REQUEST, m.correlationId());
+        long deadline = System.nanoTime() + cfg.controlTimeoutNanos();
+        for (GgaWorker w : workers) {
+            w.stopDataPath();
+            while (w.call(w::inflight, cfg.controlTimeoutNanos()) != 0 && System.nanoTime() - deadline < 0) {
+                pause();
+            }
+        }
+        runNanos = System.nanoTime() - runStartNanos;
+        return m.emptyResponse();
+    }
+
+    private ControlMessage shutdown(ControlMessage m) {
+        relayToSurvivors(ControlMessageType.SHUTDOWN_REQUEST, m.correlationId());
+        closeWorkers();
+        return m.emptyResponse();
+    }
+
+    /** Stop and shutdown go to every target still there; a lost one is skipped (degraded mode). */
+    private void relayToSurvivors(ControlMessageType type, int correlationId) {
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            if ((lostMask & TargetRole.bit(r)) != 0) {
+                continue;
+            }
+            try {
+                forward(r, msg(type, correlationId));
+            } catch (DocaException e) {
+                if (e.error() == DocaError.CONNECTION_RESET || e.error() == DocaError.NOT_CONNECTED
+                        || !targets[r].isConnected()) {
+                    targetLost(r, e.getMessage());
+                } else {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private void bestEffortTargetShutdown() {
+        // Targets closing their connections now is an orderly end, not a loss: leave the data path first.
+        DataPathWorker.stopAll(workers);
+        try {
+            if (state == ServiceControlState.RUNNING) {
+                relayToSurvivors(ControlMessageType.STOP_STORAGE_REQUEST, 0);
+            }
+            if (state == ServiceControlState.RUNNING || state == ServiceControlState.STOPPED) {
+                relayToSurvivors(ControlMessageType.SHUTDOWN_REQUEST, 0);
+            }
+        } catch (DocaException e) {
+            LOG.warn("target shutdown: {}", e.getMessage());
+        }
+    }
+
+    private void closeWorkers() {
+        metrics.sessionEnding();
+        for (GgaWorker w : workers) {
+            try {
+                finalStats.add(w.call(w::snapshot, 5_000_000_000L));
+            } catch (DocaException e) {
+                LOG.warn("worker {} stats: {}", w.index(), e.getMessage());
+            }
+            w.close();
+        }
+        workers.clear();
+    }
+
+    /** Snapshot of every worker (live ones, or the final ones after shutdown). */
+    public List<WorkerStats> stats() {
+        if (!finalStats.isEmpty()) {
+            return List.copyOf(finalStats);
+        }
+        List<WorkerStats> s = new ArrayList<>();
+        for (GgaWorker w : workers) {
+            s.add(w.call(w::snapshot, 5_000_000_000L));
+        }
+        return s;
+    }
+
+    private void printStats(PrintStream out) {
+        closeWorkers();
+        GgaStatsTable.print(out, cfg.cpus(), finalStats, lostMask, runNanos);
+    }
+}

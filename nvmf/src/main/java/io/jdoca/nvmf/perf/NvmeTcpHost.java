@@ -1,0 +1,470 @@
+package io.jdoca.nvmf.perf;
+
+import io.jdoca.sta.nvme.FabricsConnectCommand;
+import io.jdoca.sta.nvme.NvmeCommand;
+import io.jdoca.sta.nvme.NvmeCompletion;
+import io.jdoca.sta.nvme.NvmeOpcode;
+import io.jdoca.sta.pdu.DataPdu;
+import io.jdoca.sta.pdu.IcReqPdu;
+import io.jdoca.sta.pdu.IcRespPdu;
+import io.jdoca.sta.pdu.NvmeTcpPdu;
+import io.jdoca.sta.pdu.PduDigest;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+/**
+ * A small NVMe/TCP host (initiator) for one queue: ICReq, Fabrics Connect, Property Get/Set,
+ * Identify, and pipelined NVM Read/Write with R2T/H2CData, digests optional. Non-blocking socket
+ * driven by {@link #poll()}; completions are reported to a {@link Listener}. Used by
+ * {@code nvme-perf} and by tests; the I/O path allocates nothing.
+ *
+ * <p>Not thread-safe: one thread per host queue.
+ */
+public final class NvmeTcpHost implements NvmeHostQueue {
+    /** Completion and data callbacks (called from {@link #poll()}). */
+    public interface Listener {
+        /** Read data arrived for {@code cid}: {@code len} bytes at {@code off} of {@code seg} (valid during the call). */
+        void onData(int cid, MemorySegment seg, long off, int len, int dataOffset);
+
+        /** The command completed. */
+        void onCompletion(int cid, int status, int dw0);
+    }
+
+    private final SocketChannel ch;
+    private final boolean hdgst;
+    private final boolean ddgst;
+    private final int hd;
+    private final Arena arena = Arena.ofConfined();
+    private final MemorySegment tx;
+    private final ByteBuffer txBuf;
+    private final MemorySegment rx;
+    private final ByteBuffer rxBuf;
+    private final PduDigest txDigest;
+    private final int txCap;
+    private final int rxCap;
+    private int txHead;
+    private int txTail;
+    private int rxLen;
+    private int maxH2c = 131072;
+    private Listener listener;
+    /** Write data per cid (set by {@link #write}). */
+    private final MemorySegment[] writeData;
+    private final long[] writeOff;
+
+    public NvmeTcpHost(String address, int port, boolean hdgst, boolean ddgst, int maxCid, int maxIo) throws IOException {
+        this.ch = SocketChannel.open(new InetSocketAddress(address, port));
+        ch.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
+        ch.configureBlocking(false);
+        this.hdgst = hdgst;
+        this.ddgst = ddgst;
+        this.hd = hdgst ? 4 : 0;
+        this.txCap = Math.max(4 * maxIo, 1 << 20);
+        this.rxCap = maxIo + (1 << 16);
+        this.tx = arena.allocate(txCap, 4096);
+        this.txBuf = tx.asByteBuffer();
+        this.rx = arena.allocate(rxCap, 4096);
+        this.rxBuf = rx.asByteBuffer();
+        this.txDigest = new PduDigest(tx);
+        this.writeData = new MemorySegment[maxCid];
+        this.writeOff = new long[maxCid];
+    }
+
+    public void setListener(Listener l) {
+        this.listener = l;
+    }
+
+    // ------------------------------------------------------------------ blocking control path
+
+    /** ICReq/ICResp, blocking. */
+    public void initialize() throws IOException {
+        IcReqPdu.encode(tx, txTail, hdgst, ddgst, 0, 0);
+        txTail += NvmeTcpPdu.IC_LEN;
+        flushAll();
+        readPduBlocking();
+        if (NvmeTcpPdu.type(rx, 0) != NvmeTcpPdu.TYPE_IC_RESP) {
+            throw new IOException("expected ICResp, got " + NvmeTcpPdu.typeName(NvmeTcpPdu.type(rx, 0)));
+        }
+        int dg = IcRespPdu.dgst(rx, 0);
+        if (dg != ((hdgst ? 1 : 0) | (ddgst ? 2 : 0))) {
+            throw new IOException("digest negotiation mismatch: " + dg);
+        }
+        maxH2c = (int) Math.min(IcRespPdu.maxH2cData(rx, 0), 1 << 20);
+        consume();
+    }
+
+    /** Fabrics Connect; returns the CQE {status, dw0}. Blocking. */
+    public int[] connect(int qid, int sqsize0, String subnqn, String hostnqn, int cntlid, long katoMs) throws IOException {
+        return connect(qid, sqsize0, subnqn, hostnqn, cntlid, katoMs, 0);
+    }
+
+    /** Fabrics Connect with CATTR (bit 2: disable SQ flow control, reads then end with C2HData SUCCESS). */
+    public int[] connect(int qid, int sqsize0, String subnqn, String hostnqn, int cntlid, long katoMs, int cattr) throws IOException {
+        return connect(qid, sqsize0, subnqn, hostnqn, new byte[16], cntlid, katoMs, cattr);
+    }
+
+    /** Fabrics Connect carrying the 16-byte host identifier {@code hostId}. */
+    public int[] connect(int qid, int sqsize0, String subnqn, String hostnqn, byte[] hostId, int cntlid, long katoMs, int cattr)
+            throws IOException {
+        int base = txTail;
+        long sqe = base + NvmeTcpPdu.CH_LEN;
+        FabricsConnectCommand.encode(tx, sqe, 0x7000, qid, sqsize0, katoMs, cattr);
+        NvmeCommand.putSgl(tx, sqe, NvmeCommand.SGL_DATA_BLOCK_OFFSET, 0, FabricsConnectCommand.DATA_LEN);
+        MemorySegment data = arena.allocate(FabricsConnectCommand.DATA_LEN);
+        FabricsConnectCommand.encodeData(data, 0, hostId, cntlid, subnqn, hostnqn);
+        finishCapsule(base, data, 0, FabricsConnectCommand.DATA_LEN);
+        return awaitResp(0x7000);
+    }
+
+    /** Property Set (CC). */
+    public int[] propertySet(int offset, long value) throws IOException {
+        int base = txTail;
+        long sqe = base + NvmeTcpPdu.CH_LEN;
+        NvmeCommand.encode(tx, sqe, NvmeOpcode.FABRICS, 0x7001, 0);
+        tx.set(NvmeTcpPdu.U8, sqe + 4, (byte) NvmeOpcode.FCTYPE_PROPERTY_SET);
+        NvmeCommand.putCdw(tx, sqe, FabricsConnectCommand.OFF_PROP_OFFSET, offset);
+        tx.set(NvmeTcpPdu.LE64, sqe + FabricsConnectCommand.OFF_PROP_VALUE, value);
+        finishCapsule(base, null, 0, 0);
+        return awaitResp(0x7001);
+    }
+
+    /** Property Get: {status, low, high}. */
+    public int[] propertyGet(int offset, boolean eightBytes) throws IOException {
+        int base = txTail;
+        long sqe = base + NvmeTcpPdu.CH_LEN;
+        NvmeCommand.encode(tx, sqe, NvmeOpcode.FABRICS, 0x7002, 0);
+        tx.set(NvmeTcpPdu.U8, sqe + 4, (byte) NvmeOpcode.FCTYPE_PROPERTY_GET);
+        tx.set(NvmeTcpPdu.U8, sqe + FabricsConnectCommand.OFF_PROP_ATTRIB, (byte) (eightBytes ? 1 : 0));
+        NvmeCommand.putCdw(tx, sqe, FabricsConnectCommand.OFF_PROP_OFFSET, offset);
+        finishCapsule(base, null, 0, 0);
+        return awaitResp(0x7002);
+    }
+
+    /** An admin command returning data (Identify, Get Log Page): fills {@code out}; returns the status. */
+    public int adminRead(int opcode, int nsid, int cdw10, int cdw11, byte[] out) throws IOException {
+        int base = txTail;
+        long sqe = base + NvmeTcpPdu.CH_LEN;
+        NvmeCommand.encode(tx, sqe, opcode, 0x7003, nsid);
+        NvmeCommand.putCdw(tx, sqe, NvmeCommand.OFF_CDW10, cdw10);
+        NvmeCommand.putCdw(tx, sqe, NvmeCommand.OFF_CDW11, cdw11);
+        NvmeCommand.putSgl(tx, sqe, NvmeCommand.SGL_TRANSPORT_DATA_BLOCK, 0, out.length);
+        finishCapsule(base, null, 0, 0);
+        return collectData(out);
+    }
+
+    private int collectData(byte[] out) throws IOException {
+        flushAll();
+        while (true) {
+            readPduBlocking();
+            int type = NvmeTcpPdu.type(rx, 0);
+            if (type == NvmeTcpPdu.TYPE_C2H_DATA) {
+                int pdo = NvmeTcpPdu.pdo(rx, 0);
+                long off = DataPdu.datao(rx, 0);
+                long len = DataPdu.datal(rx, 0);
+                if (off < 0 || len < 0 || off + len > out.length) {
+                    throw new IOException("C2HData [" + off + ", " + (off + len) + ") outside the " + out.length + "-byte buffer");
+                }
+                MemorySegment.copy(rx, java.lang.foreign.ValueLayout.JAVA_BYTE, pdo, out, (int) off, (int) len);
+                // SUCCESS (only valid with LAST): the command completed and no CapsuleResp follows
+                // (SPDK's target does this by default).
+                boolean success = isSuccess(NvmeTcpPdu.flags(rx, 0));
+                consume();
+                if (success) {
+                    return 0;
+                }
+            } else if (type == NvmeTcpPdu.TYPE_CAPSULE_RESP) {
+                int st = NvmeCompletion.status(rx, NvmeTcpPdu.CH_LEN);
+                consume();
+                return st;
+            } else if (type == NvmeTcpPdu.TYPE_C2H_TERM_REQ) {
+                throw new IOException("target sent C2HTermReq, FES " + io.jdoca.sta.pdu.TermReqPdu.fes(rx, 0));
+            } else {
+                throw new IOException("unexpected " + NvmeTcpPdu.typeName(type));
+            }
+        }
+    }
+
+    /** Get Log Page of {@code out.length} bytes at byte offset {@code lpo} (LPO, CDW12-13); returns the status. */
+    public int getLogPage(int lid, long lpo, byte[] out) throws IOException {
+        int base = txTail;
+        long sqe = base + NvmeTcpPdu.CH_LEN;
+        NvmeCommand.encode(tx, sqe, NvmeOpcode.ADMIN_GET_LOG_PAGE, 0x7003, 0);
+        int numd = out.length / 4 - 1;
+        NvmeCommand.putCdw(tx, sqe, NvmeCommand.OFF_CDW10, ((numd & 0xffff) << 16) | lid);
+        NvmeCommand.putCdw(tx, sqe, NvmeCommand.OFF_CDW11, numd >>> 16);
+        NvmeCommand.putCdw(tx, sqe, NvmeCommand.OFF_CDW12, (int) lpo);
+        NvmeCommand.putCdw(tx, sqe, NvmeCommand.OFF_CDW13, (int) (lpo >>> 32));
+        NvmeCommand.putSgl(tx, sqe, NvmeCommand.SGL_TRANSPORT_DATA_BLOCK, 0, out.length);
+        finishCapsule(base, null, 0, 0);
+        return collectData(out);
+    }
+
+    /** A command without data; returns {status, dw0}. */
+    public int[] adminSimple(int opcode, int nsid, int cdw10, int cdw11) throws IOException {
+        int base = txTail;
+        long sqe = base + NvmeTcpPdu.CH_LEN;
+        NvmeCommand.encode(tx, sqe, opcode, 0x7004, nsid);
+        NvmeCommand.putCdw(tx, sqe, NvmeCommand.OFF_CDW10, cdw10);
+        NvmeCommand.putCdw(tx, sqe, NvmeCommand.OFF_CDW11, cdw11);
+        finishCapsule(base, null, 0, 0);
+        return awaitResp(0x7004);
+    }
+
+    /** Sends a command without data and does not wait (e.g. Asynchronous Event Request). */
+    public void sendCommand(int opcode, int cid, int nsid, int cdw10, int cdw11) throws IOException {
+        int base = txTail;
+        long sqe = base + NvmeTcpPdu.CH_LEN;
+        NvmeCommand.encode(tx, sqe, opcode, cid, nsid);
+        NvmeCommand.putCdw(tx, sqe, NvmeCommand.OFF_CDW10, cdw10);
+        NvmeCommand.putCdw(tx, sqe, NvmeCommand.OFF_CDW11, cdw11);
+        finishCapsule(base, null, 0, 0);
+        flushAll();
+    }
+
+    /** Waits for the CapsuleResp of {@code cid}: {status, dw0, dw1}. */
+    public int[] awaitResp(int cid) throws IOException {
+        flushAll();
+        readPduBlocking();
+        int type = NvmeTcpPdu.type(rx, 0);
+        if (type != NvmeTcpPdu.TYPE_CAPSULE_RESP) {
+            throw new IOException("expected CapsuleResp, got " + NvmeTcpPdu.typeName(type));
+        }
+        int[] r = {NvmeCompletion.status(rx, NvmeTcpPdu.CH_LEN), NvmeCompletion.dw0(rx, NvmeTcpPdu.CH_LEN),
+                NvmeCompletion.dw1(rx, NvmeTcpPdu.CH_LEN)};
+        if (NvmeCompletion.cid(rx, NvmeTcpPdu.CH_LEN) != cid) {
+            throw new IOException("unexpected cid " + NvmeCompletion.cid(rx, NvmeTcpPdu.CH_LEN));
+        }
+        consume();
+        return r;
+    }
+
+    private void flushAll() throws IOException {
+        while (txTail > txHead) {
+            flush();
+        }
+    }
+
+    private void readPduBlocking() throws IOException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!pduReady()) {
+            if (read() < 0) {
+                throw new IOException("connection closed by target");
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException("timeout waiting for a PDU");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    // ------------------------------------------------------------------ I/O path (allocation-free)
+
+    /** Queues a Read of {@code nlb} blocks; false when the send buffer is full. */
+    public boolean read(int cid, int nsid, long slba, int nlb, int bytes) {
+        if (txCap - txTail < 256 && !compact(256)) {
+            return false;
+        }
+        int base = txTail;
+        long sqe = base + NvmeTcpPdu.CH_LEN;
+        NvmeCommand.encode(tx, sqe, NvmeOpcode.IO_READ, cid, nsid);
+        NvmeCommand.putRange(tx, sqe, slba, nlb);
+        NvmeCommand.putSgl(tx, sqe, NvmeCommand.SGL_TRANSPORT_DATA_BLOCK, 0, bytes);
+        finishCapsule(base, null, 0, 0);
+        return true;
+    }
+
+    /**
+     * Queues a Write; data of {@code bytes} at {@code off} of {@code data} goes in the capsule when
+     * {@code bytes <= inCapsuleMax}, else after the target's R2T.
+     */
+    public boolean write(int cid, int nsid, long slba, int nlb, MemorySegment data, long off, int bytes, int inCapsuleMax) {
+        int need = 256 + (bytes <= inCapsuleMax ? bytes : 0);
+        if (txCap - txTail < need && !compact(need)) {
+            return false;
+        }
+        int base = txTail;
+        long sqe = base + NvmeTcpPdu.CH_LEN;
+        NvmeCommand.encode(tx, sqe, NvmeOpcode.IO_WRITE, cid, nsid);
+        NvmeCommand.putRange(tx, sqe, slba, nlb);
+        if (bytes <= inCapsuleMax) {
+            NvmeCommand.putSgl(tx, sqe, NvmeCommand.SGL_DATA_BLOCK_OFFSET, 0, bytes);
+            finishCapsule(base, data, off, bytes);
+        } else {
+            NvmeCommand.putSgl(tx, sqe, NvmeCommand.SGL_TRANSPORT_DATA_BLOCK, 0, bytes);
+            writeData[cid] = data;
+            writeOff[cid] = off;
+            finishCapsule(base, null, 0, 0);
+        }
+        return true;
+    }
+
+    private void finishCapsule(int base, MemorySegment data, long dataOff, int dataLen) {
+        int pdo = dataLen > 0 ? NvmeTcpPdu.CAPSULE_CMD_HLEN + hd : 0;
+        int dd = ddgst && dataLen > 0 ? 4 : 0;
+        int plen = NvmeTcpPdu.CAPSULE_CMD_HLEN + hd + dataLen + dd;
+        int flags = (hdgst ? NvmeTcpPdu.FLAG_HDGSTF : 0) | (dd != 0 ? NvmeTcpPdu.FLAG_DDGSTF : 0);
+        NvmeTcpPdu.putHeader(tx, base, NvmeTcpPdu.TYPE_CAPSULE_CMD, flags, NvmeTcpPdu.CAPSULE_CMD_HLEN, pdo, plen);
+        if (hdgst) {
+            txDigest.put(base, NvmeTcpPdu.CAPSULE_CMD_HLEN);
+        }
+        if (dataLen > 0) {
+            MemorySegment.copy(data, dataOff, tx, base + pdo, dataLen);
+            if (dd != 0) {
+                txDigest.put(base + pdo, dataLen);
+            }
+        }
+        txTail = base + plen;
+    }
+
+    private boolean compact(int need) {
+        if (txHead > 0) {
+            int pending = txTail - txHead;
+            MemorySegment.copy(tx, txHead, tx, 0, pending);
+            txHead = 0;
+            txTail = pending;
+        }
+        return txCap - txTail >= need;
+    }
+
+    private int flush() throws IOException {
+        if (txTail == txHead) {
+            return 0;
+        }
+        txBuf.limit(txTail).position(txHead);
+        int n = ch.write(txBuf);
+        txBuf.clear();
+        txHead += n;
+        if (txHead == txTail) {
+            txHead = 0;
+            txTail = 0;
+        }
+        return n;
+    }
+
+    private int read() throws IOException {
+        if (rxLen >= rxCap) {
+            return 0;
+        }
+        rxBuf.limit(rxCap).position(rxLen);
+        int n = ch.read(rxBuf);
+        rxBuf.clear();
+        if (n > 0) {
+            rxLen += n;
+        }
+        return n;
+    }
+
+    private boolean pduReady() {
+        return rxLen >= 8 && rxLen >= NvmeTcpPdu.plen(rx, 0);
+    }
+
+    private void consume() {
+        int plen = (int) NvmeTcpPdu.plen(rx, 0);
+        int rest = rxLen - plen;
+        if (rest > 0) {
+            MemorySegment.copy(rx, plen, rx, 0, rest);
+        }
+        rxLen = rest;
+    }
+
+    /** Non-blocking duty cycle: send, receive, dispatch. Returns PDUs handled. */
+    public int poll() throws IOException {
+        flush();
+        if (read() < 0) {
+            throw new IOException("connection closed by target");
+        }
+        int n = 0;
+        while (pduReady()) {
+            int type = NvmeTcpPdu.type(rx, 0);
+            switch (type) {
+                case NvmeTcpPdu.TYPE_C2H_DATA -> {
+                    int pdo = NvmeTcpPdu.pdo(rx, 0);
+                    int cid = DataPdu.cccid(rx, 0);
+                    listener.onData(cid, rx, pdo, (int) DataPdu.datal(rx, 0), (int) DataPdu.datao(rx, 0));
+                    if (isSuccess(NvmeTcpPdu.flags(rx, 0))) {
+                        listener.onCompletion(cid, 0, 0); // SUCCESS: no CapsuleResp follows
+                    }
+                }
+                case NvmeTcpPdu.TYPE_CAPSULE_RESP -> listener.onCompletion(NvmeCompletion.cid(rx, NvmeTcpPdu.CH_LEN),
+                        NvmeCompletion.status(rx, NvmeTcpPdu.CH_LEN), NvmeCompletion.dw0(rx, NvmeTcpPdu.CH_LEN));
+                case NvmeTcpPdu.TYPE_R2T -> sendH2C(DataPdu.cccid(rx, 0), DataPdu.ttag(rx, 0), (int) DataPdu.datao(rx, 0),
+                        (int) DataPdu.datal(rx, 0));
+                case NvmeTcpPdu.TYPE_C2H_TERM_REQ -> throw new IOException("target sent C2HTermReq, FES "
+                        + io.jdoca.sta.pdu.TermReqPdu.fes(rx, 0));
+                default -> throw new IOException("unexpected PDU " + NvmeTcpPdu.typeName(type));
+            }
+            consume();
+            n++;
+        }
+        flush();
+        return n;
+    }
+
+    /** C2HData SUCCESS completes the command; the NVMe/TCP spec allows it only together with LAST_PDU. */
+    private static boolean isSuccess(int flags) {
+        return (flags & NvmeTcpPdu.FLAG_DATA_SUCCESS) != 0 && (flags & NvmeTcpPdu.FLAG_DATA_LAST) != 0;
+    }
+
+    private void sendH2C(int cid, int ttag, int r2to, int r2tl) throws IOException {
+        MemorySegment data = writeData[cid];
+        long base0 = writeOff[cid] + r2to;
+        int done = 0;
+        while (done < r2tl) {
+            int len = Math.min(r2tl - done, maxH2c);
+            int dd = ddgst ? 4 : 0;
+            int pdo = NvmeTcpPdu.DATA_HLEN + hd;
+            int need = pdo + len + dd;
+            while (txCap - txTail < need && !compact(need)) {
+                flush();
+            }
+            int b = txTail;
+            boolean last = done + len == r2tl;
+            int flags = (last ? NvmeTcpPdu.FLAG_DATA_LAST : 0) | (hdgst ? NvmeTcpPdu.FLAG_HDGSTF : 0) | (dd != 0 ? NvmeTcpPdu.FLAG_DDGSTF : 0);
+            DataPdu.encode(tx, b, NvmeTcpPdu.TYPE_H2C_DATA, flags, pdo, need, cid, ttag, r2to + done, len);
+            if (hdgst) {
+                txDigest.put(b, NvmeTcpPdu.DATA_HLEN);
+            }
+            MemorySegment.copy(data, base0 + done, tx, b + pdo, len);
+            if (dd != 0) {
+                txDigest.put(b + pdo, len);
+            }
+            txTail = b + need;
+            done += len;
+        }
+    }
+
+    /**
+     * Sleeps until the socket has data or {@code timeoutMillis} passed; returns at once while
+     * something waits to be sent or a whole PDU is buffered. For an initiator that sleeps rather
+     * than spins ({@code nvme-perf --idle-sleep}).
+     */
+    public void awaitReadable(long timeoutMillis) throws IOException {
+        if (txTail > txHead || pduReady()) {
+            return;
+        }
+        if (selector == null) {
+            selector = java.nio.channels.Selector.open();
+            ch.register(selector, java.nio.channels.SelectionKey.OP_READ);
+        }
+        selector.select(IGNORE_KEY, timeoutMillis);
+    }
+
+    private static final java.util.function.Consumer<java.nio.channels.SelectionKey> IGNORE_KEY = k -> { };
+    private java.nio.channels.Selector selector;
+
+    @Override
+    public void close() {
+        try {
+            if (selector != null) {
+                selector.close();
+            }
+            ch.close();
+        } catch (IOException e) {
+            // closing
+        }
+        arena.close();
+    }
+}

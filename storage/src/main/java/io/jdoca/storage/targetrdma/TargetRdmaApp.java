@@ -1,0 +1,57 @@
+package io.jdoca.storage.targetrdma;
+
+import io.jdoca.storage.common.AppSupport;
+import io.jdoca.storage.common.ServiceFlags;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./jdoca target-rdma}: DOCA's {@code doca_storage_target_rdma} — memory-backed (or, with
+ * {@code --backing-file}, file-backed) block storage served over RDMA to one storage service.
+ * A picocli command: one instance per run, on the caller's thread.
+ */
+@Command(name = "target-rdma",
+        description = "RDMA storage target: memory-backed blocks served to a storage service over RDMA.")
+public final class TargetRdmaApp implements Callable<Integer> {
+    /** DOCA's general flags, -l, --cpu, --once, the metrics endpoint and the peer timeout. */
+    @Mixin
+    ServiceFlags flags;
+
+    @Option(names = {"-d", "--device"}, required = true, description = "Device identifier.")
+    String device;
+
+    @Option(names = "--listen-port", required = true, description = "TCP port to listen on for the storage service (0 = any).")
+    int listenPort;
+
+    @Option(names = "--listen-address", description = {"IP address the control listener and the RDMA connections' TCP"
+            + " listeners bind to (jdoca; default: all interfaces, as DOCA). The control port lets any peer that reaches it drive this target: bind it to the"
+            + " storage network (e.g. 127.0.0.1 on one host) or firewall it (docs/ARCHITECTURE.md, Security)."})
+    String listenAddress;
+
+    @Option(names = "--binary-content", description = "Initial content: an .sbc file (its header sets the geometry) or a plain file of block-size x block-count bytes.")
+    Path binaryContent;
+
+    @Option(names = "--block-count", defaultValue = "128", description = "Number of storage blocks (default ${DEFAULT-VALUE}; ignored with an .sbc file).")
+    int blockCount;
+
+    @Option(names = "--block-size", defaultValue = "4096", description = "Block size in bytes (default ${DEFAULT-VALUE}; ignored with an .sbc file).")
+    int blockSize;
+
+    @Option(names = "--backing-file", description = "Keep the blocks in this file (created if absent) so they survive a restart; writes reach it before the response.")
+    Path backingFile;
+
+    @Override
+    public Integer call() {
+        if (listenPort < 0 || listenPort > 65535) {
+            System.err.println("target-rdma: --listen-port " + listenPort + " is outside 0..65535");
+            return 2;
+        }
+        return flags.run("target-rdma", abort -> new TargetRdma(
+                new TargetRdma.Config(device, flags.cpus, AppSupport.parseListenAddress("--listen-address", listenAddress), listenPort,
+                        binaryContent, blockCount, blockSize, backingFile,
+                        Math.max(30_000_000_000L, AppSupport.commandTimeoutNanos()), flags.once), abort));
+    }
+}

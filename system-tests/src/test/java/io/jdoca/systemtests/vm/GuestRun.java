@@ -1,0 +1,129 @@
+package io.jdoca.systemtests.vm;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.jdoca.testkit.JavaProcess;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One run of a guest script ({@code system-tests/src/test/resources/vm/*.sh}) in the Soft-RoCE guest of
+ * ../shared/nvme-vm: what the VM tests share. {@link #prepare} checks the prerequisites (profile {@code vm},
+ * ../shared, the harness, the build output the script needs, a path 9p can export) and runs
+ * {@code nvme-vm.sh setup --rdma}, skipping with a one-line message when any is missing; {@link #run} runs the
+ * script with {@code nvme-vm.sh rdma-run} under a guest time limit; {@link #read} returns one of the files the
+ * script left in its {@code /out}. The guest runs this build's jars as they are ({@code JDOCA_NO_BUILD=1}).
+ *
+ * <p>Threads: one test thread.
+ */
+final class GuestRun {
+    /** Seconds the harness gets beyond the guest's own limit to report (boot, tear-down). */
+    private static final int HARNESS_SLACK_S = 100;
+
+    private final Path harness;
+    private final Path repo;
+    private final Path runDir;
+    private final Path log;
+    private long seconds;
+
+    private GuestRun(Path harness, Path repo, Path dir) {
+        this.harness = harness;
+        this.repo = repo;
+        this.runDir = dir.resolve("run");
+        this.log = dir.resolve("rdma-run.log");
+    }
+
+    /**
+     * Checks the prerequisites and sets the guest up; {@code needs} are files of this build (relative to the
+     * repository) the guest script uses, e.g. {@code cli/target/jdoca.jar}. Aborts the test (skipped, with the
+     * reason) when one is missing.
+     */
+    static GuestRun prepare(Path dir, String... needs) throws IOException, InterruptedException {
+        assumeTrue(Boolean.getBoolean("jdoca.vm"), "SKIPPED: VM tests run with -Psystem,vm");
+        Path shared = JavaProcess.sharedDir();
+        assumeTrue(shared != null, "SKIPPED: ../shared (nvme-vm harness) is absent on this clone");
+        Path harness = shared.resolve("nvme-vm/nvme-vm.sh");
+        assumeTrue(Files.isExecutable(harness), "SKIPPED: " + harness + " not found");
+        Path repo = JavaProcess.repoRoot().toRealPath();
+        assumeTrue(repo.toString().matches("[^\\s,=]+"), "SKIPPED: the repository path " + repo
+                + " has a space, comma or '=' (a 9p export cannot)");
+        for (String n : needs) {
+            assumeTrue(Files.exists(repo.resolve(n)), "SKIPPED: " + n + " is not built");
+        }
+        GuestRun g = new GuestRun(harness, repo, dir);
+        Path setupLog = dir.resolve("setup.log");
+        int setup = exec(List.of(harness.toString(), "setup", "--rdma"), Map.of(), setupLog, 900);
+        assumeTrue(setup == 0, "SKIPPED: nvme-vm setup --rdma failed (needs root, apt-get, qemu): " + tail(setupLog, 20));
+        return g;
+    }
+
+    Path repo() {
+        return repo;
+    }
+
+    /**
+     * Runs {@code script} (a file name under system-tests/src/test/resources/vm) in the guest with
+     * {@code guestLimitSeconds} as the guest's own limit; returns the guest's exit status (125: it never reported).
+     */
+    int run(String script, int guestLimitSeconds) throws IOException, InterruptedException {
+        Path s = repo.resolve("system-tests/src/test/resources/vm").resolve(script);
+        assertTrue(Files.isRegularFile(s), "guest script " + s);
+        long t0 = System.nanoTime();
+        int rc = exec(List.of(harness.toString(), "rdma-run", repo.toString(), s.toString()),
+                Map.of("NVME_VM_TIMEOUT", Integer.toString(guestLimitSeconds), "NVME_VM_RUNDIR", runDir.toString()), log,
+                guestLimitSeconds + HARNESS_SLACK_S);
+        seconds = (System.nanoTime() - t0) / 1_000_000_000L;
+        return rc;
+    }
+
+    /** Wall-clock seconds of the last {@link #run}. */
+    long seconds() {
+        return seconds;
+    }
+
+    /** The file {@code name} the guest script wrote to its /out, or a line saying it is absent. */
+    String read(String name) throws IOException {
+        Path f = runDir.resolve("out").resolve(name);
+        return Files.exists(f) ? Files.readString(f) : "(no " + name + " from the guest; harness log " + log + ")";
+    }
+
+    Path out(String name) {
+        return runDir.resolve("out").resolve(name);
+    }
+
+    /** The last lines of the harness log, for a failure message. */
+    String logTail(int lines) throws IOException {
+        return tail(log, lines) + "\nrun dir " + runDir;
+    }
+
+    /** Runs a host command with its output in {@code log}; fails the test if it outlives {@code limitSeconds}. */
+    static int exec(List<String> cmd, Map<String, String> env, Path log, int limitSeconds)
+            throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(new ArrayList<>(cmd)).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        try {
+            if (!p.waitFor(limitSeconds, TimeUnit.SECONDS)) {
+                throw new AssertionError(cmd.get(0) + " did not finish in " + limitSeconds + " s; log " + log);
+            }
+            return p.exitValue();
+        } finally {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+    }
+
+    private static String tail(Path f, int lines) throws IOException {
+        if (!Files.exists(f)) {
+            return "(" + f + " absent)";
+        }
+        List<String> all = Files.readAllLines(f);
+        return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    }
+}
