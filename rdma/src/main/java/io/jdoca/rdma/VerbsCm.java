@@ -282,7 +282,7 @@ final class VerbsCm {
         }
         MemorySegment id;
         try {
-            id = RdmaCm.createId(channel, VerbsConstants.RDMA_PS_TCP);
+            id = RdmaCm.startClient(channel, a4, addr.getPort(), RESOLVE_TIMEOUT_MS);
         } catch (VerbsException e) {
             c.failure = "CM connect to " + addr + ": " + e.getMessage();
             return;
@@ -293,15 +293,6 @@ final class VerbsCm {
         c.verbsCm = l;
         links.put(id.address(), l);
         connLinks.add(l);
-        try (Arena a = Arena.ofConfined()) {
-            RdmaCm.resolveAddr(id, MemorySegment.NULL, RdmaCm.sockaddrIn(a.allocate(VerbsLayouts.SOCKADDR_IN), a4,
-                    addr.getPort()), RESOLVE_TIMEOUT_MS);
-        } catch (VerbsException e) {
-            links.remove(id.address());
-            connLinks.remove(l);
-            destroy(l);
-            c.failure = "CM connect to " + addr + ": " + e.getMessage();
-        }
     }
 
     /** Our private data for a request or accept, in {@code a}. */
@@ -428,25 +419,32 @@ final class VerbsCm {
             return;
         }
         RdmaConnection c = l.conn;
+        if (l.state == State.RESOLVING_ADDR || l.state == State.RESOLVING_ROUTE) {
+            // The client sequence shared with Rping and the NVMe/RDMA host: address → route → connect.
+            RdmaCm.ClientStep step;
+            try {
+                step = RdmaCm.clientStep(l.id, e.type(), RESOLVE_TIMEOUT_MS);
+            } catch (VerbsException x) {
+                failed(l, "rdma_resolve_route to " + l.peerAddr + ": " + x.getMessage());
+                return;
+            }
+            switch (step) {
+                case ROUTE_PENDING -> l.move(State.RESOLVING_ROUTE);
+                case READY_TO_CONNECT -> {
+                    if (l.move(State.CONNECTING)) {
+                        try (Arena a = Arena.ofConfined()) {
+                            RdmaCm.connect(l.id, connParam(a, c.verbsEp));
+                        } catch (VerbsException x) {
+                            failed(l, "rdma_connect to " + l.peerAddr + ": " + x.getMessage());
+                        }
+                    }
+                }
+                case FAILED -> failed(l, "rdma_cm " + name + " (status " + e.status() + ") resolving " + l.peerAddr);
+                default -> LOG.log(System.Logger.Level.DEBUG, "rdma_cm " + name + " while resolving: ignored");
+            }
+            return;
+        }
         switch (e.type()) {
-            case VerbsConstants.RDMA_CM_EVENT_ADDR_RESOLVED -> {
-                if (l.move(State.RESOLVING_ROUTE)) {
-                    try {
-                        RdmaCm.resolveRoute(l.id, RESOLVE_TIMEOUT_MS);
-                    } catch (VerbsException x) {
-                        failed(l, "rdma_resolve_route to " + l.peerAddr + ": " + x.getMessage());
-                    }
-                }
-            }
-            case VerbsConstants.RDMA_CM_EVENT_ROUTE_RESOLVED -> {
-                if (l.move(State.CONNECTING)) {
-                    try (Arena a = Arena.ofConfined()) {
-                        RdmaCm.connect(l.id, connParam(a, c.verbsEp));
-                    } catch (VerbsException x) {
-                        failed(l, "rdma_connect to " + l.peerAddr + ": " + x.getMessage());
-                    }
-                }
-            }
             case VerbsConstants.RDMA_CM_EVENT_CONNECT_RESPONSE -> onResponse(l, e);
             case VerbsConstants.RDMA_CM_EVENT_ESTABLISHED -> {
                 if (l.state == State.ACCEPTING && l.move(State.ESTABLISHED)) {

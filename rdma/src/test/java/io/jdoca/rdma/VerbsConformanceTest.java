@@ -19,7 +19,10 @@ import org.junit.jupiter.api.Test;
  * without an RDMA device (the development host); run in the guest by {@code VerbsConformanceVmTest}
  * (profile {@code vm}) through {@link VerbsConformanceMain}.
  *
- * <p>What differs from shm/tcp, by design of RC verbs without rdma_cm (docs/RDMA-VERBS.md):
+ * <p>The CM tests run through rdma_cm ({@link VerbsCm}) on the device's own IPv4 address ({@link #cmAddress()}),
+ * where a closed or vanished peer is also reported by RDMA_CM_EVENT_DISCONNECTED.
+ *
+ * <p>What differs from shm/tcp, by design of RC verbs connected by blobs, without rdma_cm (docs/RDMA-VERBS.md):
  * <ul>
  *   <li>a peer's stop is announced by jdoca itself (an RDMA WRITE into the peer's control word before the QP goes
  *       to the error state) and a same-host peer's death by its pid; a peer on another host that dies is seen by

@@ -198,7 +198,16 @@ public final class RdmaCm {
      */
     public static MemorySegment connParam(MemorySegment cp, MemorySegment privateData, int privateDataLen,
             int responderResources, int initiatorDepth, int retryCount, int rnrRetryCount, int qpNum, boolean srq) {
+        return connParam(cp, privateData, privateDataLen, responderResources, initiatorDepth, false, retryCount,
+                rnrRetryCount, qpNum, srq);
+    }
+
+    /** {@link #connParam} with {@code flow_control} (end-to-end credits; NVMe/RDMA hosts set it). */
+    public static MemorySegment connParam(MemorySegment cp, MemorySegment privateData, int privateDataLen,
+            int responderResources, int initiatorDepth, boolean flowControl, int retryCount, int rnrRetryCount, int qpNum,
+            boolean srq) {
         cp.fill((byte) 0);
+        cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "flow_control"), (byte) (flowControl ? 1 : 0));
         cp.set(ADDRESS, VerbsLayouts.CP_PRIVATE_DATA, privateData);
         cp.set(JAVA_BYTE, VerbsLayouts.CP_PRIVATE_DATA_LEN, (byte) privateDataLen);
         cp.set(JAVA_BYTE, VerbsLayouts.CP_RESPONDER_RESOURCES, (byte) responderResources);
@@ -214,6 +223,57 @@ public final class RdmaCm {
     public static int srcPort(MemorySegment id) {
         return Short.toUnsignedInt(id.get(JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN), VerbsLayouts.CM_ID_SRC_SIN
                 + VerbsLayouts.offset(VerbsLayouts.SOCKADDR_IN, "sin_port")));
+    }
+
+    /**
+     * The client sequence's first step, shared by jdoca's rdma_cm clients ({@code Rping}, the NVMe/RDMA host, the
+     * RDMA context's CM mode): an {@code RDMA_PS_TCP} id on {@code channel} and {@code rdma_resolve_addr} towards
+     * {@code addr:port}. Its events then go through {@link #clientStep}. Throws {@link VerbsException} (the id is
+     * destroyed).
+     */
+    public static MemorySegment startClient(MemorySegment channel, Inet4Address addr, int port, int timeoutMs) {
+        MemorySegment id = createId(channel, VerbsConstants.RDMA_PS_TCP);
+        try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
+            resolveAddr(id, MemorySegment.NULL, sockaddrIn(a.allocate(VerbsLayouts.SOCKADDR_IN), addr, port), timeoutMs);
+        } catch (VerbsException e) {
+            try {
+                destroyId(id);
+            } catch (VerbsException ignored) {
+                // the resolve's error is the one to report
+            }
+            throw e;
+        }
+        return id;
+    }
+
+    /** What an event of a client id means for the resolve → route → connect sequence ({@link #clientStep}). */
+    public enum ClientStep {
+        /** ADDR_RESOLVED: {@code rdma_resolve_route} was started. */
+        ROUTE_PENDING,
+        /** ROUTE_RESOLVED: set up (or move) the QP, then {@code rdma_connect}. */
+        READY_TO_CONNECT,
+        /** ADDR_ERROR, ROUTE_ERROR, UNREACHABLE, REJECTED, CONNECT_ERROR: the connection cannot be made. */
+        FAILED,
+        /** Any other event: the caller's (CONNECT_RESPONSE, ESTABLISHED, DISCONNECTED, ...). */
+        OTHER
+    }
+
+    /**
+     * The client sequence's next step for {@code eventType} on {@code id}: ADDR_RESOLVED starts
+     * {@code rdma_resolve_route} ({@code timeoutMs}). Throws {@link VerbsException} if that call fails.
+     */
+    public static ClientStep clientStep(MemorySegment id, int eventType, int timeoutMs) {
+        return switch (eventType) {
+            case VerbsConstants.RDMA_CM_EVENT_ADDR_RESOLVED -> {
+                resolveRoute(id, timeoutMs);
+                yield ClientStep.ROUTE_PENDING;
+            }
+            case VerbsConstants.RDMA_CM_EVENT_ROUTE_RESOLVED -> ClientStep.READY_TO_CONNECT;
+            case VerbsConstants.RDMA_CM_EVENT_ADDR_ERROR, VerbsConstants.RDMA_CM_EVENT_ROUTE_ERROR,
+                    VerbsConstants.RDMA_CM_EVENT_UNREACHABLE, VerbsConstants.RDMA_CM_EVENT_REJECTED,
+                    VerbsConstants.RDMA_CM_EVENT_CONNECT_ERROR -> ClientStep.FAILED;
+            default -> ClientStep.OTHER;
+        };
     }
 
     /** {@code rdma_disconnect}. */

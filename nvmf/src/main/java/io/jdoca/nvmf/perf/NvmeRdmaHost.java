@@ -8,7 +8,6 @@ import static io.jdoca.verbs.VerbsConstants.IBV_SEND_SIGNALED;
 import static io.jdoca.verbs.VerbsConstants.IBV_WC_SUCCESS;
 import static io.jdoca.verbs.VerbsConstants.IBV_WR_SEND;
 import static io.jdoca.verbs.VerbsConstants.POLLIN;
-import static io.jdoca.verbs.VerbsConstants.RDMA_PS_TCP;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -213,22 +212,14 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
         int entries = sqsize0 + 1;
         try {
             channel = RdmaCm.createEventChannel();
-            id = RdmaCm.createId(channel, RDMA_PS_TCP);
-            RdmaCm.resolveAddr(id, MemorySegment.NULL, RdmaCm.sockaddrIn(arena.allocate(VerbsLayouts.SOCKADDR_IN), v4, port),
-                    5000);
+            id = RdmaCm.startClient(channel, v4, port, 5000);
             awaitPhase(Phase.ROUTE_RESOLVED, "address and route resolution of " + address);
             setupQp(entries);
             MemorySegment priv = arena.allocate(NvmeRdmaCmRequest.LEN);
             encodePrivateData(priv, 0, qid, sqsize0, cntlid);
-            MemorySegment cp = arena.allocate(VerbsLayouts.RDMA_CONN_PARAM);
-            cp.set(ADDRESS, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "private_data"), priv);
-            cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "private_data_len"), (byte) NvmeRdmaCmRequest.LEN);
             // the controller RDMA-READs write data from us: our responder resources; we read nothing of its
-            cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "responder_resources"), (byte) 16);
-            cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "initiator_depth"), (byte) 16);
-            cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "flow_control"), (byte) 1);
-            cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "retry_count"), (byte) 7);
-            cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "rnr_retry_count"), (byte) 7);
+            MemorySegment cp = RdmaCm.connParam(arena.allocate(VerbsLayouts.RDMA_CONN_PARAM), priv, NvmeRdmaCmRequest.LEN,
+                    16, 16, true, 7, 7, 0, false);
             RdmaCm.connect(id, cp);
             awaitPhase(Phase.CONNECTED, "rdma_cm connect to " + address + ":" + port);
         } catch (VerbsException e) {
@@ -318,11 +309,10 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
             MemorySegment pdata = ev.get(ADDRESS, VerbsLayouts.CM_EVENT_PRIVATE_DATA);
             int plen = ev.get(JAVA_BYTE, VerbsLayouts.CM_EVENT_PRIVATE_DATA_LEN) & 0xff;
             switch (type) {
-                case VerbsConstants.RDMA_CM_EVENT_ADDR_RESOLVED -> {
-                    move(Phase.ADDR_RESOLVED);
-                    RdmaCm.resolveRoute(id, 5000);
-                }
-                case VerbsConstants.RDMA_CM_EVENT_ROUTE_RESOLVED -> move(Phase.ROUTE_RESOLVED);
+                // the client sequence shared with jdoca's other rdma_cm clients (RdmaCm.startClient / clientStep)
+                case VerbsConstants.RDMA_CM_EVENT_ADDR_RESOLVED, VerbsConstants.RDMA_CM_EVENT_ROUTE_RESOLVED ->
+                        move(RdmaCm.clientStep(id, type, 5000) == RdmaCm.ClientStep.ROUTE_PENDING ? Phase.ADDR_RESOLVED
+                                : Phase.ROUTE_RESOLVED);
                 case VerbsConstants.RDMA_CM_EVENT_ESTABLISHED, VerbsConstants.RDMA_CM_EVENT_CONNECT_RESPONSE -> {
                     if (plen >= 4 && !pdata.equals(MemorySegment.NULL)) {
                         crqsize = NvmeRdmaCmAccept.crqsize(pdata.reinterpret(plen), 0);

@@ -232,21 +232,16 @@ public final class Rping implements AutoCloseable {
 
     private int client() {
         channel = RdmaCm.createEventChannel();
-        id = RdmaCm.createId(channel, RDMA_PS_TCP);
-        RdmaCm.resolveAddr(id, MemorySegment.NULL,
-                RdmaCm.sockaddrIn(arena.allocate(VerbsLayouts.SOCKADDR_IN), o.addr(), o.port()), 2000);
+        id = RdmaCm.startClient(channel, o.addr(), o.port(), 2000);
         if (!waitFor(Until.ROUTE)) {
             return fail("waiting for addr/route resolution");
         }
         setupQp();
         setupBuffers();
         postRecv();
-        MemorySegment cp = arena.allocate(VerbsLayouts.RDMA_CONN_PARAM);
-        cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "responder_resources"), (byte) 1);
-        cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "initiator_depth"), (byte) 1);
-        cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "retry_count"), (byte) 7);
-        cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "rnr_retry_count"), (byte) 7);
-        RdmaCm.connect(id, cp);
+        // rping's: one outstanding RDMA read each way, retries 7 (its QP is on the id: qp_num and srq come from it)
+        RdmaCm.connect(id, RdmaCm.connParam(arena.allocate(VerbsLayouts.RDMA_CONN_PARAM), MemorySegment.NULL, 0, 1, 1, 7, 7,
+                0, false));
         if (!waitFor(Until.CONNECTED)) {
             return fail("wait for CONNECTED");
         }
@@ -534,11 +529,10 @@ public final class Rping implements AutoCloseable {
         debug("cma_event type %s status %d", RdmaCm.eventName(type), status);
         try {
             switch (type) {
-                case VerbsConstants.RDMA_CM_EVENT_ADDR_RESOLVED -> {
-                    move(Phase.ADDR_RESOLVED);
-                    RdmaCm.resolveRoute(id, 2000);
-                }
-                case VerbsConstants.RDMA_CM_EVENT_ROUTE_RESOLVED -> move(Phase.ROUTE_RESOLVED);
+                // the client sequence shared with jdoca's other rdma_cm clients (RdmaCm.startClient / clientStep)
+                case VerbsConstants.RDMA_CM_EVENT_ADDR_RESOLVED, VerbsConstants.RDMA_CM_EVENT_ROUTE_RESOLVED ->
+                        move(RdmaCm.clientStep(id, type, 2000) == RdmaCm.ClientStep.ROUTE_PENDING ? Phase.ADDR_RESOLVED
+                                : Phase.ROUTE_RESOLVED);
                 case VerbsConstants.RDMA_CM_EVENT_CONNECT_REQUEST -> {
                     if (o.server() && id.equals(MemorySegment.NULL)) {
                         id = evId.reinterpret(VerbsLayouts.RDMA_CM_ID.byteSize());
