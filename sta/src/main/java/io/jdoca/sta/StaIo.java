@@ -9,10 +9,17 @@ import io.jdoca.core.exec.TaskCallback;
 import io.jdoca.core.exec.TaskPool;
 import io.jdoca.core.exec.TaskQueue;
 import io.jdoca.sta.nvme.NvmeCommand;
+import io.jdoca.sta.rdma.NvmeRdmaCmReject;
+import io.jdoca.sta.rdma.NvmeRdmaConnectRequest;
+import io.jdoca.sta.rdma.RdmaQueuePair;
+import io.jdoca.sta.rdma.VerbsQueuePair;
+import io.jdoca.verbs.RdmaCm;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.SocketAddress;
 import java.nio.channels.ByteChannel;
+import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectableChannel;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -203,27 +210,27 @@ public final class StaIo extends Ctx {
      * with {@link #qpDisconnected}. Any thread (the listener's). Throws (after rejecting) when the
      * request is refused; the listener frees the id after acknowledging the event.
      */
-    public StaQp qpAccept(io.jdoca.sta.rdma.NvmeRdmaConnectRequest req) {
+    public StaQp qpAccept(NvmeRdmaConnectRequest req) {
         if (state() != CtxState.RUNNING) {
-            req.reject(io.jdoca.sta.rdma.NvmeRdmaCmReject.STS_NO_RSC);
+            req.reject(NvmeRdmaCmReject.STS_NO_RSC);
             throw new DocaException(DocaError.BAD_STATE, "IO context not running");
         }
         int sts = req.validate(maxQueueSize);
         if (sts != 0) {
             req.reject(sts);
             throw new DocaException(DocaError.INVALID_VALUE, "NVMe/RDMA connect request from " + req.remoteAddress()
-                    + " rejected: " + io.jdoca.sta.rdma.NvmeRdmaCmReject.describe(sts));
+                    + " rejected: " + NvmeRdmaCmReject.describe(sts));
         }
         if (sta.liveQps.incrementAndGet() > Sta.MAX_QPS) {
             sta.liveQps.decrementAndGet();
-            req.reject(io.jdoca.sta.rdma.NvmeRdmaCmReject.STS_NO_RSC);
+            req.reject(NvmeRdmaCmReject.STS_NO_RSC);
             throw new DocaException(DocaError.FULL, "max QPs (" + Sta.MAX_QPS + ") reached");
         }
         int depth = req.privateData().recvQueueSize();
-        io.jdoca.sta.rdma.VerbsQueuePair rq = null;
+        VerbsQueuePair rq = null;
         StaQp qp = null;
         try {
-            rq = new io.jdoca.sta.rdma.VerbsQueuePair(req.id(), rdmaChannel(io.jdoca.verbs.RdmaCm.verbs(req.id())),
+            rq = new VerbsQueuePair(req.id(), rdmaChannel.channelFor(RdmaCm.verbs(req.id())),
                     4 * depth + 4, depth + 2);
             qp = new StaQp(this, rq, depth, sta.getMaxIoSize(), sta.inCapsuleDataSize(), maxQueueSize,
                     req.remoteAddress(), req.localAddress(), RDMA_INVALIDATE);
@@ -239,7 +246,7 @@ public final class StaIo extends Ctx {
                 rq.destroy();
             }
             sta.liveQps.decrementAndGet();
-            req.reject(io.jdoca.sta.rdma.NvmeRdmaCmReject.STS_NO_RSC);
+            req.reject(NvmeRdmaCmReject.STS_NO_RSC);
             throw new DocaException(DocaError.DRIVER, "cannot accept NVMe/RDMA connection from " + req.remoteAddress()
                     + ": " + e.getMessage(), e);
         }
@@ -252,7 +259,7 @@ public final class StaIo extends Ctx {
      * Adopts an NVMe/RDMA queue pair over an already connected {@code rq} (tests: a fake queue pair
      * playing the host, no device): buffers registered, receives posted, handed to the engine.
      */
-    StaQp qpAdopt(io.jdoca.sta.rdma.RdmaQueuePair rq, int depth, java.net.SocketAddress remote, java.net.SocketAddress local) {
+    StaQp qpAdopt(RdmaQueuePair rq, int depth, SocketAddress remote, SocketAddress local) {
         if (state() != CtxState.RUNNING) {
             throw new DocaException(DocaError.BAD_STATE, "IO context not running");
         }
@@ -285,25 +292,7 @@ public final class StaIo extends Ctx {
     // ------------------------------------------------------------------ RDMA completion channel
 
     /** One completion channel per engine (its device context's), shared by the CQs of its RDMA QPs. */
-    private MemorySegment rdmaChannel = MemorySegment.NULL;
-    private MemorySegment rdmaContext = MemorySegment.NULL;
-    private MemorySegment rdmaPollFd;
-    private MemorySegment rdmaCqCell;
-    private MemorySegment rdmaCtxCell;
-
-    /** The completion channel for a CQ on {@code ctx}; NULL (the engine then polls) for a second device. Control path. */
-    private synchronized MemorySegment rdmaChannel(MemorySegment ctx) {
-        if (rdmaChannel.equals(MemorySegment.NULL)) {
-            rdmaChannel = io.jdoca.verbs.Verbs.createCompChannel(ctx);
-            rdmaContext = ctx;
-            rdmaPollFd = arena.allocate(io.jdoca.verbs.VerbsLayouts.POLLFD);
-            rdmaPollFd.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, io.jdoca.verbs.Verbs.compChannelFd(rdmaChannel));
-            rdmaPollFd.set(java.lang.foreign.ValueLayout.JAVA_SHORT, 4, (short) io.jdoca.verbs.VerbsConstants.POLLIN);
-            rdmaCqCell = arena.allocate(java.lang.foreign.ValueLayout.ADDRESS);
-            rdmaCtxCell = arena.allocate(java.lang.foreign.ValueLayout.ADDRESS);
-        }
-        return rdmaContext.address() == ctx.address() ? rdmaChannel : MemorySegment.NULL;
-    }
+    private final StaRdmaChannel rdmaChannel = new StaRdmaChannel(arena);
 
     /**
      * An engine with RDMA QPs going idle: arms every CQ, looks once more (a completion that came
@@ -333,28 +322,17 @@ public final class StaIo extends Ctx {
             return;
         }
         int ms = (int) Math.max(1, Math.min(timeoutNanos / 1_000_000, 1000));
-        MemorySegment ch;
-        synchronized (this) {
-            ch = rdmaChannel;
-        }
-        if (tcp || ch.equals(MemorySegment.NULL)) {
+        if (tcp || !rdmaChannel.open()) {
             try {
                 if (selector != null) {
                     selector.select(ignoreKey, 1);
                 }
-            } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+            } catch (IOException | ClosedSelectorException e) {
                 Thread.yield();
             }
             return;
         }
-        rdmaPollFd.set(java.lang.foreign.ValueLayout.JAVA_SHORT, 6, (short) 0);
-        if (io.jdoca.verbs.Libc.poll(rdmaPollFd, 1, ms) > 0
-                && (rdmaPollFd.get(java.lang.foreign.ValueLayout.JAVA_SHORT, 6) & io.jdoca.verbs.VerbsConstants.POLLIN) != 0) {
-            // One event per wake: each is acknowledged at once, so a CQ can always be destroyed.
-            if (io.jdoca.verbs.Verbs.getCqEvent(ch, rdmaCqCell, rdmaCtxCell) == 0) {
-                io.jdoca.verbs.Verbs.ackCqEvents(rdmaCqCell.get(java.lang.foreign.ValueLayout.ADDRESS, 0), 1);
-            }
-        }
+        rdmaChannel.await(ms);
     }
 
     private boolean hasRdma(StaQp[] cur) {
@@ -445,7 +423,7 @@ public final class StaIo extends Ctx {
         }
         try {
             selector.select(ignoreKey, Math.max(1, timeoutNanos / 1_000_000));
-        } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+        } catch (IOException | ClosedSelectorException e) {
             Thread.yield();
         }
     }
@@ -660,17 +638,7 @@ public final class StaIo extends Ctx {
             qp.releaseMemory();
         }
         pendingRelease.clear();
-        synchronized (this) {
-            if (!rdmaChannel.equals(MemorySegment.NULL)) {
-                try {
-                    io.jdoca.verbs.Verbs.destroyCompChannel(rdmaChannel);
-                } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, "completion channel: " + e.getMessage());
-                }
-                rdmaChannel = MemorySegment.NULL;
-                rdmaContext = MemorySegment.NULL;
-            }
-        }
+        rdmaChannel.close();
     }
 
     @Override
