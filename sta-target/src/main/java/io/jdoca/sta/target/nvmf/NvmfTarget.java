@@ -10,7 +10,6 @@ import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.sta.Sta;
 import io.jdoca.sta.StaBackend;
 import io.jdoca.sta.StaIo;
-import io.jdoca.sta.StaIoTaskDisconnect;
 import io.jdoca.sta.StaNamespace;
 import io.jdoca.sta.StaQp;
 import io.jdoca.sta.StaStats;
@@ -19,7 +18,6 @@ import io.jdoca.sta.StaTaskRmNs;
 import io.jdoca.sta.be.FileBackend;
 import io.jdoca.sta.be.MemoryBackend;
 import io.jdoca.sta.be.NullBackend;
-import io.jdoca.sta.nvme.NvmeStatus;
 import io.jdoca.sta.target.bdev.Bdev;
 import io.jdoca.sta.target.config.ConfigException;
 import io.jdoca.sta.target.config.MemoryBudget;
@@ -47,8 +45,8 @@ import org.slf4j.LoggerFactory;
  * contexts in the seed's order, accepts connections on its listeners and hands them to the IO
  * contexts, and keeps the controller registry (Connect, keep-alive, asynchronous events,
  * discovery). Management methods (subsystems, namespaces, hosts, listeners, stats) back the
- * JSON-RPC server. Its listeners are {@link NvmfListeners}, its bdevs {@link NvmfBdevs}; the
- * controllers' admin commands are {@link AdminHandler}'s.
+ * JSON-RPC server. Its listeners are {@link NvmfListeners}, its bdevs {@link NvmfBdevs}, its
+ * controllers {@link NvmfControllers}; the controllers' admin commands are {@link AdminHandler}'s.
  *
  * <p><b>Threads.</b> One thread per PE (main + each IO context); one acceptor thread per listener;
  * a keep-alive monitor. Management methods may be called from any thread.
@@ -59,8 +57,7 @@ public final class NvmfTarget implements AutoCloseable {
 
     private final TargetConfig config;
     private final Map<String, NvmfSubsystem> subsystems = new ConcurrentHashMap<>();
-    private final Map<Integer, NvmfController> controllers = new ConcurrentHashMap<>();
-    private final AtomicInteger nextCntlid = new AtomicInteger(1);
+    private final NvmfControllers controllers = new NvmfControllers();
     private final NvmfListeners listeners = new NvmfListeners(this);
     private final List<NvmfEngine> engines = new ArrayList<>();
     private final ConcurrentLinkedQueue<Runnable> mainActions = new ConcurrentLinkedQueue<>();
@@ -129,7 +126,7 @@ public final class NvmfTarget implements AutoCloseable {
             ProgressEngine pe = ProgressEngine.create();
             check(io.setQueueDepth(1 << 16), "queue depth");
             check(io.nonOffloadRegisterCb(handler, i), "non-offload callback");
-            check(io.eventTransportErrorRegisterCb((qp, op, why, detail) -> qpGone(qp, op + ": " + why + (detail != 0 ? " FES " + detail : ""))), "transport error callback");
+            check(io.eventTransportErrorRegisterCb((qp, op, why, detail) -> controllers.qpGone(qp, op + ": " + why + (detail != 0 ? " FES " + detail : ""))), "transport error callback");
             check(io.taskNonOffloadSendSetConf((t, ud, cud) -> t.free(), (t, ud, cud) -> t.free(), 4096), "send conf");
             check(io.taskNonOffloadWriteSendSetConf((t, ud, cud) -> t.free(), (t, ud, cud) -> t.free(), 1024), "write-send conf");
             check(io.taskNonOffloadReadSetConf((t, ud, cud) -> {
@@ -168,7 +165,7 @@ public final class NvmfTarget implements AutoCloseable {
         }
         createdFiles.clear();
         started = true;
-        kaThread = new Thread(this::keepAliveMonitor, "sta-keepalive");
+        kaThread = new Thread(() -> controllers.keepAliveMonitor(this::running), "sta-keepalive");
         kaThread.setDaemon(true);
         kaThread.start();
     }
@@ -421,11 +418,7 @@ public final class NvmfTarget implements AutoCloseable {
         if (s == null || s.isDiscovery()) {
             throw new DocaException(DocaError.NOT_FOUND, "no subsystem " + nqn);
         }
-        for (NvmfController c : controllers.values()) {
-            if (c.subsystem() == s) {
-                killController(c, "subsystem deleted");
-            }
-        }
+        controllers.killAll(c -> c.subsystem() == s, "subsystem deleted");
         for (StaNamespace ns : s.sta().namespaces()) {
             removeNamespaceNow(s, ns);
         }
@@ -566,7 +559,7 @@ public final class NvmfTarget implements AutoCloseable {
         s.setNguid(nsid, nguid);
         LOG.info("namespace {} of {}: bdev {} ({} back-end, {} B, {}-byte blocks)", nsid, s.nqn(), d.name(),
                 d.backend().kind(), d.backend().sizeBytes(), d.blockSize());
-        namespaceChanged(s, nsid);
+        controllers.namespaceChanged(s, nsid);
     }
 
     // ------------------------------------------------------------------ bdevs (SPDK's bdev layer)
@@ -664,7 +657,7 @@ public final class NvmfTarget implements AutoCloseable {
             release(ns.backend());
             NvmfSubsystem s = subsystems.get(ns.subsystem().nqn());
             if (s != null) {
-                namespaceChanged(s, ns.nsid());
+                controllers.namespaceChanged(s, ns.nsid());
             }
             LOG.info("namespace {} of {} removed", ns.nsid(), ns.subsystem().nqn());
             f.complete(null);
@@ -682,11 +675,7 @@ public final class NvmfTarget implements AutoCloseable {
     public void removeHost(String nqn, String host) {
         NvmfSubsystem s = requireSubsystem(nqn);
         s.hosts().remove(host);
-        for (NvmfController c : controllers.values()) {
-            if (c.subsystem() == s && c.hostNqn().equals(host) && !s.allowAnyHost()) {
-                killController(c, "host removed");
-            }
-        }
+        controllers.killAll(c -> c.subsystem() == s && c.hostNqn().equals(host) && !s.allowAnyHost(), "host removed");
         discoveryGen++;
     }
 
@@ -718,7 +707,7 @@ public final class NvmfTarget implements AutoCloseable {
     }
 
     public List<NvmfController> controllers() {
-        return new ArrayList<>(controllers.values());
+        return controllers.all();
     }
 
     // ------------------------------------------------------------------ controller registry
@@ -736,18 +725,7 @@ public final class NvmfTarget implements AutoCloseable {
     }
 
     NvmfController createController(NvmfSubsystem s, String hostNqn, byte[] hostId, StaQp adminQp, long kato) {
-        for (int i = 0; i < 0xffef; i++) {
-            int id = nextCntlid.getAndIncrement();
-            if (id > 0xffef) {
-                nextCntlid.set(1);
-                continue;
-            }
-            NvmfController c = new NvmfController(id, s, hostNqn, hostId, adminQp, kato, MAX_IO_QUEUES);
-            if (controllers.putIfAbsent(id, c) == null) {
-                return c;
-            }
-        }
-        return null;
+        return controllers.create(s, hostNqn, hostId, adminQp, kato);
     }
 
     NvmfController controller(int cntlid) {
@@ -796,82 +774,14 @@ public final class NvmfTarget implements AutoCloseable {
         return DiscoveryLog.build(discoveryGen, entries);
     }
 
-    /** Namespace attribute changed: record it on every controller of the subsystem and notify hosts. */
-    private void namespaceChanged(NvmfSubsystem s, int nsid) {
-        for (NvmfController c : controllers.values()) {
-            if (c.subsystem() == s && c.namespaceChanged(nsid)) {
-                deliverEvents(c);
-            }
-        }
-    }
-
     /** Completes outstanding AERs with pending events, on the admin QP's IO thread. */
     void deliverEvents(NvmfController c) {
-        StaQp qp = c.adminQp();
-        qp.io().post(() -> {
-            int[] pair;
-            while ((pair = c.takeAerAndEvent()) != null) {
-                AdminHandler.send(qp.io(), qp, pair[0], NvmeStatus.SUCCESS, pair[1], 0);
-            }
-        });
+        controllers.deliverEvents(c);
     }
 
     /** Disconnects one QP (IO thread of the QP). */
     void disconnectQp(StaQp qp) {
-        qp.io().post(() -> {
-            if (qp.state() == io.jdoca.sta.StaQpState.CLOSED) {
-                return;
-            }
-            StaIoTaskDisconnect t = qp.io().taskDisconnectAllocInit(qp, 0);
-            if (t == null) {
-                return;
-            }
-            if (t.submit() != DocaError.SUCCESS) {
-                t.free();
-            }
-        });
-    }
-
-    private void killController(NvmfController c, String why) {
-        if (controllers.remove(c.cntlid(), c)) {
-            c.markDead();
-            LOG.info("{}: torn down ({})", c, why);
-            for (StaQp qp : c.ioQps()) {
-                disconnectQp(qp);
-            }
-            disconnectQp(c.adminQp());
-        }
-    }
-
-    /** A QP died (peer closed it, or a fatal error): an admin QP takes its controller with it. */
-    private void qpGone(StaQp qp, String why) {
-        Object o = qp.userObject();
-        if (o instanceof NvmfController c) {
-            if (c.adminQp() == qp) {
-                killController(c, "admin queue closed: " + why);
-            } else {
-                c.removeIoQp(qp);
-            }
-        }
-        LOG.debug("{} closed: {}", qp, why);
-    }
-
-    private void keepAliveMonitor() {
-        while (running) {
-            try {
-                Thread.sleep(500);
-            } catch (InterruptedException e) {
-                return;
-            }
-            long now = System.nanoTime();
-            for (NvmfController c : controllers.values()) {
-                long kato = c.katoMs();
-                // NVMe Base 2.0 §3.9: the controller may add slack; Linux sends Keep Alive every KATO/2.
-                if (kato > 0 && now - c.lastKeepAliveNanos() > TimeUnit.MILLISECONDS.toNanos(kato * 2)) {
-                    killController(c, "keep-alive timeout (" + kato + " ms)");
-                }
-            }
-        }
+        controllers.disconnectQp(qp);
     }
 
     /**
