@@ -1,0 +1,319 @@
+package io.jdoca.bench.rdma;
+
+import io.jdoca.bench.BenchResult;
+import io.jdoca.bench.Measure;
+import io.jdoca.core.AccessFlags;
+import io.jdoca.core.DocaError;
+import io.jdoca.core.dev.Dev;
+import io.jdoca.core.dev.DevInfo;
+import io.jdoca.core.dev.Devices;
+import io.jdoca.core.exec.CtxState;
+import io.jdoca.core.exec.IdleStrategy;
+import io.jdoca.core.exec.ProgressEngine;
+import io.jdoca.core.mem.Buf;
+import io.jdoca.core.mem.BufInventory;
+import io.jdoca.core.mem.MemoryMap;
+import io.jdoca.core.mem.SharedMemory;
+import io.jdoca.core.mem.SharedRegion;
+import io.jdoca.rdma.Rdma;
+import io.jdoca.rdma.RdmaConnection;
+import io.jdoca.rdma.RdmaExport;
+import io.jdoca.rdma.RdmaTransportType;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/**
+ * {@code ./jdoca bench rdma -d DEV}: jdoca's RDMA over an rdma-core device (verbs transport, RC QPs) beside
+ * perftest on the same device in the same run. Two RDMA contexts in this JVM on {@code DEV}, connected by
+ * exchanging their export blobs; each side's memory is a map with the device added ({@code ibv_reg_mr}).
+ * <ul>
+ *   <li>RDMA WRITE 64 KiB bandwidth, MiB/s: {@value #DEPTH} writes in flight (ib_write_bw's default tx depth,
+ *       passed to it as {@code -t}), each re-armed in its completion callback, for the same duration as
+ *       {@code ib_write_bw -D}; baseline ib_write_bw's "BW average[MB/sec]" (perftest MB = MiB), ratio
+ *       jdoca / perftest (higher is better).</li>
+ *   <li>RDMA READ latency of {@value #READ_SIZE} bytes (ib_read_lat's default size), one outstanding, the
+ *       same number of iterations as {@code ib_read_lat -n}: typical (median), mean and p99 in µs; baseline
+ *       ib_read_lat's t_typical, t_avg and 99% percentile, ratio perftest / jdoca (above 1: jdoca faster).</li>
+ * </ul>
+ * The requester busy-polls its engine, as perftest busy-polls its CQ; the responder's engine sleeps in
+ * notification mode (the device serves one-sided operations without it). Without perftest (or an IPv4
+ * address on the device's interface) the baseline is skipped with a one-line message and jdoca's figures
+ * are still reported (ratio n/a). One thread drives everything but the responder's engine.
+ */
+final class VerbsBench {
+    static final int SIZE = 64 * 1024;
+    static final int DEPTH = 128;
+    static final int READ_SIZE = 2;
+    private static final long READ_OFF = 12L << 20;
+    static final String RATIO_LAT = "baseline/value: perftest / jdoca, above 1 = jdoca faster";
+    static final String RATIO_BW = "value/baseline: jdoca / perftest, above 1 = jdoca faster";
+
+    private final String device;
+    private final boolean quick;
+
+    VerbsBench(String device, boolean quick) {
+        this.device = device;
+        this.quick = quick;
+    }
+
+    List<BenchResult> run() throws Exception {
+        DevInfo info = Devices.find(device);
+        if (!info.isVerbs()) {
+            throw new IllegalArgumentException("bench rdma: device '" + device + "' is not an RDMA (verbs) device; "
+                    + "run ./jdoca devices for the list");
+        }
+        int secs = quick ? 2 : 5;
+        int iters = quick ? 300 : 1000;
+        double bw;
+        Histogram lat;
+        try (Pair p = new Pair(info.name())) {
+            Measure.progress(device + ": warm-up (64 KiB writes, 2 B reads)");
+            p.writes(secs * 1_000_000_000L / 2);
+            p.reads(iters);
+            Measure.progress(device + ": RDMA WRITE 64 KiB, " + DEPTH + " in flight, " + secs + " s");
+            bw = p.writes(secs * 1_000_000_000L) * SIZE / (double) (1 << 20);
+            Measure.progress(device + ": RDMA READ 2 B, one outstanding, " + iters + " iterations");
+            lat = p.reads(iters);
+        }
+        double typ = lat.getValueAtPercentile(50) / 1000.0;
+        double avg = lat.getMean() / 1000.0;
+        double p99 = lat.getValueAtPercentile(99) / 1000.0;
+
+        Map<String, Double> wbw = null;
+        Map<String, Double> rlat = null;
+        String skip = null;
+        InetAddress addr = Perftest.deviceAddress(info.ifaceName());
+        if (Perftest.which("ib_write_bw") == null || Perftest.which("ib_read_lat") == null) {
+            skip = "perftest (ib_write_bw, ib_read_lat) not on PATH";
+        } else if (addr == null) {
+            skip = "no IPv4 address on " + device + "'s interface '" + info.ifaceName() + "' for perftest's rdma_cm";
+        }
+        if (skip == null) {
+            long timeout = secs + 240L; // perftest under TCG: seconds to set up, the run, seconds to tear down
+            Measure.progress("perftest on " + device + " (" + addr.getHostAddress() + ")");
+            wbw = Perftest.parse("ib_write_bw", Perftest.runPair("ib_write_bw",
+                    List.of("-R", "-F", "-d", info.ibdevName(), "-s", Integer.toString(SIZE), "-t", Integer.toString(DEPTH),
+                            "-D", Integer.toString(secs)), 18515, addr, timeout));
+            rlat = Perftest.parse("ib_read_lat", Perftest.runPair("ib_read_lat",
+                    List.of("-R", "-F", "-d", info.ibdevName(), "-s", Integer.toString(READ_SIZE), "-n", Integer.toString(iters)),
+                    18516, addr, timeout));
+        } else {
+            System.err.println("bench rdma: SKIP perftest baseline: " + skip + "; jdoca's figures only (ratio n/a)");
+        }
+        List<BenchResult> out = new ArrayList<>();
+        out.add(bandwidth("rdma.verbs.write_64k.mibps", bw, "ib_write_bw.bw_average.mibps",
+                wbw == null ? null : Perftest.column("ib_write_bw", wbw, "BW average[MB/sec]")));
+        out.add(latency("rdma.verbs.read_2b_lat_typical.us", typ, "ib_read_lat.t_typical.us",
+                rlat == null ? null : Perftest.column("ib_read_lat", rlat, "t_typical[usec]")));
+        out.add(latency("rdma.verbs.read_2b_lat_avg.us", avg, "ib_read_lat.t_avg.us",
+                rlat == null ? null : Perftest.column("ib_read_lat", rlat, "t_avg[usec]")));
+        Double p99Base = rlat == null ? null : rlat.get("99% percentile[usec]");
+        out.add(latency("rdma.verbs.read_2b_lat_p99.us", p99, "ib_read_lat.p99.us", p99Base));
+        return out;
+    }
+
+    static BenchResult bandwidth(String name, double value, String baseline, Double base) {
+        return new BenchResult(name, "MiB/s", value, baseline, base, base == null || base == 0 ? null : value / base, RATIO_BW);
+    }
+
+    static BenchResult latency(String name, double value, String baseline, Double base) {
+        return new BenchResult(name, "us", value, baseline, base, base == null || value == 0 ? null : base / value, RATIO_LAT);
+    }
+
+    /** One context on the device: engine, RDMA context on the verbs transport, a registered 16 MiB map, an inventory. */
+    static final class Side implements AutoCloseable {
+        final Dev dev;
+        final ProgressEngine pe = ProgressEngine.create();
+        final Rdma rdma;
+        final SharedRegion region = SharedMemory.allocate(16L << 20);
+        final MemoryMap map = MemoryMap.create();
+        final BufInventory inv = BufInventory.create(1024);
+        MemoryMap imported;
+
+        Side(String device) {
+            dev = Devices.open(device);
+            rdma = Rdma.create(dev);
+            check("transport", rdma.setTransport(RdmaTransportType.VERBS));
+            check("permissions", rdma.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA));
+            check("memrange", map.setMemrange(region.segment()));
+            check("add device (ibv_reg_mr)", map.addDev(dev));
+            check("map permissions", map.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA));
+            check("map start", map.start());
+            check("inventory start", inv.start());
+        }
+
+        Buf buf(MemoryMap m, long off, long len, long dataLen) {
+            Buf b = inv.getByArgs(m, m.baseAddress() + off, len, m.baseAddress() + off, dataLen);
+            if (b == null) {
+                throw new IllegalStateException("buffer inventory: " + inv.lastError());
+            }
+            return b;
+        }
+
+        @Override
+        public void close() {
+            if (imported != null) {
+                imported.close();
+            }
+            map.close();
+            region.close();
+        }
+    }
+
+    static void check(String what, DocaError e) {
+        if (e != DocaError.SUCCESS && e != DocaError.IN_PROGRESS) {
+            throw new IllegalStateException("bench rdma: " + what + ": " + e);
+        }
+    }
+
+    /** Requester a and responder b on one device; a's engine is driven by the bench thread, b's by its own thread. */
+    static final class Pair implements AutoCloseable {
+        final Side a;
+        final Side b;
+        final RdmaConnection ca;
+        final Thread responder;
+        volatile boolean running = true;
+        // requester state (bench thread only)
+        long completed;
+        long errors;
+        boolean rearm;
+        long readDone;
+
+        Pair(String device) {
+            a = new Side(device);
+            b = new Side(device);
+            check("write conf", a.rdma.taskWriteSetConf((task, ud, cud) -> {
+                completed++;
+                task.dst().resetDataLen();
+                if (!rearm || task.submit() != DocaError.SUCCESS) {
+                    task.free();
+                }
+            }, (task, ud, cud) -> {
+                errors++;
+                task.free();
+            }, DEPTH));
+            check("read conf", a.rdma.taskReadSetConf((task, ud, cud) -> {
+                readDone = System.nanoTime();
+                task.dst().resetDataLen();
+                task.free();
+            }, (task, ud, cud) -> {
+                errors++;
+                readDone = -1;
+                task.free();
+            }, 4));
+            check("connect a", a.pe.connectCtx(a.rdma));
+            check("connect b", b.pe.connectCtx(b.rdma));
+            check("start a", a.rdma.start());
+            check("start b", b.rdma.start());
+            RdmaExport xa = a.rdma.export();
+            RdmaExport xb = b.rdma.export();
+            check("connect a to b", a.rdma.connect(xb.blob(), xa.connection()));
+            check("connect b to a", b.rdma.connect(xa.blob(), xb.connection()));
+            ca = xa.connection();
+            // Generous: the QPs' transitions under emulation (TCG) take seconds.
+            long deadline = System.nanoTime() + 120_000_000_000L;
+            while (a.rdma.state() != CtxState.RUNNING || b.rdma.state() != CtxState.RUNNING) {
+                a.pe.progress();
+                b.pe.progress();
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("bench rdma: the verbs pair did not connect in 120 s: "
+                            + a.rdma.state() + " / " + b.rdma.state());
+                }
+            }
+            a.imported = MemoryMap.createFromExport(b.map.exportRdma(b.dev), a.dev);
+            responder = Thread.ofPlatform().daemon().name("bench-rdma-verbs-responder").start(() -> {
+                IdleStrategy idle = IdleStrategy.notifying(b.pe, 0, 0, 10_000_000L);
+                while (running) {
+                    idle.idle(b.pe.progress() ? 1 : 0);
+                }
+            });
+        }
+
+        /** Keeps {@link #DEPTH} 64 KiB writes in flight for {@code dur} ns; returns completed writes per second. */
+        double writes(long dur) {
+            completed = 0;
+            rearm = true;
+            Buf[] bufs = new Buf[2 * DEPTH];
+            for (int i = 0; i < DEPTH; i++) {
+                Buf local = a.buf(a.map, (long) i * SIZE, SIZE, SIZE);
+                Buf remote = a.buf(a.imported, (long) i * SIZE, SIZE, 0);
+                bufs[2 * i] = local;
+                bufs[2 * i + 1] = remote;
+                DocaError e = a.rdma.taskWriteAllocInit(ca, local, remote, i).submit();
+                if (e != DocaError.SUCCESS) {
+                    throw new IllegalStateException("bench rdma: write submit: " + e);
+                }
+            }
+            long t0 = System.nanoTime();
+            long end = t0 + dur;
+            long now;
+            do {
+                a.pe.progress();
+                now = System.nanoTime();
+            } while (now < end && errors == 0);
+            long n = completed;
+            rearm = false;
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (a.rdma.numInflightTasks() > 0 && System.nanoTime() < deadline) {
+                a.pe.progress();
+            }
+            if (errors > 0) {
+                throw new IllegalStateException("bench rdma: " + errors + " RDMA writes failed");
+            }
+            if (a.rdma.numInflightTasks() > 0) {
+                throw new IllegalStateException("bench rdma: " + a.rdma.numInflightTasks() + " RDMA writes still in flight 60 s after the run");
+            }
+            for (Buf x : bufs) {
+                x.decRefcount();
+            }
+            return n * 1e9 / (now - t0);
+        }
+
+        /** {@code n} RDMA READs of {@link #READ_SIZE} bytes, one outstanding; each latency in ns. */
+        Histogram reads(int n) {
+            Histogram h = new Histogram(3_600_000_000L, 3);
+            Buf local = a.buf(a.map, READ_OFF, READ_SIZE, 0);
+            Buf remote = a.buf(a.imported, READ_OFF, READ_SIZE, READ_SIZE);
+            for (int i = 0; i < n; i++) {
+                readDone = 0;
+                long t0 = System.nanoTime();
+                DocaError e = a.rdma.taskReadAllocInit(ca, remote, local, i).submit();
+                if (e != DocaError.SUCCESS) {
+                    throw new IllegalStateException("bench rdma: read submit: " + e);
+                }
+                while (readDone == 0) {
+                    a.pe.progress();
+                }
+                if (readDone < 0) {
+                    throw new IllegalStateException("bench rdma: an RDMA read failed");
+                }
+                h.recordValue(readDone - t0);
+            }
+            local.decRefcount();
+            remote.decRefcount();
+            return h;
+        }
+
+        @Override
+        public void close() {
+            running = false;
+            b.pe.notifyWork();
+            try {
+                responder.join(30_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            a.rdma.stop();
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while ((a.rdma.state() != CtxState.IDLE || b.rdma.state() != CtxState.IDLE) && System.nanoTime() < deadline) {
+                a.pe.progress();
+                b.pe.progress();
+            }
+            a.close();
+            b.close();
+        }
+    }
+}
