@@ -92,7 +92,7 @@ public final class Perftest {
         Map<String, Double> out = new LinkedHashMap<>();
         for (int i = 0; i < f.length; i++) {
             try {
-                out.put(cols.get(i), Double.parseDouble(f[i]));
+                out.put(cols.get(i), number(f[i]));
             } catch (NumberFormatException e) {
                 throw new FormatException(tool + ": result column '" + cols.get(i) + "' is not a number: '" + f[i] + "'");
             }
@@ -100,11 +100,30 @@ public final class Perftest {
         return out;
     }
 
-    /** The value of column {@code name} of a parsed table; {@link FormatException} naming the tool when absent. */
+    /**
+     * A number as perftest prints it: C's {@code printf("%.2f")}, which writes {@code nan} / {@code -nan} /
+     * {@code inf} for a figure it could not compute (ib_read_lat's t_stdev under TCG was {@code -nan}).
+     */
+    private static double number(String s) {
+        return switch (s.toLowerCase(java.util.Locale.ROOT)) {
+            case "nan", "-nan", "+nan" -> Double.NaN;
+            case "inf", "+inf" -> Double.POSITIVE_INFINITY;
+            case "-inf" -> Double.NEGATIVE_INFINITY;
+            default -> Double.parseDouble(s);
+        };
+    }
+
+    /**
+     * The value of column {@code name} of a parsed table; {@link FormatException} naming the tool when absent
+     * or not a finite number (perftest's nan / inf).
+     */
     public static double column(String tool, Map<String, Double> table, String name) {
         Double v = table.get(name);
         if (v == null) {
             throw new FormatException(tool + ": no column '" + name + "' in its result table " + table.keySet());
+        }
+        if (!Double.isFinite(v)) {
+            throw new FormatException(tool + ": column '" + name + "' has no figure (" + v + ")");
         }
         return v;
     }

@@ -94,31 +94,50 @@ final class VerbsBench {
             Measure.progress(device + ": RDMA WRITE 64 KiB x " + writes + ", " + DEPTH + " in flight");
             bw = p.writes(writes) * SIZE / (double) (1 << 20);
             if (skip == null) {
-                wbw = Perftest.parse("ib_write_bw", Perftest.runPair("ib_write_bw",
-                        List.of("-R", "-F", "-d", info.ibdevName(), "-s", Integer.toString(SIZE), "-t", Integer.toString(DEPTH),
-                                "-n", Integer.toString(writes)), 18515, addr, timeout));
+                wbw = baseline("ib_write_bw", List.of("-R", "-F", "-d", info.ibdevName(), "-s", Integer.toString(SIZE),
+                        "-t", Integer.toString(DEPTH), "-n", Integer.toString(writes)), 18515, addr, timeout,
+                        "BW average[MB/sec]");
             }
             Measure.progress(device + ": RDMA READ 2 B, one outstanding, " + iters + " iterations");
             lat = p.reads(iters);
             if (skip == null) {
-                rlat = Perftest.parse("ib_read_lat", Perftest.runPair("ib_read_lat",
-                        List.of("-R", "-F", "-d", info.ibdevName(), "-s", Integer.toString(READ_SIZE), "-n", Integer.toString(iters)),
-                        18516, addr, timeout));
+                rlat = baseline("ib_read_lat", List.of("-R", "-F", "-d", info.ibdevName(), "-s", Integer.toString(READ_SIZE),
+                        "-n", Integer.toString(iters)), 18516, addr, timeout, "t_typical[usec]", "t_avg[usec]");
             }
         }
         double typ = lat.getValueAtPercentile(50) / 1000.0;
         double avg = lat.getMean() / 1000.0;
         double p99 = lat.getValueAtPercentile(99) / 1000.0;
         List<BenchResult> out = new ArrayList<>();
-        out.add(bandwidth("rdma.verbs.write_64k.mibps", bw, "ib_write_bw.bw_average.mibps",
-                wbw == null ? null : Perftest.column("ib_write_bw", wbw, "BW average[MB/sec]")));
-        out.add(latency("rdma.verbs.read_2b_lat_typical.us", typ, "ib_read_lat.t_typical.us",
-                rlat == null ? null : Perftest.column("ib_read_lat", rlat, "t_typical[usec]")));
-        out.add(latency("rdma.verbs.read_2b_lat_avg.us", avg, "ib_read_lat.t_avg.us",
-                rlat == null ? null : Perftest.column("ib_read_lat", rlat, "t_avg[usec]")));
-        Double p99Base = rlat == null ? null : rlat.get("99% percentile[usec]");
-        out.add(latency("rdma.verbs.read_2b_lat_p99.us", p99, "ib_read_lat.p99.us", p99Base));
+        out.add(bandwidth("rdma.verbs.write_64k.mibps", bw, "ib_write_bw.bw_average.mibps", figure(wbw, "BW average[MB/sec]")));
+        out.add(latency("rdma.verbs.read_2b_lat_typical.us", typ, "ib_read_lat.t_typical.us", figure(rlat, "t_typical[usec]")));
+        out.add(latency("rdma.verbs.read_2b_lat_avg.us", avg, "ib_read_lat.t_avg.us", figure(rlat, "t_avg[usec]")));
+        out.add(latency("rdma.verbs.read_2b_lat_p99.us", p99, "ib_read_lat.p99.us", figure(rlat, "99% percentile[usec]")));
         return out;
+    }
+
+    /**
+     * One perftest run, parsed, with the columns {@code needed} present and finite; null (after a one-line
+     * FAILED message) when it fails, so that jdoca's figures are still reported, with ratio n/a.
+     */
+    private static Map<String, Double> baseline(String tool, List<String> args, int port, InetAddress addr, long timeout,
+            String... needed) throws InterruptedException {
+        try {
+            Map<String, Double> t = Perftest.parse(tool, Perftest.runPair(tool, args, port, addr, timeout));
+            for (String c : needed) {
+                Perftest.column(tool, t, c);
+            }
+            return t;
+        } catch (java.io.IOException | Perftest.FormatException e) {
+            System.err.println("bench rdma: perftest baseline FAILED: " + e.getMessage() + "; ratio n/a");
+            return null;
+        }
+    }
+
+    /** A finite figure of a parsed perftest table, or null (no table, no such column, nan). */
+    private static Double figure(Map<String, Double> table, String column) {
+        Double v = table == null ? null : table.get(column);
+        return v == null || !Double.isFinite(v) ? null : v;
     }
 
     static BenchResult bandwidth(String name, double value, String baseline, Double base) {

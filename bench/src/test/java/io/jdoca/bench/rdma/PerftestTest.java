@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link Perftest#parse}: the client outputs of ib_write_bw and ib_read_lat captured in the Soft-RoCE guest
- * (perftest 6.06, rxe0, --quick, the exact commands of {@code ./jdoca bench rdma -d rxe0}), malformed
+ * (perftest 6.06, rxe0, the exact commands of {@code ./jdoca bench rdma -d rxe0}), malformed
  * outputs (a clear error naming the tool), and arbitrary text (only that error, never another exception).
  */
 class PerftestTest {
@@ -40,6 +40,17 @@ class PerftestTest {
         assertThat(Perftest.column("ib_read_lat", t, "t_typical[usec]")).isCloseTo(READ_TYPICAL, within(1e-9));
         assertThat(Perftest.column("ib_read_lat", t, "t_avg[usec]")).isCloseTo(READ_AVG, within(1e-9));
         assertThat(Perftest.column("ib_read_lat", t, "99% percentile[usec]")).isCloseTo(READ_P99, within(1e-9));
+    }
+
+    @Test
+    void perftestsNanIsParsedAndAColumnWithoutAFigureIsAClearError() throws IOException {
+        // ib_read_lat under TCG: "Correlation coefficient r^2: 0.875858 < 0.9" (its clock calibration) and t_stdev -nan
+        Map<String, Double> t = Perftest.parse("ib_read_lat", resource("ib_read_lat-rxe0-nan.txt"));
+        assertThat(t.get("t_stdev[usec]")).isNaN();
+        assertThat(Perftest.column("ib_read_lat", t, "t_typical[usec]")).isCloseTo(63.05, within(1e-9));
+        assertThat(Perftest.column("ib_read_lat", t, "99% percentile[usec]")).isCloseTo(4492.20, within(1e-9));
+        assertThatThrownBy(() -> Perftest.column("ib_read_lat", t, "t_stdev[usec]")).isInstanceOf(Perftest.FormatException.class)
+                .hasMessage("ib_read_lat: column 't_stdev[usec]' has no figure (NaN)");
     }
 
     @Test
@@ -95,7 +106,7 @@ class PerftestTest {
     }
 
     // The figures in the captured outputs (test resources), read off by hand.
-    private static final double WRITE_BW_AVG = 7.98;
+    private static final double WRITE_BW_AVG = 9.28;
     private static final double READ_TYPICAL = 102.26;
     private static final double READ_AVG = 206.83;
     private static final double READ_P99 = 4577.37;
