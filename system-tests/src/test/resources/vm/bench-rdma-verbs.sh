@@ -24,6 +24,7 @@ export JDOCA_JAVA_OPTS="${JDOCA_JAVA_OPTS:-} -XX:ErrorFile=/out/hs_err_pid%p.log
   ip -4 addr show 2>&1 | grep inet
   command -v ib_write_bw ib_read_lat 2>&1
   ib_write_bw --version 2>&1 | head -3
+  echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>&1)"
 } > /out/bench-env.txt 2>&1
 emit_file bench-env /out/bench-env.txt
 a=$(uptime_s)
