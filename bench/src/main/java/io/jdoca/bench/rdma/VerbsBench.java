@@ -113,7 +113,23 @@ final class VerbsBench {
         out.add(latency("rdma.verbs.read_2b_lat_typical.us", typ, "ib_read_lat.t_typical.us", figure(rlat, "t_typical[usec]")));
         out.add(latency("rdma.verbs.read_2b_lat_avg.us", avg, "ib_read_lat.t_avg.us", figure(rlat, "t_avg[usec]")));
         out.add(latency("rdma.verbs.read_2b_lat_p99.us", p99, "ib_read_lat.p99.us", figure(rlat, "99% percentile[usec]")));
+        out.add(BenchResult.plain("rdma.verbs.clock_read.ns", "ns", clockReadNanos()));
         return out;
+    }
+
+    /**
+     * What one {@code System.nanoTime()} costs here (mean of 20 000): context for the latency figures, since
+     * jdoca reads the clock in its poll loop and perftest reads the cycle counter; under TCG with the hpet
+     * clocksource each read is an emulated device access.
+     */
+    static double clockReadNanos() {
+        long sink = 0;
+        long t0 = System.nanoTime();
+        for (int i = 0; i < 20_000; i++) {
+            sink += System.nanoTime();
+        }
+        long t1 = System.nanoTime();
+        return sink == 42 ? -1 : (t1 - t0) / 20_000.0;
     }
 
     /**
