@@ -33,6 +33,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--quick", description = "short measurements (smoke run; figures are noisier)")
     boolean quick;
 
+    @Option(names = {"-d", "--device"}, description = "run the suite on this device (rdma: an rdma-core device such as "
+            + "rxe0, measured beside perftest's ib_write_bw / ib_read_lat; results in bench-results/rdma-verbs.json)")
+    String device;
+
     @Option(names = {"-o", "--out"}, description = "output directory (default: bench-results under the repository)")
     Path out;
 
@@ -59,10 +63,27 @@ public final class BenchCommand implements Callable<Integer> {
             System.err.println("bench: suite '" + suite + "' is not available in this build yet (see docs/FEATURES.md)");
             return 2;
         }
-        System.err.println("bench " + suite + ": " + s.description() + (quick ? " (quick)" : ""));
-        List<BenchResult> results = s.run(quick);
+        String name = suite;
+        List<BenchResult> results;
+        if (device != null) {
+            if (!(s instanceof BenchSuite.OnDevice d)) {
+                System.err.println("bench: suite '" + suite + "' does not run on a device (-d); only rdma does");
+                return 2;
+            }
+            name = d.resultName();
+            System.err.println("bench " + suite + " on " + device + (quick ? " (quick)" : ""));
+            try {
+                results = d.run(quick, device);
+            } catch (io.jdoca.core.DocaException | IllegalArgumentException e) {
+                System.err.println("bench: " + e.getMessage());
+                return 2;
+            }
+        } else {
+            System.err.println("bench " + suite + ": " + s.description() + (quick ? " (quick)" : ""));
+            results = s.run(quick);
+        }
         Path dir = out != null ? out : Path.of(System.getProperty("jdoca.home", ".")).resolve("bench-results");
-        Path file = write(dir, suite, results);
+        Path file = write(dir, name, results);
         System.out.print(table(results));
         System.out.println("wrote " + file);
         return 0;
@@ -77,7 +98,10 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    /** Writes the JSON array {@code [{"name","unit","value","baseline","baseline_value","ratio"}]}. */
+    /**
+     * Writes the JSON array {@code [{"name","unit","value","baseline","baseline_value","ratio"}]}, plus
+     * {@code "ratio_rule"} on a figure whose ratio is not value / baseline.
+     */
     public static Path write(Path dir, String suite, List<BenchResult> results) throws java.io.IOException {
         Files.createDirectories(dir);
         List<Map<String, Object>> rows = new ArrayList<>();
@@ -89,6 +113,9 @@ public final class BenchCommand implements Callable<Integer> {
             m.put("baseline", r.baseline());
             m.put("baseline_value", r.baselineValue() == null ? null : round(r.baselineValue()));
             m.put("ratio", r.ratio() == null ? null : round(r.ratio()));
+            if (r.ratioRule() != null) {
+                m.put("ratio_rule", r.ratioRule());
+            }
             rows.add(m);
         }
         Path f = dir.resolve(suite + ".json");
@@ -116,8 +143,25 @@ public final class BenchCommand implements Callable<Integer> {
         sb.append(String.format(Locale.ROOT, fmt, "name", "value", "unit", "baseline", "baseline", "ratio"));
         for (BenchResult r : results) {
             sb.append(String.format(Locale.ROOT, fmt, r.name(), num(r.value()), r.unit(),
-                    r.baseline() == null ? "-" : r.baseline(), r.baselineValue() == null ? "-" : num(r.baselineValue()),
-                    r.ratio() == null ? "-" : String.format(Locale.ROOT, "%.2f", r.ratio())));
+                    r.baseline() == null ? "-" : r.baseline(), r.baselineValue() == null ? r.baseline() == null ? "-" : "n/a"
+                            : num(r.baselineValue()),
+                    r.ratio() == null ? r.baseline() == null ? "-" : "n/a" : String.format(Locale.ROOT, "%.2f", r.ratio())));
+        }
+        // Figures whose ratio is not value / baseline say how it was formed, once per rule, under the table.
+        List<String> rules = new ArrayList<>();
+        for (BenchResult r : results) {
+            if (r.ratioRule() != null && !rules.contains(r.ratioRule())) {
+                rules.add(r.ratioRule());
+            }
+        }
+        for (String rule : rules) {
+            StringBuilder names = new StringBuilder();
+            for (BenchResult r : results) {
+                if (rule.equals(r.ratioRule())) {
+                    names.append(names.isEmpty() ? "" : ", ").append(r.name());
+                }
+            }
+            sb.append("ratio = ").append(rule).append(": ").append(names).append(System.lineSeparator());
         }
         return sb.toString();
     }

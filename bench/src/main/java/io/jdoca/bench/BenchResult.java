@@ -2,14 +2,21 @@ package io.jdoca.bench;
 
 /**
  * One benchmark figure as written to {@code bench-results/<suite>.json}: the measured value, the
- * baseline measured in the same run (name and value), and value / baseline.
+ * baseline measured in the same run (name and value), and value / baseline, unless {@code ratioRule}
+ * (null for most figures) says how this ratio was formed instead (e.g. baseline / value for a latency
+ * compared with perftest, so that above 1 always means jdoca is faster). Immutable.
  */
-public record BenchResult(String name, String unit, double value, String baseline, Double baselineValue, Double ratio) {
+public record BenchResult(String name, String unit, double value, String baseline, Double baselineValue, Double ratio,
+        String ratioRule) {
+    /** A figure whose ratio is value / baseline (the default rule). */
+    public BenchResult(String name, String unit, double value, String baseline, Double baselineValue, Double ratio) {
+        this(name, unit, value, baseline, baselineValue, ratio, null);
+    }
+
     /** A figure with a same-run baseline; ratio = value / baseline (for latencies, below 1 is better). */
     public static BenchResult of(String name, String unit, double value, String baseline, double baselineValue) {
         return new BenchResult(name, unit, value, baseline, baselineValue, baselineValue == 0 ? null : value / baselineValue);
     }
-
 
     /** A figure with no baseline (e.g. bytes allocated per op). */
     public static BenchResult plain(String name, String unit, double value) {

@@ -1,31 +1,28 @@
 package io.jdoca.comch;
 
+import io.jdoca.core.ring.ShmRingLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
 /**
  * The single-producer single-consumer message ring of one consumer, in a shared-memory file the
- * consumer creates and its peer maps. Native byte order (both ends on one host).
+ * consumer creates and its peer maps: core's shared-memory ring layout ({@link ShmRingLayout}: magic,
+ * geometry, the produced and consumed counters on their own cache lines, slots at 320) of kind
+ * {@link #MAGIC}, with Comch's fields:
  *
  * <pre>
  *   off  field
- *     0  u64 head: messages published (producer writes, release)       own cache line
- *    64  u64 tail: messages consumed (consumer writes, release)          own cache line
- *   128  u64 claim: token of the one producer allowed to write (CAS)
- *   136  u32 slots (power of two), 140 u32 slot stride
- *   192  slots; each: u32 len @0, u32 imm len @4, imm[32] @8, data @40
+ *   192  u64 claim: token of the one producer allowed to write (CAS)      (ShmRingLayout.OFF_KIND)
+ *   slot: u32 len @0, u32 imm len @4, imm[32] @8, data @40
  * </pre>
- * Producer: check space, copy, publish head with release. Consumer: read head with acquire, copy
- * out, publish tail with release. Allocation-free; one thread per side.
+ * Producer: check space, copy, publish with release. Consumer: read the produced counter with acquire,
+ * copy out, publish consumed with release. Allocation-free; one thread per side.
  */
 final class ComchRing {
-    static final long OFF_HEAD = 0;
-    static final long OFF_TAIL = 64;
-    static final long OFF_CLAIM = 128;
-    static final long OFF_SLOTS_N = 136;
-    static final long OFF_STRIDE = 140;
-    static final long SLOTS_BASE = 192;
+    /** 'JDCR': a Comch consumer ring. */
+    static final int MAGIC = 0x5243444A;
+    static final long OFF_CLAIM = ShmRingLayout.OFF_KIND;
     static final long SLOT_LEN = 0;
     static final long SLOT_IMM_LEN = 4;
     static final long SLOT_IMM = 8;
@@ -52,27 +49,27 @@ final class ComchRing {
     }
 
     static long bytesFor(int slots, int stride) {
-        return SLOTS_BASE + (long) slots * stride;
+        return ShmRingLayout.regionSize(slots, stride);
     }
 
     /** Formats a fresh ring (consumer side, before announcing it). */
     void format() {
-        seg.asSlice(0, SLOTS_BASE).fill((byte) 0);
-        seg.set(ValueLayout.JAVA_INT, OFF_SLOTS_N, slots);
-        seg.set(ValueLayout.JAVA_INT, OFF_STRIDE, stride);
+        ShmRingLayout.format(seg, MAGIC, slots, stride);
     }
 
     /** True if a mapped ring's header agrees with the announced geometry. */
     boolean headerMatches() {
-        return seg.get(ValueLayout.JAVA_INT, OFF_SLOTS_N) == slots && seg.get(ValueLayout.JAVA_INT, OFF_STRIDE) == stride;
+        return ShmRingLayout.matches(seg, MAGIC, slots, stride);
     }
 
+    /** Messages published (the produced counter, acquire). */
     long headAcquire() {
-        return (long) LONG.getAcquire(seg, OFF_HEAD);
+        return ShmRingLayout.produced(seg);
     }
 
+    /** Messages consumed (acquire). */
     long tailAcquire() {
-        return (long) LONG.getAcquire(seg, OFF_TAIL);
+        return ShmRingLayout.consumed(seg);
     }
 
     /** Claims the ring for producer {@code token}; true if it is (now) ours. */
@@ -97,7 +94,7 @@ final class ComchRing {
 
     /** Copies a message into slot {@code head} and publishes it. Caller checked space and sizes. */
     void publish(long head, MemorySegment src, long srcOff, int len, MemorySegment imm, int immLen) {
-        long slot = SLOTS_BASE + (head & mask) * (long) stride;
+        long slot = ShmRingLayout.slot(head, mask, stride);
         seg.set(ValueLayout.JAVA_INT, slot + SLOT_LEN, len);
         seg.set(ValueLayout.JAVA_INT, slot + SLOT_IMM_LEN, immLen);
         if (immLen > 0) {
@@ -106,13 +103,13 @@ final class ComchRing {
         if (len > 0) {
             MemorySegment.copy(src, srcOff, seg, slot + SLOT_DATA, len);
         }
-        LONG.setRelease(seg, OFF_HEAD, head + 1);
+        ShmRingLayout.publish(seg, head + 1);
     }
 
     // ------------------------------------------------------------------ consumer side
 
     long slotOffset(long tail) {
-        return SLOTS_BASE + (tail & mask) * (long) stride;
+        return ShmRingLayout.slot(tail, mask, stride);
     }
 
     int slotLen(long tail) {
@@ -124,6 +121,6 @@ final class ComchRing {
     }
 
     void consumed(long tail) {
-        LONG.setRelease(seg, OFF_TAIL, tail + 1);
+        ShmRingLayout.consume(seg, tail + 1);
     }
 }

@@ -13,6 +13,7 @@ import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.MemoryMap;
 import io.jdoca.core.mem.MmapExport;
 import io.jdoca.core.mem.SharedMemory;
+import io.jdoca.core.ring.SpmcRing;
 import io.jdoca.rdma.wire.RdmaConnectionBlob;
 import io.jdoca.rdma.wire.TcpFrame;
 import java.io.IOException;
@@ -91,7 +92,7 @@ public final class Rdma extends Ctx {
     private String advertisedHost;
 
     // ---- running state
-    RecvRing postedRecvs;
+    SpmcRing postedRecvs;
     private final List<RdmaConnection> connections = new ArrayList<>();
     private RdmaConnection[] active = new RdmaConnection[0];
     private final Map<Long, RdmaConnection> byNonce = new ConcurrentHashMap<>();
@@ -1056,7 +1057,7 @@ public final class Rdma extends Ctx {
         connections.clear();
         active = new RdmaConnection[0];
         byNonce.clear();
-        postedRecvs = new RecvRing(recvQueueSize);
+        postedRecvs = new SpmcRing(recvQueueSize);
         if (transport == RdmaTransportType.AUTO && dev.devInfo().isVerbs()) {
             // An RDMA device means the verbs transport: the device, not a software ring, moves the data.
             transport = RdmaTransportType.VERBS;

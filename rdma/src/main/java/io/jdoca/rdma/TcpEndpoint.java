@@ -6,6 +6,7 @@ import io.jdoca.core.PeerLiveness;
 import io.jdoca.core.SilenceMeter;
 import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.MemoryMap;
+import io.jdoca.core.ring.SpscRing;
 import io.jdoca.rdma.wire.TcpFrame;
 import java.io.EOFException;
 import java.io.IOException;

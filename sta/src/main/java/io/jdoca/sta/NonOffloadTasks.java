@@ -31,6 +31,23 @@ final class NonOffloadTasks {
         return null;
     }
 
+    /** A task submitted to {@code io}: its QP must be {@code io}'s, its buffer ranges inside their segments. */
+    static DocaError validate(StaIo io, Task t, int maxIo) {
+        StaQp qp = qpOf(t);
+        if (qp == null || qp.io() != io) {
+            return DocaError.INVALID_VALUE;
+        }
+        if (t instanceof StaIoTaskNonOffloadWriteSend w && (w.dataLen < 0 || (w.dataLen > 0 && w.data == null)
+                || (w.data != null && w.dataOffset + w.dataLen > w.data.byteSize()))) {
+            return DocaError.INVALID_VALUE;
+        }
+        if (t instanceof StaIoTaskNonOffloadRead r && (r.dst == null || r.len <= 0
+                || r.dstOffset + r.len > r.dst.byteSize() || r.len > maxIo)) {
+            return DocaError.INVALID_VALUE;
+        }
+        return DocaError.SUCCESS;
+    }
+
     /** Runs the queued tasks once each; those that cannot proceed yet are queued again. Returns tasks completed. */
     static int run(StaIo io, TaskQueue queued, boolean stopping) {
         int n = 0;

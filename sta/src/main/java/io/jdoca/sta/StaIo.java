@@ -9,9 +9,15 @@ import io.jdoca.core.exec.TaskCallback;
 import io.jdoca.core.exec.TaskPool;
 import io.jdoca.core.exec.TaskQueue;
 import io.jdoca.sta.nvme.NvmeCommand;
+import io.jdoca.sta.rdma.NvmeRdmaCmReject;
+import io.jdoca.sta.rdma.NvmeRdmaConnectRequest;
+import io.jdoca.sta.rdma.RdmaQueuePair;
+import io.jdoca.sta.rdma.VerbsQueuePair;
+import io.jdoca.verbs.RdmaCm;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.SocketAddress;
 import java.nio.channels.ByteChannel;
 import java.nio.channels.SelectableChannel;
 import java.util.ArrayList;
@@ -23,7 +29,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * A DOCA STA IO context ({@code doca_sta_io}): one IO engine thread with its own progress engine.
  * It owns the QPs handed to it ({@link #qpAccept}), runs their NVMe/TCP connections and executes
  * offloaded I/O; it delivers the other commands to the non-offload callback and executes the
- * application's answers (non-offload tasks) and QP disconnects.
+ * application's answers (non-offload tasks) and QP disconnects. Its parts: {@link StaQpGroup} (the
+ * live QPs its progress polls), {@link StaIoWait} (how it sleeps: sockets, RDMA completion channel,
+ * back-end completions), {@link StaBeChannels} (back-end I/O) and {@link NonOffloadTasks}.
  *
  * <p>Created only while the {@link Sta} main context is RUNNING; must be stopped before it.
  *
@@ -44,13 +52,12 @@ public final class StaIo extends Ctx {
     private final TaskQueue queued = new TaskQueue();
     private final ConcurrentLinkedQueue<Object> inbox = new ConcurrentLinkedQueue<>();
     private final StaBeChannels beChannels;
-    private StaQp[] qps = new StaQp[0];
+    private final StaQpGroup group = new StaQpGroup(queued);
+    private final StaIoWait wait = new StaIoWait(arena);
     private StaNonOffloadCallback nonOffloadCb;
     private long nonOffloadUd;
     private StaTransportErrorCallback transportErrorCb;
     private int maxQueueSize = Sta.MAX_IO_QUEUE_SIZE;
-    private java.nio.channels.Selector selector;
-    private final java.util.function.Consumer<java.nio.channels.SelectionKey> ignoreKey = k -> { };
 
     // Engine statistics: written by the engine thread only, read racily by stats().
     long reads;
@@ -188,9 +195,7 @@ public final class StaIo extends Ctx {
             throw new DocaException(DocaError.FULL, "max QPs (" + Sta.MAX_QPS + ") reached");
         }
         StaQp qp = new StaQp(this, channel, sta.getMaxIoSize(), sta.inCapsuleDataSize(), maxQueueSize);
-        inbox.add(qp);
-        wakeup();
-        return qp;
+        return handOver(qp);
     }
 
     /**
@@ -203,27 +208,27 @@ public final class StaIo extends Ctx {
      * with {@link #qpDisconnected}. Any thread (the listener's). Throws (after rejecting) when the
      * request is refused; the listener frees the id after acknowledging the event.
      */
-    public StaQp qpAccept(io.jdoca.sta.rdma.NvmeRdmaConnectRequest req) {
+    public StaQp qpAccept(NvmeRdmaConnectRequest req) {
         if (state() != CtxState.RUNNING) {
-            req.reject(io.jdoca.sta.rdma.NvmeRdmaCmReject.STS_NO_RSC);
+            req.reject(NvmeRdmaCmReject.STS_NO_RSC);
             throw new DocaException(DocaError.BAD_STATE, "IO context not running");
         }
         int sts = req.validate(maxQueueSize);
         if (sts != 0) {
             req.reject(sts);
             throw new DocaException(DocaError.INVALID_VALUE, "NVMe/RDMA connect request from " + req.remoteAddress()
-                    + " rejected: " + io.jdoca.sta.rdma.NvmeRdmaCmReject.describe(sts));
+                    + " rejected: " + NvmeRdmaCmReject.describe(sts));
         }
         if (sta.liveQps.incrementAndGet() > Sta.MAX_QPS) {
             sta.liveQps.decrementAndGet();
-            req.reject(io.jdoca.sta.rdma.NvmeRdmaCmReject.STS_NO_RSC);
+            req.reject(NvmeRdmaCmReject.STS_NO_RSC);
             throw new DocaException(DocaError.FULL, "max QPs (" + Sta.MAX_QPS + ") reached");
         }
         int depth = req.privateData().recvQueueSize();
-        io.jdoca.sta.rdma.VerbsQueuePair rq = null;
+        VerbsQueuePair rq = null;
         StaQp qp = null;
         try {
-            rq = new io.jdoca.sta.rdma.VerbsQueuePair(req.id(), rdmaChannel(io.jdoca.verbs.RdmaCm.verbs(req.id())),
+            rq = new VerbsQueuePair(req.id(), wait.rdmaChannelFor(RdmaCm.verbs(req.id())),
                     4 * depth + 4, depth + 2);
             qp = new StaQp(this, rq, depth, sta.getMaxIoSize(), sta.inCapsuleDataSize(), maxQueueSize,
                     req.remoteAddress(), req.localAddress(), RDMA_INVALIDATE);
@@ -239,20 +244,18 @@ public final class StaIo extends Ctx {
                 rq.destroy();
             }
             sta.liveQps.decrementAndGet();
-            req.reject(io.jdoca.sta.rdma.NvmeRdmaCmReject.STS_NO_RSC);
+            req.reject(NvmeRdmaCmReject.STS_NO_RSC);
             throw new DocaException(DocaError.DRIVER, "cannot accept NVMe/RDMA connection from " + req.remoteAddress()
                     + ": " + e.getMessage(), e);
         }
-        inbox.add(qp);
-        wakeup();
-        return qp;
+        return handOver(qp);
     }
 
     /**
      * Adopts an NVMe/RDMA queue pair over an already connected {@code rq} (tests: a fake queue pair
      * playing the host, no device): buffers registered, receives posted, handed to the engine.
      */
-    StaQp qpAdopt(io.jdoca.sta.rdma.RdmaQueuePair rq, int depth, java.net.SocketAddress remote, java.net.SocketAddress local) {
+    StaQp qpAdopt(RdmaQueuePair rq, int depth, SocketAddress remote, SocketAddress local) {
         if (state() != CtxState.RUNNING) {
             throw new DocaException(DocaError.BAD_STATE, "IO context not running");
         }
@@ -260,9 +263,7 @@ public final class StaIo extends Ctx {
         StaQp qp = new StaQp(this, rq, depth, sta.getMaxIoSize(), sta.inCapsuleDataSize(), maxQueueSize, remote, local,
                 RDMA_INVALIDATE);
         qp.rdma().start();
-        inbox.add(qp);
-        wakeup();
-        return qp;
+        return handOver(qp);
     }
 
     /** SEND with Invalidate when the host's descriptor asks for it (sub-type 0xF); off only to work around a device. */
@@ -280,90 +281,6 @@ public final class StaIo extends Ctx {
     /** The rdma_cm DISCONNECTED (or error) event of an NVMe/RDMA queue pair: the engine closes it. Any thread. */
     public void qpDisconnected(StaQp qp) {
         post(() -> teardown(qp, "rdma_cm", DocaError.CONNECTION_RESET, 0));
-    }
-
-    // ------------------------------------------------------------------ RDMA completion channel
-
-    /** One completion channel per engine (its device context's), shared by the CQs of its RDMA QPs. */
-    private MemorySegment rdmaChannel = MemorySegment.NULL;
-    private MemorySegment rdmaContext = MemorySegment.NULL;
-    private MemorySegment rdmaPollFd;
-    private MemorySegment rdmaCqCell;
-    private MemorySegment rdmaCtxCell;
-
-    /** The completion channel for a CQ on {@code ctx}; NULL (the engine then polls) for a second device. Control path. */
-    private synchronized MemorySegment rdmaChannel(MemorySegment ctx) {
-        if (rdmaChannel.equals(MemorySegment.NULL)) {
-            rdmaChannel = io.jdoca.verbs.Verbs.createCompChannel(ctx);
-            rdmaContext = ctx;
-            rdmaPollFd = arena.allocate(io.jdoca.verbs.VerbsLayouts.POLLFD);
-            rdmaPollFd.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, io.jdoca.verbs.Verbs.compChannelFd(rdmaChannel));
-            rdmaPollFd.set(java.lang.foreign.ValueLayout.JAVA_SHORT, 4, (short) io.jdoca.verbs.VerbsConstants.POLLIN);
-            rdmaCqCell = arena.allocate(java.lang.foreign.ValueLayout.ADDRESS);
-            rdmaCtxCell = arena.allocate(java.lang.foreign.ValueLayout.ADDRESS);
-        }
-        return rdmaContext.address() == ctx.address() ? rdmaChannel : MemorySegment.NULL;
-    }
-
-    /**
-     * An engine with RDMA QPs going idle: arms every CQ, looks once more (a completion that came
-     * between the last poll and the arm raises no event), then sleeps in poll(2) on the completion
-     * channel (TCP QPs on the same engine: in the selector, at most 1 ms) until a completion.
-     */
-    private void waitForRdma(long timeoutNanos, StaQp[] cur) {
-        boolean tcp = false;
-        for (StaQp qp : cur) {
-            NvmeRdmaConnection c = qp.rdma();
-            if (c == null) {
-                tcp |= qp.selectable() != null;
-                continue;
-            }
-            if (c.queuePair().arm() != 0) {
-                Thread.yield();
-                return;
-            }
-        }
-        int more = 0;
-        for (StaQp qp : cur) {
-            if (qp.rdma() != null) {
-                more += qp.poll();
-            }
-        }
-        if (more > 0) {
-            return;
-        }
-        int ms = (int) Math.max(1, Math.min(timeoutNanos / 1_000_000, 1000));
-        MemorySegment ch;
-        synchronized (this) {
-            ch = rdmaChannel;
-        }
-        if (tcp || ch.equals(MemorySegment.NULL)) {
-            try {
-                if (selector != null) {
-                    selector.select(ignoreKey, 1);
-                }
-            } catch (IOException | java.nio.channels.ClosedSelectorException e) {
-                Thread.yield();
-            }
-            return;
-        }
-        rdmaPollFd.set(java.lang.foreign.ValueLayout.JAVA_SHORT, 6, (short) 0);
-        if (io.jdoca.verbs.Libc.poll(rdmaPollFd, 1, ms) > 0
-                && (rdmaPollFd.get(java.lang.foreign.ValueLayout.JAVA_SHORT, 6) & io.jdoca.verbs.VerbsConstants.POLLIN) != 0) {
-            // One event per wake: each is acknowledged at once, so a CQ can always be destroyed.
-            if (io.jdoca.verbs.Verbs.getCqEvent(ch, rdmaCqCell, rdmaCtxCell) == 0) {
-                io.jdoca.verbs.Verbs.ackCqEvents(rdmaCqCell.get(java.lang.foreign.ValueLayout.ADDRESS, 0), 1);
-            }
-        }
-    }
-
-    private boolean hasRdma(StaQp[] cur) {
-        for (StaQp qp : cur) {
-            if (qp.rdma() != null) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** {@code doca_sta_io_qp_connect}: alloc and accept in one call (same as {@link #qpAccept}). */
@@ -397,23 +314,22 @@ public final class StaIo extends Ctx {
 
     /** Live QPs of this engine (control path). */
     public List<StaQp> qps() {
-        return new ArrayList<>(Arrays.asList(qps));
+        return new ArrayList<>(Arrays.asList(group.all()));
     }
 
     /** Runs {@code r} on this context's PE thread during progress. Any thread; control path. */
     public void post(Runnable r) {
-        inbox.add(r);
-        wakeup();
+        handOver(r);
     }
 
-    private void wakeup() {
+    /** Queues a new QP or an action for the PE thread and wakes it. Any thread. */
+    private <T> T handOver(T o) {
+        inbox.add(o);
         if (pe() != null) {
             pe().notifyWork();
         }
-        java.nio.channels.Selector sel = selector;
-        if (sel != null) {
-            sel.wakeup();
-        }
+        wait.wakeup();
+        return o;
     }
 
     /**
@@ -424,29 +340,8 @@ public final class StaIo extends Ctx {
      * wakes as soon as a host sends. PE thread only.
      */
     public void waitForIo(long timeoutNanos) {
-        if (selector == null || hasPendingWork()) {
-            return;
-        }
-        if (beChannels.busy() == 0 && hasRdma(qps)) {
-            waitForRdma(timeoutNanos, qps);
-            return;
-        }
-        if (beChannels.busy() > 0) {
-            // Back-end completions are not selectable: sleep on the back-end's own completions.
-            beChannels.await();
-            return;
-        }
-        StaQp[] cur = qps;
-        for (int i = 0; i < cur.length; i++) {
-            if (cur[i].transport().sendPending() || cur[i].state() == StaQpState.TERMINATING) {
-                Thread.yield();
-                return;
-            }
-        }
-        try {
-            selector.select(ignoreKey, Math.max(1, timeoutNanos / 1_000_000));
-        } catch (IOException | java.nio.channels.ClosedSelectorException e) {
-            Thread.yield();
+        if (wait.ready() && !hasPendingWork()) {
+            wait.await(timeoutNanos, group.all(), beChannels);
         }
     }
 
@@ -459,11 +354,7 @@ public final class StaIo extends Ctx {
     /** {@code doca_sta_io_task_disconnect_alloc_init}. */
     public StaIoTaskDisconnect taskDisconnectAllocInit(StaQp qp, long userData) {
         StaIoTaskDisconnect t = disconnectPool.alloc();
-        if (t != null) {
-            t.qp = qp;
-            t.setUserData(userData);
-        }
-        return t;
+        return t == null ? null : t.init(qp, userData);
     }
 
     public DocaError taskNonOffloadSendSetConf(TaskCallback<StaIoTaskNonOffloadSend> ok,
@@ -474,15 +365,7 @@ public final class StaIo extends Ctx {
     /** Sends the completion of non-offloaded command {@code cid} (NVMe status field, DW0, DW1). */
     public StaIoTaskNonOffloadSend taskNonOffloadSendAllocInit(StaQp qp, int cid, int status, int dw0, int dw1, long userData) {
         StaIoTaskNonOffloadSend t = sendPool.alloc();
-        if (t != null) {
-            t.qp = qp;
-            t.cid = cid;
-            t.status = status;
-            t.dw0 = dw0;
-            t.dw1 = dw1;
-            t.setUserData(userData);
-        }
-        return t;
+        return t == null ? null : t.init(qp, cid, status, dw0, dw1, userData);
     }
 
     public DocaError taskNonOffloadWriteSendSetConf(TaskCallback<StaIoTaskNonOffloadWriteSend> ok,
@@ -494,18 +377,7 @@ public final class StaIo extends Ctx {
     public StaIoTaskNonOffloadWriteSend taskNonOffloadWriteSendAllocInit(StaQp qp, int cid, MemorySegment data, long offset,
                                                                          int len, int status, int dw0, int dw1, long userData) {
         StaIoTaskNonOffloadWriteSend t = writeSendPool.alloc();
-        if (t != null) {
-            t.qp = qp;
-            t.cid = cid;
-            t.data = data;
-            t.dataOffset = offset;
-            t.dataLen = len;
-            t.status = status;
-            t.dw0 = dw0;
-            t.dw1 = dw1;
-            t.setUserData(userData);
-        }
-        return t;
+        return t == null ? null : t.init(qp, cid, data, offset, len, status, dw0, dw1, userData);
     }
 
     public DocaError taskNonOffloadReadSetConf(TaskCallback<StaIoTaskNonOffloadRead> ok,
@@ -517,15 +389,7 @@ public final class StaIo extends Ctx {
     public StaIoTaskNonOffloadRead taskNonOffloadReadAllocInit(StaQp qp, int cid, MemorySegment dst, long offset, int len,
                                                                long userData) {
         StaIoTaskNonOffloadRead t = readPool.alloc();
-        if (t != null) {
-            t.qp = qp;
-            t.cid = cid;
-            t.dst = dst;
-            t.dstOffset = offset;
-            t.len = len;
-            t.setUserData(userData);
-        }
-        return t;
+        return t == null ? null : t.init(qp, cid, dst, offset, len, userData);
     }
 
     // ------------------------------------------------------------------ stats
@@ -535,7 +399,7 @@ public final class StaIo extends Ctx {
         return StaStats.of("engine", name(), "reads", reads, "writes", writes, "read_bytes", readBytes,
                 "write_bytes", writeBytes, "non_offloaded", nonOffloaded, "io_errors", ioErrors,
                 "digest_errors", digestErrors, "protocol_errors", protocolErrors, "qps_accepted", qpsAccepted,
-                "qps_closed", qpsClosed, "qps_live", (long) qps.length);
+                "qps_closed", qpsClosed, "qps_live", (long) group.size());
     }
 
     // ------------------------------------------------------------------ engine internals
@@ -566,54 +430,12 @@ public final class StaIo extends Ctx {
         qp.abortRequests(why);
         qpsClosed++;
         sta.liveQps.decrementAndGet();
-        StaQp[] cur = qps;
-        int n = 0;
-        StaQp[] next = new StaQp[Math.max(cur.length - 1, 0)];
-        for (StaQp q : cur) {
-            if (q != qp && n < next.length) {
-                next[n++] = q;
-            }
-        }
-        qps = n == next.length ? next : Arrays.copyOf(next, n);
+        group.remove(qp);
         if (!qp.appInitiatedClose && transportErrorCb != null) {
             transportErrorCb.onTransportError(qp, op, why, op.equals("protocol") ? qp.lastFes : detail);
         }
         // Queued tasks may still reference the QP; its buffers go when nothing can touch them.
-        if (!hasTasksFor(qp)) {
-            qp.releaseMemory();
-        } else {
-            pendingRelease.add(qp);
-        }
-    }
-
-    /** Closed QPs whose buffers wait until no queued task references them (control path list). */
-    private final List<StaQp> pendingRelease = new ArrayList<>();
-
-    private void releasePending() {
-        for (int i = pendingRelease.size() - 1; i >= 0; i--) {
-            StaQp qp = pendingRelease.get(i);
-            if (!hasTasksFor(qp)) {
-                qp.releaseMemory();
-                pendingRelease.remove(i);
-            }
-        }
-    }
-
-    private boolean hasTasksFor(StaQp qp) {
-        int size = queued.size();
-        boolean found = false;
-        for (int i = 0; i < size; i++) {
-            Task t = queued.poll();
-            if (qpOf(t) == qp) {
-                found = true;
-            }
-            queued.add(t);
-        }
-        return found;
-    }
-
-    private static StaQp qpOf(Task t) {
-        return NonOffloadTasks.qpOf(t);
+        group.release(qp);
     }
 
     @Override
@@ -621,26 +443,20 @@ public final class StaIo extends Ctx {
         if (sta.state() != CtxState.RUNNING) {
             return DocaError.BAD_STATE;
         }
-        try {
-            selector = java.nio.channels.Selector.open();
-        } catch (IOException e) {
-            selector = null; // waitForIo then degrades to returning at once
-        }
+        wait.open(); // without a selector, waitForIo returns at once
         return DocaError.SUCCESS;
     }
 
     @Override
     protected void onStop() {
-        for (StaQp qp : qps) {
+        for (StaQp qp : group.all()) {
             qp.appInitiatedClose = true;
             teardown(qp, "recv", DocaError.SHUTDOWN, 0);
         }
         Object o;
         while ((o = inbox.poll()) != null) {
             if (o instanceof StaQp qp) {
-                qp.close();
-                qp.releaseMemory();
-                sta.liveQps.decrementAndGet();
+                discard(qp);
             }
         }
     }
@@ -648,46 +464,13 @@ public final class StaIo extends Ctx {
     @Override
     protected void onIdle() {
         beChannels.close();
-        if (selector != null) {
-            try {
-                selector.close();
-            } catch (IOException e) {
-                // closing
-            }
-            selector = null;
-        }
-        for (StaQp qp : pendingRelease) {
-            qp.releaseMemory();
-        }
-        pendingRelease.clear();
-        synchronized (this) {
-            if (!rdmaChannel.equals(MemorySegment.NULL)) {
-                try {
-                    io.jdoca.verbs.Verbs.destroyCompChannel(rdmaChannel);
-                } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, "completion channel: " + e.getMessage());
-                }
-                rdmaChannel = MemorySegment.NULL;
-                rdmaContext = MemorySegment.NULL;
-            }
-        }
+        group.releaseAll();
+        wait.close();
     }
 
     @Override
     protected DocaError validateTask(Task t) {
-        StaQp qp = qpOf(t);
-        if (qp == null || qp.io() != this) {
-            return DocaError.INVALID_VALUE;
-        }
-        if (t instanceof StaIoTaskNonOffloadWriteSend w && (w.dataLen < 0 || (w.dataLen > 0 && w.data == null)
-                || (w.data != null && w.dataOffset + w.dataLen > w.data.byteSize()))) {
-            return DocaError.INVALID_VALUE;
-        }
-        if (t instanceof StaIoTaskNonOffloadRead r && (r.dst == null || r.len <= 0
-                || r.dstOffset + r.len > r.dst.byteSize() || r.len > sta.getMaxIoSize())) {
-            return DocaError.INVALID_VALUE;
-        }
-        return DocaError.SUCCESS;
+        return NonOffloadTasks.validate(this, t, sta.getMaxIoSize());
     }
 
     @Override
@@ -710,7 +493,7 @@ public final class StaIo extends Ctx {
         if (beChannels.busy() > 0) {
             return StaBeChannels.WAIT_NANOS;
         }
-        return qps.length == 0 && queued.isEmpty() ? Long.MAX_VALUE : 200_000L;
+        return group.size() == 0 && queued.isEmpty() ? Long.MAX_VALUE : 200_000L;
     }
 
     @Override
@@ -722,10 +505,7 @@ public final class StaIo extends Ctx {
         if (beChannels.busy() > 0) {
             n += beChannels.poll();
         }
-        StaQp[] cur = qps;
-        for (int i = 0; i < cur.length; i++) {
-            n += cur[i].poll();
-        }
+        n += group.poll();
         if (beChannels.busy() > 0) {
             // Submit what this cycle's commands queued now (one io_uring_enter), not a cycle later.
             n += beChannels.poll();
@@ -733,8 +513,8 @@ public final class StaIo extends Ctx {
         if (!queued.isEmpty()) {
             n += runTasks();
         }
-        if (!pendingRelease.isEmpty()) {
-            releasePending();
+        if (group.hasPendingRelease()) {
+            group.releasePending();
         }
         return n;
     }
@@ -745,22 +525,12 @@ public final class StaIo extends Ctx {
         while ((o = inbox.poll()) != null) {
             if (o instanceof StaQp qp) {
                 if (state() != CtxState.RUNNING) {
-                    qp.close();
-                    qp.releaseMemory();
-                    sta.liveQps.decrementAndGet();
+                    discard(qp);
                     continue;
                 }
-                qps = Arrays.copyOf(qps, qps.length + 1);
-                qps[qps.length - 1] = qp;
+                group.add(qp);
                 qpsAccepted++;
-                if (selector != null && qp.selectable() != null) {
-                    SelectableChannel sc = qp.selectable();
-                    try {
-                        sc.register(selector, java.nio.channels.SelectionKey.OP_READ);
-                    } catch (IOException e) {
-                        LOG.log(System.Logger.Level.WARNING, "cannot watch {0}: {1}", qp, e.getMessage());
-                    }
-                }
+                wait.watch(qp);
             } else if (o instanceof Runnable r) {
                 try {
                     r.run();
@@ -771,6 +541,13 @@ public final class StaIo extends Ctx {
             n++;
         }
         return n;
+    }
+
+    /** A QP handed over but never started (the engine stopped first). */
+    private void discard(StaQp qp) {
+        qp.close();
+        qp.releaseMemory();
+        sta.liveQps.decrementAndGet();
     }
 
     private int runTasks() {

@@ -20,6 +20,13 @@ public final class StaIoTaskDisconnect extends Task {
         super(pool);
     }
 
+    /** Fills a task just allocated ({@link StaIo#taskDisconnectAllocInit}). */
+    StaIoTaskDisconnect init(StaQp qp, long userData) {
+        this.qp = qp;
+        setUserData(userData);
+        return this;
+    }
+
     @Override
     protected void onFree() {
         qp = null;

@@ -23,6 +23,17 @@ public final class StaIoTaskNonOffloadRead extends Task {
         super(pool);
     }
 
+    /** Fills a task just allocated ({@link StaIo#taskNonOffloadReadAllocInit}). */
+    StaIoTaskNonOffloadRead init(StaQp qp, int cid, MemorySegment dst, long offset, int len, long userData) {
+        this.qp = qp;
+        this.cid = cid;
+        this.dst = dst;
+        this.dstOffset = offset;
+        this.len = len;
+        setUserData(userData);
+        return this;
+    }
+
     public StaQp qp() {
         return qp;
     }

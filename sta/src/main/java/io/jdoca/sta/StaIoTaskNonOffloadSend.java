@@ -21,6 +21,17 @@ public final class StaIoTaskNonOffloadSend extends Task {
         super(pool);
     }
 
+    /** Fills a task just allocated ({@link StaIo#taskNonOffloadSendAllocInit}). */
+    StaIoTaskNonOffloadSend init(StaQp qp, int cid, int status, int dw0, int dw1, long userData) {
+        this.qp = qp;
+        this.cid = cid;
+        this.status = status;
+        this.dw0 = dw0;
+        this.dw1 = dw1;
+        setUserData(userData);
+        return this;
+    }
+
     public StaQp qp() {
         return qp;
     }

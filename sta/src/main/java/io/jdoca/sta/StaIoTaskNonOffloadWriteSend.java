@@ -25,6 +25,21 @@ public final class StaIoTaskNonOffloadWriteSend extends Task {
         super(pool);
     }
 
+    /** Fills a task just allocated ({@link StaIo#taskNonOffloadWriteSendAllocInit}). */
+    StaIoTaskNonOffloadWriteSend init(StaQp qp, int cid, MemorySegment data, long offset, int len, int status, int dw0,
+                                      int dw1, long userData) {
+        this.qp = qp;
+        this.cid = cid;
+        this.data = data;
+        this.dataOffset = offset;
+        this.dataLen = len;
+        this.status = status;
+        this.dw0 = dw0;
+        this.dw1 = dw1;
+        setUserData(userData);
+        return this;
+    }
+
     public StaQp qp() {
         return qp;
     }

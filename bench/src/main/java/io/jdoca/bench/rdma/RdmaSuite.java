@@ -48,8 +48,11 @@ import org.HdrHistogram.Histogram;
  * NIC, except while round trips are measured, when both engines poll with a yielding strategy and
  * read their sockets themselves. The baselines are measured in every round, interleaved with the
  * RDMA figures; medians over the rounds are reported.
+ *
+ * <p>{@code ./jdoca bench rdma -d DEV} measures the verbs transport on an rdma-core device instead,
+ * beside perftest on the same device ({@link VerbsBench}).
  */
-public final class RdmaSuite implements BenchSuite {
+public final class RdmaSuite implements BenchSuite.OnDevice {
     private static final int DEPTH_64K = 8;
     private static final int DEPTH_4K = 32;
     private static final int K64 = 64 * 1024;
@@ -59,6 +62,17 @@ public final class RdmaSuite implements BenchSuite {
     @Override
     public String description() {
         return "RDMA (shm, tcp): 64 KiB write/read Gbit/s, 4 KiB write Mop/s, 64 B send/recv RTT vs memcpy and raw sockets";
+    }
+
+    /** {@code -d DEV}: the verbs run beside perftest ({@link VerbsBench}), written to {@code rdma-verbs.json}. */
+    @Override
+    public String resultName() {
+        return "rdma-verbs";
+    }
+
+    @Override
+    public List<BenchResult> run(boolean quick, String device) throws Exception {
+        return new VerbsBench(device, quick).run();
     }
 
     @Override

@@ -9,6 +9,7 @@ package io.jdoca.nvmf.config;
  * <p>Immutable.
  */
 public final class ConfigException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
     private final String field;
 
     public ConfigException(String field, String message) {

@@ -6,6 +6,7 @@ package io.jdoca.nvmf.rpc;
  * JSON-RPC code. Control path only; immutable.
  */
 public final class RpcError extends RuntimeException {
+    private static final long serialVersionUID = 1L;
     private final int code;
 
     public RpcError(int code, String message) {

@@ -10,7 +10,6 @@ import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.sta.Sta;
 import io.jdoca.sta.StaBackend;
 import io.jdoca.sta.StaIo;
-import io.jdoca.sta.StaIoTaskDisconnect;
 import io.jdoca.sta.StaNamespace;
 import io.jdoca.sta.StaQp;
 import io.jdoca.sta.StaStats;
@@ -19,17 +18,12 @@ import io.jdoca.sta.StaTaskRmNs;
 import io.jdoca.sta.be.FileBackend;
 import io.jdoca.sta.be.MemoryBackend;
 import io.jdoca.sta.be.NullBackend;
-import io.jdoca.sta.nvme.NvmeStatus;
 import io.jdoca.nvmf.bdev.Bdev;
-import io.jdoca.nvmf.bdev.TimedBackend;
 import io.jdoca.nvmf.config.ConfigException;
 import io.jdoca.nvmf.config.MemoryBudget;
 import io.jdoca.nvmf.config.TargetConfig;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -51,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * contexts in the seed's order, accepts connections on its listeners and hands them to the IO
  * contexts, and keeps the controller registry (Connect, keep-alive, asynchronous events,
  * discovery). Management methods (subsystems, namespaces, hosts, listeners, stats) back the
- * JSON-RPC server.
+ * JSON-RPC server. Its listeners are {@link NvmfListeners}, its bdevs {@link NvmfBdevs}, its
+ * controllers {@link NvmfControllers}; the controllers' admin commands are {@link AdminHandler}'s.
  *
  * <p><b>Threads.</b> One thread per PE (main + each IO context); one acceptor thread per listener;
  * a keep-alive monitor. Management methods may be called from any thread.
@@ -62,19 +57,17 @@ public final class NvmfTarget implements AutoCloseable {
 
     private final TargetConfig config;
     private final Map<String, NvmfSubsystem> subsystems = new ConcurrentHashMap<>();
-    private final Map<Integer, NvmfController> controllers = new ConcurrentHashMap<>();
-    private final AtomicInteger nextCntlid = new AtomicInteger(1);
-    private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+    private final NvmfControllers controllers = new NvmfControllers();
+    private final NvmfListeners listeners = new NvmfListeners(this);
     private final List<NvmfEngine> engines = new ArrayList<>();
     private final ConcurrentLinkedQueue<Runnable> mainActions = new ConcurrentLinkedQueue<>();
     private final AdminHandler handler = new AdminHandler(this);
     private final AtomicInteger rr = new AtomicInteger();
-    private final AtomicInteger nextPortId = new AtomicInteger(1);
     private volatile long discoveryGen = 1;
     /** Back-end files this start created (deleted again if the start fails). */
     private final List<Path> createdFiles = new CopyOnWriteArrayList<>();
-    /** SPDK-style named block devices, in creation order (guarded by this). */
-    private final Map<String, Bdev> bdevs = new LinkedHashMap<>();
+    /** SPDK-style named block devices (guarded by this). */
+    private final NvmfBdevs bdevs = new NvmfBdevs(this);
     /** nvmf_create_transport options by trtype (guarded by this); TCP appears implicitly with a listener. */
     private final Map<String, Map<String, Object>> transports = new LinkedHashMap<>();
     private volatile boolean running;
@@ -107,29 +100,6 @@ public final class NvmfTarget implements AutoCloseable {
         return running;
     }
 
-    /**
-     * One listener: a bound TCP socket, or an rdma_cm id listening for NVMe/RDMA ({@code trtype}
-     * {@link StaQp#TRTYPE_RDMA}; {@code rdmaId} its address). {@code topLevel}: opened by
-     * {@link #addListener} (the JSON's top-level listeners, {@code --listen}), so given to the
-     * subsystems the JSON defines without listeners of their own; otherwise opened for one
-     * subsystem by {@link #addSubsystemListener}.
-     */
-    private record Listener(String trtype, String address, InetAddress ip, int port, int portId, boolean topLevel,
-                            ServerSocketChannel channel, long rdmaId, Thread thread, java.util.concurrent.atomic.AtomicBoolean open) {
-        /** TCP listeners keep their historical key "address:port" (saved configurations); RDMA ones are prefixed. */
-        String key() {
-            return (StaQp.TRTYPE_TCP.equals(trtype) ? "" : "rdma:") + address + ":" + port;
-        }
-
-        boolean accepts(String tr, InetAddress local, int localPort) {
-            return trtype.equals(tr) && port == localPort && (ip.isAnyLocalAddress() || ip.equals(local));
-        }
-
-        boolean isOpen() {
-            return open.get() && (channel == null || channel.isOpen());
-        }
-    }
-
     // ------------------------------------------------------------------ life cycle
 
     /** Brings everything up (seed order: main context, IO contexts, subsystems, listeners). Control path. */
@@ -156,7 +126,7 @@ public final class NvmfTarget implements AutoCloseable {
             ProgressEngine pe = ProgressEngine.create();
             check(io.setQueueDepth(1 << 16), "queue depth");
             check(io.nonOffloadRegisterCb(handler, i), "non-offload callback");
-            check(io.eventTransportErrorRegisterCb((qp, op, why, detail) -> qpGone(qp, op + ": " + why + (detail != 0 ? " FES " + detail : ""))), "transport error callback");
+            check(io.eventTransportErrorRegisterCb((qp, op, why, detail) -> controllers.qpGone(qp, op + ": " + why + (detail != 0 ? " FES " + detail : ""))), "transport error callback");
             check(io.taskNonOffloadSendSetConf((t, ud, cud) -> t.free(), (t, ud, cud) -> t.free(), 4096), "send conf");
             check(io.taskNonOffloadWriteSendSetConf((t, ud, cud) -> t.free(), (t, ud, cud) -> t.free(), 1024), "write-send conf");
             check(io.taskNonOffloadReadSetConf((t, ud, cud) -> {
@@ -195,7 +165,7 @@ public final class NvmfTarget implements AutoCloseable {
         }
         createdFiles.clear();
         started = true;
-        kaThread = new Thread(this::keepAliveMonitor, "sta-keepalive");
+        kaThread = new Thread(() -> controllers.keepAliveMonitor(this::running), "sta-keepalive");
         kaThread.setDaemon(true);
         kaThread.start();
     }
@@ -236,9 +206,7 @@ public final class NvmfTarget implements AutoCloseable {
         if (!running) {
             return;
         }
-        for (Listener l : listeners) {
-            closeListener(l);
-        }
+        listeners.closeAll();
         running = false;
         for (NvmfEngine e : engines) {
             e.pe.notifyWork();
@@ -251,10 +219,7 @@ public final class NvmfTarget implements AutoCloseable {
         for (NvmfEngine e : engines) {
             e.io.destroy();
         }
-        if (rdmaCm != null) {
-            rdmaCm.close(); // after the engines: every connection's id is gone
-            rdmaCm = null;
-        }
+        listeners.closeRdmaCm();
         for (StaSubsystem s : sta.subsystems()) {
             for (StaNamespace ns : s.namespaces()) {
                 s.rmNs(ns); // IO contexts are stopped: nothing is in flight
@@ -310,69 +275,17 @@ public final class NvmfTarget implements AutoCloseable {
 
     /** {@link #addListener(String, int)} for a transport: {@link StaQp#TRTYPE_TCP} or {@link StaQp#TRTYPE_RDMA}. */
     public synchronized int addListener(String trtype, String address, int port) throws IOException {
-        return openListener(trtype, address, port, true).port();
+        return listeners.open(trtype, address, port, true).port();
     }
 
-    /** The rdma_cm service, opened with the first NVMe/RDMA listener (guarded by this). */
-    private RdmaCmService rdmaCm;
+    /** The IO engine that takes the next connection (round robin). Any thread. */
+    NvmfEngine nextEngine() {
+        return engines.get(Math.floorMod(rr.getAndIncrement(), engines.size()));
+    }
 
-    private Listener openListener(String trtype, String address, int port, boolean topLevel) throws IOException {
-        InetAddress ip = TargetConfig.ipLiteral("address", address);
-        if (StaQp.TRTYPE_RDMA.equals(trtype)) {
-            if (rdmaCm == null) {
-                rdmaCm = new RdmaCmService(this::acceptRdma);
-            }
-            long[] idPort = rdmaCm.listen(ip, port);
-            Listener l = new Listener(trtype, ip.getHostAddress(), ip, (int) idPort[1], nextPortId.getAndIncrement(), topLevel,
-                    null, idPort[0], null, new java.util.concurrent.atomic.AtomicBoolean(true));
-            listeners.add(l);
-            discoveryGen++;
-            LOG.info("listening on {}:{} (NVMe/RDMA{})", l.address(), l.port(), topLevel ? "" : ", per subsystem");
-            return l;
-        }
-        ServerSocketChannel ch = ServerSocketChannel.open();
-        try {
-            ch.setOption(java.net.StandardSocketOptions.SO_REUSEADDR, true);
-            ch.bind(new InetSocketAddress(ip, port), 128);
-        } catch (IOException e) {
-            ch.close();
-            throw new IOException("cannot listen on " + address + ":" + port + ": " + e.getMessage(), e);
-        }
-        int actual = ((InetSocketAddress) ch.getLocalAddress()).getPort();
-        Thread t = new Thread(() -> acceptLoop(ch), "sta-listen-" + actual);
-        t.setDaemon(true);
-        Listener l = new Listener(StaQp.TRTYPE_TCP, ip.getHostAddress(), ip, actual, nextPortId.getAndIncrement(), topLevel, ch,
-                0, t, new java.util.concurrent.atomic.AtomicBoolean(true));
-        listeners.add(l);
+    /** A listener, subsystem or host changed: the discovery log's generation counter moves. */
+    void discoveryChanged() {
         discoveryGen++;
-        t.start();
-        LOG.info("listening on {}:{} (NVMe/TCP{})", l.address(), actual, topLevel ? "" : ", per subsystem");
-        return l;
-    }
-
-    private void closeListener(Listener l) {
-        if (!l.open().getAndSet(false)) {
-            return;
-        }
-        if (l.channel() != null) {
-            try {
-                l.channel().close();
-            } catch (IOException e) {
-                // closing
-            }
-        } else if (rdmaCm != null) {
-            rdmaCm.unlisten(l.rdmaId());
-        }
-    }
-
-    /** A connection request on an NVMe/RDMA listener (rdma_cm thread): the next engine accepts it, round robin. */
-    private StaQp acceptRdma(io.jdoca.sta.rdma.NvmeRdmaConnectRequest req) {
-        if (!running) {
-            req.reject(io.jdoca.sta.rdma.NvmeRdmaCmReject.STS_NO_RSC);
-            throw new DocaException(DocaError.BAD_STATE, "target stopping: NVMe/RDMA connection from " + req.remoteAddress() + " refused");
-        }
-        NvmfEngine e = engines.get(Math.floorMod(rr.getAndIncrement(), engines.size()));
-        return e.io.qpAccept(req);
     }
 
     /**
@@ -390,16 +303,9 @@ public final class NvmfTarget implements AutoCloseable {
             throw new DocaException(DocaError.NOT_FOUND, "no subsystem " + nqn);
         }
         InetAddress ip = TargetConfig.ipLiteral("listen_address.traddr", address);
-        Listener use = null;
-        if (port != 0) {
-            for (Listener l : listeners) {
-                if (l.trtype().equals(trtype) && l.port() == port && (l.ip().equals(ip) || l.ip().isAnyLocalAddress())) {
-                    use = l;
-                }
-            }
-        }
+        NvmfListeners.Listener use = port != 0 ? listeners.find(trtype, ip, port) : null;
         if (use == null) {
-            use = openListener(trtype, address, port, false);
+            use = listeners.open(trtype, address, port, false);
         }
         s.addListener(use.key());
         discoveryGen++;
@@ -422,49 +328,16 @@ public final class NvmfTarget implements AutoCloseable {
             throw new DocaException(DocaError.NOT_FOUND, "no subsystem " + nqn);
         }
         InetAddress ip = TargetConfig.ipLiteral("listen_address.traddr", address);
-        boolean removed = false;
-        for (Listener l : listeners) {
-            if (l.trtype().equals(trtype) && l.port() == port && l.ip().equals(ip)) {
-                removed |= s.removeListener(l.key());
-            }
-        }
-        if (!removed) {
+        if (!listeners.removeFrom(s, trtype, ip, port)) {
             throw new DocaException(DocaError.NOT_FOUND, nqn + " has no listener " + address + ":" + port);
         }
-        closeUnusedListeners();
+        listeners.closeUnused(subsystems.values());
         discoveryGen++;
     }
 
-    /** The listeners {@code s} was given with add_listener (for save_config), "address:port". */
+    /** The listeners {@code s} was given with add_listener (for save_config): trtype, adrfam, traddr, trsvcid. */
     public List<Map<String, Object>> listenAddresses(NvmfSubsystem s) {
-        List<Map<String, Object>> ls = new ArrayList<>();
-        for (Listener l : listeners) {
-            if (!s.isDiscovery() && reachableOn(s, l)) {
-                Map<String, Object> a = new LinkedHashMap<>();
-                a.put("trtype", l.trtype());
-                a.put("adrfam", l.ip() instanceof java.net.Inet6Address ? "IPv6" : "IPv4");
-                a.put("traddr", l.address());
-                a.put("trsvcid", Integer.toString(l.port()));
-                ls.add(a);
-            }
-        }
-        return ls;
-    }
-
-    /** The listener a connection came in on (its transport and local address), or null. */
-    private Listener listenerOf(StaQp qp) {
-        if (qp.localAddress() instanceof InetSocketAddress a) {
-            for (Listener l : listeners) {
-                if (l.isOpen() && l.accepts(qp.transportType(), a.getAddress(), a.getPort())) {
-                    return l;
-                }
-            }
-        }
-        return null;
-    }
-
-    private static boolean reachableOn(NvmfSubsystem s, Listener l) {
-        return s.isDiscovery() || s.hasListener(l.key()) || (s.followsTopLevelListeners() && l.topLevel());
+        return listeners.addressesOf(s);
     }
 
     /**
@@ -472,45 +345,12 @@ public final class NvmfTarget implements AutoCloseable {
      * discovery subsystem on every listener, others only on the listeners they were given.
      */
     boolean reachable(NvmfSubsystem s, StaQp qp) {
-        Listener l = listenerOf(qp);
-        return l != null && reachableOn(s, l);
+        return listeners.reachable(s, qp);
     }
 
+    /** Every listener: trtype, address, port, portid. */
     public List<Map<String, Object>> listeners() {
-        List<Map<String, Object>> out = new ArrayList<>();
-        for (Listener l : listeners) {
-            out.add(Map.of("trtype", l.trtype(), "address", l.address(), "port", l.port(), "portid", l.portId()));
-        }
-        return out;
-    }
-
-    /** Closes per-subsystem listeners that no subsystem uses any more (nothing to reach there). */
-    private void closeUnusedListeners() {
-        for (Listener l : listeners) {
-            if (!l.topLevel() && subsystems.values().stream().noneMatch(s -> s.hasListener(l.key()))) {
-                listeners.remove(l);
-                closeListener(l);
-                LOG.info("listener {} closed: no subsystem uses it", l.key());
-            }
-        }
-    }
-
-    private void acceptLoop(ServerSocketChannel ch) {
-        while (running && ch.isOpen()) {
-            try {
-                SocketChannel c = ch.accept();
-                NvmfEngine e = engines.get(Math.floorMod(rr.getAndIncrement(), engines.size()));
-                StaQp qp = e.io.qpAccept(c);
-                LOG.debug("accepted {} on {}", c.getRemoteAddress(), e.io.name());
-                if (qp == null) {
-                    c.close();
-                }
-            } catch (IOException | DocaException ex) {
-                if (running && ch.isOpen()) {
-                    LOG.warn("accept failed: {}", ex.getMessage());
-                }
-            }
-        }
+        return listeners.describe();
     }
 
     // ------------------------------------------------------------------ subsystems (management)
@@ -578,11 +418,7 @@ public final class NvmfTarget implements AutoCloseable {
         if (s == null || s.isDiscovery()) {
             throw new DocaException(DocaError.NOT_FOUND, "no subsystem " + nqn);
         }
-        for (NvmfController c : controllers.values()) {
-            if (c.subsystem() == s) {
-                killController(c, "subsystem deleted");
-            }
-        }
+        controllers.killAll(c -> c.subsystem() == s, "subsystem deleted");
         for (StaNamespace ns : s.sta().namespaces()) {
             removeNamespaceNow(s, ns);
         }
@@ -591,7 +427,7 @@ public final class NvmfTarget implements AutoCloseable {
         if (e != DocaError.SUCCESS) {
             LOG.warn("subsystem {} destroy: {}", nqn, e);
         }
-        closeUnusedListeners();
+        listeners.closeUnused(subsystems.values());
         discoveryGen++;
     }
 
@@ -603,22 +439,9 @@ public final class NvmfTarget implements AutoCloseable {
         release(ns.backend());
     }
 
-    /**
-     * A namespace let go of its back-end: a bdev is unclaimed (and destroyed when jdoca's own
-     * namespace form made it), a bare back-end destroyed.
-     */
+    /** A namespace let go of its back-end (see {@link NvmfBdevs#release}). */
     private synchronized void release(StaBackend b) {
-        for (Bdev d : bdevs.values()) {
-            if (d.backend() == b) {
-                d.claim(null);
-                if (d.ownedByNamespace()) {
-                    bdevs.remove(d.name());
-                    destroyBackend(b);
-                }
-                return;
-            }
-        }
-        destroyBackend(b);
+        bdevs.release(b);
     }
 
     /**
@@ -639,7 +462,7 @@ public final class NvmfTarget implements AutoCloseable {
         }
         Path created = null;
         String beName = nqn + "/ns" + nsid;
-        if (bdevs.containsKey(beName)) {
+        if (bdevs.get(beName) != null) {
             throw new ConfigException("namespace", "a bdev named " + beName + " already exists");
         }
         Bdev.Module module;
@@ -670,16 +493,16 @@ public final class NvmfTarget implements AutoCloseable {
             default -> throw new DocaException(DocaError.INVALID_VALUE, "unknown backend " + n.backend() + " (memory, file, null)");
         };
         StaBackend raw = be;
-        be = registerBackend(raw);
+        be = bdevs.register(raw);
         UUID uuid = n.uuid() != null ? UUID.fromString(n.uuid()) : s.uuid(nsid);
         Bdev d = new Bdev(beName, module, n.blockSize(), be.sizeBytes() / n.blockSize(), uuid, be,
                 module == Bdev.Module.AIO ? Path.of(n.path()) : null, true);
-        bdevs.put(beName, d);
+        bdevs.add(d);
         try {
             attach(s, nsid, d, n.uuid() != null ? uuid : null, null);
         } catch (RuntimeException e) {
             bdevs.remove(beName);
-            destroyBackend(be);
+            bdevs.destroy(be);
             deleteQuietly(created);
             throw e;
         }
@@ -736,29 +559,7 @@ public final class NvmfTarget implements AutoCloseable {
         s.setNguid(nsid, nguid);
         LOG.info("namespace {} of {}: bdev {} ({} back-end, {} B, {}-byte blocks)", nsid, s.nqn(), d.name(),
                 d.backend().kind(), d.backend().sizeBytes(), d.blockSize());
-        namespaceChanged(s, nsid);
-    }
-
-    /**
-     * Registers a back-end with STA, wrapped to measure latency ({@link TimedBackend}), with one
-     * queue per IO engine. Returns the wrapper (what namespaces use).
-     */
-    private StaBackend registerBackend(StaBackend raw) {
-        TimedBackend be = new TimedBackend(raw);
-        sta.backendCreate(raw);
-        sta.backendCreate(be);
-        for (int i = 0; i < engines.size() || i == 0; i++) {
-            be.addQueue();
-        }
-        return be;
-    }
-
-    /** Destroys a back-end (and the raw one under a {@link TimedBackend}). */
-    private void destroyBackend(StaBackend b) {
-        sta.backendDestroy(b);
-        if (b instanceof TimedBackend t) {
-            sta.backendDestroy(t.delegate());
-        }
+        controllers.namespaceChanged(s, nsid);
     }
 
     // ------------------------------------------------------------------ bdevs (SPDK's bdev layer)
@@ -770,65 +571,12 @@ public final class NvmfTarget implements AutoCloseable {
      */
     public synchronized Bdev createBdev(Bdev.Module module, String name, int blockSize, long numBlocks, UUID uuid,
                                         Path filename) {
-        if (name == null || name.isEmpty()) {
-            throw new ConfigException("name", "missing (required)");
-        }
-        if (bdevs.containsKey(name)) {
-            throw new DocaException(DocaError.ALREADY_EXIST, "bdev " + name + " already exists");
-        }
-        if (!Sta.isLogicalBlockSizeSupported(blockSize)) {
-            throw new ConfigException("block_size", blockSize + ": jdoca supports 512 or 4096");
-        }
-        StaBackend be;
-        switch (module) {
-            case MALLOC, NULL -> {
-                if (numBlocks <= 0 || numBlocks > (Long.MAX_VALUE / blockSize)) {
-                    throw new ConfigException("num_blocks", numBlocks + " must be a positive number of blocks");
-                }
-                long bytes = numBlocks * blockSize;
-                if (module == Bdev.Module.MALLOC) {
-                    MemoryBudget.check("num_blocks", bytes);
-                    be = new MemoryBackend(name, bytes);
-                } else {
-                    be = new NullBackend(name, bytes);
-                }
-            }
-            case AIO -> {
-                if (!Files.exists(filename)) {
-                    throw new ConfigException("filename", filename + " does not exist");
-                }
-                if (Files.isDirectory(filename)) {
-                    throw new ConfigException("filename", filename + " is a directory");
-                }
-                be = FileBackend.open(name, filename, 0);
-                numBlocks = be.sizeBytes() / blockSize;
-                if (numBlocks == 0) {
-                    closeUnregistered(be);
-                    throw new ConfigException("filename", filename + " is smaller than one " + blockSize + "-byte block");
-                }
-            }
-            default -> throw new IllegalStateException(module.toString());
-        }
-        be = registerBackend(be);
-        Bdev d = new Bdev(name, module, blockSize, numBlocks, uuid != null ? uuid : UUID.randomUUID(), be, filename, false);
-        bdevs.put(name, d);
-        LOG.info("bdev {} created ({} , {} x {} B)", name, module.productName, numBlocks, blockSize);
-        return d;
+        return bdevs.create(module, name, blockSize, numBlocks, uuid, filename);
     }
 
     /** Deletes a bdev of {@code module}: NOT_FOUND if there is none, IN_USE while a namespace has it. */
     public synchronized void deleteBdev(Bdev.Module module, String name) {
-        Bdev d = bdevs.get(name);
-        if (d == null || d.module() != module) {
-            throw new DocaException(DocaError.NOT_FOUND, "no " + module.id + " bdev " + name);
-        }
-        if (d.claimedBy() != null) {
-            throw new DocaException(DocaError.IN_USE, "bdev " + name + " is used by namespace " + d.claimedBy()
-                    + ": remove the namespace first (nvmf_subsystem_remove_ns)");
-        }
-        bdevs.remove(name);
-        destroyBackend(d.backend());
-        LOG.info("bdev {} deleted", name);
+        bdevs.delete(module, name);
     }
 
     public synchronized Bdev bdev(String name) {
@@ -836,23 +584,17 @@ public final class NvmfTarget implements AutoCloseable {
     }
 
     public synchronized List<Bdev> bdevs() {
-        return new ArrayList<>(bdevs.values());
+        return bdevs.all();
     }
 
     /** The bdev a namespace's back-end belongs to, or null. */
     public synchronized Bdev bdevOf(StaBackend b) {
-        for (Bdev d : bdevs.values()) {
-            if (d.backend() == b) {
-                return d;
-            }
-        }
-        return null;
+        return bdevs.of(b);
     }
 
-    /** Closes a back-end that was never registered (via STA, which is the only one allowed to). */
-    private void closeUnregistered(StaBackend be) {
-        sta.backendCreate(be);
-        sta.backendDestroy(be);
+    /** IO engines, hence back-end queues per back-end (at least one). */
+    int engineCount() {
+        return engines.size();
     }
 
     // ------------------------------------------------------------------ transports
@@ -915,7 +657,7 @@ public final class NvmfTarget implements AutoCloseable {
             release(ns.backend());
             NvmfSubsystem s = subsystems.get(ns.subsystem().nqn());
             if (s != null) {
-                namespaceChanged(s, ns.nsid());
+                controllers.namespaceChanged(s, ns.nsid());
             }
             LOG.info("namespace {} of {} removed", ns.nsid(), ns.subsystem().nqn());
             f.complete(null);
@@ -933,11 +675,7 @@ public final class NvmfTarget implements AutoCloseable {
     public void removeHost(String nqn, String host) {
         NvmfSubsystem s = requireSubsystem(nqn);
         s.hosts().remove(host);
-        for (NvmfController c : controllers.values()) {
-            if (c.subsystem() == s && c.hostNqn().equals(host) && !s.allowAnyHost()) {
-                killController(c, "host removed");
-            }
-        }
+        controllers.killAll(c -> c.subsystem() == s && c.hostNqn().equals(host) && !s.allowAnyHost(), "host removed");
         discoveryGen++;
     }
 
@@ -969,7 +707,7 @@ public final class NvmfTarget implements AutoCloseable {
     }
 
     public List<NvmfController> controllers() {
-        return new ArrayList<>(controllers.values());
+        return controllers.all();
     }
 
     // ------------------------------------------------------------------ controller registry
@@ -987,18 +725,7 @@ public final class NvmfTarget implements AutoCloseable {
     }
 
     NvmfController createController(NvmfSubsystem s, String hostNqn, byte[] hostId, StaQp adminQp, long kato) {
-        for (int i = 0; i < 0xffef; i++) {
-            int id = nextCntlid.getAndIncrement();
-            if (id > 0xffef) {
-                nextCntlid.set(1);
-                continue;
-            }
-            NvmfController c = new NvmfController(id, s, hostNqn, hostId, adminQp, kato, MAX_IO_QUEUES);
-            if (controllers.putIfAbsent(id, c) == null) {
-                return c;
-            }
-        }
-        return null;
+        return controllers.create(s, hostNqn, hostId, adminQp, kato);
     }
 
     NvmfController controller(int cntlid) {
@@ -1035,10 +762,10 @@ public final class NvmfTarget implements AutoCloseable {
      */
     byte[] discoveryLog(NvmfController c) {
         List<DiscoveryLog.Entry> entries = new ArrayList<>();
-        Listener l = listenerOf(c.adminQp());
+        NvmfListeners.Listener l = listeners.listenerOf(c.adminQp());
         if (l != null) {
             for (NvmfSubsystem s : subsystems()) {
-                if (!s.isDiscovery() && s.hostAllowed(c.hostNqn()) && reachableOn(s, l)) {
+                if (!s.isDiscovery() && s.hostAllowed(c.hostNqn()) && NvmfListeners.reachableOn(s, l)) {
                     entries.add(new DiscoveryLog.Entry(s.nqn(), l.address(), l.port(), l.portId(),
                             StaQp.TRTYPE_RDMA.equals(l.trtype()) ? DiscoveryLog.TRTYPE_RDMA : DiscoveryLog.TRTYPE_TCP));
                 }
@@ -1047,82 +774,14 @@ public final class NvmfTarget implements AutoCloseable {
         return DiscoveryLog.build(discoveryGen, entries);
     }
 
-    /** Namespace attribute changed: record it on every controller of the subsystem and notify hosts. */
-    private void namespaceChanged(NvmfSubsystem s, int nsid) {
-        for (NvmfController c : controllers.values()) {
-            if (c.subsystem() == s && c.namespaceChanged(nsid)) {
-                deliverEvents(c);
-            }
-        }
-    }
-
     /** Completes outstanding AERs with pending events, on the admin QP's IO thread. */
     void deliverEvents(NvmfController c) {
-        StaQp qp = c.adminQp();
-        qp.io().post(() -> {
-            int[] pair;
-            while ((pair = c.takeAerAndEvent()) != null) {
-                AdminHandler.send(qp.io(), qp, pair[0], NvmeStatus.SUCCESS, pair[1], 0);
-            }
-        });
+        controllers.deliverEvents(c);
     }
 
     /** Disconnects one QP (IO thread of the QP). */
     void disconnectQp(StaQp qp) {
-        qp.io().post(() -> {
-            if (qp.state() == io.jdoca.sta.StaQpState.CLOSED) {
-                return;
-            }
-            StaIoTaskDisconnect t = qp.io().taskDisconnectAllocInit(qp, 0);
-            if (t == null) {
-                return;
-            }
-            if (t.submit() != DocaError.SUCCESS) {
-                t.free();
-            }
-        });
-    }
-
-    private void killController(NvmfController c, String why) {
-        if (controllers.remove(c.cntlid(), c)) {
-            c.markDead();
-            LOG.info("{}: torn down ({})", c, why);
-            for (StaQp qp : c.ioQps()) {
-                disconnectQp(qp);
-            }
-            disconnectQp(c.adminQp());
-        }
-    }
-
-    /** A QP died (peer closed it, or a fatal error): an admin QP takes its controller with it. */
-    private void qpGone(StaQp qp, String why) {
-        Object o = qp.userObject();
-        if (o instanceof NvmfController c) {
-            if (c.adminQp() == qp) {
-                killController(c, "admin queue closed: " + why);
-            } else {
-                c.removeIoQp(qp);
-            }
-        }
-        LOG.debug("{} closed: {}", qp, why);
-    }
-
-    private void keepAliveMonitor() {
-        while (running) {
-            try {
-                Thread.sleep(500);
-            } catch (InterruptedException e) {
-                return;
-            }
-            long now = System.nanoTime();
-            for (NvmfController c : controllers.values()) {
-                long kato = c.katoMs();
-                // NVMe Base 2.0 §3.9: the controller may add slack; Linux sends Keep Alive every KATO/2.
-                if (kato > 0 && now - c.lastKeepAliveNanos() > TimeUnit.MILLISECONDS.toNanos(kato * 2)) {
-                    killController(c, "keep-alive timeout (" + kato + " ms)");
-                }
-            }
-        }
+        controllers.disconnectQp(qp);
     }
 
     /**

@@ -1,8 +1,12 @@
 package io.jdoca.rdma.wire;
 
+import io.jdoca.core.ring.ShmRingLayout;
+
 /**
  * Layout of one inbound shared-memory ring of the SHM transport: a file in /dev/shm that its owner
- * (the consumer) creates at export and its peer (the producer) maps at connect. Fixed-size slots;
+ * (the consumer) creates at export and its peer (the producer) maps at connect. The header (magic,
+ * geometry, the two counters, slots at 320) is core's {@link ShmRingLayout}; the fields at 192..319
+ * and the slot format are this transport's. Fixed-size slots;
  * a message longer than one slot spans consecutive slots (FIRST..LAST fragments). Counters are
  * 64-bit, monotonically increasing slot numbers, each on its own cache line and written by one
  * side only (jdoca RDMA wire format §3).
@@ -27,16 +31,18 @@ package io.jdoca.rdma.wire;
  */
 public final class ShmRingDescriptor {
     public static final int MAGIC = 0x5253444A;
-    public static final long OFF_MAGIC = 0;
-    public static final long OFF_SLOT_COUNT = 8;
-    public static final long OFF_SLOT_SIZE = 12;
-    public static final long OFF_TAIL = 64;
-    public static final long OFF_HEAD = 128;
+    public static final long OFF_MAGIC = ShmRingLayout.OFF_MAGIC;
+    public static final long OFF_SLOT_COUNT = ShmRingLayout.OFF_SLOT_COUNT;
+    public static final long OFF_SLOT_SIZE = ShmRingLayout.OFF_SLOT_SIZE;
+    /** Slots published: {@link ShmRingLayout#OFF_PRODUCED}. */
+    public static final long OFF_TAIL = ShmRingLayout.OFF_PRODUCED;
+    /** Slots consumed: {@link ShmRingLayout#OFF_CONSUMED}. */
+    public static final long OFF_HEAD = ShmRingLayout.OFF_CONSUMED;
     public static final long OFF_PEER_PID = 192;
     public static final long OFF_PEER_CLOSED = 200;
     public static final long OFF_OWNER_CLOSED = 256;
     public static final long OFF_OWNER_HEARTBEAT = 264;
-    public static final long SLOTS = 320;
+    public static final long SLOTS = ShmRingLayout.SLOTS;
 
     public static final long SLOT_OPCODE = 0;
     public static final long SLOT_FLAGS = 1;
@@ -60,6 +66,6 @@ public final class ShmRingDescriptor {
     }
 
     public static long regionSize(int slotCount, int slotSize) {
-        return SLOTS + (long) slotCount * slotSize;
+        return ShmRingLayout.regionSize(slotCount, slotSize);
     }
 }

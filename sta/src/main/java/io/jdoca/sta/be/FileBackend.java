@@ -27,6 +27,8 @@ import java.nio.file.Path;
  *
  * <p>Thread-safe: positional calls on shared descriptors.
  */
+// Restricted FFM calls (libc/kernel entry points, native structs); the launcher runs with --enable-native-access.
+@SuppressWarnings("restricted")
 public final class FileBackend extends StaBackend {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIBC = LINKER.defaultLookup();
@@ -129,7 +131,7 @@ public final class FileBackend extends StaBackend {
             if (dst.isNative()) {
                 long done = 0;
                 while (done < len) {
-                    n = (long) PREAD.invokeExact(fd, dst.asSlice(dstOff + done), (long) (len - done), offset + done);
+                    n = (long) PREAD.invokeExact(fd, dst.asSlice(dstOff + done), len - done, offset + done);
                     if (n <= 0) {
                         return NvmeStatus.DATA_TRANSFER_ERROR;
                     }
@@ -155,7 +157,7 @@ public final class FileBackend extends StaBackend {
             }
             long done = 0;
             while (done < len) {
-                long n = (long) PWRITE.invokeExact(fd, src.asSlice(srcOff + done), (long) (len - done), offset + done);
+                long n = (long) PWRITE.invokeExact(fd, src.asSlice(srcOff + done), len - done, offset + done);
                 if (n <= 0) {
                     return NvmeStatus.DATA_TRANSFER_ERROR;
                 }

@@ -19,6 +19,8 @@ import java.lang.invoke.MethodHandle;
  *
  * <p>Not thread-safe: one IO engine thread.
  */
+// Restricted FFM calls (libc/kernel entry points, native structs); the launcher runs with --enable-native-access.
+@SuppressWarnings("restricted")
 final class IoUring implements AutoCloseable {
     // syscall numbers (x86_64 and aarch64 share them since io_uring is newer than the split)
     static final long SYS_IO_URING_SETUP = 425;

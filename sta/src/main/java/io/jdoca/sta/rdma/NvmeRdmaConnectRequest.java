@@ -23,6 +23,8 @@ import java.nio.ByteOrder;
  * <p>Thread rules: made on the listener's thread and handed over once; {@link #accept} and
  * {@link #reject} are for whoever holds it, once.
  */
+// Restricted FFM calls (libc/kernel entry points, native structs); the launcher runs with --enable-native-access.
+@SuppressWarnings("restricted")
 public final class NvmeRdmaConnectRequest {
     private static final int MAX_PRIVATE = 256;
 

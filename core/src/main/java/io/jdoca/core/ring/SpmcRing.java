@@ -1,24 +1,27 @@
-package io.jdoca.rdma;
+package io.jdoca.core.ring;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * The posted receive tasks of one context (a shared receive queue): one producer (the engine
- * thread posting receives), several consumers (each connection's transport thread, and the engine
- * thread for shared-memory connections) claiming entries with a CAS on the head. Lock-free,
- * pre-allocated. A consumer reads the slot before its CAS; the producer cannot overwrite that slot
- * until the head has moved past it, so a successful CAS always returns the value read.
+ * A bounded lock-free single-producer/multi-consumer queue of references, pre-allocated: consumers
+ * claim entries with a CAS on the head. A consumer reads the slot before its CAS; the producer cannot
+ * overwrite that slot until the head has moved past it, so a successful CAS always returns the value
+ * read. RDMA keeps a context's posted receives in one (a shared receive queue: the engine thread
+ * posts, each connection's transport thread and the engine claim).
+ *
+ * <p>Threads: {@link #offer} from one producer thread; {@link #poll} from any number of threads;
+ * {@link #isEmpty} and {@link #size} from any thread (snapshots). Allocation-free.
  */
-final class RecvRing {
+public final class SpmcRing {
     private static final VarHandle HEAD;
     private static final VarHandle TAIL;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
-            HEAD = l.findVarHandle(RecvRing.class, "head", long.class);
-            TAIL = l.findVarHandle(RecvRing.class, "tail", long.class);
+            HEAD = l.findVarHandle(SpmcRing.class, "head", long.class);
+            TAIL = l.findVarHandle(SpmcRing.class, "tail", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -35,14 +38,14 @@ final class RecvRing {
     @SuppressWarnings("unused")
     private long r1, r2, r3, r4, r5, r6, r7;
 
-    RecvRing(int capacity) {
+    public SpmcRing(int capacity) {
         int c = Integer.highestOneBit(Math.max(2, capacity - 1)) << 1;
         this.buf = new Object[c];
         this.mask = c - 1;
     }
 
     /** Producer only. False when full. */
-    boolean offer(Object o) {
+    public boolean offer(Object o) {
         long t = (long) TAIL.getOpaque(this);
         if (t - (long) HEAD.getAcquire(this) >= buf.length) {
             return false;
@@ -53,7 +56,7 @@ final class RecvRing {
     }
 
     /** Any consumer. Null when empty. */
-    Object poll() {
+    public Object poll() {
         for (;;) {
             long h = (long) HEAD.getAcquire(this);
             if (h >= (long) TAIL.getAcquire(this)) {
@@ -66,11 +69,11 @@ final class RecvRing {
         }
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return (long) HEAD.getAcquire(this) >= (long) TAIL.getAcquire(this);
     }
 
-    int size() {
+    public int size() {
         return (int) ((long) TAIL.getAcquire(this) - (long) HEAD.getAcquire(this));
     }
 }

@@ -1,14 +1,18 @@
-package io.jdoca.rdma;
+package io.jdoca.core.ring;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * A bounded lock-free single-producer/single-consumer queue of references, pre-allocated
- * (Lamport ring with cached indices). Hands tasks between a transport thread and the progress
- * engine's thread without locks or allocation.
+ * A bounded lock-free single-producer/single-consumer queue of references, pre-allocated (Lamport
+ * ring with cached indices, head and tail on their own cache lines). Hands work between two threads
+ * without locks or allocation, e.g. the RDMA tcp transport's I/O thread and the progress engine.
+ * Capacity is rounded up to a power of two.
+ *
+ * <p>Threads: {@link #offer} from one producer thread, {@link #poll} from one consumer thread,
+ * {@link #isEmpty} and {@link #capacity} from either. Allocation-free.
  */
-final class SpscRing {
+public final class SpscRing {
     private static final VarHandle HEAD;
     private static final VarHandle TAIL;
 
@@ -35,18 +39,18 @@ final class SpscRing {
     @SuppressWarnings("unused")
     private long r1, r2, r3, r4, r5, r6, r7;
 
-    SpscRing(int capacity) {
+    public SpscRing(int capacity) {
         int c = Integer.highestOneBit(Math.max(2, capacity - 1)) << 1;
         this.buf = new Object[c];
         this.mask = c - 1;
     }
 
-    int capacity() {
+    public int capacity() {
         return buf.length;
     }
 
     /** Producer only. False when full. */
-    boolean offer(Object o) {
+    public boolean offer(Object o) {
         long t = (long) TAIL.getOpaque(this);
         if (t - headCache >= buf.length) {
             headCache = (long) HEAD.getAcquire(this);
@@ -60,7 +64,7 @@ final class SpscRing {
     }
 
     /** Consumer only. Null when empty. */
-    Object poll() {
+    public Object poll() {
         long h = (long) HEAD.getOpaque(this);
         if (h >= tailCache) {
             tailCache = (long) TAIL.getAcquire(this);
@@ -76,7 +80,7 @@ final class SpscRing {
     }
 
     /** Either side; a snapshot. */
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return (long) HEAD.getAcquire(this) >= (long) TAIL.getAcquire(this);
     }
 }

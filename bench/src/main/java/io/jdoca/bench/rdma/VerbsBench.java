@@ -1,0 +1,370 @@
+package io.jdoca.bench.rdma;
+
+import io.jdoca.bench.BenchResult;
+import io.jdoca.bench.Measure;
+import io.jdoca.core.AccessFlags;
+import io.jdoca.core.DocaError;
+import io.jdoca.core.dev.Dev;
+import io.jdoca.core.dev.DevInfo;
+import io.jdoca.core.dev.Devices;
+import io.jdoca.core.exec.CtxState;
+import io.jdoca.core.exec.IdleStrategy;
+import io.jdoca.core.exec.ProgressEngine;
+import io.jdoca.core.mem.Buf;
+import io.jdoca.core.mem.BufInventory;
+import io.jdoca.core.mem.MemoryMap;
+import io.jdoca.core.mem.SharedMemory;
+import io.jdoca.core.mem.SharedRegion;
+import io.jdoca.rdma.Rdma;
+import io.jdoca.rdma.RdmaConnection;
+import io.jdoca.rdma.RdmaExport;
+import io.jdoca.rdma.RdmaTransportType;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/**
+ * {@code ./jdoca bench rdma -d DEV}: jdoca's RDMA over an rdma-core device (verbs transport, RC QPs) beside
+ * perftest on the same device in the same run. Two RDMA contexts in this JVM on {@code DEV}, connected by
+ * exchanging their export blobs; each side's memory is a map with the device added ({@code ibv_reg_mr}).
+ * <ul>
+ *   <li>RDMA WRITE 64 KiB bandwidth, MiB/s: {@value #DEPTH} writes in flight (ib_write_bw's default tx depth,
+ *       passed to it as {@code -t}), each re-armed in its completion callback, the same number of writes as
+ *       {@code ib_write_bw -n}, timed from the first post to the last completion as perftest does; baseline
+ *       ib_write_bw's "BW average[MB/sec]" (perftest MB = MiB), ratio jdoca / perftest (higher is better).</li>
+ *   <li>RDMA READ latency of {@value #READ_SIZE} bytes (ib_read_lat's default size), one outstanding, the
+ *       same number of iterations as {@code ib_read_lat -n}: typical (median), mean and p99 in µs; baseline
+ *       ib_read_lat's t_typical, t_avg and 99% percentile, ratio perftest / jdoca (above 1: jdoca faster).</li>
+ * </ul>
+ * The requester busy-polls its engine, as perftest busy-polls its CQ; the responder's engine sleeps in
+ * notification mode (the device serves one-sided operations without it). Without perftest (or an IPv4
+ * address on the device's interface) the baseline is skipped with a one-line message and jdoca's figures
+ * are still reported (ratio n/a). One thread drives everything but the responder's engine.
+ */
+final class VerbsBench {
+    static final int SIZE = 64 * 1024;
+    static final int DEPTH = 128;
+    static final int READ_SIZE = 2;
+    private static final long READ_OFF = 12L << 20;
+    static final String RATIO_LAT = "baseline/value: perftest / jdoca, above 1 = jdoca faster";
+    static final String RATIO_BW = "value/baseline: jdoca / perftest, above 1 = jdoca faster";
+
+    private final String device;
+    private final boolean quick;
+
+    VerbsBench(String device, boolean quick) {
+        this.device = device;
+        this.quick = quick;
+    }
+
+    List<BenchResult> run() throws Exception {
+        DevInfo info = Devices.find(device);
+        if (!info.isVerbs()) {
+            throw new IllegalArgumentException("device '" + device + "' is not an RDMA (verbs) device; "
+                    + "run ./jdoca devices for the list");
+        }
+        // Iterations, not a duration, for both tools: ib_write_bw -D under TCG reported 0.00 MB/s (16 iterations
+        // in its sampling window) where -n gives first-post-to-last-completion, the figure jdoca measures too.
+        int writes = quick ? 300 : 2000;
+        int iters = quick ? 300 : 1000;
+        String skip = null;
+        InetAddress addr = Perftest.deviceAddress(info.ifaceName());
+        if (Perftest.which("ib_write_bw") == null || Perftest.which("ib_read_lat") == null) {
+            skip = "perftest (ib_write_bw, ib_read_lat) not on PATH";
+        } else if (addr == null) {
+            skip = "no IPv4 address on " + device + "'s interface '" + info.ifaceName() + "' for perftest's rdma_cm";
+        }
+        if (skip != null) {
+            System.err.println("bench rdma: SKIP perftest baseline: " + skip + "; jdoca's figures only (ratio n/a)");
+        }
+        long timeout = 300; // one perftest process under TCG: seconds to set up, the run, seconds to tear down
+        double bw;
+        Histogram lat;
+        Map<String, Double> wbw = null;
+        Map<String, Double> rlat = null;
+        // Each jdoca figure is measured right before perftest's (the pair stays connected, its responder asleep),
+        // so both see the same load on the shared machine.
+        try (Pair p = new Pair(info.name())) {
+            Measure.progress(device + ": warm-up (64 KiB writes, 2 B reads)");
+            // Long enough for the JIT to compile the loops (under TCG emulation C2 needs seconds).
+            p.writes(writes / 2);
+            p.reads(3 * iters);
+            Measure.progress(device + ": RDMA WRITE 64 KiB x " + writes + ", " + DEPTH + " in flight");
+            bw = p.writes(writes) * SIZE / (double) (1 << 20);
+            if (skip == null) {
+                wbw = baseline("ib_write_bw", List.of("-R", "-F", "-d", info.ibdevName(), "-s", Integer.toString(SIZE),
+                        "-t", Integer.toString(DEPTH), "-n", Integer.toString(writes)), 18515, addr, timeout,
+                        "BW average[MB/sec]");
+            }
+            Measure.progress(device + ": RDMA READ 2 B, one outstanding, " + iters + " iterations");
+            lat = p.reads(iters);
+            if (skip == null) {
+                rlat = baseline("ib_read_lat", List.of("-R", "-F", "-d", info.ibdevName(), "-s", Integer.toString(READ_SIZE),
+                        "-n", Integer.toString(iters)), 18516, addr, timeout, "t_typical[usec]", "t_avg[usec]");
+            }
+        }
+        double typ = lat.getValueAtPercentile(50) / 1000.0;
+        double avg = lat.getMean() / 1000.0;
+        double p99 = lat.getValueAtPercentile(99) / 1000.0;
+        List<BenchResult> out = new ArrayList<>();
+        out.add(bandwidth("rdma.verbs.write_64k.mibps", bw, "ib_write_bw.bw_average.mibps", figure(wbw, "BW average[MB/sec]")));
+        out.add(latency("rdma.verbs.read_2b_lat_typical.us", typ, "ib_read_lat.t_typical.us", figure(rlat, "t_typical[usec]")));
+        out.add(latency("rdma.verbs.read_2b_lat_avg.us", avg, "ib_read_lat.t_avg.us", figure(rlat, "t_avg[usec]")));
+        out.add(latency("rdma.verbs.read_2b_lat_p99.us", p99, "ib_read_lat.p99.us", figure(rlat, "99% percentile[usec]")));
+        out.add(BenchResult.plain("rdma.verbs.clock_read.ns", "ns", clockReadNanos()));
+        return out;
+    }
+
+    /**
+     * What one {@code System.nanoTime()} costs here (mean of 20 000): context for the latency figures, since
+     * jdoca reads the clock in its poll loop and perftest reads the cycle counter; under TCG with the hpet
+     * clocksource each read is an emulated device access.
+     */
+    static double clockReadNanos() {
+        long sink = 0;
+        long t0 = System.nanoTime();
+        for (int i = 0; i < 20_000; i++) {
+            sink += System.nanoTime();
+        }
+        long t1 = System.nanoTime();
+        return sink == 42 ? -1 : (t1 - t0) / 20_000.0;
+    }
+
+    /**
+     * One perftest run, parsed, with the columns {@code needed} present and finite; null (after a one-line
+     * FAILED message) when it fails, so that jdoca's figures are still reported, with ratio n/a.
+     */
+    private static Map<String, Double> baseline(String tool, List<String> args, int port, InetAddress addr, long timeout,
+            String... needed) throws InterruptedException {
+        try {
+            Map<String, Double> t = Perftest.parse(tool, Perftest.runPair(tool, args, port, addr, timeout));
+            for (String c : needed) {
+                Perftest.column(tool, t, c);
+            }
+            return t;
+        } catch (java.io.IOException | Perftest.FormatException e) {
+            System.err.println("bench rdma: perftest baseline FAILED: " + e.getMessage() + "; ratio n/a");
+            return null;
+        }
+    }
+
+    /** A finite figure of a parsed perftest table, or null (no table, no such column, nan). */
+    private static Double figure(Map<String, Double> table, String column) {
+        Double v = table == null ? null : table.get(column);
+        return v == null || !Double.isFinite(v) ? null : v;
+    }
+
+    static BenchResult bandwidth(String name, double value, String baseline, Double base) {
+        return new BenchResult(name, "MiB/s", value, baseline, base, base == null || base == 0 ? null : value / base, RATIO_BW);
+    }
+
+    static BenchResult latency(String name, double value, String baseline, Double base) {
+        return new BenchResult(name, "us", value, baseline, base, base == null || value == 0 ? null : base / value, RATIO_LAT);
+    }
+
+    /** One context on the device: engine, RDMA context on the verbs transport, a registered 16 MiB map, an inventory. */
+    static final class Side implements AutoCloseable {
+        final Dev dev;
+        final ProgressEngine pe = ProgressEngine.create();
+        final Rdma rdma;
+        final SharedRegion region = SharedMemory.allocate(16L << 20);
+        final MemoryMap map = MemoryMap.create();
+        final BufInventory inv = BufInventory.create(1024);
+        MemoryMap imported;
+
+        Side(String device) {
+            dev = Devices.open(device);
+            rdma = Rdma.create(dev);
+            check("transport", rdma.setTransport(RdmaTransportType.VERBS));
+            check("permissions", rdma.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA));
+            check("memrange", map.setMemrange(region.segment()));
+            check("add device (ibv_reg_mr)", map.addDev(dev));
+            check("map permissions", map.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA));
+            check("map start", map.start());
+            check("inventory start", inv.start());
+        }
+
+        Buf buf(MemoryMap m, long off, long len, long dataLen) {
+            Buf b = inv.getByArgs(m, m.baseAddress() + off, len, m.baseAddress() + off, dataLen);
+            if (b == null) {
+                throw new IllegalStateException("buffer inventory: " + inv.lastError());
+            }
+            return b;
+        }
+
+        @Override
+        public void close() {
+            if (imported != null) {
+                imported.close();
+            }
+            map.close();
+            region.close();
+        }
+    }
+
+    static void check(String what, DocaError e) {
+        if (e != DocaError.SUCCESS && e != DocaError.IN_PROGRESS) {
+            throw new IllegalStateException("bench rdma: " + what + ": " + e);
+        }
+    }
+
+    /** Requester a and responder b on one device; a's engine is driven by the bench thread, b's by its own thread. */
+    static final class Pair implements AutoCloseable {
+        final Side a;
+        final Side b;
+        final RdmaConnection ca;
+        final Thread responder;
+        volatile boolean running = true;
+        // requester state (bench thread only)
+        long completed;
+        long errors;
+        /** Writes still to submit: a completion re-arms its task while this is positive. */
+        long remaining;
+        long readDone;
+
+        Pair(String device) {
+            a = new Side(device);
+            b = new Side(device);
+            check("write conf", a.rdma.taskWriteSetConf((task, ud, cud) -> {
+                completed++;
+                task.dst().resetDataLen();
+                if (remaining > 0) {
+                    remaining--;
+                    if (task.submit() != DocaError.SUCCESS) {
+                        errors++;
+                        task.free();
+                    }
+                } else {
+                    task.free();
+                }
+            }, (task, ud, cud) -> {
+                errors++;
+                task.free();
+            }, DEPTH));
+            check("read conf", a.rdma.taskReadSetConf((task, ud, cud) -> {
+                readDone = System.nanoTime();
+                task.dst().resetDataLen();
+                task.free();
+            }, (task, ud, cud) -> {
+                errors++;
+                readDone = -1;
+                task.free();
+            }, 4));
+            check("connect a", a.pe.connectCtx(a.rdma));
+            check("connect b", b.pe.connectCtx(b.rdma));
+            check("start a", a.rdma.start());
+            check("start b", b.rdma.start());
+            RdmaExport xa = a.rdma.export();
+            RdmaExport xb = b.rdma.export();
+            check("connect a to b", a.rdma.connect(xb.blob(), xa.connection()));
+            check("connect b to a", b.rdma.connect(xa.blob(), xb.connection()));
+            ca = xa.connection();
+            // Generous: the QPs' transitions under emulation (TCG) take seconds.
+            long deadline = System.nanoTime() + 120_000_000_000L;
+            while (a.rdma.state() != CtxState.RUNNING || b.rdma.state() != CtxState.RUNNING) {
+                a.pe.progress();
+                b.pe.progress();
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("bench rdma: the verbs pair did not connect in 120 s: "
+                            + a.rdma.state() + " / " + b.rdma.state());
+                }
+            }
+            a.imported = MemoryMap.createFromExport(b.map.exportRdma(b.dev), a.dev);
+            responder = Thread.ofPlatform().daemon().name("bench-rdma-verbs-responder").start(() -> {
+                IdleStrategy idle = IdleStrategy.notifying(b.pe, 0, 0, 10_000_000L);
+                while (running) {
+                    idle.idle(b.pe.progress() ? 1 : 0);
+                }
+            });
+        }
+
+        /**
+         * {@code total} 64 KiB writes, {@link #DEPTH} in flight (each completion re-arms its task while writes remain,
+         * like ib_write_bw -n); returns writes per second from the first post to the last completion.
+         */
+        double writes(int total) {
+            completed = 0;
+            remaining = total - Math.min(DEPTH, total);
+            Buf[] bufs = new Buf[2 * DEPTH];
+            long t0 = System.nanoTime();
+            for (int i = 0; i < DEPTH && i < total; i++) {
+                Buf local = a.buf(a.map, (long) i * SIZE, SIZE, SIZE);
+                Buf remote = a.buf(a.imported, (long) i * SIZE, SIZE, 0);
+                bufs[2 * i] = local;
+                bufs[2 * i + 1] = remote;
+                DocaError e = a.rdma.taskWriteAllocInit(ca, local, remote, i).submit();
+                if (e != DocaError.SUCCESS) {
+                    throw new IllegalStateException("bench rdma: write submit: " + e);
+                }
+            }
+            // Bounded: a device that stops completing (the TCG guest is slow, not dead: 10 minutes) fails the run.
+            long deadline = t0 + 600_000_000_000L;
+            while (completed < total && errors == 0 && System.nanoTime() < deadline) {
+                a.pe.progress();
+            }
+            long t1 = System.nanoTime();
+            long drain = t1 + 60_000_000_000L;
+            while (a.rdma.numInflightTasks() > 0 && System.nanoTime() < drain) {
+                a.pe.progress();
+            }
+            if (errors > 0) {
+                throw new IllegalStateException("bench rdma: " + errors + " RDMA writes failed");
+            }
+            if (completed < total || a.rdma.numInflightTasks() > 0) {
+                throw new IllegalStateException("bench rdma: " + completed + " of " + total + " RDMA writes completed in 10 min");
+            }
+            for (Buf x : bufs) {
+                if (x != null) {
+                    x.decRefcount();
+                }
+            }
+            return total * 1e9 / (t1 - t0);
+        }
+
+        /** {@code n} RDMA READs of {@link #READ_SIZE} bytes, one outstanding; each latency in ns. */
+        Histogram reads(int n) {
+            Histogram h = new Histogram(3_600_000_000L, 3);
+            Buf local = a.buf(a.map, READ_OFF, READ_SIZE, 0);
+            Buf remote = a.buf(a.imported, READ_OFF, READ_SIZE, READ_SIZE);
+            for (int i = 0; i < n; i++) {
+                readDone = 0;
+                long t0 = System.nanoTime();
+                DocaError e = a.rdma.taskReadAllocInit(ca, remote, local, i).submit();
+                if (e != DocaError.SUCCESS) {
+                    throw new IllegalStateException("bench rdma: read submit: " + e);
+                }
+                while (readDone == 0) {
+                    a.pe.progress();
+                }
+                if (readDone < 0) {
+                    throw new IllegalStateException("bench rdma: an RDMA read failed");
+                }
+                h.recordValue(readDone - t0);
+            }
+            local.decRefcount();
+            remote.decRefcount();
+            return h;
+        }
+
+        @Override
+        public void close() {
+            running = false;
+            b.pe.notifyWork();
+            try {
+                responder.join(30_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            a.rdma.stop();
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while ((a.rdma.state() != CtxState.IDLE || b.rdma.state() != CtxState.IDLE) && System.nanoTime() < deadline) {
+                a.pe.progress();
+                b.pe.progress();
+            }
+            a.close();
+            b.close();
+        }
+    }
+}

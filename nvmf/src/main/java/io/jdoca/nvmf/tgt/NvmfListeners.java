@@ -1,0 +1,250 @@
+package io.jdoca.nvmf.tgt;
+
+import io.jdoca.core.DocaError;
+import io.jdoca.core.DocaException;
+import io.jdoca.sta.StaQp;
+import io.jdoca.sta.rdma.NvmeRdmaCmReject;
+import io.jdoca.sta.rdma.NvmeRdmaConnectRequest;
+import io.jdoca.nvmf.config.TargetConfig;
+import java.io.IOException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link NvmfTarget}'s listeners (SPDK's {@code nvmf_tgt_listen_ext} and the subsystem
+ * listener table): bound TCP sockets with their acceptor threads and rdma_cm ids listening for
+ * NVMe/RDMA; which subsystem a host may reach on which listener; the ports the discovery log names.
+ * A connection is handed to the next IO engine, round robin.
+ *
+ * <p><b>Threads.</b> Opening, closing and changing listeners: under the target's lock (its
+ * synchronized management methods). Lookups ({@link #reachable}, {@link #listenerOf}, the
+ * descriptions) from any thread: the list is copy-on-write. One acceptor thread per TCP listener;
+ * NVMe/RDMA requests arrive on the rdma_cm service's thread.
+ */
+final class NvmfListeners {
+    private static final Logger LOG = LoggerFactory.getLogger(NvmfListeners.class);
+
+    /**
+     * One listener: a bound TCP socket, or an rdma_cm id listening for NVMe/RDMA ({@code trtype}
+     * {@link StaQp#TRTYPE_RDMA}; {@code rdmaId} its address). {@code topLevel}: opened by
+     * {@link NvmfTarget#addListener} (the JSON's top-level listeners, {@code --listen}), so given to
+     * the subsystems the JSON defines without listeners of their own; otherwise opened for one
+     * subsystem by {@link NvmfTarget#addSubsystemListener}.
+     */
+    record Listener(String trtype, String address, InetAddress ip, int port, int portId, boolean topLevel,
+                    ServerSocketChannel channel, long rdmaId, Thread thread, AtomicBoolean open) {
+        /** TCP listeners keep their historical key "address:port" (saved configurations); RDMA ones are prefixed. */
+        String key() {
+            return (StaQp.TRTYPE_TCP.equals(trtype) ? "" : "rdma:") + address + ":" + port;
+        }
+
+        boolean accepts(String tr, InetAddress local, int localPort) {
+            return trtype.equals(tr) && port == localPort && (ip.isAnyLocalAddress() || ip.equals(local));
+        }
+
+        boolean isOpen() {
+            return open.get() && (channel == null || channel.isOpen());
+        }
+    }
+
+    private final NvmfTarget target;
+    private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+    private final AtomicInteger nextPortId = new AtomicInteger(1);
+    /** The rdma_cm service, opened with the first NVMe/RDMA listener (guarded by the target's lock). */
+    private RdmaCmService rdmaCm;
+
+    NvmfListeners(NvmfTarget target) {
+        this.target = target;
+    }
+
+    /** Opens a listener on {@code address:port} (port 0: any free one). Target's lock. */
+    Listener open(String trtype, String address, int port, boolean topLevel) throws IOException {
+        InetAddress ip = TargetConfig.ipLiteral("address", address);
+        if (StaQp.TRTYPE_RDMA.equals(trtype)) {
+            if (rdmaCm == null) {
+                rdmaCm = new RdmaCmService(this::acceptRdma);
+            }
+            long[] idPort = rdmaCm.listen(ip, port);
+            Listener l = new Listener(trtype, ip.getHostAddress(), ip, (int) idPort[1], nextPortId.getAndIncrement(), topLevel,
+                    null, idPort[0], null, new AtomicBoolean(true));
+            listeners.add(l);
+            target.discoveryChanged();
+            LOG.info("listening on {}:{} (NVMe/RDMA{})", l.address(), l.port(), topLevel ? "" : ", per subsystem");
+            return l;
+        }
+        ServerSocketChannel ch = ServerSocketChannel.open();
+        try {
+            ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            ch.bind(new InetSocketAddress(ip, port), 128);
+        } catch (IOException e) {
+            ch.close();
+            throw new IOException("cannot listen on " + address + ":" + port + ": " + e.getMessage(), e);
+        }
+        int actual = ((InetSocketAddress) ch.getLocalAddress()).getPort();
+        Thread t = new Thread(() -> acceptLoop(ch), "sta-listen-" + actual);
+        t.setDaemon(true);
+        Listener l = new Listener(StaQp.TRTYPE_TCP, ip.getHostAddress(), ip, actual, nextPortId.getAndIncrement(), topLevel, ch,
+                0, t, new AtomicBoolean(true));
+        listeners.add(l);
+        target.discoveryChanged();
+        t.start();
+        LOG.info("listening on {}:{} (NVMe/TCP{})", l.address(), actual, topLevel ? "" : ", per subsystem");
+        return l;
+    }
+
+    /** An open listener of {@code trtype} on {@code port} that covers {@code ip}, or null. */
+    Listener find(String trtype, InetAddress ip, int port) {
+        Listener use = null;
+        for (Listener l : listeners) {
+            if (l.trtype().equals(trtype) && l.port() == port && (l.ip().equals(ip) || l.ip().isAnyLocalAddress())) {
+                use = l;
+            }
+        }
+        return use;
+    }
+
+    /** Takes {@code s} off every listener of {@code trtype} bound exactly to {@code ip:port}; false if it had none. */
+    boolean removeFrom(NvmfSubsystem s, String trtype, InetAddress ip, int port) {
+        boolean removed = false;
+        for (Listener l : listeners) {
+            if (l.trtype().equals(trtype) && l.port() == port && l.ip().equals(ip)) {
+                removed |= s.removeListener(l.key());
+            }
+        }
+        return removed;
+    }
+
+    /** Closes every listener (the target stops): no new connection arrives. */
+    void closeAll() {
+        for (Listener l : listeners) {
+            close(l);
+        }
+    }
+
+    /** Closes the rdma_cm service, after the engines: every connection's id is gone. */
+    void closeRdmaCm() {
+        if (rdmaCm != null) {
+            rdmaCm.close();
+            rdmaCm = null;
+        }
+    }
+
+    private void close(Listener l) {
+        if (!l.open().getAndSet(false)) {
+            return;
+        }
+        if (l.channel() != null) {
+            try {
+                l.channel().close();
+            } catch (IOException e) {
+                // closing
+            }
+        } else if (rdmaCm != null) {
+            rdmaCm.unlisten(l.rdmaId());
+        }
+    }
+
+    /** Closes per-subsystem listeners that no subsystem uses any more (nothing to reach there). Target's lock. */
+    void closeUnused(Collection<NvmfSubsystem> subsystems) {
+        for (Listener l : listeners) {
+            if (!l.topLevel() && subsystems.stream().noneMatch(s -> s.hasListener(l.key()))) {
+                listeners.remove(l);
+                close(l);
+                LOG.info("listener {} closed: no subsystem uses it", l.key());
+            }
+        }
+    }
+
+    /** A connection request on an NVMe/RDMA listener (rdma_cm thread): the next engine accepts it, round robin. */
+    private StaQp acceptRdma(NvmeRdmaConnectRequest req) {
+        if (!target.running()) {
+            req.reject(NvmeRdmaCmReject.STS_NO_RSC);
+            throw new DocaException(DocaError.BAD_STATE, "target stopping: NVMe/RDMA connection from " + req.remoteAddress() + " refused");
+        }
+        return target.nextEngine().io.qpAccept(req);
+    }
+
+    private void acceptLoop(ServerSocketChannel ch) {
+        while (target.running() && ch.isOpen()) {
+            try {
+                SocketChannel c = ch.accept();
+                NvmfEngine e = target.nextEngine();
+                StaQp qp = e.io.qpAccept(c);
+                LOG.debug("accepted {} on {}", c.getRemoteAddress(), e.io.name());
+                if (qp == null) {
+                    c.close();
+                }
+            } catch (IOException | DocaException ex) {
+                if (target.running() && ch.isOpen()) {
+                    LOG.warn("accept failed: {}", ex.getMessage());
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ reachability
+
+    /** The listener a connection came in on (its transport and local address), or null. */
+    Listener listenerOf(StaQp qp) {
+        if (qp.localAddress() instanceof InetSocketAddress a) {
+            for (Listener l : listeners) {
+                if (l.isOpen() && l.accepts(qp.transportType(), a.getAddress(), a.getPort())) {
+                    return l;
+                }
+            }
+        }
+        return null;
+    }
+
+    static boolean reachableOn(NvmfSubsystem s, Listener l) {
+        return s.isDiscovery() || s.hasListener(l.key()) || (s.followsTopLevelListeners() && l.topLevel());
+    }
+
+    /**
+     * Whether a host that connected to {@code qp}'s local address may reach {@code s}: the
+     * discovery subsystem on every listener, others only on the listeners they were given.
+     */
+    boolean reachable(NvmfSubsystem s, StaQp qp) {
+        Listener l = listenerOf(qp);
+        return l != null && reachableOn(s, l);
+    }
+
+    /** The listeners {@code s} is reachable on (for save_config): trtype, adrfam, traddr, trsvcid. */
+    List<Map<String, Object>> addressesOf(NvmfSubsystem s) {
+        List<Map<String, Object>> ls = new ArrayList<>();
+        for (Listener l : listeners) {
+            if (!s.isDiscovery() && reachableOn(s, l)) {
+                Map<String, Object> a = new LinkedHashMap<>();
+                a.put("trtype", l.trtype());
+                a.put("adrfam", l.ip() instanceof Inet6Address ? "IPv6" : "IPv4");
+                a.put("traddr", l.address());
+                a.put("trsvcid", Integer.toString(l.port()));
+                ls.add(a);
+            }
+        }
+        return ls;
+    }
+
+    /** Every listener: trtype, address, port, portid. */
+    List<Map<String, Object>> describe() {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Listener l : listeners) {
+            out.add(Map.of("trtype", l.trtype(), "address", l.address(), "port", l.port(), "portid", l.portId()));
+        }
+        return out;
+    }
+}

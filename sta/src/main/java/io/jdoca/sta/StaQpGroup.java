@@ -1,0 +1,109 @@
+package io.jdoca.sta;
+
+import io.jdoca.core.exec.Task;
+import io.jdoca.core.exec.TaskQueue;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The live QPs of one {@link StaIo} engine (SPDK's {@code nvmf_poll_group}): the array its progress
+ * polls, and the closed QPs whose buffers wait until no queued task references them any more.
+ * The array is replaced, never changed in place, when a QP comes or goes (control-path events), so
+ * a poll walks a stable snapshot and the steady state allocates nothing.
+ *
+ * <p>Not thread-safe: the owning engine's thread (QPs reach it through the engine's inbox).
+ */
+final class StaQpGroup {
+    /** The engine's queued tasks: a closed QP's buffers stay while one of them names it. */
+    private final TaskQueue queued;
+    private StaQp[] qps = new StaQp[0];
+    /** Closed QPs whose buffers wait until no queued task references them (control-path list). */
+    private final List<StaQp> pendingRelease = new ArrayList<>();
+
+    StaQpGroup(TaskQueue queued) {
+        this.queued = queued;
+    }
+
+    /** The current snapshot (do not modify). */
+    StaQp[] all() {
+        return qps;
+    }
+
+    int size() {
+        return qps.length;
+    }
+
+    void add(StaQp qp) {
+        qps = Arrays.copyOf(qps, qps.length + 1);
+        qps[qps.length - 1] = qp;
+    }
+
+    /** Progress: polls every QP once; returns the work done. */
+    int poll() {
+        int n = 0;
+        StaQp[] cur = qps;
+        for (int i = 0; i < cur.length; i++) {
+            n += cur[i].poll();
+        }
+        return n;
+    }
+
+    /** Drops a closed QP from the group (its buffers stay: {@link #release}). */
+    void remove(StaQp qp) {
+        StaQp[] cur = qps;
+        int n = 0;
+        StaQp[] next = new StaQp[Math.max(cur.length - 1, 0)];
+        for (StaQp q : cur) {
+            if (q != qp && n < next.length) {
+                next[n++] = q;
+            }
+        }
+        qps = n == next.length ? next : Arrays.copyOf(next, n);
+    }
+
+    /** Frees a closed QP's buffers now, or once no queued task references it. */
+    void release(StaQp qp) {
+        if (!hasTasksFor(qp)) {
+            qp.releaseMemory();
+        } else {
+            pendingRelease.add(qp);
+        }
+    }
+
+    /** Progress: frees the buffers of closed QPs no queued task references any more. */
+    void releasePending() {
+        for (int i = pendingRelease.size() - 1; i >= 0; i--) {
+            StaQp qp = pendingRelease.get(i);
+            if (!hasTasksFor(qp)) {
+                qp.releaseMemory();
+                pendingRelease.remove(i);
+            }
+        }
+    }
+
+    boolean hasPendingRelease() {
+        return !pendingRelease.isEmpty();
+    }
+
+    /** The engine is idle (no task can run any more): every waiting buffer goes. */
+    void releaseAll() {
+        for (StaQp qp : pendingRelease) {
+            qp.releaseMemory();
+        }
+        pendingRelease.clear();
+    }
+
+    private boolean hasTasksFor(StaQp qp) {
+        int size = queued.size();
+        boolean found = false;
+        for (int i = 0; i < size; i++) {
+            Task t = queued.poll();
+            if (NonOffloadTasks.qpOf(t) == qp) {
+                found = true;
+            }
+            queued.add(t);
+        }
+        return found;
+    }
+}
