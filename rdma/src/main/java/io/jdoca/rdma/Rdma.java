@@ -334,7 +334,7 @@ public final class Rdma extends Ctx {
         return rnrTimeoutNanos;
     }
 
-    /** TCP: the address to listen on (default: all) and the host name put in blobs (default: this host's address). */
+    /** TCP: listen address (default: all), blob host name (default: this host's); VERBS CM: rdma_cm's (default: the device's). */
     public DocaError setTcpAddress(InetAddress bind, String advertise) {
         if (state() != io.jdoca.core.exec.CtxState.IDLE) {
             return DocaError.BAD_STATE;
