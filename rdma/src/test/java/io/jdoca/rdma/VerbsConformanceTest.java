@@ -7,7 +7,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.dev.DevInfo;
 import io.jdoca.core.dev.Devices;
+import io.jdoca.core.dev.RdmaBridge;
 import io.jdoca.core.exec.CtxState;
+import io.jdoca.core.mem.MemoryMap;
+import io.jdoca.verbs.Verbs;
+import io.jdoca.verbs.VerbsConstants;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Disabled;
@@ -172,5 +178,31 @@ class VerbsConformanceTest extends RdmaConformanceTest {
             + "30-120 s there); the device's atomics are covered by atomicsCompareSwapAndFetchAdd and the 20k fetch-adds "
             + "of steadyStateAtomicsAllocateNothing, and peerDeathMidStream... runs a child process")
     void atomicsAreAtomicUnderContentionFromTwoProcesses(java.nio.file.Path dir) {
+    }
+
+    /**
+     * Core's RDMA bridge (§3.6) on a real device: the device's ibv_pd is one rdma-core accepts (an ibv_reg_mr of the
+     * application's own memory on it succeeds), the device comes back from that PD, a local buffer's memory key is its
+     * map's lkey on the device and an imported buffer's is the exporter's rkey.
+     */
+    @Test
+    void rdmaBridgeGivesThePdAndTheMemoryKeys() {
+        a = new Side(transport());
+        b = new Side(transport());
+        MemorySegment pd = RdmaBridge.getDevPd(a.dev);
+        assertTrue(pd.address() != 0, "a PD");
+        assertEquals(a.dev.devInfo(), RdmaBridge.openDevFromPd(pd).devInfo(), "PD -> the same device");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment mine = arena.allocate(4096, 4096);
+            MemorySegment mr = Verbs.regMr(pd, mine, VerbsConstants.IBV_ACCESS_LOCAL_WRITE);
+            assertTrue(Verbs.lkey(mr) != 0, "an application MR on the bridge's PD");
+            Verbs.deregMr(mr);
+        }
+        int lkey = RdmaBridge.getBufMkey(a.buf(0, 64, 0), a.dev);
+        assertEquals(a.map.verbsLkey(a.dev.devInfo()), lkey);
+        MemoryMap remote = a.importMap(b.exportMap());
+        int rkey = RdmaBridge.getBufMkey(a.remoteBuf(remote, 0, 64, 0), a.dev);
+        assertEquals(remote.verbsRemoteKey(), rkey);
+        assertTrue(rkey != -1, "the export carried the exporter's rkey");
     }
 }
