@@ -56,7 +56,14 @@ final class VerbsEndpoint extends RdmaEndpoint {
     final int index;
     private final int cap;
     private final int maxSge;
-    private final Arena arena = Arena.ofShared();
+    /**
+     * GC-managed, not shared: the memory is freed once this endpoint is unreachable, after {@link #release()} has
+     * deregistered what the device may write. Closing a shared arena makes the JVM handshake every thread and
+     * deoptimize frames. Twice in the Soft-RoCE guest at full speed, the verbs conformance suite's JVM died with
+     * SIGSEGV in compiled code on the test thread just after test tear-downs that closed such arenas; the cause is not
+     * proven (a JVM fault is suspected). The engine thread is this memory's only user, so nothing needs a shared one.
+     */
+    private final Arena arena = Arena.ofAuto();
     private final MemorySegment wrs;
     private final MemorySegment[] wrSlot;
     private final MemorySegment sges;
@@ -105,7 +112,6 @@ final class VerbsEndpoint extends RdmaEndpoint {
         this.maxSge = vt.maxSendSge;
         this.index = vt.register(this);
         if (index < 0) {
-            arena.close();
             throw new DocaException(DocaError.NO_MEMORY, "a verbs RDMA context has at most "
                     + VerbsTransport.MAX_CONNECTIONS + " connections");
         }
@@ -125,7 +131,6 @@ final class VerbsEndpoint extends RdmaEndpoint {
             scratchMr = Verbs.regMr(dev.pd(), scratch, VerbsConstants.IBV_ACCESS_LOCAL_WRITE);
         } catch (VerbsException e) {
             vt.unregister(index, this);
-            arena.close();
             throw new DocaException(DocaError.DRIVER, "ibv_reg_mr of the atomic result cells: " + e.getMessage());
         }
         scratchLkey = Verbs.lkey(scratchMr);
@@ -136,7 +141,6 @@ final class VerbsEndpoint extends RdmaEndpoint {
         } catch (VerbsException e) {
             Verbs.deregMr(scratchMr);
             vt.unregister(index, this);
-            arena.close();
             throw new DocaException(DocaError.DRIVER, "ibv_reg_mr of the control word: " + e.getMessage());
         }
         MemorySegment q;
@@ -155,7 +159,6 @@ final class VerbsEndpoint extends RdmaEndpoint {
             Verbs.deregMr(scratchMr);
             Verbs.deregMr(ctrlMr);
             vt.unregister(index, this);
-            arena.close();
             throw new DocaException(DocaError.DRIVER, "ibv_create_qp on " + dev.name() + ": " + e.getMessage());
         }
         qp = q;
@@ -660,10 +663,13 @@ final class VerbsEndpoint extends RdmaEndpoint {
         freeable &= quietly("ibv_dereg_mr of the atomic result cells", () -> Verbs.deregMr(scratchMr));
         freeable &= quietly("ibv_dereg_mr of the control word", () -> Verbs.deregMr(ctrlMr));
         vt.unregister(index, this);
-        if (freeable) {
-            arena.close();
+        if (!freeable) {
+            KEPT.add(arena); // still registered: never let the collector free it
         }
     }
+
+    /** Arenas of endpoints whose result cells or control word could not be deregistered: kept for the process's life. */
+    private static final java.util.Queue<Arena> KEPT = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     private static boolean quietly(String what, Runnable step) {
         try {

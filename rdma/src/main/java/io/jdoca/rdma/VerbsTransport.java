@@ -57,7 +57,8 @@ final class VerbsTransport {
     final int sendQueueSize;
     final int maxSendSge;
     private final int maxRecvSge;
-    private final Arena arena = Arena.ofShared();
+    /** GC-managed (freed once the transport is unreachable), for the reason given at {@code VerbsEndpoint.arena}. */
+    private final Arena arena = Arena.ofAuto();
     final MemorySegment channel;
     final MemorySegment cq;
     final MemorySegment srq;
@@ -103,7 +104,6 @@ final class VerbsTransport {
             s = Verbs.createSrq(dev.pd(), recvQueueSize, this.maxRecvSge);
         } catch (RuntimeException e) {
             destroy(s, q, ch);
-            arena.close();
             throw e;
         }
         channel = ch;
@@ -404,7 +404,6 @@ final class VerbsTransport {
             return;
         }
         destroy(srq, cq, channel);
-        arena.close();
     }
 
     private static void destroy(MemorySegment srq, MemorySegment cq, MemorySegment channel) {
