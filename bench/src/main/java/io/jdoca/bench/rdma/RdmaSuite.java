@@ -274,29 +274,43 @@ public final class RdmaSuite implements BenchSuite.OnDevice {
 
     // ------------------------------------------------------------------ RDMA pair
 
-    /** One side: device, engine, context, a 32 MiB shared-memory map (RDMA read/write), an inventory. */
+    /**
+     * One side of a benchmark pair: device, engine, RDMA context on a transport, a shared-memory map registered on the
+     * device (for verbs: ibv_reg_mr), an inventory. Shared by the software transports' pairs here and the verbs pair
+     * of {@link VerbsBench}. Control path: a setup error is an exception naming the step.
+     */
     static final class Side implements AutoCloseable {
-        final Dev dev = Devices.open("sw0");
+        final Dev dev;
         final ProgressEngine pe = ProgressEngine.create();
         final Rdma rdma;
-        final SharedRegion region = SharedMemory.allocate(32L << 20);
+        final SharedRegion region;
         final MemoryMap map = MemoryMap.create();
         final BufInventory inv = BufInventory.create(1024);
         MemoryMap imported;
 
-        Side(RdmaTransportType t) {
+        Side(String device, RdmaTransportType t, long memBytes) {
+            dev = Devices.open(device);
+            region = SharedMemory.allocate(memBytes);
             rdma = Rdma.create(dev);
-            rdma.setTransport(t);
-            rdma.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA);
-            map.setMemrange(region.segment());
-            map.addDev(dev);
-            map.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA);
-            map.start();
-            inv.start();
+            check("transport", rdma.setTransport(t));
+            check("permissions", rdma.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA));
+            check("memrange", map.setMemrange(region.segment()));
+            check("add device", map.addDev(dev));
+            check("map permissions", map.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA));
+            check("map start", map.start());
+            check("inventory start", inv.start());
+        }
+
+        Side(RdmaTransportType t) {
+            this("sw0", t, 32L << 20);
         }
 
         Buf buf(MemoryMap m, long off, long len, long dataLen) {
-            return inv.getByArgs(m, m.baseAddress() + off, len, m.baseAddress() + off, dataLen);
+            Buf b = inv.getByArgs(m, m.baseAddress() + off, len, m.baseAddress() + off, dataLen);
+            if (b == null) {
+                throw new IllegalStateException("buffer inventory: " + inv.lastError());
+            }
+            return b;
         }
 
         @Override
@@ -307,6 +321,24 @@ public final class RdmaSuite implements BenchSuite.OnDevice {
             map.close();
             region.close();
         }
+    }
+
+    static void check(String what, DocaError e) {
+        if (e != DocaError.SUCCESS && e != DocaError.IN_PROGRESS) {
+            throw new IllegalStateException("bench rdma: " + what + ": " + e);
+        }
+    }
+
+    /** Stops {@code a}'s context and progresses both engines until both are idle or {@code timeoutNanos} passed. */
+    static void stopBoth(Side a, Side b, long timeoutNanos) {
+        a.rdma.stop();
+        long deadline = System.nanoTime() + timeoutNanos;
+        while ((a.rdma.state() != CtxState.IDLE || b.rdma.state() != CtxState.IDLE) && System.nanoTime() < deadline) {
+            a.pe.progress();
+            b.pe.progress();
+        }
+        a.close();
+        b.close();
     }
 
     static final class Pair implements AutoCloseable {
@@ -498,14 +530,7 @@ public final class RdmaSuite implements BenchSuite.OnDevice {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            a.rdma.stop();
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            while ((a.rdma.state() != CtxState.IDLE || b.rdma.state() != CtxState.IDLE) && System.nanoTime() < deadline) {
-                a.pe.progress();
-                b.pe.progress();
-            }
-            a.close();
-            b.close();
+            stopBoth(a, b, 10_000_000_000L);
         }
     }
 }

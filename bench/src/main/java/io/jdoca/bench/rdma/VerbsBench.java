@@ -2,20 +2,13 @@ package io.jdoca.bench.rdma;
 
 import io.jdoca.bench.BenchResult;
 import io.jdoca.bench.Measure;
-import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
-import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.DevInfo;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.core.exec.CtxState;
 import io.jdoca.core.exec.IdleStrategy;
-import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.core.mem.Buf;
-import io.jdoca.core.mem.BufInventory;
 import io.jdoca.core.mem.MemoryMap;
-import io.jdoca.core.mem.SharedMemory;
-import io.jdoca.core.mem.SharedRegion;
-import io.jdoca.rdma.Rdma;
 import io.jdoca.rdma.RdmaConnection;
 import io.jdoca.rdma.RdmaExport;
 import io.jdoca.rdma.RdmaTransportType;
@@ -164,56 +157,19 @@ final class VerbsBench {
         return new BenchResult(name, "us", value, baseline, base, base == null || value == 0 ? null : base / value, RATIO_LAT);
     }
 
-    /** One context on the device: engine, RDMA context on the verbs transport, a registered 16 MiB map, an inventory. */
-    static final class Side implements AutoCloseable {
-        final Dev dev;
-        final ProgressEngine pe = ProgressEngine.create();
-        final Rdma rdma;
-        final SharedRegion region = SharedMemory.allocate(16L << 20);
-        final MemoryMap map = MemoryMap.create();
-        final BufInventory inv = BufInventory.create(1024);
-        MemoryMap imported;
-
-        Side(String device) {
-            dev = Devices.open(device);
-            rdma = Rdma.create(dev);
-            check("transport", rdma.setTransport(RdmaTransportType.VERBS));
-            check("permissions", rdma.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA));
-            check("memrange", map.setMemrange(region.segment()));
-            check("add device (ibv_reg_mr)", map.addDev(dev));
-            check("map permissions", map.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA));
-            check("map start", map.start());
-            check("inventory start", inv.start());
-        }
-
-        Buf buf(MemoryMap m, long off, long len, long dataLen) {
-            Buf b = inv.getByArgs(m, m.baseAddress() + off, len, m.baseAddress() + off, dataLen);
-            if (b == null) {
-                throw new IllegalStateException("buffer inventory: " + inv.lastError());
-            }
-            return b;
-        }
-
-        @Override
-        public void close() {
-            if (imported != null) {
-                imported.close();
-            }
-            map.close();
-            region.close();
-        }
+    /** One side on the verbs device: {@link RdmaSuite.Side} with a 16 MiB map registered there (ibv_reg_mr). */
+    private static RdmaSuite.Side side(String device) {
+        return new RdmaSuite.Side(device, RdmaTransportType.VERBS, 16L << 20);
     }
 
-    static void check(String what, DocaError e) {
-        if (e != DocaError.SUCCESS && e != DocaError.IN_PROGRESS) {
-            throw new IllegalStateException("bench rdma: " + what + ": " + e);
-        }
+    private static void check(String what, DocaError e) {
+        RdmaSuite.check(what, e);
     }
 
     /** Requester a and responder b on one device; a's engine is driven by the bench thread, b's by its own thread. */
     static final class Pair implements AutoCloseable {
-        final Side a;
-        final Side b;
+        final RdmaSuite.Side a;
+        final RdmaSuite.Side b;
         final RdmaConnection ca;
         final Thread responder;
         volatile boolean running = true;
@@ -225,8 +181,8 @@ final class VerbsBench {
         long readDone;
 
         Pair(String device) {
-            a = new Side(device);
-            b = new Side(device);
+            a = side(device);
+            b = side(device);
             check("write conf", a.rdma.taskWriteSetConf((task, ud, cud) -> {
                 completed++;
                 task.dst().resetDataLen();
@@ -357,14 +313,7 @@ final class VerbsBench {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            a.rdma.stop();
-            long deadline = System.nanoTime() + 60_000_000_000L;
-            while ((a.rdma.state() != CtxState.IDLE || b.rdma.state() != CtxState.IDLE) && System.nanoTime() < deadline) {
-                a.pe.progress();
-                b.pe.progress();
-            }
-            a.close();
-            b.close();
+            RdmaSuite.stopBoth(a, b, 60_000_000_000L);
         }
     }
 }
