@@ -5,7 +5,8 @@
 # writing build output into the shared tree. Output goes to /out (the run directory's out/).
 # The harness passes no environment into the guest: the knobs below have their defaults here, and a
 # wrapper script that sets them and sources this one changes them (demo-verbs-in-guest.sh:
-# JDOCA_VM_DEMO_DEVICE=rxe0, the RDMA of the targets and gga-offload on Soft-RoCE through verbs).
+# JDOCA_VM_DEMO_DEVICE=rxe0, the RDMA of the targets and gga-offload on Soft-RoCE through verbs;
+# zero-copy-verbs-in-guest.sh: JDOCA_VM_DEMO_MODE=zero-copy, JDOCA_VM_DEMO_FLAGS=--quick).
 # With a device other than sw0, `rdma resource show qp` is sampled every 3 s while the demo runs
 # (/out/qp-samples.txt) and /out/qp-summary.txt records the most RC QPs seen at once: the proof the
 # RDMA went over the device, not a software transport.
@@ -27,7 +28,7 @@ if [ "$DEV" != sw0 ]; then
   sampler=$!
 fi
 a=$(uptime_s)
-./jdoca demo --mode "${JDOCA_VM_DEMO_MODE:-gga}" -d "$DEV" > /out/demo.txt 2>&1
+./jdoca demo --mode "${JDOCA_VM_DEMO_MODE:-gga}" -d "$DEV" ${JDOCA_VM_DEMO_FLAGS:-} > /out/demo.txt 2>&1
 rc=$?
 b=$(uptime_s)
 [ -n "$sampler" ] && kill "$sampler" 2>/dev/null

@@ -205,4 +205,45 @@ class VerbsConformanceTest extends RdmaConformanceTest {
         assertEquals(remote.verbsRemoteKey(), rkey);
         assertTrue(rkey != -1, "the export carried the exporter's rkey");
     }
+
+    /**
+     * DOCA's zero-copy relay on verbs: a host map's PCI export, imported by the "relay" (a second mapping of the
+     * same shared memory, at another address of this process) and re-exported for RDMA on the device, is reached
+     * by a peer's RDMA WRITE and READ at the host's own addresses with the re-export's rkey: the relay registered
+     * its mapping under the host's addresses ({@code ibv_reg_mr_iova}), so the bytes land in the host's memory.
+     */
+    @Test
+    void reExportedPciImportIsReachedAtTheExportersAddresses() {
+        RdmaConnection c = pair();
+        io.jdoca.core.dev.Dev sw = Devices.open("sw0");
+        try (io.jdoca.core.mem.SharedRegion hostMem = io.jdoca.core.mem.SharedMemory.allocate(1 << 20);
+                MemoryMap host = MemoryMap.create()) {
+            Side.check(host.setMemrange(hostMem.segment()));
+            Side.check(host.addDev(sw));
+            Side.check(host.setPermissions(io.jdoca.core.AccessFlags.LOCAL_READ_WRITE | io.jdoca.core.AccessFlags.PCI_READ_WRITE
+                    | io.jdoca.core.AccessFlags.RDMA_READ | io.jdoca.core.AccessFlags.RDMA_WRITE));
+            Side.check(host.start());
+            try (MemoryMap relay = MemoryMap.createFromExport(host.exportPci(sw), b.dev)) {
+                assertTrue(relay.segment().address() != host.baseAddress(), "the relay maps the memory at another address");
+                MemoryMap remote = a.importMap(relay.exportRdma(b.dev));
+                assertEquals(host.baseAddress(), remote.baseAddress(), "the re-export carries the host's addresses");
+                assertTrue(remote.verbsRemoteKey() != -1, "the re-export carries the relay's rkey");
+                byte[] data = new byte[8192];
+                new java.util.Random(7).nextBytes(data);
+                a.fill(0, data);
+                assertEquals(DocaError.SUCCESS, a.rdma.taskWriteAllocInit(c, a.buf(0, data.length, data.length),
+                        a.remoteBuf(remote, 4096, data.length, 0), 1).submit());
+                await(() -> a.done.size() == 1, "write");
+                assertEquals(DocaError.SUCCESS, a.done.get(0).status());
+                byte[] landed = new byte[data.length];
+                MemorySegment.copy(hostMem.segment(), java.lang.foreign.ValueLayout.JAVA_BYTE, 4096, landed, 0, data.length);
+                org.junit.jupiter.api.Assertions.assertArrayEquals(data, landed, "the write landed in the host's memory");
+                assertEquals(DocaError.SUCCESS, a.rdma.taskReadAllocInit(c, a.remoteBuf(remote, 4096, data.length,
+                        data.length), a.buf(65536, data.length, 0), 2).submit());
+                await(() -> a.done.size() == 2, "read");
+                assertEquals(DocaError.SUCCESS, a.done.get(1).status());
+                org.junit.jupiter.api.Assertions.assertArrayEquals(data, a.read(65536, data.length), "read back");
+            }
+        }
+    }
 }

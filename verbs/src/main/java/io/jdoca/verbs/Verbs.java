@@ -45,6 +45,9 @@ public final class Verbs {
     private static final MethodHandle DEALLOC_PD = LIB.fn("ibv_dealloc_pd", true, JAVA_INT, ADDRESS);
     private static final MethodHandle REG_MR = LIB.fn("ibv_reg_mr", true, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT);
     private static final MethodHandle DEREG_MR = LIB.fn("ibv_dereg_mr", true, JAVA_INT, ADDRESS);
+    // Exported since rdma-core 22 (IBVERBS_1.7); the header's ibv_reg_mr_iova macro only picks it or _iova2.
+    private static final MethodHandle REG_MR_IOVA = LIB.fn("ibv_reg_mr_iova", true, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG,
+            JAVA_LONG, JAVA_INT);
     private static final MethodHandle CREATE_COMP_CHANNEL = LIB.fn("ibv_create_comp_channel", true, ADDRESS, ADDRESS);
     private static final MethodHandle DESTROY_COMP_CHANNEL = LIB.fn("ibv_destroy_comp_channel", true, JAVA_INT, ADDRESS);
     private static final MethodHandle CREATE_CQ = LIB.fn("ibv_create_cq", true, ADDRESS, ADDRESS, JAVA_INT, ADDRESS,
@@ -248,6 +251,23 @@ public final class Verbs {
         long len = buf.byteSize();
         MemorySegment mr = call(() -> (MemorySegment) REG_MR.invokeExact(cap, pd, buf, len, access));
         return ptr("ibv_reg_mr", mr, cap).reinterpret(VerbsLayouts.IBV_MR.byteSize());
+    }
+
+    /**
+     * {@code ibv_reg_mr_iova}: registers {@code buf} so that peers and local SGEs address it as
+     * {@code [iova, iova + size)} instead of its virtual address in this process. A process that maps
+     * another process's memory (the zero-copy relay mapping the initiator's shared memory) registers it
+     * under the owner's addresses, which are the ones on the wire. Native segments only.
+     */
+    public static MemorySegment regMrIova(MemorySegment pd, MemorySegment buf, long iova, int access) {
+        require();
+        if (!buf.isNative()) {
+            throw new VerbsException("ibv_reg_mr_iova", "only native (off-heap) memory can be registered");
+        }
+        MemorySegment cap = capture();
+        long len = buf.byteSize();
+        MemorySegment mr = call(() -> (MemorySegment) REG_MR_IOVA.invokeExact(cap, pd, buf, len, iova, access));
+        return ptr("ibv_reg_mr_iova", mr, cap).reinterpret(VerbsLayouts.IBV_MR.byteSize());
     }
 
     /** {@code ibv_dereg_mr}. */

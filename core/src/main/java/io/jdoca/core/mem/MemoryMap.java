@@ -250,15 +250,48 @@ public final class MemoryMap implements AutoCloseable {
         // An RDMA export of a map registered on a verbs device carries the rkey the peer's work requests need.
         int rkey = -1;
         if (kind == MmapExport.Kind.RDMA) {
-            if (imported) {
-                rkey = importedFrom.verbs() ? importedFrom.rkey() : -1;
+            if (imported && importedFrom.verbs()) {
+                rkey = importedFrom.rkey();
+            } else if (imported) {
+                rkey = reexportKey(dev);
             } else if (verbsReg != null) {
                 rkey = verbsReg.rkey(dev != null && dev.devInfo().isVerbs() ? dev.devInfo() : null);
             }
         }
-        boolean verbs = kind == MmapExport.Kind.RDMA && (imported ? importedFrom.verbs() : verbsReg != null && rkey != -1);
+        boolean verbs = rkey != -1;
         return new MmapExport(kind, shared, permissions, pid, id, baseAddress, length, shOff, HOST, regionPid, regionSeq,
                 cap0, cap1, verbs, verbs ? rkey : 0).encode();
+    }
+
+    /**
+     * The rkey an RDMA re-export of this import carries on {@code dev}, or -1. A PCI export the DPU
+     * re-exports for RDMA (DOCA's zero-copy: {@code doca_mmap_create_from_export} then
+     * {@code doca_mmap_export_rdma}) lets the storage target move data straight into host memory; on a
+     * verbs device that needs this process's mapping of that memory registered there, and under the
+     * exporter's addresses ({@code ibv_reg_mr_iova} with the exporter's base address), because those are
+     * the addresses every buffer of the map, and every peer's work request, carries. Registered once, at
+     * the first such export; deregistered by {@link #stop()} before the mapping goes. -1 (no key: the
+     * software transports reach the memory through this process) for a software device or an import
+     * this process cannot map.
+     */
+    private int reexportKey(Dev dev) {
+        if (dev == null || !dev.devInfo().isVerbs() || segment == null) {
+            return -1;
+        }
+        if (verbsReg == null) {
+            VerbsRegistration.Result r = VerbsRegistration.register(new io.jdoca.core.dev.DevInfo[] {dev.devInfo()},
+                    segment, permissions, baseAddress);
+            if (r.reg() == null) {
+                throw new DocaException(r.error(), "RDMA re-export of an imported map: " + r.why());
+            }
+            verbsReg = r.reg();
+        }
+        int k = verbsReg.rkey(dev.devInfo());
+        if (k == -1) {
+            throw new DocaException(DocaError.NOT_SUPPORTED, "an imported map is re-exported on one RDMA device only,"
+                    + " not also on " + dev.devInfo().name());
+        }
+        return k;
     }
 
     /**

@@ -55,13 +55,22 @@ final class VerbsRegistration {
 
     /** Registers {@code range} on every device of {@code devs}; on failure nothing stays registered. */
     static Result register(DevInfo[] devs, MemorySegment range, int docaFlags) {
+        return register(devs, range, docaFlags, -1);
+    }
+
+    /**
+     * {@link #register(DevInfo[], MemorySegment, int)} with the devices addressing the range as
+     * {@code [iova, iova + size)} ({@code ibv_reg_mr_iova}); {@code iova} -1 means the range's own addresses.
+     */
+    static Result register(DevInfo[] devs, MemorySegment range, int docaFlags, long iova) {
         MemorySegment[] mrs = new MemorySegment[devs.length];
         int[] lk = new int[devs.length];
         int[] rk = new int[devs.length];
         int access = ibvAccess(docaFlags);
         for (int i = 0; i < devs.length; i++) {
             try {
-                mrs[i] = Verbs.regMr(devs[i].verbsContext().pd(), range, access);
+                mrs[i] = iova == -1 ? Verbs.regMr(devs[i].verbsContext().pd(), range, access)
+                        : Verbs.regMrIova(devs[i].verbsContext().pd(), range, iova, access);
             } catch (VerbsException | io.jdoca.core.DocaException e) {
                 for (int k = 0; k < i; k++) {
                     Verbs.deregMr(mrs[k]);

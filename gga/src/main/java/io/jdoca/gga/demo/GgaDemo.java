@@ -62,27 +62,6 @@ public final class GgaDemo {
         this.device = device;
     }
 
-    /**
-     * The deadline scale: {@code JDOCA_DEMO_TIMEOUT_SCALE} or {@code -Djdoca.demo.timeoutScale}
-     * (a number in 0.1..100, default 1); NaN with one line on {@code out} when it is not one.
-     */
-    static double timeoutScale(PrintStream out) {
-        String v = System.getProperty("jdoca.demo.timeoutScale", System.getenv("JDOCA_DEMO_TIMEOUT_SCALE"));
-        if (v == null || v.isBlank()) {
-            return 1;
-        }
-        try {
-            double d = Double.parseDouble(v.trim());
-            if (d >= 0.1 && d <= 100) {
-                return d;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        out.println("demo: JDOCA_DEMO_TIMEOUT_SCALE must be a number in 0.1..100, got '" + v + "'");
-        return Double.NaN;
-    }
-
     private long ms(long base) {
         return (long) (base * scale);
     }
@@ -98,7 +77,7 @@ public final class GgaDemo {
      * exit code (0 = success, 2 = bad input). Called by the launcher's DemoCommand.
      */
     public static Integer run(PrintStream out, String device) {
-        double scale = timeoutScale(out);
+        double scale = io.jdoca.storage.demo.DemoTimeouts.scale(out);
         if (Double.isNaN(scale)) {
             return 2;
         }

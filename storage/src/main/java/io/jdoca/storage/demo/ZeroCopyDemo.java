@@ -23,17 +23,50 @@ public final class ZeroCopyDemo {
     static final List<String> JVM_FLAGS = List.of("--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector",
             "-XX:+UseSerialGC", "-Xmx512m");
     private static final long STEP_TIMEOUT_MS = 60_000;
+    /** The relay's and the initiator's {@code --control-timeout} at scale 1 (as the gga demo's). */
+    private static final int CONTROL_TIMEOUT_S = 30;
 
     private ZeroCopyDemo() {
     }
 
     /** The demo with its defaults: a read+write data-validity run over 2048 blocks of 4 KiB, then a read throughput run. */
     public static int run(PrintStream out) {
-        int rc = run(out, "read_write_data_validity_test", 2048, 4096, 0, 32);
-        if (rc != 0) {
+        return run(out, "sw0");
+    }
+
+    /**
+     * The demo with the target's and the relay's RDMA on {@code device} (sw0: the software transports; an
+     * RDMA device such as rxe0: verbs, with the relay re-exporting the initiator's memory there, so the
+     * target's RDMA lands in it directly; the initiator's Comch stays on sw0). Deadlines scale with
+     * {@link DemoTimeouts}. Returns the exit code (0 = both runs passed, 2 = bad input).
+     */
+    public static int run(PrintStream out, String device) {
+        return run(out, device, false);
+    }
+
+    /**
+     * {@link #run(PrintStream, String)}; {@code quick} runs only a data-validity pass over 256 blocks (no
+     * throughput run), for slow machines such as an emulated RDMA guest.
+     */
+    public static int run(PrintStream out, String device, boolean quick) {
+        double scale = DemoTimeouts.scale(out);
+        if (Double.isNaN(scale)) {
+            return 2;
+        }
+        try {
+            // Checked here, once, so a wrong -d is one line, not three failed children.
+            io.jdoca.core.dev.Devices.find(device);
+        } catch (io.jdoca.core.DocaException e) {
+            out.println("demo: " + e.getMessage());
+            return 2;
+        }
+        long stepMs = (long) (STEP_TIMEOUT_MS * scale);
+        long controlS = Math.round(CONTROL_TIMEOUT_S * scale);
+        int rc = run(out, device, stepMs, controlS, "read_write_data_validity_test", quick ? 256 : 2048, 4096, 0, quick ? 16 : 32);
+        if (rc != 0 || quick) {
             return rc;
         }
-        return run(out, "read_throughput_test", 2048, 4096, 200_000, 32);
+        return run(out, device, stepMs, controlS, "read_throughput_test", 2048, 4096, 200_000, 32);
     }
 
     /**
@@ -42,37 +75,47 @@ public final class ZeroCopyDemo {
      * initiator's exit code (or 1 if a service failed to start).
      */
     public static int run(PrintStream out, String strategy, int blockCount, int blockSize, long runLimit, int transactions) {
+        return run(out, "sw0", STEP_TIMEOUT_MS, CONTROL_TIMEOUT_S, strategy, blockCount, blockSize, runLimit, transactions);
+    }
+
+    private static int run(PrintStream out, String device, long stepMs, long controlTimeoutS, String strategy, int blockCount, int blockSize,
+            long runLimit, int transactions) {
         List<Process> procs = new ArrayList<>();
         List<Path> logs = new ArrayList<>();
         try {
             int port = freePort();
             String channel = "jdoca-demo-" + ProcessHandle.current().pid() + "-" + System.nanoTime() % 100000;
-            out.printf("demo zero-copy: target-rdma on TCP port %d, zero-copy relay on comch channel '%s', initiator-comch (%s)%n",
-                    port, channel, strategy);
-            Process target = start(procs, logs, "target-rdma", List.of("target-rdma", "-d", "sw0", "--cpu", "0", "--once",
+            out.printf("demo zero-copy: target-rdma on TCP port %d, zero-copy relay on comch channel '%s', initiator-comch (%s),"
+                    + " RDMA on %s%n", port, channel, strategy, device);
+            Process target = start(procs, logs, "target-rdma", List.of("target-rdma", "-d", device, "--cpu", "0", "--once",
                     "--listen-address", "127.0.0.1", "--listen-port", String.valueOf(port), "--block-count", String.valueOf(blockCount), "--block-size", String.valueOf(blockSize)));
-            if (!awaitOutput(logs.get(0), target, "listening on TCP port")) {
+            if (!awaitOutput(logs.get(0), target, "listening on TCP port", stepMs)) {
                 return failed(out, "target-rdma", logs.get(0));
             }
-            Process relay = start(procs, logs, "zero-copy", List.of("zero-copy", "-d", "sw0", "-r", "hpf0", "--cpu", "0", "--once",
-                    "--storage-server", "127.0.0.1:" + port, "--command-channel-name", channel));
-            if (!awaitOutput(logs.get(1), relay, "serving comch channel")) {
+            Process relay = start(procs, logs, "zero-copy", List.of("zero-copy", "-d", device, "-r", "hpf0", "--cpu", "0", "--once",
+                    "--storage-server", "127.0.0.1:" + port, "--command-channel-name", channel, "--control-timeout",
+                    String.valueOf(controlTimeoutS)));
+            if (!awaitOutput(logs.get(1), relay, "serving comch channel", stepMs)) {
                 return failed(out, "zero-copy", logs.get(1));
             }
+            // Where the relay's RDMA runs (software transport or a verbs device), from its start-up line.
+            Files.readAllLines(logs.get(1)).stream().filter(l -> l.startsWith("zero-copy: RDMA on")).findFirst()
+                    .ifPresent(l -> out.println("demo " + l));
             List<String> ini = new ArrayList<>(List.of("initiator-comch", "-d", "sw0", "--cpu", "0", "--command-channel-name",
-                    channel, "--execution-strategy", strategy, "--transaction-count", String.valueOf(transactions)));
+                    channel, "--execution-strategy", strategy, "--transaction-count", String.valueOf(transactions),
+                    "--control-timeout", String.valueOf(controlTimeoutS)));
             if (runLimit > 0) {
                 ini.add("--run-limit-operation-count");
                 ini.add(String.valueOf(runLimit));
             }
             Process initiator = start(procs, logs, "initiator-comch", ini);
-            if (!initiator.waitFor(STEP_TIMEOUT_MS * 3, TimeUnit.MILLISECONDS)) {
+            if (!initiator.waitFor(stepMs * 3, TimeUnit.MILLISECONDS)) {
                 return failed(out, "initiator-comch (timeout)", logs.get(2));
             }
             out.print(Files.readString(logs.get(2)));
             int rc = initiator.exitValue();
-            relay.waitFor(STEP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-            target.waitFor(STEP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            relay.waitFor(stepMs, TimeUnit.MILLISECONDS);
+            target.waitFor(stepMs, TimeUnit.MILLISECONDS);
             out.flush();
             return rc;
         } catch (IOException e) {
@@ -96,8 +139,15 @@ public final class ZeroCopyDemo {
                     }
                 }
             }
+            String keep = System.getenv("JDOCA_DEMO_LOGS");
             for (Path l : logs) {
                 try {
+                    if (keep != null && !keep.isBlank() && Files.exists(l)) {
+                        // JDOCA_DEMO_LOGS=DIR keeps every child's output (diagnosis), as in the gga demo.
+                        String name = l.getFileName().toString().replaceFirst("^jdoca-demo-", "zero-copy-demo-")
+                                .replaceFirst("-[0-9]+\\.log$", ".log");
+                        Files.copy(l, Path.of(keep).resolve(name), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    }
                     Files.deleteIfExists(l);
                 } catch (IOException ignored) {
                     // best effort
@@ -116,6 +166,11 @@ public final class ZeroCopyDemo {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(JVM_FLAGS);
+        // The operator's JVM options (the launcher's JDOCA_JAVA_OPTS) hold for every child too, as in the gga demo.
+        String opts = System.getenv("JDOCA_JAVA_OPTS");
+        if (opts != null && !opts.isBlank()) {
+            cmd.addAll(List.of(opts.trim().split("\\s+")));
+        }
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(System.getProperty("jdoca.demo.main", "io.jdoca.cli.Main"));
@@ -127,8 +182,8 @@ public final class ZeroCopyDemo {
         return p;
     }
 
-    private static boolean awaitOutput(Path log, Process p, String text) throws IOException, InterruptedException {
-        long deadline = System.currentTimeMillis() + STEP_TIMEOUT_MS;
+    private static boolean awaitOutput(Path log, Process p, String text, long stepMs) throws IOException, InterruptedException {
+        long deadline = System.currentTimeMillis() + stepMs;
         while (System.currentTimeMillis() < deadline) {
             if (Files.readString(log).contains(text)) {
                 return true;

@@ -55,7 +55,10 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
 
     private final Config cfg;
     private final SessionWorkers<ZeroCopyWorker> workers;
+    /** The RDMA device ({@code -d}): the workers' RDMA contexts and the host map's RDMA re-export. */
     private Dev dev;
+    /** Comch ({@code dev} itself, or the software device when {@code -d} names an RDMA device). */
+    private Dev comchDev;
     private MemoryMap hostMap;
     private TcpControlChannel target;
     private InetSocketAddress targetAddress;
@@ -73,19 +76,15 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
     public int run(PrintStream out) {
         InetSocketAddress addr = AppSupport.parseAddress(cfg.storageServer());
         dev = Devices.open(cfg.device());
-        if (dev.devInfo().isVerbs()) {
-            // The target would RDMA straight into the initiator's memory, which this process only maps (shared
-            // memory): on a verbs device that needs the mapping registered here with the initiator's addresses
-            // (ibv_reg_mr_iova), not built yet. Refused before anything is created.
-            throw new DocaException(DocaError.NOT_SUPPORTED, "-d " + cfg.device() + " is an RDMA (verbs) device: the"
-                    + " zero-copy relay does not run on verbs yet (use ./jdoca demo --mode gga -d " + cfg.device() + ")");
-        }
+        // Comch stays on shared memory (the software device owning -r); only the RDMA moves to a verbs device.
+        comchDev = AppSupport.localDevice(dev, cfg.representor());
         DevRep rep = cfg.representor() == null ? null : Devices.findRepresentor(cfg.representor()).open();
         long timeout = cfg.controlTimeoutNanos();
         targetAddress = addr;
         try {
             target = TcpControlChannel.client(addr, Math.max(timeout, 10_000_000_000L));
-            comch = ComchControlChannel.server(dev, rep, cfg.commandChannelName());
+            comch = ComchControlChannel.server(comchDev, rep, cfg.commandChannelName());
+            out.println("zero-copy: " + AppSupport.rdmaLine(dev) + "; Comch on " + comchDev.devInfo().name());
             out.println(String.format(Locale.ROOT, "zero-copy: connected to storage %s; serving comch channel '%s'",
                     cfg.storageServer(), cfg.commandChannelName()));
             out.flush();
@@ -194,6 +193,7 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
         ControlPayload.InitStorage p = checkInit(m, 8192);
         int cores = p.coreCount();
         // Import the host's IO memory (PCI export) and re-export it for RDMA: the target reaches host memory directly.
+        // On a verbs device the re-export registers this process's mapping under the host's addresses (iova).
         MemoryMap imported = MemoryMap.createFromExport(p.mmapExport(), dev);
         try {
             byte[] rdmaBlob = imported.exportRdma(dev);

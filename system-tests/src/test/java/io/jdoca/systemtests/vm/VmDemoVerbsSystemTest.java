@@ -54,4 +54,33 @@ class VmDemoVerbsSystemTest {
         // 3 targets x (io_data + io_control), a QP at each end: 12 RC QPs on rxe0 while the data path ran.
         assertThat(Integer.parseInt(q.group(1))).as("RC QPs on rxe0 seen at once").isGreaterThanOrEqualTo(12);
     }
+
+    /**
+     * {@code ./jdoca demo --mode zero-copy -d rxe0 --quick}: target-rdma and the zero-copy relay on rxe0; the
+     * relay re-exports the initiator's memory for RDMA there (registered under the initiator's addresses), so
+     * the target's RDMA WRITEs (reads) and READs (writes) move every block straight to and from the initiator's
+     * memory; the initiator validates all 256 blocks it wrote. Guest script
+     * {@code src/test/resources/vm/zero-copy-verbs-in-guest.sh}.
+     */
+    @Test
+    @Timeout(value = GUEST_LIMIT_S + 120, unit = TimeUnit.SECONDS)
+    void zeroCopyDemoRelaysOverSoftRoce() throws Exception {
+        GuestRun g = GuestRun.prepare(dir, "cli/target/jdoca.jar");
+        int rc = g.run("zero-copy-verbs-in-guest.sh", GUEST_LIMIT_S);
+        String out = g.read("demo.txt");
+        String qps = g.read("qp-summary.txt");
+        System.out.println("VmDemoVerbsSystemTest (zero-copy): rdma-run exit " + rc + " after " + g.seconds()
+                + " s (guest limit " + GUEST_LIMIT_S + " s); " + qps.strip() + "\n" + out);
+        assertThat(rc).as("guest exit status (125 = the guest never reported); harness log:\n%s\ndemo output:\n%s",
+                g.logTail(40), out).isZero();
+        assertThat(out).as("the relay's RDMA ran on rxe0 through verbs")
+                .contains("demo zero-copy: RDMA on rxe0 (verbs, rdma-core)");
+        assertThat(out).as("every block written was read back and validated (initiator)")
+                .contains("| Operation count: 256").contains("Test passed");
+        assertThat(out).as("demo exit status").contains("demo: exit 0 ");
+        Matcher q = QPS.matcher(qps);
+        assertThat(q.find()).as("qp-summary.txt: %s", qps).isTrue();
+        // One relay worker: io_control + io_data to the target, a QP at each end: 4 RC QPs on rxe0.
+        assertThat(Integer.parseInt(q.group(1))).as("RC QPs on rxe0 seen at once").isGreaterThanOrEqualTo(4);
+    }
 }
