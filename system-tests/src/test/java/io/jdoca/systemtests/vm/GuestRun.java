@@ -82,6 +82,26 @@ final class GuestRun {
         return rc;
     }
 
+    /**
+     * The demo tests' common part: runs a demo guest script ({@link #run}), prints its {@code demo.txt} under
+     * {@code label} with the contents of the {@code also} files, fails the test unless the guest exited 0, and
+     * returns {@code demo.txt}.
+     */
+    String runDemo(String label, String script, int guestLimitSeconds, String... also)
+            throws IOException, InterruptedException {
+        int rc = run(script, guestLimitSeconds);
+        String out = read("demo.txt");
+        StringBuilder extra = new StringBuilder();
+        for (String a : also) {
+            extra.append("; ").append(read(a).strip());
+        }
+        System.out.println(label + ": rdma-run exit " + rc + " after " + seconds + " s (guest limit " + guestLimitSeconds
+                + " s)" + extra + "\n" + out);
+        assertTrue(rc == 0, "guest exit status " + rc + " (125 = the guest never reported); harness log:\n" + logTail(40)
+                + "\ndemo output:\n" + out);
+        return out;
+    }
+
     /** Wall-clock seconds of the last {@link #run}. */
     long seconds() {
         return seconds;
