@@ -37,8 +37,9 @@ import java.util.function.Consumer;
  *
  * <p>Created only while the {@link Sta} main context is RUNNING; must be stopped before it.
  *
- * <p><b>Threads.</b> Ctx rules: everything on this context's PE thread, except {@link #qpAccept}
- * and {@link #post}, which any thread may call (they hand over to the PE thread).
+ * <p><b>Threads.</b> Ctx rules: everything on this context's PE thread, except {@link #qpAccept},
+ * {@link #post} and {@link #wakeup}, which any thread may call ({@code qpAccept} and {@code post}
+ * hand over to the PE thread through a core {@code CommandQueue} whose waker ends its sleep).
  */
 public final class StaIo extends Ctx {
     private static final System.Logger LOG = System.getLogger(StaIo.class.getName());
