@@ -1,6 +1,7 @@
 package io.jdoca.nvmf;
 
 import io.jdoca.argp.DocaFlags;
+import io.jdoca.core.agent.ShutdownHook;
 import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.core.DocaException;
 import io.jdoca.nvmf.config.ConfigException;
@@ -30,6 +31,8 @@ import picocli.CommandLine.Option;
 @Command(name = "sta-target",
         description = "NVMe-oF/TCP target on the STA offload library (any Linux nvme-tcp host can connect).")
 public final class StaTargetApp implements Callable<Integer> {
+    /** How long a signalled target has to stop (listeners, engines, main context) before the JVM exits anyway. */
+    private static final long SHUTDOWN_GRACE_MILLIS = 15_000;
     private static final Logger LOG = LoggerFactory.getLogger(StaTargetApp.class);
 
     /** DOCA's general flags: -h, -v, --sdk-log-level. */
@@ -81,6 +84,7 @@ public final class StaTargetApp implements Callable<Integer> {
     private List<Integer> cpus = List.of();
 
     @Override
+    @SuppressWarnings("try") // the hook is held for its close (finished), unused in the body
     public Integer call() throws Exception {
         DocaLogLevel.apply(logLevel);
         doca.applySdkLogLevel();
@@ -164,24 +168,23 @@ public final class StaTargetApp implements Callable<Integer> {
             target.close();
             return fail(e.getMessage());
         }
-        final RpcServer rpcRef = rpc;
-        final MetricsServer metricsRef = metrics;
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        // The one Ctrl-C / SIGTERM handler (core's): the signal ends the wait below, and this thread
+        // stops everything (data path last) within the grace period.
+        try (ShutdownHook hook = ShutdownHook.install("sta-target-shutdown", done::countDown, SHUTDOWN_GRACE_MILLIS)) {
+            LOG.info("sta-target ready: {} subsystem(s), {} listener(s), {} IO thread(s)",
+                    cfg.subsystems().size(), target.listeners().size(), cfg.ioThreads());
+            System.out.println("STA TARGET READY");
+            System.out.flush();
+            done.await();
             LOG.info("shutting down");
-            if (metricsRef != null) {
-                metricsRef.close();
+            if (metrics != null) {
+                metrics.close();
             }
-            if (rpcRef != null) {
-                rpcRef.close();
+            if (rpc != null) {
+                rpc.close();
             }
             target.close();
-            done.countDown();
-        }, "sta-target-shutdown"));
-        LOG.info("sta-target ready: {} subsystem(s), {} listener(s), {} IO thread(s)",
-                cfg.subsystems().size(), target.listeners().size(), cfg.ioThreads());
-        System.out.println("STA TARGET READY");
-        System.out.flush();
-        done.await();
+        }
         return 0;
     }
 

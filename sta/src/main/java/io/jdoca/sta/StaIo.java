@@ -2,8 +2,10 @@ package io.jdoca.sta;
 
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
+import io.jdoca.core.agent.CommandQueue;
 import io.jdoca.core.exec.Ctx;
 import io.jdoca.core.exec.CtxState;
+import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.core.exec.Task;
 import io.jdoca.core.exec.TaskCallback;
 import io.jdoca.core.exec.TaskPool;
@@ -23,7 +25,7 @@ import java.nio.channels.SelectableChannel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Consumer;
 
 /**
  * A DOCA STA IO context ({@code doca_sta_io}): one IO engine thread with its own progress engine.
@@ -35,11 +37,14 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *
  * <p>Created only while the {@link Sta} main context is RUNNING; must be stopped before it.
  *
- * <p><b>Threads.</b> Ctx rules: everything on this context's PE thread, except {@link #qpAccept}
- * and {@link #post}, which any thread may call (they hand over to the PE thread).
+ * <p><b>Threads.</b> Ctx rules: everything on this context's PE thread, except {@link #qpAccept},
+ * {@link #post} and {@link #wakeup}, which any thread may call ({@code qpAccept} and {@code post}
+ * hand over to the PE thread through a core {@code CommandQueue} whose waker ends its sleep).
  */
 public final class StaIo extends Ctx {
     private static final System.Logger LOG = System.getLogger(StaIo.class.getName());
+    private static final int INBOX_CAPACITY = 2 * Sta.MAX_QPS;
+    private static final long HAND_OVER_NANOS = 1_000_000_000L;
 
     private final Sta sta;
     private final int index;
@@ -50,7 +55,12 @@ public final class StaIo extends Ctx {
     private final TaskPool<StaIoTaskNonOffloadWriteSend> writeSendPool;
     private final TaskPool<StaIoTaskNonOffloadRead> readPool;
     private final TaskQueue queued = new TaskQueue();
-    private final ConcurrentLinkedQueue<Object> inbox = new ConcurrentLinkedQueue<>();
+    /**
+     * Hand-overs from other threads (new QPs, posted actions): a bounded allocation-free queue the
+     * engine drains in every pass; room for every QP twice over, so a full one means a stuck engine.
+     */
+    private final CommandQueue<Object> inbox = new CommandQueue<>(INBOX_CAPACITY, this::wakeup);
+    private final Consumer<Object> takeOver = this::takeOver;
     private final StaBeChannels beChannels;
     private final StaQpGroup group = new StaQpGroup(queued);
     private final StaIoWait wait = new StaIoWait(arena);
@@ -195,7 +205,7 @@ public final class StaIo extends Ctx {
             throw new DocaException(DocaError.FULL, "max QPs (" + Sta.MAX_QPS + ") reached");
         }
         StaQp qp = new StaQp(this, channel, sta.getMaxIoSize(), sta.inCapsuleDataSize(), maxQueueSize);
-        return handOver(qp);
+        return handOverQp(qp);
     }
 
     /**
@@ -248,7 +258,7 @@ public final class StaIo extends Ctx {
             throw new DocaException(DocaError.DRIVER, "cannot accept NVMe/RDMA connection from " + req.remoteAddress()
                     + ": " + e.getMessage(), e);
         }
-        return handOver(qp);
+        return handOverQp(qp);
     }
 
     /**
@@ -263,7 +273,7 @@ public final class StaIo extends Ctx {
         StaQp qp = new StaQp(this, rq, depth, sta.getMaxIoSize(), sta.inCapsuleDataSize(), maxQueueSize, remote, local,
                 RDMA_INVALIDATE);
         qp.rdma().start();
-        return handOver(qp);
+        return handOverQp(qp);
     }
 
     /** SEND with Invalidate when the host's descriptor asks for it (sub-type 0xF); off only to work around a device. */
@@ -322,14 +332,44 @@ public final class StaIo extends Ctx {
         handOver(r);
     }
 
-    /** Queues a new QP or an action for the PE thread and wakes it. Any thread. */
+    /** {@link #handOver} for a new QP: one the engine cannot take is closed and released before the error. */
+    private StaQp handOverQp(StaQp qp) {
+        try {
+            return handOver(qp);
+        } catch (DocaException e) {
+            discard(qp);
+            throw e;
+        }
+    }
+
+    /**
+     * Queues a new QP or an action for the PE thread; the queue's waker wakes the engine. Any
+     * thread; control path. A full queue (the engine is not draining) is retried for up to a
+     * second, then FULL.
+     */
     private <T> T handOver(T o) {
-        inbox.add(o);
-        if (pe() != null) {
-            pe().notifyWork();
+        if (!inbox.offer(o)) {
+            long deadline = System.nanoTime() + HAND_OVER_NANOS;
+            while (!inbox.offer(o)) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new DocaException(DocaError.FULL, name() + ": " + inbox.capacity() + " hand-overs already waiting");
+                }
+                Thread.yield();
+            }
+        }
+        return o;
+    }
+
+    /**
+     * Ends the engine thread's sleep in {@link #waitForIo} (or in its PE's notification wait) early,
+     * or makes the next one return at once. Any thread; allocation-free.
+     */
+    public void wakeup() {
+        ProgressEngine p = pe();
+        if (p != null) {
+            p.notifyWork();
         }
         wait.wakeup();
-        return o;
     }
 
     /**
@@ -499,9 +539,7 @@ public final class StaIo extends Ctx {
     @Override
     protected int work() {
         int n = 0;
-        if (!inbox.isEmpty()) {
-            n += drainInbox();
-        }
+        n += inbox.drain(takeOver, INBOX_CAPACITY);
         if (beChannels.busy() > 0) {
             n += beChannels.poll();
         }
@@ -519,28 +557,23 @@ public final class StaIo extends Ctx {
         return n;
     }
 
-    private int drainInbox() {
-        int n = 0;
-        Object o;
-        while ((o = inbox.poll()) != null) {
-            if (o instanceof StaQp qp) {
-                if (state() != CtxState.RUNNING) {
-                    discard(qp);
-                    continue;
-                }
-                group.add(qp);
-                qpsAccepted++;
-                wait.watch(qp);
-            } else if (o instanceof Runnable r) {
-                try {
-                    r.run();
-                } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.ERROR, "posted action failed", e);
-                }
+    /** One hand-over, on the PE thread: a new QP joins the group, a posted action runs. */
+    private void takeOver(Object o) {
+        if (o instanceof StaQp qp) {
+            if (state() != CtxState.RUNNING) {
+                discard(qp);
+                return;
             }
-            n++;
+            group.add(qp);
+            qpsAccepted++;
+            wait.watch(qp);
+        } else if (o instanceof Runnable r) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.ERROR, "posted action failed", e);
+            }
         }
-        return n;
     }
 
     /** A QP handed over but never started (the engine stopped first). */

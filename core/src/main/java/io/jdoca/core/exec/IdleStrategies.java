@@ -99,18 +99,38 @@ final class IdleStrategies {
         }
     }
 
-    static final class Notifying extends Backoff {
-        private final ProgressEngine pe;
+    /** A {@link Backoff} whose sleep is the owner's own wait ({@link IdleStrategy.Sleeper}). */
+    static final class Sleeping extends Backoff {
+        private final IdleStrategy.Sleeper sleeper;
 
-        Notifying(ProgressEngine pe, int spins, int yields, long maxWait) {
-            super(spins, yields, maxWait, maxWait);
-            this.pe = pe;
+        Sleeping(IdleStrategy.Sleeper sleeper, int spins, int yields, long maxSleepNanos) {
+            super(spins, yields, maxSleepNanos, maxSleepNanos);
+            this.sleeper = java.util.Objects.requireNonNull(sleeper, "sleeper");
         }
 
         @Override
         void sleep(long nanos) {
+            sleeper.sleep(nanos);
+        }
+
+        @Override
+        public void wake() {
+            sleeper.wake();
+        }
+    }
+
+    /** Sleeps in a progress engine's notification mode. */
+    static final class PeSleeper implements IdleStrategy.Sleeper {
+        private final ProgressEngine pe;
+
+        PeSleeper(ProgressEngine pe) {
+            this.pe = java.util.Objects.requireNonNull(pe, "pe");
+        }
+
+        @Override
+        public void sleep(long maxNanos) {
             pe.requestNotification();
-            pe.waitForNotification(nanos);
+            pe.waitForNotification(maxNanos);
             pe.clearNotification();
         }
 

@@ -52,10 +52,37 @@ public interface IdleStrategy {
      * (at most {@code maxWaitNanos} at a time): near-zero CPU when idle, a wake-up on work.
      */
     static IdleStrategy notifying(ProgressEngine pe) {
-        return new IdleStrategies.Notifying(pe, 64, 16, 100_000_000L);
+        return notifying(pe, 64, 16, 100_000_000L);
     }
 
     static IdleStrategy notifying(ProgressEngine pe, int spins, int yields, long maxWaitNanos) {
-        return new IdleStrategies.Notifying(pe, spins, yields, maxWaitNanos);
+        return new IdleStrategies.Sleeping(new IdleStrategies.PeSleeper(pe), spins, yields, maxWaitNanos);
+    }
+
+    /**
+     * Spins {@code spins} idle cycles, yields {@code yields}, then on every further idle cycle sleeps
+     * in the owner's own wait ({@code sleeper}: a selector, a completion channel, a progress
+     * engine's notification) for at most {@code maxSleepNanos}; {@link #wake()} ends that sleep.
+     * For agents whose work arrives on something the thread can block on: near-zero CPU when idle.
+     */
+    static IdleStrategy sleeping(Sleeper sleeper, int spins, int yields, long maxSleepNanos) {
+        return new IdleStrategies.Sleeping(sleeper, spins, yields, maxSleepNanos);
+    }
+
+    /**
+     * Where a {@link #sleeping} strategy sleeps: the agent's own blocking wait.
+     *
+     * <p>Threads: {@link #sleep} on the owner (agent) thread only; {@link #wake} from any thread.
+     * Both allocation-free.
+     */
+    interface Sleeper {
+        /**
+         * Blocks until the owner may have work (a readable socket, a completion, a hand-over) or
+         * {@code maxNanos} pass; returns at once when work is already pending.
+         */
+        void sleep(long maxNanos);
+
+        /** Ends a {@link #sleep} in progress early (or makes the next one return at once). */
+        void wake();
     }
 }

@@ -80,6 +80,15 @@ public final class ProgressEngine implements AutoCloseable {
      * their callbacks. Returns true if at least one completion was delivered. Allocation-free.
      */
     public boolean progress() {
+        return progressCount() > 0;
+    }
+
+    /**
+     * {@link #progress()} returning how much work the connected contexts did (the sum of their
+     * {@link Pollable#doWork()} results: completions, commands, hand-overs), e.g. for an agent's
+     * duty cycle. Allocation-free.
+     */
+    public int progressCount() {
         int n = 0;
         Pollable[] ps = pollables;
         for (int i = 0; i < ps.length; i++) {
@@ -87,10 +96,10 @@ public final class ProgressEngine implements AutoCloseable {
         }
         if (n > 0) {
             hits++;
-            return true;
+        } else {
+            misses++;
         }
-        misses++;
-        return false;
+        return n;
     }
 
     /** Calls on which {@link #progress()} delivered something (the apps' "PE hit rate" numerator). */

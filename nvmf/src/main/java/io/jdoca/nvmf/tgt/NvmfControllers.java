@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * queue closed, keep-alive timeout).
  *
  * <p><b>Threads.</b> Any thread: the registry is a concurrent map; a QP is answered or disconnected
- * through its IO engine's {@code post}. {@link #keepAliveMonitor} runs on its own thread.
+ * through its IO engine's {@code post}. {@link #checkKeepAlive} runs on the main agent's thread.
  */
 final class NvmfControllers {
     private static final Logger LOG = LoggerFactory.getLogger(NvmfControllers.class);
@@ -124,21 +123,16 @@ final class NvmfControllers {
         LOG.debug("{} closed: {}", qp, why);
     }
 
-    /** The keep-alive thread's loop while {@code running}: a controller silent for twice its KATO is torn down. */
-    void keepAliveMonitor(BooleanSupplier running) {
-        while (running.getAsBoolean()) {
-            try {
-                Thread.sleep(500);
-            } catch (InterruptedException e) {
-                return;
-            }
-            long now = System.nanoTime();
-            for (NvmfController c : controllers.values()) {
-                long kato = c.katoMs();
-                // NVMe Base 2.0 §3.9: the controller may add slack; Linux sends Keep Alive every KATO/2.
-                if (kato > 0 && now - c.lastKeepAliveNanos() > TimeUnit.MILLISECONDS.toNanos(kato * 2)) {
-                    kill(c, "keep-alive timeout (" + kato + " ms)");
-                }
+    /**
+     * The keep-alive deadline, checked by the main agent every {@link NvmfMain#KEEP_ALIVE_PERIOD_NANOS}:
+     * a controller silent for twice its KATO at {@code now} is torn down.
+     */
+    void checkKeepAlive(long now) {
+        for (NvmfController c : controllers.values()) {
+            long kato = c.katoMs();
+            // NVMe Base 2.0 §3.9: the controller may add slack; Linux sends Keep Alive every KATO/2.
+            if (kato > 0 && now - c.lastKeepAliveNanos() > TimeUnit.MILLISECONDS.toNanos(kato * 2)) {
+                kill(c, "keep-alive timeout (" + kato + " ms)");
             }
         }
     }

@@ -1,29 +1,45 @@
 package io.jdoca.nvmf.tgt;
 
+import io.jdoca.core.agent.Agent;
+import io.jdoca.core.agent.AgentRunner;
 import io.jdoca.core.exec.CtxState;
+import io.jdoca.core.exec.IdleStrategy;
 import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.core.util.CpuAffinity;
 import io.jdoca.sta.StaIo;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One IO engine of {@link NvmfTarget}: an IO context ({@link StaIo}) with its progress engine and
- * the thread that runs the engine loop (progress, a short spin, then sleep in the sockets'
- * readiness). Split out of {@code NvmfTarget} (its former inner class {@code Engine}) so the
- * target app holds configuration and listener management and this class the I/O path's loop.
+ * One IO engine of {@link NvmfTarget} as an {@link Agent} on its own {@link AgentRunner} (thread
+ * {@code sta-io-<i>}): an IO context ({@link StaIo}) with its progress engine. A duty cycle is one
+ * progress pass (StaIo's QPs, back-end completions, hand-overs); idle, the runner spins briefly and
+ * then sleeps in StaIo's own wait ({@link StaIo#waitForIo}: the sockets' selector, the RDMA
+ * completion channel or the back-end's completions), so an idle engine uses no CPU and wakes as
+ * soon as a host sends. Other threads reach the engine only through StaIo's hand-over queue (a core
+ * {@code CommandQueue}: {@code qpAccept}, {@code post}), whose waker ends that sleep.
  *
- * <p>Thread rules: {@link #run} is the engine thread; {@link #idleNanos} has that thread as its
- * only writer and is read racily by metrics; the rest is final.
+ * <p>Thread rules: {@link #doWork}, {@link #onStart}, {@link #onClose} and {@link #sleep} run on
+ * the engine thread; {@link #idleNanos} has that thread as its only writer and is read racily by
+ * metrics; {@link #wake} from any thread; {@link #start} and {@link #close} from the control thread.
  */
-final class NvmfEngine {
+final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
     private static final Logger LOG = LoggerFactory.getLogger(NvmfTarget.class);
+    /** Idle passes spent spinning before the engine sleeps: on a shared machine a sleeper woken by the socket beats a spinner. */
+    private static final int SPINS = 7;
+    /** Longest sleep in StaIo's wait (it returns earlier on a socket, completion or hand-over). */
+    private static final long SLEEP_NANOS = 5_000_000L;
+    /** How long a stopping engine may take to finish its QPs' teardown and in-flight back-end I/O. */
+    static final long STOP_NANOS = TimeUnit.SECONDS.toNanos(10);
+
     private final NvmfTarget target;
     final StaIo io;
     final ProgressEngine pe;
-    final Thread thread;
     final int index;
+    private final IdleStrategy idle;
+    private final AgentRunner runner;
     /** Time asleep waiting for the sockets; written by the engine thread only, read racily by metrics. */
     long idleNanos;
     final long startNanos = System.nanoTime();
@@ -33,37 +49,85 @@ final class NvmfEngine {
         this.io = io;
         this.pe = pe;
         this.index = i;
-        this.thread = new Thread(this::run, "sta-io-" + i);
-        this.thread.setDaemon(true);
+        this.idle = IdleStrategy.sleeping(this, SPINS, 0, SLEEP_NANOS);
+        this.runner = new AgentRunner(this, idle,
+                (agent, e) -> LOG.error("{}: {}", agent.roleName(), e.toString(), e));
     }
 
-    void run() {
+    @Override
+    public String roleName() {
+        return "sta-io-" + index;
+    }
+
+    /** Starts the engine thread. Control path. */
+    void start() {
+        runner.start();
+    }
+
+    /** The engine thread (named {@link #roleName()}). */
+    Thread thread() {
+        return runner.thread();
+    }
+
+    /** Pins the engine thread to its CPU of the target's mask (SPDK's {@code -m}), if one was given. */
+    @Override
+    public void onStart() {
         List<Integer> pin = target.cpus();
         if (!pin.isEmpty()) {
             int cpu = pin.get(index % pin.size());
             try {
                 CpuAffinity.pinCurrentThread(cpu);
-                LOG.info("{} pinned to CPU {}", thread.getName(), cpu);
+                LOG.info("{} pinned to CPU {}", roleName(), cpu);
             } catch (RuntimeException e) {
-                LOG.error("{}: cannot pin to CPU {}: {}", thread.getName(), cpu, e.getMessage());
+                LOG.error("{}: cannot pin to CPU {}: {}", roleName(), cpu, e.getMessage());
             }
         }
-        // Spin briefly, then sleep in the sockets' readiness (StaIo.waitForIo) until a host sends.
-        int idle = 0;
-        while (target.running() || io.state() != CtxState.IDLE) {
-            if (pe.progress()) {
-                idle = 0;
-            } else if (++idle < 8) {
-                // Short spin only: on a shared machine a sleeper woken by the socket beats a spinner.
-                Thread.onSpinWait();
-            } else {
-                long t0 = System.nanoTime();
-                io.waitForIo(5_000_000L);
-                idleNanos += System.nanoTime() - t0; // single writer: this thread; read racily
-            }
-            if (!target.running() && io.state() == CtxState.RUNNING) {
-                io.stop();
-            }
+    }
+
+    /** One StaIo progress pass; returns the work it did (0 = idle: the runner spins, then {@link #sleep}s). */
+    @Override
+    public int doWork() {
+        return pe.progressCount();
+    }
+
+    /** The idle strategy's sleep: StaIo's wait, timed for the engine's busy/idle metrics. Engine thread. */
+    @Override
+    public void sleep(long maxNanos) {
+        long t0 = System.nanoTime();
+        io.waitForIo(maxNanos);
+        idleNanos += System.nanoTime() - t0; // single writer: this thread; read racily
+    }
+
+    /** Ends the engine's sleep in StaIo's wait. Any thread. */
+    @Override
+    public void wake() {
+        io.wakeup();
+    }
+
+    /**
+     * The target is closing: stops the IO context (its QPs are torn down, in-flight tasks flushed)
+     * and progresses it until IDLE, sleeping in StaIo's wait between passes, for at most
+     * {@link #STOP_NANOS}. Engine thread.
+     */
+    @Override
+    public void onClose() {
+        if (io.state() == CtxState.RUNNING || io.state() == CtxState.STARTING) {
+            io.stop();
         }
+        long deadline = System.nanoTime() + STOP_NANOS;
+        idle.reset();
+        while (io.state() != CtxState.IDLE) {
+            if (System.nanoTime() - deadline > 0) {
+                LOG.warn("{}: IO context still {} after {} ms", roleName(), io.state(),
+                        TimeUnit.NANOSECONDS.toMillis(STOP_NANOS));
+                return;
+            }
+            idle.idle(pe.progressCount());
+        }
+    }
+
+    /** Stops the engine (see {@link #onClose}); true if its thread ended in time. Control path. */
+    boolean close() {
+        return runner.close(STOP_NANOS + TimeUnit.SECONDS.toNanos(1));
     }
 }

@@ -4,8 +4,6 @@ import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.Devices;
-import io.jdoca.core.exec.CtxState;
-import io.jdoca.core.exec.IdleStrategy;
 import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.sta.Sta;
 import io.jdoca.sta.StaBackend;
@@ -33,7 +31,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -48,8 +45,11 @@ import org.slf4j.LoggerFactory;
  * JSON-RPC server. Its listeners are {@link NvmfListeners}, its bdevs {@link NvmfBdevs}, its
  * controllers {@link NvmfControllers}; the controllers' admin commands are {@link AdminHandler}'s.
  *
- * <p><b>Threads.</b> One thread per PE (main + each IO context); one acceptor thread per listener;
- * a keep-alive monitor. Management methods may be called from any thread.
+ * <p><b>Threads.</b> One agent per PE, each on its own {@code AgentRunner}: {@link NvmfMain}
+ * ({@code sta-main}: the main context, commands for it, the keep-alive deadline) and one
+ * {@link NvmfEngine} per IO context ({@code sta-io-<i>}, the data path). Control path besides: one
+ * blocking acceptor thread per TCP listener ({@code sta-listen-<port>}) and the rdma_cm event
+ * thread ({@code sta-rdma-cm}). Management methods may be called from any thread.
  */
 public final class NvmfTarget implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NvmfTarget.class);
@@ -60,7 +60,6 @@ public final class NvmfTarget implements AutoCloseable {
     private final NvmfControllers controllers = new NvmfControllers();
     private final NvmfListeners listeners = new NvmfListeners(this);
     private final List<NvmfEngine> engines = new ArrayList<>();
-    private final ConcurrentLinkedQueue<Runnable> mainActions = new ConcurrentLinkedQueue<>();
     private final AdminHandler handler = new AdminHandler(this);
     private final AtomicInteger rr = new AtomicInteger();
     private volatile long discoveryGen = 1;
@@ -75,8 +74,7 @@ public final class NvmfTarget implements AutoCloseable {
     private Dev dev;
     private Sta sta;
     private ProgressEngine mainPe;
-    private Thread mainThread;
-    private Thread kaThread;
+    private NvmfMain main;
 
     /** CPUs the IO engine threads pin themselves to (engine i on cpus[i % n]); empty = not pinned. */
     private volatile List<Integer> cpus = List.of();
@@ -117,9 +115,8 @@ public final class NvmfTarget implements AutoCloseable {
         check(mainPe.connectCtx(sta), "connect main context");
         check(sta.start(), "start main context");
         running = true;
-        mainThread = new Thread(this::runMain, "sta-main");
-        mainThread.setDaemon(true);
-        mainThread.start();
+        main = new NvmfMain(sta, mainPe, controllers, engines);
+        main.start();
 
         for (int i = 0; i < sta.getMaxStaIo(); i++) {
             StaIo io = StaIo.create(sta);
@@ -141,7 +138,7 @@ public final class NvmfTarget implements AutoCloseable {
             check(io.start(), "start IO context");
             NvmfEngine e = new NvmfEngine(this, io, pe, i);
             engines.add(e);
-            e.thread.start();
+            e.start();
         }
         subsystems.put(NvmfSubsystem.DISCOVERY_NQN, new NvmfSubsystem(NvmfSubsystem.DISCOVERY_NQN, null, "discovery", "jdoca discovery", true));
         // A configuration that fails halfway leaves nothing behind: no listener, thread or new file.
@@ -165,38 +162,11 @@ public final class NvmfTarget implements AutoCloseable {
         }
         createdFiles.clear();
         started = true;
-        kaThread = new Thread(() -> controllers.keepAliveMonitor(this::running), "sta-keepalive");
-        kaThread.setDaemon(true);
-        kaThread.start();
     }
 
     private static void check(DocaError e, String what) {
         if (e != DocaError.SUCCESS) {
             throw new DocaException(e, what + ": " + e.description());
-        }
-    }
-
-    private void runMain() {
-        IdleStrategy idle = IdleStrategy.backoff(16, 16, 100_000, 5_000_000);
-        while (running || sta.state() != CtxState.IDLE) {
-            int n = 0;
-            Runnable r;
-            while ((r = mainActions.poll()) != null) {
-                try {
-                    r.run();
-                } catch (RuntimeException e) {
-                    LOG.error("main action failed", e);
-                }
-                n++;
-            }
-            n += mainPe.progress() ? 1 : 0;
-            if (!running && sta.state() == CtxState.RUNNING) {
-                boolean iosIdle = engines.stream().allMatch(e -> e.io.state() == CtxState.IDLE);
-                if (iosIdle) {
-                    sta.stop();
-                }
-            }
-            idle.idle(n);
         }
     }
 
@@ -209,13 +179,9 @@ public final class NvmfTarget implements AutoCloseable {
         listeners.closeAll();
         running = false;
         for (NvmfEngine e : engines) {
-            e.pe.notifyWork();
-            join(e.thread);
+            e.close();
         }
-        join(mainThread);
-        if (kaThread != null) {
-            kaThread.interrupt();
-        }
+        main.close();
         for (NvmfEngine e : engines) {
             e.io.destroy();
         }
@@ -229,14 +195,6 @@ public final class NvmfTarget implements AutoCloseable {
             sta.backendDestroy(b);
         }
         LOG.info("target stopped");
-    }
-
-    private static void join(Thread t) {
-        try {
-            t.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     public Sta sta() {
@@ -632,7 +590,7 @@ public final class NvmfTarget implements AutoCloseable {
             return CompletableFuture.failedFuture(new DocaException(DocaError.NOT_FOUND, "no namespace " + nsid + " in " + nqn));
         }
         CompletableFuture<Void> f = new CompletableFuture<>();
-        mainActions.add(() -> {
+        Runnable submit = () -> {
             StaTaskRmNs t = sta.taskRmNsAllocInit(ns, 0);
             if (t == null) {
                 f.completeExceptionally(new DocaException(sta.lastError(), "rm_ns task"));
@@ -644,7 +602,12 @@ public final class NvmfTarget implements AutoCloseable {
                 t.free();
                 f.completeExceptionally(new DocaException(e, "rm_ns submit"));
             }
-        });
+        };
+        try {
+            main.execute(submit);
+        } catch (DocaException e) {
+            f.completeExceptionally(e);
+        }
         return f;
     }
 
@@ -830,9 +793,9 @@ public final class NvmfTarget implements AutoCloseable {
         return out;
     }
 
-    /** Runs an action on the main context's thread (e.g. STA tasks). */
+    /** Runs an action on the main context's thread (e.g. STA tasks); AGAIN when too many already wait. Any thread. */
     public void onMainThread(Runnable r) {
-        mainActions.add(r);
+        main.execute(r);
     }
 
 }

@@ -34,6 +34,15 @@ import org.junit.jupiter.api.Timeout;
  * {@code --cpu}. Anything else — e.g. the RDMA tcp transport's {@code jdoca-rdma-io-N} or
  * {@code jdoca-rdma-keepalive}, or any new unnamed thread — is a stray data-path thread and fails
  * the test. (On one host the storage apps' RDMA connections choose the shm transport.)
+ *
+ * <p>The same for a running {@code sta-target} (the NVMe-oF target) that an {@code nvme-perf}
+ * host drives over NVMe/TCP on 127.0.0.1: its data-path threads are only its IO engine agents
+ * {@code sta-io-<i>} (one per {@code io_threads}); besides the JVM's it has only its management
+ * agent {@code sta-main} (main context, commands, the keep-alive deadline) and control-path
+ * threads that never run a command's I/O: {@code main}, the blocking acceptor of each TCP listener
+ * {@code sta-listen-<port>}, the rdma_cm event thread {@code sta-rdma-cm} (RDMA listeners only),
+ * the JSON-RPC server {@code sta-rpc} with one {@code sta-rpc-client} per connection, and the
+ * metrics endpoint's threads. No keep-alive thread, no own engine loop thread.
  */
 class DataPathThreadsSystemTest {
     private static final Duration T = Duration.ofSeconds(90);
@@ -51,6 +60,15 @@ class DataPathThreadsSystemTest {
             + "|idle-timeout-task");
     /** Agents on the core runner: {@code <app>-worker-<index>} ({@code AgentRunner} names its thread after the role). */
     private static final Pattern AGENT = Pattern.compile("(target|zero-copy|gga)-worker-\\d+");
+    /** sta-target's data path: its IO engine agents, {@code sta-io-<i>}. */
+    private static final Pattern STA_DATA = Pattern.compile("sta-io-\\d+");
+    /**
+     * sta-target's other threads: the main thread, the management agent, the TCP acceptors, the
+     * rdma_cm event thread, the RPC server and its clients, the metrics endpoint (see the class comment).
+     */
+    private static final Pattern STA_CONTROL = Pattern.compile("main|sta-main|sta-listen-\\d+|sta-rdma-cm|sta-rpc"
+            + "|sta-rpc-client|sta-metrics|HTTP-Dispatcher|idle-timeout-task");
+    private static final String NQN = "nqn.2024-01.io.jdoca:threads";
     private static final Pattern THREAD_LINE = Pattern.compile("^\"(.*)\" #\\d+", Pattern.MULTILINE);
 
     private final List<JavaProcess> procs = new ArrayList<>();
@@ -71,6 +89,26 @@ class DataPathThreadsSystemTest {
             }
         }
         return out;
+    }
+
+    /** sta-target's threads that are neither the JVM's, nor its control path, nor its IO engine agents. */
+    static List<String> staStrays(List<String> threads) {
+        List<String> out = new ArrayList<>();
+        for (String t : threads) {
+            if (!JVM.matcher(t).matches() && !STA_CONTROL.matcher(t).matches() && !STA_DATA.matcher(t).matches()) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    /** sta-target's classification without processes: the former keep-alive and unnamed threads are strays. */
+    @Test
+    void theStaClassifierAllowsOnlyEngineAgentsOnTheDataPath() {
+        assertThat(staStrays(List.of("main", "sta-main", "sta-io-0", "sta-io-17", "sta-listen-4420", "sta-rdma-cm", "sta-rpc",
+                "sta-rpc-client", "sta-metrics", "HTTP-Dispatcher", "GC Thread#1"))).isEmpty();
+        assertThat(staStrays(List.of("sta-io-0", "sta-keepalive", "sta-io", "Thread-3", "target-worker-0", "sta-main-2")))
+                .containsExactly("sta-keepalive", "sta-io", "Thread-3", "target-worker-0", "sta-main-2");
     }
 
     /** The classification itself, without processes: the transport's own threads are strays, workers are agents. */
@@ -115,6 +153,44 @@ class DataPathThreadsSystemTest {
         }
         assertThat(threadNames(target)).contains("target-worker-0");
         assertThat(threadNames(relay)).contains("zero-copy-worker-0");
+    }
+
+    @Test
+    @Timeout(240)
+    void aRunningStaTargetHasOnlyItsEngineAgentsOnTheDataPath(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        int port = JavaProcess.freePort();
+        int metricsPort = JavaProcess.freePort();
+        Path cfg = dir.resolve("target.json");
+        java.nio.file.Files.writeString(cfg, """
+                { "io_threads": 2, "rpc_socket": "%s",
+                  "subsystems": [ { "nqn": "%s", "allow_any_host": true,
+                    "namespaces": [ { "nsid": 1, "backend": "memory", "size_mb": 16, "block_size": 4096 } ] } ] }
+                """.formatted(dir.resolve("rpc.sock"), NQN));
+        JavaProcess target = start("sta-target", List.of("sta-target", "-j", cfg.toString(), "--listen", "127.0.0.1:" + port,
+                "--metrics-port", String.valueOf(metricsPort)));
+        target.awaitOutput("STA TARGET READY", T);
+        // Two queues on two connections: round robin puts them on both engines.
+        JavaProcess perf = start("nvme-perf", List.of("nvme-perf", "-s", String.valueOf(port), "-n", NQN, "--nsid", "1",
+                "-w", "randread", "-o", "4096", "-q", "8", "-P", "2", "-t", "120", "--warmup", "0", "--range-mb", "8"));
+
+        // The host is connected and its reads go through the target's engines.
+        HttpClient http = HttpClient.newHttpClient();
+        Await.until(T, () -> {
+            Map<String, Double> m = scrape(http, metricsPort);
+            return m.getOrDefault("jdoca_sta_engine_reads_total{engine=sta_io0}", 0.0) > 1000
+                    && m.getOrDefault("jdoca_sta_engine_reads_total{engine=sta_io1}", 0.0) > 1000;
+        }, () -> assertAlive(perf), "both engines of the target serve reads");
+
+        List<String> threads = threadNames(target);
+        assertThat(staStrays(threads)).as("stray threads in sta-target: %s", threads).isEmpty();
+        assertThat(threads.stream().filter(t -> STA_DATA.matcher(t).matches()))
+                .as("one engine agent per io_threads in %s", threads).containsExactlyInAnyOrder("sta-io-0", "sta-io-1");
+        assertThat(threads).contains("sta-main", "sta-listen-" + port, "sta-rpc").doesNotContain("sta-keepalive");
+        perf.close();
+        target.terminate();
+        // The JVM reports SIGTERM as 143; the one shutdown hook (core's) has stopped the target cleanly.
+        assertThat(target.awaitExit(T)).as("sta-target exit after SIGTERM:\n%s", target.output()).isEqualTo(143);
+        assertThat(target.output()).contains("shutting down", "target stopped");
     }
 
     private JavaProcess start(String name, List<String> args) throws IOException {
