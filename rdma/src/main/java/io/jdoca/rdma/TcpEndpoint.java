@@ -290,7 +290,7 @@ final class TcpEndpoint extends RdmaEndpoint {
             txHdr.clear();
             int small = TcpFrame.SIZE + (payload == null ? 0 : (int) Math.min(t.len, COALESCE + 1));
             boolean batch = payload == null || t.len <= COALESCE;
-            if (batch && (outLen > 0 || rdma.inWork)) {
+            if (batch && (outLen > 0 || rdma.inWork())) {
                 // Joins the queued frames. Submitted from a completion callback (inWork), it waits
                 // for the end of the duty cycle, so the requests a burst of completions re-arms and
                 // the acknowledgements owed leave in one system call (a NIC's doorbell batching);
@@ -303,7 +303,7 @@ final class TcpEndpoint extends RdmaEndpoint {
                 }
                 MemorySegment.copy(txSeg, 0, outSeg, outLen, small);
                 outLen += small;
-                if (rdma.inWork) {
+                if (rdma.inWork()) {
                     txHeld = true;
                 } else {
                     flushOut();
