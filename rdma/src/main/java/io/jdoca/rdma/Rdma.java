@@ -69,7 +69,7 @@ public final class Rdma extends Ctx {
     int recvQueueSize = 256;
     private long rnrTimeoutNanos = 1_000_000_000L;
     final long connectTimeoutNanos = 10_000_000_000L;
-    RdmaTransportType transport = RdmaTransportType.AUTO;
+    RdmaTransportType transport = defaultTransport();
     InetAddress bindAddress;
     String advertisedHost;
 
@@ -266,7 +266,7 @@ public final class Rdma extends Ctx {
         return recvQueueSize;
     }
 
-    /** Transport choice (default AUTO). */
+    /** Transport choice (default AUTO, or what {@code -Djdoca.rdma.transport} names). */
     public DocaError setTransport(RdmaTransportType t) {
         if (state() != io.jdoca.core.exec.CtxState.IDLE) {
             return DocaError.BAD_STATE;
@@ -713,6 +713,24 @@ public final class Rdma extends Ctx {
     @Override
     public long maxSleepNanos() {
         return exec.maxSleepNanos();
+    }
+
+    /**
+     * The transport a new context starts with: {@link RdmaTransportType#AUTO}, unless the operator
+     * names one with {@code -Djdoca.rdma.transport=auto|shm|tcp|verbs} (e.g. to run same-host
+     * applications over TCP; {@link #setTransport} still overrides it). An unknown name is refused
+     * with a one-line error when the context is created.
+     */
+    private static RdmaTransportType defaultTransport() {
+        String s = System.getProperty("jdoca.rdma.transport");
+        if (s == null || s.isBlank()) {
+            return RdmaTransportType.AUTO;
+        }
+        try {
+            return RdmaTransportType.valueOf(s.trim().toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("-Djdoca.rdma.transport=" + s + ": not a transport (auto, shm, tcp, verbs)");
+        }
     }
 
     private static UUID hostUuid() {

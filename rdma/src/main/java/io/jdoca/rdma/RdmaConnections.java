@@ -44,6 +44,8 @@ final class RdmaConnections {
     private Thread acceptor;
     private volatile boolean setupPending;
     private int nextConnId;
+    /** The TCP transport's agent of this run: started with the first TCP connection, closed when the context is idle. */
+    private TcpTransportAgent tcpAgent;
     /** VERBS CM mode through rdma_cm: made by the first startListenToPort / connectToAddr of a run. */
     private VerbsCm verbsCm;
 
@@ -324,7 +326,7 @@ final class RdmaConnections {
             boolean up = c.endpoint instanceof ShmEndpoint s ? s.peerAttached() : c.endpoint != null;
             if (up) {
                 if (c.endpoint instanceof TcpEndpoint t) {
-                    t.startIo();
+                    t.startIo(tcpAgent());
                 }
                 c.transition(RdmaConnectionState.ESTABLISHED);
                 n++;
@@ -649,6 +651,11 @@ final class RdmaConnections {
         return true;
     }
 
+    /** This run's TCP transport agent, started on first use (control path). */
+    private TcpTransportAgent tcpAgent() {
+        return tcpAgent != null ? tcpAgent : (tcpAgent = TcpTransportAgent.start());
+    }
+
     /** The context became idle: free every connection's resources, report CM disconnections, drop rdma_cm. */
     void release() {
         for (RdmaConnection c : connections) {
@@ -670,6 +677,11 @@ final class RdmaConnections {
         }
         active = new RdmaConnection[0];
         byNonce.clear();
+        if (tcpAgent != null) {
+            // Every TCP endpoint is drained (the agent let each go): the thread and its selector end.
+            tcpAgent.close();
+            tcpAgent = null;
+        }
         if (verbsCm != null) {
             // The rdma_cm ids are not attached to the QPs (jdoca owns them): disconnect and destroy them first.
             verbsCm.release();

@@ -58,4 +58,13 @@ public interface IdleStrategy {
     static IdleStrategy notifying(ProgressEngine pe, int spins, int yields, long maxWaitNanos) {
         return new IdleStrategies.Notifying(pe, spins, yields, maxWaitNanos);
     }
+
+    /**
+     * Sleeps in {@code selector} (an I/O agent's sockets) for at most {@code maxSleepNanos} (asked
+     * on every idle cycle: the owner's next deadline; 0 = do not sleep); {@link #wake()} wakes the
+     * selector. Allocation-free.
+     */
+    static IdleStrategy selecting(java.nio.channels.Selector selector, java.util.function.LongSupplier maxSleepNanos) {
+        return new IdleStrategies.Selecting(selector, maxSleepNanos);
+    }
 }
