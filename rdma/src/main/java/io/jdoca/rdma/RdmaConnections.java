@@ -651,9 +651,16 @@ final class RdmaConnections {
         return true;
     }
 
-    /** This run's TCP transport agent, started on first use (control path). */
+    /** This run's TCP transport agent, started on first use (control path); null (logged) if it cannot start. */
     private TcpTransportAgent tcpAgent() {
-        return tcpAgent != null ? tcpAgent : (tcpAgent = TcpTransportAgent.start());
+        if (tcpAgent == null) {
+            try {
+                tcpAgent = TcpTransportAgent.start();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "rdma: cannot start the tcp transport agent: " + e.getMessage());
+            }
+        }
+        return tcpAgent;
     }
 
     /** The context became idle: free every connection's resources, report CM disconnections, drop rdma_cm. */

@@ -224,6 +224,11 @@ final class TcpEndpoint extends RdmaEndpoint {
      * context's transport {@code agent}, which serves it whenever the engine does not poll.
      */
     void startIo(TcpTransportAgent agent) {
+        if (agent == null) {
+            markBroken(DocaError.CONNECTION_RESET, "no tcp transport agent to serve the socket");
+            ioExited = true;
+            return;
+        }
         try {
             ch.configureBlocking(false);
         } catch (IOException | RuntimeException e) {
