@@ -176,9 +176,13 @@ final class TcpEndpoint extends RdmaEndpoint {
     private long pLeft;
     /** The context's transport agent, which serves this socket while the engine does not (null: not started). */
     private TcpTransportAgent agent;
-    /** Agent thread: this socket's key in the agent's selector, and whether it watches for input (OP_READ). */
+    /** Agent thread: this socket's key in the agent's selector (interest OP_READ, fixed). */
     private SelectionKey key;
-    /** The agent watches the socket for a sleeping engine (its key's interest is OP_READ). */
+    /**
+     * The agent watches the socket for a sleeping engine: it will sleep in its selector, which wakes
+     * it on input, rather than park (it parks, for at most {@link #ENGINE_STALL_NANOS}, while the
+     * engine polls: the engine reads the socket itself then, and the interest need not change).
+     */
     private volatile boolean ioWatching;
     /** Agent thread: the engine tick last seen and when it moved (engine-stall detection). */
     private long seenTicks = -1;
@@ -555,11 +559,11 @@ final class TcpEndpoint extends RdmaEndpoint {
 
     // ================================================================== transport agent
 
-    /** Agent thread: registers the socket with the agent's selector (not watching yet); false if it cannot. */
+    /** Agent thread: registers the socket with the agent's selector; false if it cannot. */
     boolean attach(Selector selector, long now) {
         silence = new SilenceMeter(now, lastRxNanos, SILENCE_CREDIT_NANOS);
         try {
-            key = ch.register(selector, 0, this);
+            key = ch.register(selector, SelectionKey.OP_READ, this);
             return true;
         } catch (IOException | RuntimeException e) {
             if (!closing) {
@@ -586,7 +590,8 @@ final class TcpEndpoint extends RdmaEndpoint {
      * waiting for it), services what the socket holds and flushes the responses, then watches the
      * socket in its selector. Returns {@link #IO_DONE} once the connection has ended (what the
      * receive side held mid-frame is completed), 0 when there is more to do at once, else the longest
-     * the agent may sleep before looking again.
+     * the agent may sleep before looking again (up to {@link #ENGINE_STALL_NANOS}: a park, which
+     * input does not end; longer: in the selector).
      */
     long ioService(long now) {
         if (closing || broken != null) {
@@ -601,7 +606,7 @@ final class TcpEndpoint extends RdmaEndpoint {
             }
             long since = now - seenTicksNanos;
             if (since < ENGINE_STALL_NANOS) {
-                watch(false);
+                ioWatching = false;
                 return ENGINE_STALL_NANOS - since;
             }
         }
@@ -624,24 +629,8 @@ final class TcpEndpoint extends RdmaEndpoint {
         if (state == RX_AWAIT_RECV) {
             return RNR_RECHECK_NANOS;
         }
-        watch(true);
+        ioWatching = true;
         return Long.MAX_VALUE;
-    }
-
-    /** Agent thread: whether the selector wakes the agent when the socket has input. */
-    private void watch(boolean on) {
-        if (on == ioWatching) {
-            return;
-        }
-        SelectionKey k = key;
-        if (k != null && k.isValid()) {
-            try {
-                k.interestOps(on ? SelectionKey.OP_READ : 0);
-            } catch (RuntimeException e) {
-                // cancelled under us (the socket closed): the next look ends the connection
-            }
-        }
-        ioWatching = on;
     }
 
     /** Agent thread: the connection ended; the receive side is taken for good and the engine told. */

@@ -128,8 +128,9 @@ final class IdleStrategies {
 
     /**
      * Sleeps in a selector: an I/O agent's thread waits for its sockets, a {@link #wake()} or the
-     * bound its owner gives for the next deadline, whichever comes first. Bounds below a
-     * millisecond (the selector's resolution) park instead (an unpark ends them). Selected keys are
+     * bound its owner gives for the next deadline, whichever comes first. Bounds up to a
+     * millisecond (the selector's resolution) park instead: an unpark ends them, input does not
+     * (an owner that knows another thread reads its sockets for now asks for such a park). Selected keys are
      * handed to a no-op action, so the selector's selected-key set is never filled: no allocation
      * per sleep; the owner's next duty cycle reads whatever is ready.
      */
@@ -153,7 +154,7 @@ final class IdleStrategies {
             if (t <= 0) {
                 return;
             }
-            if (t < 1_000_000L) {
+            if (t <= 1_000_000L) {
                 LockSupport.parkNanos(t);
                 return;
             }
