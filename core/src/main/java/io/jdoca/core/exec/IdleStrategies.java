@@ -139,6 +139,14 @@ final class IdleStrategies {
         };
         private final Selector selector;
         private final LongSupplier maxSleepNanos;
+        /**
+         * The owner is in (or about to enter) {@code select}, and a wake came: with both volatile, a
+         * waker either sees {@code selecting} and wakes the selector, or the owner sees {@code woken}
+         * and does not select. A wake of a thread that is not selecting costs no system call here
+         * (the runner's unpark ends a park).
+         */
+        private volatile boolean selecting;
+        private volatile boolean woken;
 
         Selecting(Selector selector, LongSupplier maxSleepNanos) {
             this.selector = selector;
@@ -158,11 +166,20 @@ final class IdleStrategies {
                 LockSupport.parkNanos(t);
                 return;
             }
+            selecting = true;
+            if (woken) {
+                selecting = false;
+                woken = false;
+                return;
+            }
             try {
                 selector.select(NO_ACTION, t / 1_000_000L);
             } catch (IOException | ClosedSelectorException e) {
                 // The owner closed it (its agent is ending) or the OS refused: do not spin on it.
                 LockSupport.parkNanos(t);
+            } finally {
+                selecting = false;
+                woken = false;
             }
         }
 
@@ -172,7 +189,10 @@ final class IdleStrategies {
 
         @Override
         public void wake() {
-            selector.wakeup();
+            woken = true;
+            if (selecting) {
+                selector.wakeup();
+            }
         }
     }
 }
