@@ -459,7 +459,7 @@ final class ShmEndpoint extends RdmaEndpoint {
         }
         RdmaTask h = (RdmaTask) ackQueue.peek();
         return !execQueue.isEmpty() || h != null && (h.done || (long) LONG.getAcquire(out, OFF_HEAD) >= h.endSlot)
-                || inHead < (long) LONG.getAcquire(in, OFF_TAIL) && !rdma.postedRecvs.isEmpty();
+                || inHead < (long) LONG.getAcquire(in, OFF_TAIL) && !rdma.hasPostedRecvs();
     }
 
     @Override

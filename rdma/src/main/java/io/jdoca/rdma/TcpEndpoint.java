@@ -18,7 +18,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -34,15 +33,15 @@ import java.util.concurrent.locks.LockSupport;
  * this process's exported maps on that thread, with no hand-off (a round trip crosses no thread
  * boundary, which is what keeps it near a raw socket ping-pong on two cores). When the engine
  * sleeps in notification mode ({@link #beforeWait()}) or stops polling for
- * {@link #ENGINE_STALL_NANOS}, the connection's I/O thread takes over, blocked in a selector, so
- * one-sided operations are still served like a NIC would without the application, and completions
+ * {@link #ENGINE_STALL_NANOS}, the context's {@link TcpTransportAgent} (one thread and one selector
+ * for every socket of the context) takes over, so one-sided operations are still served like a NIC would without the application, and completions
  * wake the engine. Exactly one thread at a time owns the receive side ({@link #rxOwner}, a
  * try-acquire flag that never waits); the receive parser is a resumable state machine, so
  * ownership can move between frames or in the middle of a payload.
  *
  * <p>Frames never interleave on the socket: writers take a frame-writer exclusion (see
  * {@link #lockFrames()}). Liveness ({@link PeerLiveness}): a killed peer is seen at once, by the
- * reader (EOF, RST). A keepalive thread sends a heartbeat every {@link #HEARTBEAT_NANOS} on idle
+ * reader (EOF, RST). The agent's keepalive deadline sends a heartbeat every {@link #HEARTBEAT_NANOS} on idle
  * connections, only when the frame-writer exclusion is free and never waiting on a full socket, so
  * it neither blocks the engine nor is needed while data flows (any frame is traffic); it declares
  * the peer dead only after {@link PeerLiveness#timeoutNanos()} of silence counted by a
@@ -78,7 +77,7 @@ final class TcpEndpoint extends RdmaEndpoint {
     /** Frames and payload bytes one pump handles before returning, so one busy connection cannot starve the engine. */
     private static final int PUMP_FRAMES = 256;
     private static final long PUMP_BYTES = 4L << 20;
-    /** The I/O thread takes the receive side over when the engine has not polled for this long. */
+    /** The transport agent takes the receive side over when the engine has not polled for this long. */
     static final long ENGINE_STALL_NANOS = 1_000_000L;
     /** Longer than this without an engine tick (and not asleep), the engine is paused: RNR time does not run. */
     static final long ENGINE_PAUSE_NANOS = 100_000_000L;
@@ -87,12 +86,12 @@ final class TcpEndpoint extends RdmaEndpoint {
     /** Longest an acknowledgement queued by the engine's pump waits for a request to ride with. */
     static final long ACK_DELAY_NANOS = 20_000L;
     private static final int ACK_BATCH = 16;
-    /** While a send waits for a posted receive, the I/O thread re-checks this often. */
+    /** While a send waits for a posted receive, the transport agent re-checks this often. */
     private static final long RNR_RECHECK_NANOS = 50_000L;
-    private static final java.util.function.Consumer<SelectionKey> NO_ACTION = k -> {
-    };
-    private static final CopyOnWriteArrayList<TcpEndpoint> LIVE = new CopyOnWriteArrayList<>();
-    private static volatile Thread keepalive;
+    /** {@link #ioService} result: the connection has ended; the agent drops it. */
+    static final long IO_DONE = -1;
+    /** While the engine holds the receive side, the agent looks again after this long. */
+    private static final long RX_BUSY_RECHECK_NANOS = 20_000L;
 
     // receive parser states
     private static final int RX_HEADER = 0;
@@ -175,10 +174,19 @@ final class TcpEndpoint extends RdmaEndpoint {
     private MemorySegment pSeg;
     private long pOff;
     private long pLeft;
-    private Thread io;
-    private volatile Selector selector;
-    /** The I/O thread is blocked in its selector, watching the socket for a sleeping engine. */
+    /** The context's transport agent, which serves this socket while the engine does not (null: not started). */
+    private TcpTransportAgent agent;
+    /** Agent thread: this socket's key in the agent's selector (interest OP_READ, fixed). */
+    private SelectionKey key;
+    /**
+     * The agent watches the socket for a sleeping engine: it will sleep in its selector, which wakes
+     * it on input, rather than park (it parks, for at most {@link #ENGINE_STALL_NANOS}, while the
+     * engine polls: the engine reads the socket itself then, and the interest need not change).
+     */
     private volatile boolean ioWatching;
+    /** Agent thread: the engine tick last seen and when it moved (engine-stall detection). */
+    private long seenTicks = -1;
+    private long seenTicksNanos;
     // ---- shared
     private volatile boolean ioExited;
     private volatile DocaError broken;
@@ -187,7 +195,7 @@ final class TcpEndpoint extends RdmaEndpoint {
     private volatile long lastTxNanos = System.nanoTime();
     /** Silence timeout of this connection, fixed when it is made ({@link PeerLiveness#timeoutNanos()}). */
     private final long deadNanos = PeerLiveness.timeoutNanos();
-    /** Keepalive thread only: the peer's silence as that thread saw it. */
+    /** Agent thread only: the peer's silence as the keepalive saw it. */
     private SilenceMeter silence;
     /** Frame-writer exclusion: a frame is several write calls (see {@link #lockFrames()}). */
     private final AtomicInteger frameLock = new AtomicInteger();
@@ -215,23 +223,29 @@ final class TcpEndpoint extends RdmaEndpoint {
         ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
     }
 
-    /** Control path, engine thread: switches the socket to non-blocking and starts the I/O thread. */
-    void startIo() {
+    /**
+     * Control path, engine thread: switches the socket to non-blocking and hands it to the
+     * context's transport {@code agent}, which serves it whenever the engine does not poll.
+     */
+    void startIo(TcpTransportAgent agent) {
+        if (agent == null) {
+            markBroken(DocaError.CONNECTION_RESET, "no tcp transport agent to serve the socket");
+            ioExited = true;
+            return;
+        }
         try {
             ch.configureBlocking(false);
-            Selector sel = Selector.open();
-            ch.register(sel, SelectionKey.OP_READ);
-            selector = sel;
         } catch (IOException | RuntimeException e) {
             markBroken(DocaError.CONNECTION_RESET, "cannot set up the socket: " + e);
             ioExited = true;
             return;
         }
-        io = Thread.ofPlatform().daemon().name("jdoca-rdma-io-" + conn.id).start(this::ioLoop);
-        long now = System.nanoTime();
-        silence = new SilenceMeter(now, lastRxNanos, SILENCE_CREDIT_NANOS);
-        LIVE.add(this);
-        ensureKeepalive();
+        this.agent = agent;
+        if (!agent.add(this)) {
+            this.agent = null;
+            markBroken(DocaError.CONNECTION_RESET, "too many connections for the tcp transport agent");
+            ioExited = true;
+        }
     }
 
     // ================================================================== engine thread
@@ -290,7 +304,7 @@ final class TcpEndpoint extends RdmaEndpoint {
             txHdr.clear();
             int small = TcpFrame.SIZE + (payload == null ? 0 : (int) Math.min(t.len, COALESCE + 1));
             boolean batch = payload == null || t.len <= COALESCE;
-            if (batch && (outLen > 0 || rdma.inWork)) {
+            if (batch && (outLen > 0 || rdma.inWork())) {
                 // Joins the queued frames. Submitted from a completion callback (inWork), it waits
                 // for the end of the duty cycle, so the requests a burst of completions re-arms and
                 // the acknowledgements owed leave in one system call (a NIC's doorbell batching);
@@ -303,7 +317,7 @@ final class TcpEndpoint extends RdmaEndpoint {
                 }
                 MemorySegment.copy(txSeg, 0, outSeg, outLen, small);
                 outLen += small;
-                if (rdma.inWork) {
+                if (rdma.inWork()) {
                     txHeld = true;
                 } else {
                     flushOut();
@@ -388,7 +402,7 @@ final class TcpEndpoint extends RdmaEndpoint {
             engineSleeping = false;
         }
         int n = drainCompletions();
-        if (!closing && broken == null && io != null && rxOwner.compareAndSet(0, 1)) {
+        if (!closing && broken == null && agent != null && rxOwner.compareAndSet(0, 1)) {
             try {
                 pump(false);
             } finally {
@@ -456,7 +470,7 @@ final class TcpEndpoint extends RdmaEndpoint {
         }
     }
 
-    /** The engine goes to sleep: hand the receive side to the I/O thread now rather than after a stall. */
+    /** The engine goes to sleep: hand the receive side to the transport agent now rather than after a stall. */
     void beforeWait() {
         if ((engineOwesFlush || txHeld) && !closing) {
             engineOwesFlush = false;
@@ -465,10 +479,10 @@ final class TcpEndpoint extends RdmaEndpoint {
         }
         if (!engineSleeping) {
             engineSleeping = true;
-            Thread t = io;
+            TcpTransportAgent a = agent;
             // Already watching the socket: nothing to hand over (and no wake-up per engine nap).
-            if (t != null && !ioWatching) {
-                LockSupport.unpark(t);
+            if (a != null && !ioWatching) {
+                a.wake();
             }
         }
     }
@@ -480,7 +494,6 @@ final class TcpEndpoint extends RdmaEndpoint {
         }
         closing = true;
         closeReason = reason;
-        LIVE.remove(this);
         if (reason == DocaError.SHUTDOWN && broken == null) {
             if (frameLock.compareAndSet(0, 1)) {
                 try {
@@ -505,17 +518,13 @@ final class TcpEndpoint extends RdmaEndpoint {
         try {
             ch.close();
         } catch (IOException ignored) {
-            // the I/O thread sees the close either way
+            // the agent sees the close either way
         }
-        Thread t = io;
-        if (t == null) {
+        TcpTransportAgent a = agent;
+        if (a == null) {
             ioExited = true;
         } else {
-            LockSupport.unpark(t);
-            Selector sel = selector;
-            if (sel != null) {
-                sel.wakeup();
-            }
+            a.wake();
         }
     }
 
@@ -526,12 +535,12 @@ final class TcpEndpoint extends RdmaEndpoint {
 
     @Override
     void release() {
-        // Direct buffers are freed by their cleaners; the I/O thread closes its selector on exit.
+        // Direct buffers are freed by their cleaners; the agent cancelled the socket's key when it let it go.
     }
 
     @Override
     long maxSleepNanos() {
-        // The I/O thread wakes the engine on every completion; poll now and then for the keepalive's verdict.
+        // The agent wakes the engine on every completion; poll now and then for the keepalive's verdict.
         return 50_000_000L;
     }
 
@@ -548,67 +557,90 @@ final class TcpEndpoint extends RdmaEndpoint {
         rdma.pe().notifyWork();
     }
 
-    // ================================================================== I/O thread
+    // ================================================================== transport agent
 
-    /**
-     * Parks while the engine polls (it reads the socket itself); services the socket from a
-     * selector while the engine sleeps or stalls.
-     */
-    private void ioLoop() {
-        Selector sel = selector;
+    /** Agent thread: registers the socket with the agent's selector; false if it cannot. */
+    boolean attach(Selector selector, long now) {
+        silence = new SilenceMeter(now, lastRxNanos, SILENCE_CREDIT_NANOS);
         try {
-            long seen = engineTicks.get() - 1;
-            int busy = 0;
-            while (!closing && broken == null) {
-                long t = engineTicks.get();
-                boolean engineActive = !engineSleeping && t != seen;
-                seen = t;
-                if (engineActive) {
-                    LockSupport.parkNanos(this, ENGINE_STALL_NANOS);
-                    continue;
-                }
-                if (!rxOwner.compareAndSet(0, 1)) {
-                    backoff(++busy);
-                    continue;
-                }
-                busy = 0;
-                int state;
-                boolean more;
-                try {
-                    pump(true);
-                    flushResponses();
-                } finally {
-                    state = rxState;
-                    more = rxMore;
-                    rxOwner.set(0);
-                }
-                if (state == RX_AWAIT_RECV) {
-                    LockSupport.parkNanos(this, RNR_RECHECK_NANOS);
-                } else if (!more && !closing && broken == null) {
-                    ioWatching = true;
-                    if (!closing) {
-                        sel.select(NO_ACTION);
-                    }
-                    ioWatching = false;
-                }
-            }
+            key = ch.register(selector, SelectionKey.OP_READ, this);
+            return true;
         } catch (IOException | RuntimeException e) {
             if (!closing) {
-                markBroken(DocaError.CONNECTION_RESET, lostBecause(e));
+                markBroken(DocaError.CONNECTION_RESET, "cannot watch the socket: " + e);
             }
-        } finally {
-            while (!rxOwner.compareAndSet(0, 1)) {
-                Thread.onSpinWait();
-            }
-            abandonRx();
-            ioExited = true;
-            try {
-                sel.close();
-            } catch (IOException ignored) {
-                // nothing left to do with it
-            }
-            rdma.pe().notifyWork();
+            finishIo();
+            return false;
         }
+    }
+
+    /** Agent thread: the agent lets the socket go (its key leaves the selector). */
+    void detach() {
+        SelectionKey k = key;
+        if (k != null) {
+            k.cancel();
+            key = null;
+        }
+    }
+
+    /**
+     * Agent thread: one look at this connection. While the engine polls (its tick moves and it is not
+     * asleep) the engine reads the socket itself and the agent only watches the tick; when the engine
+     * sleeps or has stalled for {@link #ENGINE_STALL_NANOS}, the agent takes the receive side (never
+     * waiting for it), services what the socket holds and flushes the responses, then watches the
+     * socket in its selector. Returns {@link #IO_DONE} once the connection has ended (what the
+     * receive side held mid-frame is completed), 0 when there is more to do at once, else the longest
+     * the agent may sleep before looking again (up to {@link #ENGINE_STALL_NANOS}: a park, which
+     * input does not end; longer: in the selector).
+     */
+    long ioService(long now) {
+        if (closing || broken != null) {
+            finishIo();
+            return IO_DONE;
+        }
+        if (!engineSleeping) {
+            long t = engineTicks.get();
+            if (t != seenTicks) {
+                seenTicks = t;
+                seenTicksNanos = now;
+            }
+            long since = now - seenTicksNanos;
+            if (since < ENGINE_STALL_NANOS) {
+                ioWatching = false;
+                return ENGINE_STALL_NANOS - since;
+            }
+        }
+        if (!rxOwner.compareAndSet(0, 1)) {
+            return RX_BUSY_RECHECK_NANOS;
+        }
+        int state;
+        boolean more;
+        try {
+            pump(true);
+            flushResponses();
+        } finally {
+            state = rxState;
+            more = rxMore;
+            rxOwner.set(0);
+        }
+        if (more || closing || broken != null) {
+            return 0;
+        }
+        if (state == RX_AWAIT_RECV) {
+            return RNR_RECHECK_NANOS;
+        }
+        ioWatching = true;
+        return Long.MAX_VALUE;
+    }
+
+    /** Agent thread: the connection ended; the receive side is taken for good and the engine told. */
+    private void finishIo() {
+        while (!rxOwner.compareAndSet(0, 1)) {
+            Thread.onSpinWait();
+        }
+        abandonRx();
+        ioExited = true;
+        rdma.pe().notifyWork();
     }
 
     /** Completes what the receive side held mid-frame (a receive being filled, a read response being read). */
@@ -631,7 +663,7 @@ final class TcpEndpoint extends RdmaEndpoint {
 
     /**
      * Handles every whole frame available without blocking, within a budget; a failure marks the
-     * connection broken. {@code onIo}: called on the I/O thread (completions must wake the engine).
+     * connection broken. {@code onIo}: called on the transport agent (completions must wake the engine).
      */
     private void pump(boolean onIo) {
         pumpOnIo = onIo;
@@ -1128,37 +1160,25 @@ final class TcpEndpoint extends RdmaEndpoint {
 
     // ================================================================== keepalive
 
-    private static synchronized void ensureKeepalive() {
-        if (keepalive == null) {
-            keepalive = Thread.ofPlatform().daemon().name("jdoca-rdma-keepalive").start(TcpEndpoint::keepaliveLoop);
+    /**
+     * Agent thread, at every keepalive tick: the liveness verdict (a dead peer's connection is
+     * closed, which the next look ends), else a heartbeat when nothing was sent for
+     * {@link #HEARTBEAT_NANOS}.
+     */
+    void keepalive(ByteBuffer hb, long now) {
+        if (closing || ioExited) {
+            return;
         }
-    }
-
-    private static void keepaliveLoop() {
-        ByteBuffer hb = ByteBuffer.allocateDirect(TcpFrame.SIZE);
-        new TcpFrame().wrap(MemorySegment.ofBuffer(hb)).init(TcpFrame.OP_HEARTBEAT);
-        for (;;) {
-            LockSupport.parkNanos(HEARTBEAT_NANOS / 2);
-            long now = System.nanoTime();
-            for (TcpEndpoint e : LIVE) {
-                if (e.closing || e.ioExited) {
-                    LIVE.remove(e);
-                    continue;
-                }
-                String dead = e.silenceVerdict(now);
-                if (dead != null) {
-                    e.declareDead(dead);
-                    continue;
-                }
-                if (now - e.lastTxNanos > HEARTBEAT_NANOS) {
-                    e.heartbeat(hb, now);
-                }
-            }
+        String dead = silenceVerdict(now);
+        if (dead != null) {
+            declareDead(dead);
+        } else if (now - lastTxNanos > HEARTBEAT_NANOS) {
+            heartbeat(hb, now);
         }
     }
 
     /**
-     * Keepalive thread: one liveness check at {@code now}; null while the peer counts as alive, else
+     * Agent thread: one liveness check at {@code now}; null while the peer counts as alive, else
      * the rule that fired. A peer is dead only when the silence counted by {@link #silence} passed
      * {@link #deadNanos} and none of its bytes wait unread in our socket (they would prove it alive
      * and this side slow). Package-private: tests drive it with a fake clock.
@@ -1194,12 +1214,12 @@ final class TcpEndpoint extends RdmaEndpoint {
         try {
             ch.close();
         } catch (IOException ignored) {
-            // the I/O thread ends either way
+            // the agent ends the connection either way
         }
     }
 
     /**
-     * Keepalive thread: sends one heartbeat frame if the frame-writer exclusion is free. Never waits
+     * Agent thread: sends one heartbeat frame if the frame-writer exclusion is free. Never waits
      * on a full socket (a peer with our bytes unread has proof we live): it gives up unless part of
      * the frame left, and only that case (a frame must never be left half-written) waits, bounded
      * by the silence timeout.

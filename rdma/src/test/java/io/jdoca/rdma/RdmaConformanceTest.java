@@ -648,7 +648,8 @@ abstract class RdmaConformanceTest {
         com.sun.management.ThreadMXBean bean = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         long sum = 0;
         for (Thread th : Thread.getAllStackTraces().keySet()) {
-            if (th.getName().startsWith("jdoca-rdma-io-")) {
+            // The tcp transport's agent (jdoca-rdma-tcp-N) and the verbs CQ waker (jdoca-rdma-io-verbs-cq-*).
+            if (th.getName().startsWith("jdoca-rdma-io-") || th.getName().startsWith("jdoca-rdma-tcp-")) {
                 sum += bean.getThreadAllocatedBytes(th.threadId());
             }
         }

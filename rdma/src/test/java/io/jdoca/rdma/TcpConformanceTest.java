@@ -75,4 +75,42 @@ class TcpConformanceTest extends RdmaConformanceTest {
             }
         }
     }
+
+    private static java.util.List<Thread> threadsNamed(String prefix) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith(prefix)).toList();
+    }
+
+    /**
+     * Issue 17: one transport agent per context serves every connection of it (no thread per
+     * connection, no keepalive thread), and it ends when its context goes idle.
+     */
+    @Test
+    void oneTransportAgentPerContextServesEveryConnectionAndEndsWithIt() throws InterruptedException {
+        java.util.Set<Thread> before = new java.util.HashSet<>(threadsNamed("jdoca-rdma-tcp-"));
+        a = new Side(transport());
+        b = new Side(transport());
+        RdmaConnection[] cs = Side.connect(a, b, 3, null);
+        io.jdoca.core.mem.MemoryMap remote = a.importMap(b.exportMap());
+        for (int i = 0; i < cs.length; i++) {
+            // Only a's engine runs: b's agent serves the write on each of b's connections, like a NIC.
+            a.fill(i * 8L, bytes("agent-" + i));
+            Side.check(a.rdma.taskWriteAllocInit(cs[i], a.buf(i * 8L, 7, 7), a.remoteBuf(remote, i * 8L, 8, 0), i).submit());
+            int k = i;
+            Side.progressUntil(() -> a.done.size() == k + 1, T, "write " + k + " served by b's agent", a);
+            assertTrue(a.done.get(k).status() == io.jdoca.core.DocaError.SUCCESS, "write " + k + ": " + a.done.get(k).status());
+            assertTrue(("agent-" + i).equals(new String(b.read(i * 8L, 7), java.nio.charset.StandardCharsets.UTF_8)), "data");
+        }
+        java.util.List<Thread> agents = threadsNamed("jdoca-rdma-tcp-").stream().filter(t -> !before.contains(t)).toList();
+        assertTrue(agents.size() == 2, "one agent per context (two contexts, three connections): " + agents);
+        assertTrue(threadsNamed("jdoca-rdma-keepalive").isEmpty(), "no keepalive thread");
+        assertTrue(threadsNamed("jdoca-rdma-io-").stream().noneMatch(t -> !t.getName().startsWith("jdoca-rdma-io-verbs")),
+                "no per-connection I/O thread");
+        a.rdma.stop();
+        b.rdma.stop();
+        await(() -> a.rdma.state() == CtxState.IDLE && b.rdma.state() == CtxState.IDLE, "both contexts IDLE");
+        for (Thread t : agents) {
+            t.join(10_000);
+            assertTrue(!t.isAlive(), "agent still running after its context went idle: " + t);
+        }
+    }
 }

@@ -1,6 +1,12 @@
 package io.jdoca.core.exec;
 
+import java.io.IOException;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /** The {@link IdleStrategy} implementations; use the factory methods on the interface. */
 final class IdleStrategies {
@@ -137,6 +143,76 @@ final class IdleStrategies {
         @Override
         public void wake() {
             pe.notifyWork();
+        }
+    }
+
+    /**
+     * Sleeps in a selector: an I/O agent's thread waits for its sockets, a {@link #wake()} or the
+     * bound its owner gives for the next deadline, whichever comes first. Bounds up to a
+     * millisecond (the selector's resolution) park instead: an unpark ends them, input does not
+     * (an owner that knows another thread reads its sockets for now asks for such a park). Selected keys are
+     * handed to a no-op action, so the selector's selected-key set is never filled: no allocation
+     * per sleep; the owner's next duty cycle reads whatever is ready.
+     */
+    static final class Selecting implements IdleStrategy {
+        private static final Consumer<SelectionKey> NO_ACTION = k -> {
+        };
+        private final Selector selector;
+        private final LongSupplier maxSleepNanos;
+        /**
+         * The owner is in (or about to enter) {@code select}, and a wake came: with both volatile, a
+         * waker either sees {@code selecting} and wakes the selector, or the owner sees {@code woken}
+         * and does not select. A wake of a thread that is not selecting costs no system call here
+         * (the runner's unpark ends a park).
+         */
+        private volatile boolean selecting;
+        private volatile boolean woken;
+
+        Selecting(Selector selector, LongSupplier maxSleepNanos) {
+            this.selector = selector;
+            this.maxSleepNanos = maxSleepNanos;
+        }
+
+        @Override
+        public void idle(int workCount) {
+            if (workCount > 0) {
+                return;
+            }
+            long t = maxSleepNanos.getAsLong();
+            if (t <= 0) {
+                return;
+            }
+            if (t <= 1_000_000L) {
+                LockSupport.parkNanos(t);
+                return;
+            }
+            selecting = true;
+            if (woken) {
+                selecting = false;
+                woken = false;
+                return;
+            }
+            try {
+                selector.select(NO_ACTION, t / 1_000_000L);
+            } catch (IOException | ClosedSelectorException e) {
+                // The owner closed it (its agent is ending) or the OS refused: do not spin on it.
+                LockSupport.parkNanos(t);
+            } finally {
+                selecting = false;
+                woken = false;
+            }
+        }
+
+        @Override
+        public void reset() {
+        }
+
+        @Override
+        public void wake() {
+            woken = true;
+            if (selecting) {
+                selector.wakeup();
+            }
         }
     }
 }

@@ -85,4 +85,13 @@ public interface IdleStrategy {
         /** Ends a {@link #sleep} in progress early (or makes the next one return at once). */
         void wake();
     }
+
+    /**
+     * Sleeps in {@code selector} (an I/O agent's sockets) for at most {@code maxSleepNanos} (asked
+     * on every idle cycle: the owner's next deadline; 0 = do not sleep; up to 1 ms = park, not
+     * select); {@link #wake()} wakes the selector. Allocation-free.
+     */
+    static IdleStrategy selecting(java.nio.channels.Selector selector, java.util.function.LongSupplier maxSleepNanos) {
+        return new IdleStrategies.Selecting(selector, maxSleepNanos);
+    }
 }

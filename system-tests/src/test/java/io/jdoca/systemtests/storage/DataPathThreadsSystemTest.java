@@ -31,9 +31,12 @@ import org.junit.jupiter.api.Timeout;
  * ({@code main}), control-path helpers that never touch a request (the RDMA connection listener
  * {@code jdoca-rdma-accept}, the metrics endpoint's threads), or an agent on the core
  * runner named by the scheme of docs/ARCHITECTURE.md: {@code <app>-worker-<index>}, one per
- * {@code --cpu}. Anything else — e.g. the RDMA tcp transport's {@code jdoca-rdma-io-N} or
- * {@code jdoca-rdma-keepalive}, or any new unnamed thread — is a stray data-path thread and fails
- * the test. (On one host the storage apps' RDMA connections choose the shm transport.)
+ * {@code --cpu}, and the RDMA tcp transport's agent {@code jdoca-rdma-tcp-<n>} (one per RDMA context
+ * with TCP connections). Anything else — e.g. a per-connection I/O thread ({@code jdoca-rdma-io-N},
+ * as the tcp transport had before issue 17), a keepalive thread ({@code jdoca-rdma-keepalive}), or
+ * any new unnamed thread — is a stray data-path thread and fails the test. On one host the storage
+ * apps' RDMA connections choose the shm transport; the tcp variant forces TCP with
+ * {@code -Djdoca.rdma.transport=tcp} on every process.
  *
  * <p>The same for a running {@code sta-target} (the NVMe-oF target) that an {@code nvme-perf}
  * host drives over NVMe/TCP on 127.0.0.1: its data-path threads are only its IO engine agents
@@ -52,14 +55,25 @@ class DataPathThreadsSystemTest {
             + "|Monitor Deflation Thread|C[12] CompilerThread\\d+|Notification Thread|Common-Cleaner|Attach Listener"
             + "|GC Thread#\\d+|VM Thread|VM Periodic Task Thread|G1 .+|Sweeper thread|DestroyJavaVM|process reaper");
     /**
-     * Control path: the app's main thread, the RDMA connection listener, the metrics endpoint
+     * The JDK's virtual-thread scheduler: its carrier threads ({@code ForkJoinPool-<n>-worker-<m>}),
+     * {@code VirtualThread-unblocker}, and the pollers that park virtual threads blocked in socket I/O
+     * ({@code MasterPoller}, {@code Read-Poller}, {@code Write-Poller}). They appear over tcp, where the RDMA connection set-up (the
+     * dial and the hello hand-shake of {@code RdmaConnections}) runs on virtual threads; no data path
+     * code runs on virtual threads.
+     */
+    private static final String VIRTUAL_THREAD_SCHEDULER = "ForkJoinPool-\\d+-worker-\\d+|VirtualThread-unblocker"
+            + "|MasterPoller|Read-Poller|Write-Poller";
+    /**
+     * Control path: the app's main thread, the RDMA connection listener and set-up, the metrics endpoint
      * ({@code <app>-metrics}, and the JDK HttpServer's own {@code HTTP-Dispatcher} and
      * {@code idle-timeout-task}; they render opaque reads of the workers' counters).
      */
     private static final Pattern CONTROL = Pattern.compile("main|jdoca-rdma-accept|[a-z-]+-metrics|HTTP-Dispatcher"
-            + "|idle-timeout-task");
-    /** Agents on the core runner: {@code <app>-worker-<index>} ({@code AgentRunner} names its thread after the role). */
-    private static final Pattern AGENT = Pattern.compile("(target|zero-copy|gga)-worker-\\d+");
+            + "|idle-timeout-task|" + VIRTUAL_THREAD_SCHEDULER);
+    /** The apps' workers on the core runner: {@code <app>-worker-<index>} ({@code AgentRunner} names its thread after the role). */
+    private static final Pattern WORKER = Pattern.compile("(target|zero-copy|gga)-worker-\\d+");
+    /** The RDMA tcp transport's agent on the core runner, one per RDMA context that has TCP connections. */
+    private static final Pattern TCP_AGENT = Pattern.compile("jdoca-rdma-tcp-\\d+");
     /** sta-target's data path: its IO engine agents, {@code sta-io-<i>}. */
     private static final Pattern STA_DATA = Pattern.compile("sta-io-\\d+");
     /**
@@ -84,7 +98,8 @@ class DataPathThreadsSystemTest {
     static List<String> strays(List<String> threads) {
         List<String> out = new ArrayList<>();
         for (String t : threads) {
-            if (!JVM.matcher(t).matches() && !CONTROL.matcher(t).matches() && !AGENT.matcher(t).matches()) {
+            if (!JVM.matcher(t).matches() && !CONTROL.matcher(t).matches() && !WORKER.matcher(t).matches()
+                    && !TCP_AGENT.matcher(t).matches()) {
                 out.add(t);
             }
         }
@@ -115,7 +130,8 @@ class DataPathThreadsSystemTest {
     @Test
     void theClassifierFlagsNonAgentDataPathThreads() {
         assertThat(strays(List.of("main", "GC Thread#0", "C2 CompilerThread0", "target-worker-0", "zero-copy-worker-12",
-                "jdoca-rdma-accept", "target-rdma-metrics"))).isEmpty();
+                "jdoca-rdma-accept", "target-rdma-metrics", "jdoca-rdma-tcp-0", "jdoca-rdma-tcp-17", "ForkJoinPool-1-worker-1",
+                "VirtualThread-unblocker", "MasterPoller"))).isEmpty();
         assertThat(strays(List.of("target-worker-0", "jdoca-rdma-io-3", "jdoca-rdma-keepalive", "Thread-0", "pool-1-thread-1",
                 "target-worker")))
                 .containsExactly("jdoca-rdma-io-3", "jdoca-rdma-keepalive", "Thread-0", "pool-1-thread-1", "target-worker");
@@ -124,17 +140,36 @@ class DataPathThreadsSystemTest {
     @Test
     @Timeout(240)
     void aRunningTargetAndRelayHaveNoThreadOnTheDataPathButTheirAgents() throws Exception {
+        runAndCheckThreads(List.of());
+    }
+
+    /**
+     * The same over the RDMA tcp transport (forced on one host): the only thread it adds is its
+     * agent, one per RDMA context (the storage apps have two per worker: control and data).
+     */
+    @Test
+    @Timeout(240)
+    void overTheTcpTransportOnlyItsAgentsAreAdded() throws Exception {
+        List<List<String>> threads = runAndCheckThreads(List.of("-Djdoca.rdma.transport=tcp"));
+        for (List<String> t : threads) {
+            assertThat(t.stream().filter(n -> TCP_AGENT.matcher(n).matches()))
+                    .as("the tcp transport is in use: one agent per RDMA context (control, data) in %s", t).hasSize(2);
+        }
+    }
+
+    /** Starts target, relay and initiator with {@code jvmFlags}, waits for the data path, checks; returns the target's and relay's threads. */
+    private List<List<String>> runAndCheckThreads(List<String> jvmFlags) throws Exception {
         int port = JavaProcess.freePort();
         int metricsPort = JavaProcess.freePort();
-        JavaProcess target = start("target-rdma", List.of("target-rdma", "-d", "sw0", "--cpu", "0", "--listen-address",
+        JavaProcess target = start("target-rdma", jvmFlags, List.of("target-rdma", "-d", "sw0", "--cpu", "0", "--listen-address",
                 "127.0.0.1", "--listen-port", String.valueOf(port), "--block-count", "64", "--metrics-port",
                 String.valueOf(metricsPort)));
         target.awaitOutput("listening on TCP port", T);
         String channel = "threads-" + UUID.randomUUID();
-        JavaProcess relay = start("zero-copy", List.of("zero-copy", "-d", "sw0", "-r", "hpf0", "--cpu", "0",
+        JavaProcess relay = start("zero-copy", jvmFlags, List.of("zero-copy", "-d", "sw0", "-r", "hpf0", "--cpu", "0",
                 "--storage-server", "127.0.0.1:" + port, "--command-channel-name", channel));
         relay.awaitOutput("serving comch channel", T);
-        JavaProcess initiator = start("initiator-comch", List.of("initiator-comch", "-d", "sw0", "--cpu", "0",
+        JavaProcess initiator = start("initiator-comch", jvmFlags, List.of("initiator-comch", "-d", "sw0", "--cpu", "0",
                 "--command-channel-name", channel, "--control-timeout", "20", "--execution-strategy", "read_throughput_test",
                 "--run-limit-operation-count", "1000000000", "--transaction-count", "8"));
 
@@ -144,15 +179,18 @@ class DataPathThreadsSystemTest {
         Await.until(T, () -> scrape(http, metricsPort).getOrDefault(ops, 0.0) > 1000, () -> assertAlive(initiator),
                 "the target's data path serves requests");
 
+        List<List<String>> all = new ArrayList<>();
         for (JavaProcess p : List.of(target, relay)) {
             List<String> threads = threadNames(p);
             assertThat(strays(threads)).as("stray threads in %s: %s", p.process().info().command().orElse("?"), threads)
                     .isEmpty();
-            assertThat(threads.stream().filter(t -> AGENT.matcher(t).matches()))
-                    .as("one agent per --cpu in %s", threads).hasSize(1);
+            assertThat(threads.stream().filter(t -> WORKER.matcher(t).matches()))
+                    .as("one worker per --cpu in %s", threads).hasSize(1);
+            all.add(threads);
         }
-        assertThat(threadNames(target)).contains("target-worker-0");
-        assertThat(threadNames(relay)).contains("zero-copy-worker-0");
+        assertThat(all.get(0)).contains("target-worker-0");
+        assertThat(all.get(1)).contains("zero-copy-worker-0");
+        return all;
     }
 
     @Test
@@ -194,7 +232,20 @@ class DataPathThreadsSystemTest {
     }
 
     private JavaProcess start(String name, List<String> args) throws IOException {
-        JavaProcess p = JavaProcess.start(name, "io.jdoca.cli.Main", args);
+        return start(name, List.of(), args);
+    }
+
+    /** {@link JavaProcess#start} with extra JVM flags before the main class. */
+    private JavaProcess start(String name, List<String> jvmFlags, List<String> args) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(JavaProcess.jvmFlags());
+        cmd.addAll(jvmFlags);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add("io.jdoca.cli.Main");
+        cmd.addAll(args);
+        JavaProcess p = JavaProcess.startCommand(name, cmd);
         procs.add(p);
         return p;
     }
