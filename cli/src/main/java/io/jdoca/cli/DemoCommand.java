@@ -56,20 +56,19 @@ public final class DemoCommand implements Callable<Integer> {
             return 2;
         }
         if (quick && cls != null) {
-            try {
-                return (Integer) Class.forName(cls).getMethod("run", PrintStream.class, String.class, boolean.class)
-                        .invoke(null, out, device, true);
-            } catch (ReflectiveOperationException | LinkageError e) {
+            Method run = find(cls, String.class, boolean.class);
+            if (run == null) {
                 out.println("demo: the '" + mode + "' pipeline is not in this build yet (see docs/FEATURES.md)");
                 return 1;
             }
+            return (Integer) run.invoke(null, out, device, true);
         }
         if (cls != null) {
-            Method run = find(cls, true);
+            Method run = find(cls, String.class);
             if (run != null) {
                 return (Integer) run.invoke(null, out, device);
             }
-            run = find(cls, false);
+            run = find(cls);
             if (run != null) {
                 return (Integer) run.invoke(null, out);
             }
@@ -79,10 +78,13 @@ public final class DemoCommand implements Callable<Integer> {
         return DmaCopyCommand.run(out, 256L << 20, 64 << 10, 32, "sw0");
     }
 
-    private static Method find(String cls, boolean withDevice) {
+    /** {@code cls.run(PrintStream, params...)}, or null when the class or method is not in this build. */
+    private static Method find(String cls, Class<?>... params) {
+        Class<?>[] all = new Class<?>[params.length + 1];
+        all[0] = PrintStream.class;
+        System.arraycopy(params, 0, all, 1, params.length);
         try {
-            return withDevice ? Class.forName(cls).getMethod("run", PrintStream.class, String.class)
-                    : Class.forName(cls).getMethod("run", PrintStream.class);
+            return Class.forName(cls).getMethod("run", all);
         } catch (ReflectiveOperationException | LinkageError e) {
             return null;
         }

@@ -166,7 +166,8 @@ final class RdmaTaskExecutor {
                 t.rAddr = t.remote.data();
                 need = AccessFlags.RDMA_ATOMIC;
             }
-            case RdmaTask.K_SE_GET -> {
+            case RdmaTask.K_SE_GET, RdmaTask.K_SE_ADD -> {
+                // Both land the event's 8-byte value (the value read, the value before the add) locally.
                 t.len = 8;
                 if (!BufCopy.writableList(local)) {
                     return DocaError.NOT_PERMITTED;
@@ -175,7 +176,7 @@ final class RdmaTaskExecutor {
                     return DocaError.INVALID_VALUE;
                 }
                 t.rAddr = t.event.address();
-                need = AccessFlags.RDMA_READ;
+                need = t.kind == RdmaTask.K_SE_GET ? AccessFlags.RDMA_READ : AccessFlags.RDMA_ATOMIC;
             }
             case RdmaTask.K_SE_SET -> {
                 t.len = 8;
@@ -184,17 +185,6 @@ final class RdmaTaskExecutor {
                 }
                 t.rAddr = t.event.address();
                 need = AccessFlags.RDMA_WRITE;
-            }
-            case RdmaTask.K_SE_ADD -> {
-                t.len = 8;
-                if (!BufCopy.writableList(local)) {
-                    return DocaError.NOT_PERMITTED;
-                }
-                if (local.tailroomLen() < 8) {
-                    return DocaError.INVALID_VALUE;
-                }
-                t.rAddr = t.event.address();
-                need = AccessFlags.RDMA_ATOMIC;
             }
             default -> {
                 return DocaError.UNEXPECTED;

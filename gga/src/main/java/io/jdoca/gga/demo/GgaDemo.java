@@ -3,6 +3,7 @@ package io.jdoca.gga.demo;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.agent.ShutdownHook;
 import io.jdoca.core.dev.Devices;
+import io.jdoca.storage.demo.DemoSettings;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -77,7 +78,7 @@ public final class GgaDemo {
      * exit code (0 = success, 2 = bad input). Called by the launcher's DemoCommand.
      */
     public static Integer run(PrintStream out, String device) {
-        double scale = io.jdoca.storage.demo.DemoTimeouts.scale(out);
+        double scale = DemoSettings.scale(out);
         if (Double.isNaN(scale)) {
             return 2;
         }
@@ -244,12 +245,7 @@ public final class GgaDemo {
                 .toString()));
         cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector", "-XX:+UseSerialGC",
                 "-XX:MaxDirectMemorySize=16g", "-Xmx256m", "-Xshare:auto", "-Djdoca.home=" + home));
-        // The operator's JVM options (the launcher's JDOCA_JAVA_OPTS, e.g. -Djdoca.peer.timeout.ms=...) hold for
-        // every child too.
-        String opts = System.getenv("JDOCA_JAVA_OPTS");
-        if (opts != null && !opts.isBlank()) {
-            cmd.addAll(List.of(opts.trim().split("\\s+")));
-        }
+        cmd.addAll(DemoSettings.childJavaOpts());
         cmd.addAll(List.of("-cp", cp, "io.jdoca.cli.Main"));
         cmd.addAll(args);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();

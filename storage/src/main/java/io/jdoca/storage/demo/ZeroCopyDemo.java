@@ -38,7 +38,7 @@ public final class ZeroCopyDemo {
      * The demo with the target's and the relay's RDMA on {@code device} (sw0: the software transports; an
      * RDMA device such as rxe0: verbs, with the relay re-exporting the initiator's memory there, so the
      * target's RDMA lands in it directly; the initiator's Comch stays on sw0). Deadlines scale with
-     * {@link DemoTimeouts}. Returns the exit code (0 = both runs passed, 2 = bad input).
+     * {@link DemoSettings}. Returns the exit code (0 = both runs passed, 2 = bad input).
      */
     public static int run(PrintStream out, String device) {
         return run(out, device, false);
@@ -49,7 +49,7 @@ public final class ZeroCopyDemo {
      * throughput run), for slow machines such as an emulated RDMA guest.
      */
     public static int run(PrintStream out, String device, boolean quick) {
-        double scale = DemoTimeouts.scale(out);
+        double scale = DemoSettings.scale(out);
         if (Double.isNaN(scale)) {
             return 2;
         }
@@ -166,11 +166,7 @@ public final class ZeroCopyDemo {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(JVM_FLAGS);
-        // The operator's JVM options (the launcher's JDOCA_JAVA_OPTS) hold for every child too, as in the gga demo.
-        String opts = System.getenv("JDOCA_JAVA_OPTS");
-        if (opts != null && !opts.isBlank()) {
-            cmd.addAll(List.of(opts.trim().split("\\s+")));
-        }
+        cmd.addAll(DemoSettings.childJavaOpts());
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(System.getProperty("jdoca.demo.main", "io.jdoca.cli.Main"));

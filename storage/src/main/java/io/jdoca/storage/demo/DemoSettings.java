@@ -1,0 +1,42 @@
+package io.jdoca.storage.demo;
+
+import java.io.PrintStream;
+import java.util.List;
+
+/**
+ * The operator's knobs every {@code ./jdoca demo} honours: the deadline scale
+ * ({@code JDOCA_DEMO_TIMEOUT_SCALE} or {@code -Djdoca.demo.timeoutScale} multiplies every start-up and
+ * run deadline, for slow machines: an emulated guest took 107 s to reach the data path) and the JVM
+ * options of the child processes ({@code JDOCA_JAVA_OPTS}, the launcher's). Stateless; any thread.
+ */
+public final class DemoSettings {
+    private DemoSettings() {
+    }
+
+    /**
+     * The launcher's {@code JDOCA_JAVA_OPTS} (e.g. {@code -Djdoca.peer.timeout.ms=...}), split on blanks:
+     * they hold for every child JVM a demo starts too. Empty when unset.
+     */
+    public static List<String> childJavaOpts() {
+        String opts = System.getenv("JDOCA_JAVA_OPTS");
+        return opts == null || opts.isBlank() ? List.of() : List.of(opts.trim().split("\\s+"));
+    }
+
+    /** The scale (a number in 0.1..100, default 1); NaN with one line on {@code out} when it is not one. */
+    public static double scale(PrintStream out) {
+        String v = System.getProperty("jdoca.demo.timeoutScale", System.getenv("JDOCA_DEMO_TIMEOUT_SCALE"));
+        if (v == null || v.isBlank()) {
+            return 1;
+        }
+        try {
+            double d = Double.parseDouble(v.trim());
+            if (d >= 0.1 && d <= 100) {
+                return d;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        out.println("demo: JDOCA_DEMO_TIMEOUT_SCALE must be a number in 0.1..100, got '" + v + "'");
+        return Double.NaN;
+    }
+}
