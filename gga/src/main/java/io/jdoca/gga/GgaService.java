@@ -88,6 +88,8 @@ public final class GgaService extends ControlService<ServiceControlState> {
             new DataPathMetrics.Series("jdoca_gga_refetches_total", "Chunk re-fetches, by worker.", null, null));
 
     private final List<WorkerStats> finalStats = new ArrayList<>();
+    /** The workers' final figures of the last ended session ({@link #stats()} after the run; any thread reads). */
+    private volatile List<WorkerStats> lastSessionStats = List.of();
     private ComchControlChannel comch;
     /** Comch, DMA, EC and compress (sw0 when {@code -d} names an RDMA device: {@link AppSupport#localDevice}). */
     private Dev dev;
@@ -197,6 +199,7 @@ public final class GgaService extends ControlService<ServiceControlState> {
         } else {
             closeWorkers();
         }
+        lastSessionStats = List.copyOf(finalStats);
         finalStats.clear();
         releaseSessionMemory();
         workerSetupError = null;
@@ -573,10 +576,13 @@ public final class GgaService extends ControlService<ServiceControlState> {
         workers.clear();
     }
 
-    /** Snapshot of every worker (live ones, or the final ones after shutdown). */
+    /**
+     * Snapshot of every worker: the live ones during a session, else the final figures of the last
+     * session that ended (a caller reading them after {@code run} returned gets that session's counts).
+     */
     public List<WorkerStats> stats() {
-        if (!finalStats.isEmpty()) {
-            return List.copyOf(finalStats);
+        if (workers.isEmpty()) {
+            return lastSessionStats;
         }
         List<WorkerStats> s = new ArrayList<>();
         for (GgaWorker w : workers) {

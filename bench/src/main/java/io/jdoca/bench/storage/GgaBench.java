@@ -147,15 +147,15 @@ public final class GgaBench {
             for (int i = 0; i < 3; i++) {
                 int port = freePort();
                 Path content = sbc == null ? null : sbc[i];
-                targets.add(ex.submit(() -> new TargetRdma(new TargetRdma.Config("sw0", List.of(0), port, content, BLOCKS,
+                targets.add(ex.submit(() -> new TargetRdma(new TargetRdma.Config("sw0", StorageSuite.EDGE_CPU, port, content, BLOCKS,
                         HALF, null, 30_000_000_000L), abort).run(QUIET)));
                 addrs.add("127.0.0.1:" + port);
             }
             String channel = "gga-bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
-            GgaService svc = new GgaService(new GgaService.Config("sw0", null, List.of(0), addrs, EcMatrixType.VANDERMONDE,
+            GgaService svc = new GgaService(new GgaService.Config("sw0", null, StorageSuite.RELAY_CPU, addrs, EcMatrixType.VANDERMONDE,
                     channel, 10_000_000_000L, recoverEveryN), abort);
             Future<Integer> g = ex.submit(() -> svc.run(QUIET));
-            InitiatorComch ini = new InitiatorComch(new InitiatorComch.Config("sw0", List.of(0), s, null, ops, TX, channel,
+            InitiatorComch ini = new InitiatorComch(new InitiatorComch.Config("sw0", StorageSuite.EDGE_CPU, s, null, ops, TX, channel,
                     20_000_000_000L, 0, 1), abort);
             int rc = ini.run(QUIET);
             if (rc != 0 || g.get(60, TimeUnit.SECONDS) != 0) {
@@ -168,9 +168,16 @@ public final class GgaBench {
             }
             long recoveries = 0;
             double alloc = 0;
-            for (WorkerStats w : svc.stats()) {
+            List<WorkerStats> stats = svc.stats();
+            if (stats.isEmpty()) {
+                throw new IllegalStateException("gga-offload reported no worker statistics");
+            }
+            for (WorkerStats w : stats) {
                 recoveries += w.recoveries();
                 alloc = w.allocationMeasuredOps() == 0 ? 0 : (double) w.dataPathAllocatedBytes() / w.allocationMeasuredOps();
+            }
+            if (recoverEveryN > 0 && recoveries == 0) {
+                throw new IllegalStateException("the recovery-read run recovered nothing");
             }
             return new Run(ini.stats(), recoveries, alloc);
         } finally {
@@ -185,12 +192,12 @@ public final class GgaBench {
         try {
             int port = freePort();
             String channel = "gga-bench-zc-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
-            Future<Integer> t = ex.submit(() -> new TargetRdma(new TargetRdma.Config("sw0", List.of(0), port, null,
+            Future<Integer> t = ex.submit(() -> new TargetRdma(new TargetRdma.Config("sw0", StorageSuite.EDGE_CPU, port, null,
                     BLOCKS, 2 * HALF, null, 30_000_000_000L), abort).run(QUIET));
             Future<Integer> z = ex.submit(() -> new io.jdoca.storage.zerocopy.ZeroCopyService(
-                    new io.jdoca.storage.zerocopy.ZeroCopyService.Config("sw0", null, List.of(0), "127.0.0.1:" + port, channel,
+                    new io.jdoca.storage.zerocopy.ZeroCopyService.Config("sw0", null, StorageSuite.RELAY_CPU, "127.0.0.1:" + port, channel,
                             10_000_000_000L), abort).run(QUIET));
-            InitiatorComch ini = new InitiatorComch(new InitiatorComch.Config("sw0", List.of(0), s, null, ops, TX, channel,
+            InitiatorComch ini = new InitiatorComch(new InitiatorComch.Config("sw0", StorageSuite.EDGE_CPU, s, null, ops, TX, channel,
                     10_000_000_000L, 0, 1), abort);
             int rc = ini.run(QUIET);
             if (rc != 0 || z.get(60, TimeUnit.SECONDS) != 0 || t.get(60, TimeUnit.SECONDS) != 0) {

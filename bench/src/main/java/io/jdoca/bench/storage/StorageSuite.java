@@ -33,6 +33,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * transports). Median of the repetitions.
  */
 public final class StorageSuite implements BenchSuite {
+    /**
+     * Where the apps' --cpu pins their workers. The relay (zero-copy, GGA; or the target in the direct
+     * run) gets a core of its own, the initiator and the targets share the other: pinning every app to
+     * CPU 0 would run the whole chain on one core of a two-core machine.
+     */
+    static final List<Integer> RELAY_CPU = List.of(io.jdoca.core.util.CpuAffinity.spread(1));
+    static final List<Integer> EDGE_CPU = List.of(io.jdoca.core.util.CpuAffinity.spread(0));
+
     private static final int BLOCK = 4096;
     private static final int BLOCKS = 4096;
     private static final int TX = 32;
@@ -91,11 +99,11 @@ public final class StorageSuite implements BenchSuite {
         try {
             int port = freePort();
             String channel = "bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
-            Future<Integer> t = ex.submit(() -> new TargetRdma(new TargetRdma.Config("sw0", List.of(0), port, null, BLOCKS, BLOCK,
+            Future<Integer> t = ex.submit(() -> new TargetRdma(new TargetRdma.Config("sw0", StorageSuite.EDGE_CPU, port, null, BLOCKS, BLOCK,
                     null, 30_000_000_000L), abort).run(QUIET));
-            Future<Integer> z = ex.submit(() -> new ZeroCopyService(new ZeroCopyService.Config("sw0", null, List.of(0),
+            Future<Integer> z = ex.submit(() -> new ZeroCopyService(new ZeroCopyService.Config("sw0", null, StorageSuite.RELAY_CPU,
                     "127.0.0.1:" + port, channel, 10_000_000_000L), abort).run(QUIET));
-            InitiatorComch ini = new InitiatorComch(new InitiatorComch.Config("sw0", List.of(0), s, null, ops, TX, channel,
+            InitiatorComch ini = new InitiatorComch(new InitiatorComch.Config("sw0", StorageSuite.EDGE_CPU, s, null, ops, TX, channel,
                     10_000_000_000L, 0, 1), abort);
             int rc = ini.run(QUIET);
             if (rc != 0 || z.get(60, TimeUnit.SECONDS) != 0 || t.get(60, TimeUnit.SECONDS) != 0) {
@@ -113,7 +121,7 @@ public final class StorageSuite implements BenchSuite {
         AtomicBoolean abort = new AtomicBoolean();
         try {
             int port = freePort();
-            Future<Integer> t = ex.submit(() -> new TargetRdma(new TargetRdma.Config("sw0", List.of(0), port, null, BLOCKS, BLOCK,
+            Future<Integer> t = ex.submit(() -> new TargetRdma(new TargetRdma.Config("sw0", StorageSuite.RELAY_CPU, port, null, BLOCKS, BLOCK,
                     null, 30_000_000_000L), abort).run(QUIET));
             InitiatorStats st = RdmaDirectInitiator.run("sw0", new InetSocketAddress("127.0.0.1", port), s, ops, TX, 1);
             if (t.get(60, TimeUnit.SECONDS) != 0) {

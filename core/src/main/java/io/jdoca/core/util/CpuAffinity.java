@@ -66,6 +66,17 @@ public final class CpuAffinity {
     }
 
     /**
+     * The CPU for the {@code slot}-th role of a run that starts several pinned apps on one machine (the
+     * demos and benches, whose apps all require {@code --cpu}): the slot-th CPU this process may run
+     * on, wrapping around. Giving every app CPU 0, as those runs did once {@code --cpu} began to pin,
+     * puts a whole storage chain on one core and leaves the others idle.
+     */
+    public static int spread(int slot) {
+        List<Integer> ok = allowedCpus();
+        return ok.get(Math.floorMod(slot, ok.size()));
+    }
+
+    /**
      * Checks that {@code cpus} may be used; throws IllegalArgumentException "FLAG: CPU n is out of
      * range (this process may run on 0-1)" otherwise.
      */

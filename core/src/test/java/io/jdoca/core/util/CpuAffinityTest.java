@@ -1,6 +1,7 @@
 package io.jdoca.core.util;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -62,6 +63,17 @@ class CpuAffinityTest {
             t.start();
             t.join(30_000);
             assertEquals(cpu, lastCpu(seen.get()), seen.get());
+        }
+    }
+
+    @Test
+    void spreadWalksTheAllowedCpusAndWrapsAround() {
+        List<Integer> cpus = CpuAffinity.allowedCpus();
+        for (int slot = 0; slot < 2 * cpus.size() + 1; slot++) {
+            assertEquals(cpus.get(slot % cpus.size()), CpuAffinity.spread(slot), "slot " + slot);
+        }
+        if (cpus.size() > 1) {
+            assertNotEquals(CpuAffinity.spread(0), CpuAffinity.spread(1), "two slots, two CPUs");
         }
     }
 

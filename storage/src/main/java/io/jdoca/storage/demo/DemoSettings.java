@@ -7,7 +7,8 @@ import java.util.List;
  * The operator's knobs every {@code ./jdoca demo} honours: the deadline scale
  * ({@code JDOCA_DEMO_TIMEOUT_SCALE} or {@code -Djdoca.demo.timeoutScale} multiplies every start-up and
  * run deadline, for slow machines: an emulated guest took 107 s to reach the data path) and the JVM
- * options of the child processes ({@code JDOCA_JAVA_OPTS}, the launcher's). Stateless; any thread.
+ * options of the child processes ({@code JDOCA_JAVA_OPTS}, the launcher's); and where the apps'
+ * {@code --cpu} pins them. Stateless; any thread.
  */
 public final class DemoSettings {
     private DemoSettings() {
@@ -20,6 +21,20 @@ public final class DemoSettings {
     public static List<String> childJavaOpts() {
         String opts = System.getenv("JDOCA_JAVA_OPTS");
         return opts == null || opts.isBlank() ? List.of() : List.of(opts.trim().split("\\s+"));
+    }
+
+    /**
+     * {@code --cpu} for the relay (zero-copy, gga-offload): the second CPU this process may use, so the
+     * relay has a core of its own while the initiator and the targets share the first ({@code --cpu}
+     * pins; giving every app CPU 0 ran the whole chain on one core).
+     */
+    public static String relayCpu() {
+        return String.valueOf(io.jdoca.core.util.CpuAffinity.spread(1));
+    }
+
+    /** {@code --cpu} for the initiator and the targets: the first CPU this process may use. */
+    public static String edgeCpu() {
+        return String.valueOf(io.jdoca.core.util.CpuAffinity.spread(0));
     }
 
     /** The scale (a number in 0.1..100, default 1); NaN with one line on {@code out} when it is not one. */
