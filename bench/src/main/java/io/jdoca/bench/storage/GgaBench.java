@@ -57,13 +57,13 @@ public final class GgaBench {
             gga(ExecutionStrategy.READ_THROUGHPUT_TEST, sbc, 0, 10_000);
             gga(ExecutionStrategy.READ_THROUGHPUT_TEST, sbc, 1, 10_000);
             gga(ExecutionStrategy.WRITE_THROUGHPUT_TEST, null, 0, 5_000);
-            zeroCopy(ExecutionStrategy.READ_THROUGHPUT_TEST, 10_000);
+            StorageSuite.zeroCopy(ExecutionStrategy.READ_THROUGHPUT_TEST, 10_000);
             List<BenchResult> out = new ArrayList<>();
             Run read = median(reps, () -> gga(ExecutionStrategy.READ_THROUGHPUT_TEST, sbc, 0, ops));
             Run rec = median(reps, () -> gga(ExecutionStrategy.READ_THROUGHPUT_TEST, sbc, 1, ops));
             Run write = median(reps, () -> gga(ExecutionStrategy.WRITE_THROUGHPUT_TEST, null, 0, ops));
-            InitiatorStats zcRead = medianStats(reps, () -> zeroCopy(ExecutionStrategy.READ_THROUGHPUT_TEST, ops));
-            InitiatorStats zcWrite = medianStats(reps, () -> zeroCopy(ExecutionStrategy.WRITE_THROUGHPUT_TEST, ops));
+            InitiatorStats zcRead = medianStats(reps, () -> StorageSuite.zeroCopy(ExecutionStrategy.READ_THROUGHPUT_TEST, ops));
+            InitiatorStats zcWrite = medianStats(reps, () -> StorageSuite.zeroCopy(ExecutionStrategy.WRITE_THROUGHPUT_TEST, ops));
             System.err.printf(Locale.ROOT, "gga: read %.4f MIOP/s p50 %.1f us p99 %.1f us | recovery read %.4f MIOP/s"
                     + " (%d recoveries) | write %.4f MIOP/s | zero-copy read %.4f write %.4f MIOP/s%n",
                     read.ini.miops(), read.ini.latencyP50Us(), read.ini.latencyP99Us(), rec.ini.miops(), rec.recoveries,
@@ -180,30 +180,6 @@ public final class GgaBench {
                 throw new IllegalStateException("the recovery-read run recovered nothing");
             }
             return new Run(ini.stats(), recoveries, alloc);
-        } finally {
-            abort.set(true);
-            ex.shutdownNow();
-        }
-    }
-
-    private static InitiatorStats zeroCopy(ExecutionStrategy s, long ops) throws Exception {
-        ExecutorService ex = Executors.newCachedThreadPool();
-        AtomicBoolean abort = new AtomicBoolean();
-        try {
-            int port = freePort();
-            String channel = "gga-bench-zc-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
-            Future<Integer> t = ex.submit(() -> new TargetRdma(new TargetRdma.Config("sw0", StorageSuite.EDGE_CPU, port, null,
-                    BLOCKS, 2 * HALF, null, 30_000_000_000L), abort).run(QUIET));
-            Future<Integer> z = ex.submit(() -> new io.jdoca.storage.zerocopy.ZeroCopyService(
-                    new io.jdoca.storage.zerocopy.ZeroCopyService.Config("sw0", null, StorageSuite.RELAY_CPU, "127.0.0.1:" + port, channel,
-                            10_000_000_000L), abort).run(QUIET));
-            InitiatorComch ini = new InitiatorComch(new InitiatorComch.Config("sw0", StorageSuite.EDGE_CPU, s, null, ops, TX, channel,
-                    10_000_000_000L, 0, 1), abort);
-            int rc = ini.run(QUIET);
-            if (rc != 0 || z.get(60, TimeUnit.SECONDS) != 0 || t.get(60, TimeUnit.SECONDS) != 0) {
-                throw new IllegalStateException("zero-copy run failed");
-            }
-            return ini.stats();
         } finally {
             abort.set(true);
             ex.shutdownNow();

@@ -93,7 +93,8 @@ public final class StorageSuite implements BenchSuite {
 
     private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
 
-    private static InitiatorStats zeroCopy(ExecutionStrategy s, long ops) throws Exception {
+    /** One zero-copy run (target, relay, initiator in this process; 4 KiB blocks); also GGA's same-run baseline. */
+    static InitiatorStats zeroCopy(ExecutionStrategy s, long ops) throws Exception {
         ExecutorService ex = Executors.newCachedThreadPool();
         AtomicBoolean abort = new AtomicBoolean();
         try {
