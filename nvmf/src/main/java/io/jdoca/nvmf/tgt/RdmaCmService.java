@@ -75,6 +75,7 @@ final class RdmaCmService implements AutoCloseable {
      * Binds an rdma_cm id to {@code ip}:{@code port} (exactly there: never a wildcard unless the
      * operator wrote one) and listens; returns the id and the bound port.
      */
+    @SuppressWarnings("restricted") // reads the bound port out of rdma_cm's struct rdma_cm_id (layout checked by VerbsLayoutTest)
     synchronized long[] listen(InetAddress ip, int port) throws IOException {
         if (!(ip instanceof Inet4Address v4)) {
             throw new IOException("NVMe/RDMA listeners take an IPv4 address (" + ip.getHostAddress() + ")");

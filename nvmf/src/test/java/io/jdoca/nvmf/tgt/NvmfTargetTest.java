@@ -284,7 +284,7 @@ class NvmfTargetTest {
     @Test
     void ioQueueReadWriteAndErrors() throws Exception {
         Object[] a = admin(NQN, 0);
-        try (NvmeTcpHost adm = (NvmeTcpHost) a[0]; NvmeTcpHost io = host()) {
+        try (NvmeTcpHost _ = (NvmeTcpHost) a[0]; NvmeTcpHost io = host()) { // the admin queue stays open for the test
             assertEquals(0, io.connect(1, 127, NQN, HOST, (int) a[1], 0)[0]);
             MemorySegment data = Arena.ofAuto().allocate(8192);
             for (int i = 0; i < 8192; i++) {
