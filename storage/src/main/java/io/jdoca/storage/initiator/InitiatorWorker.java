@@ -8,6 +8,8 @@ import io.jdoca.comch.ComchProducerTaskSend;
 import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
+import io.jdoca.core.agent.Agent;
+import io.jdoca.core.agent.AgentRunner;
 import io.jdoca.core.agent.ThreadAllocation;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.exec.CtxState;
@@ -32,11 +34,30 @@ import org.HdrHistogram.Histogram;
  * engine, a Comch consumer (responses) and producer (requests), and {@code transactions} pre-built
  * transactions that walk the strategy's actions over the worker's share of the storage.
  *
- * <p>Life cycle, driven by the control thread: {@link #prepare} (thread starts, contexts start,
- * consumer announced) → {@link #run} with the service's consumer id → {@link #awaitFinished} →
- * {@link #shutdown}. The data path (between run and finish) allocates nothing.
+ * <p>An {@link Agent} on its own {@link AgentRunner} thread ({@code initiator-worker-<index>}, backing off
+ * with {@link AppSupport#workerIdle()}), like the services' workers. Life cycle, driven by the control
+ * thread: {@link #prepare} (the runner starts; {@code onStart} pins the thread, starts the contexts and
+ * announces the consumer) → {@link #run} with the service's consumer id → {@link #awaitFinished} →
+ * {@link #shutdown}; the duty cycle walks {@link Phase}. The data path (between run and finish)
+ * allocates nothing.
  */
-final class InitiatorWorker implements Runnable {
+final class InitiatorWorker implements Agent {
+    /**
+     * Where the worker is: WAITING_FOR_START → RUNNING → FINISHED, or WAITING_FOR_START → FINISHED when
+     * aborted before the start (nothing else: {@link #enter} refuses any other move).
+     */
+    enum Phase {
+        WAITING_FOR_START, RUNNING, FINISHED;
+
+        boolean canMoveTo(Phase next) {
+            return switch (this) {
+                case WAITING_FOR_START -> next == RUNNING || next == FINISHED;
+                case RUNNING -> next == FINISHED;
+                case FINISHED -> false;
+            };
+        }
+    }
+
     private static final int MSG = IoMessage.SIZE;
 
     // ---- configuration
@@ -53,7 +74,15 @@ final class InitiatorWorker implements Runnable {
     private final int transactions;
 
     // ---- control hand-off
-    private final Thread thread;
+    private final AgentRunner runner;
+    /** Worker thread only: the duty cycle's phase. */
+    private Phase phase = Phase.WAITING_FOR_START;
+    private long alloc0;
+    private long hits0;
+    private long misses0;
+    private Arena arena;
+    private MemoryMap msgMap;
+    private BufInventory inv;
     private final CountDownLatch prepared = new CountDownLatch(1);
     private final CountDownLatch finished = new CountDownLatch(1);
     private final CountDownLatch released = new CountDownLatch(1);
@@ -109,15 +138,14 @@ final class InitiatorWorker implements Runnable {
         this.rangeUnits = rangeUnits;
         this.opsTarget = opsTarget;
         this.transactions = transactions;
-        this.thread = new Thread(this, "initiator-worker-" + index);
-        this.thread.setDaemon(true);
+        this.runner = new AgentRunner(this, AppSupport.workerIdle(), AgentRunner.ErrorHandler.stderr());
     }
 
     // ------------------------------------------------------------------ control thread API
 
     /** Starts the thread and waits until its contexts run; returns its consumer id. */
     int prepare(long timeoutNanos) throws InterruptedException {
-        thread.start();
+        runner.start();
         if (!prepared.await(timeoutNanos, TimeUnit.NANOSECONDS)) {
             throw new DocaException(DocaError.TIME_OUT, "worker " + index + " did not get ready");
         }
@@ -130,6 +158,7 @@ final class InitiatorWorker implements Runnable {
     void run(int serviceConsumerId) {
         this.remoteConsumerId = serviceConsumerId;
         startSignal.countDown();
+        runner.wake();
     }
 
     boolean awaitFinished(long nanos) throws InterruptedException {
@@ -139,6 +168,7 @@ final class InitiatorWorker implements Runnable {
     void abort() {
         abort = true;
         startSignal.countDown();
+        runner.wake();
     }
 
     /** Destroys the consumer and producer and ends the thread. */
@@ -146,7 +176,7 @@ final class InitiatorWorker implements Runnable {
         abort = true;
         startSignal.countDown();
         released.countDown();
-        thread.join(timeoutMillis);
+        runner.close(TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
     }
 
     String failure() {
@@ -185,67 +215,112 @@ final class InitiatorWorker implements Runnable {
     // ------------------------------------------------------------------ worker thread
 
     @Override
-    public void run() {
-        try (Arena arena = Arena.ofShared()) {
-            MemoryMap msgMap = null;
-            BufInventory inv = null;
-            try {
-                io.jdoca.core.util.CpuAffinity.pinCurrentThread(cpu); // --cpu: the worker really runs there
-                int recvCount = 2 * transactions;
-                MemorySegment msgMem = arena.allocate((long) MSG * (transactions + recvCount), 64);
-                msgMap = MemoryMap.create();
-                msgMap.setMemrange(msgMem);
-                msgMap.addDev(dev);
-                msgMap.setPermissions(AccessFlags.LOCAL_READ_WRITE);
-                DocaException.check(msgMap.start(), "message map start");
-                inv = BufInventory.create(transactions + recvCount);
-                DocaException.check(inv.start(), "inventory start");
-                pe = ProgressEngine.create();
-                consumer = ComchConsumer.create(connection, msgMap);
-                consumer.setMaxMsgSize(MSG);
-                consumer.setRingSlots(AppSupport.pow2(recvCount));
-                consumer.taskPostRecvSetConf(this::onRecv, this::onRecvError, recvCount);
-                producer = ComchProducer.create(connection);
-                producer.taskSendSetConf(this::onSend, this::onSendError, transactions);
-                DocaException.check(pe.connectCtx(consumer), "connect consumer");
-                DocaException.check(pe.connectCtx(producer), "connect producer");
-                DocaException.check(consumer.start(), "consumer start");
-                DocaException.check(producer.start(), "producer start");
-                sends = new ComchProducerTaskSend[transactions];
-                txStorageOffset = new long[transactions];
-                txLocalOffset = new long[transactions];
-                txStart = new long[transactions];
-                txPending = new int[transactions];
-                txStage = new int[transactions];
-                txResult = new int[transactions];
-                for (int i = 0; i < transactions; i++) {
-                    Buf b = inv.getByData(msgMap, msgMap.baseAddress() + (long) MSG * i, MSG);
-                    sends[i] = producer.taskSendAllocInit(b, null, 0, 0, i);
-                    if (sends[i] == null) {
-                        throw new DocaException(producer.lastError(), "producer task");
-                    }
-                }
-                for (int j = 0; j < recvCount; j++) {
-                    Buf b = inv.getByAddr(msgMap, msgMap.baseAddress() + (long) MSG * (transactions + j), MSG);
-                    ComchConsumerTaskPostRecv r = consumer.taskPostRecvAllocInit(b, j);
-                    if (r == null) {
-                        throw new DocaException(consumer.lastError(), "consumer task");
-                    }
-                    DocaException.check(r.submit(), "post receive");
-                }
-                consumerId = consumer.id();
-            } catch (RuntimeException e) {
-                setupError = e.getMessage();
-            }
-            prepared.countDown();
-            if (setupError == null) {
-                awaitQuietly(startSignal);
-                if (!abort) {
-                    dataPath();
+    public String roleName() {
+        return "initiator-worker-" + index;
+    }
+
+    /** Pins the thread ({@code --cpu}), builds and starts the contexts, announces the consumer (control path). */
+    @Override
+    public void onStart() {
+        arena = Arena.ofShared();
+        try {
+            io.jdoca.core.util.CpuAffinity.pinCurrentThread(cpu); // --cpu: the worker really runs there
+            int recvCount = 2 * transactions;
+            MemorySegment msgMem = arena.allocate((long) MSG * (transactions + recvCount), 64);
+            msgMap = MemoryMap.create();
+            msgMap.setMemrange(msgMem);
+            msgMap.addDev(dev);
+            msgMap.setPermissions(AccessFlags.LOCAL_READ_WRITE);
+            DocaException.check(msgMap.start(), "message map start");
+            inv = BufInventory.create(transactions + recvCount);
+            DocaException.check(inv.start(), "inventory start");
+            pe = ProgressEngine.create();
+            consumer = ComchConsumer.create(connection, msgMap);
+            consumer.setMaxMsgSize(MSG);
+            consumer.setRingSlots(AppSupport.pow2(recvCount));
+            consumer.taskPostRecvSetConf(this::onRecv, this::onRecvError, recvCount);
+            producer = ComchProducer.create(connection);
+            producer.taskSendSetConf(this::onSend, this::onSendError, transactions);
+            DocaException.check(pe.connectCtx(consumer), "connect consumer");
+            DocaException.check(pe.connectCtx(producer), "connect producer");
+            DocaException.check(consumer.start(), "consumer start");
+            DocaException.check(producer.start(), "producer start");
+            sends = new ComchProducerTaskSend[transactions];
+            txStorageOffset = new long[transactions];
+            txLocalOffset = new long[transactions];
+            txStart = new long[transactions];
+            txPending = new int[transactions];
+            txStage = new int[transactions];
+            txResult = new int[transactions];
+            for (int i = 0; i < transactions; i++) {
+                Buf b = inv.getByData(msgMap, msgMap.baseAddress() + (long) MSG * i, MSG);
+                sends[i] = producer.taskSendAllocInit(b, null, 0, 0, i);
+                if (sends[i] == null) {
+                    throw new DocaException(producer.lastError(), "producer task");
                 }
             }
-            finished.countDown();
-            awaitQuietly(released);
+            for (int j = 0; j < recvCount; j++) {
+                Buf b = inv.getByAddr(msgMap, msgMap.baseAddress() + (long) MSG * (transactions + j), MSG);
+                ComchConsumerTaskPostRecv r = consumer.taskPostRecvAllocInit(b, j);
+                if (r == null) {
+                    throw new DocaException(consumer.lastError(), "consumer task");
+                }
+                DocaException.check(r.submit(), "post receive");
+            }
+            consumerId = consumer.id();
+        } catch (RuntimeException e) {
+            setupError = e.getMessage();
+            finish(); // awaitFinished returns at once; shutdown releases and tears down what was built
+        }
+        prepared.countDown();
+    }
+
+    /**
+     * One duty cycle: waits for {@link #run} (or an abort), then progresses the engine until every
+     * transaction has ended, then waits for {@link #shutdown}; returns {@link Agent#DONE} once released.
+     */
+    @Override
+    public int doWork() {
+        switch (phase) {
+            case WAITING_FOR_START -> {
+                if (startSignal.getCount() > 0) {
+                    return 0;
+                }
+                if (abort) {
+                    finish();
+                    return 1;
+                }
+                startDataPath();
+                return 1;
+            }
+            case RUNNING -> {
+                int work;
+                try {
+                    work = pe.progress() ? 1 : 0;
+                } catch (RuntimeException e) {
+                    failure = "worker " + index + " crashed: " + e;
+                    work = 1;
+                }
+                if (activeTx == 0 || failure != null || abort) {
+                    endDataPath();
+                    finish();
+                }
+                return work;
+            }
+            case FINISHED -> {
+                return released.getCount() == 0 ? DONE : 0;
+            }
+            default -> throw new IllegalStateException("phase " + phase);
+        }
+    }
+
+    /** Destroys the consumer and producer and frees the worker's memory (control path, worker thread). */
+    @Override
+    public void onClose() {
+        if (phase != Phase.FINISHED) { // closed without shutdown (the runner's deadline): still answer awaitFinished
+            finish();
+        }
+        try {
             teardown();
             if (inv != null) {
                 inv.stop();
@@ -255,34 +330,39 @@ final class InitiatorWorker implements Runnable {
             }
         } catch (RuntimeException e) {
             failure = "worker " + index + " crashed: " + e;
-            finished.countDown();
+        } finally {
+            arena.close();
         }
     }
 
-    private static void awaitQuietly(CountDownLatch l) {
-        try {
-            l.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    private void enter(Phase next) {
+        if (!phase.canMoveTo(next)) {
+            throw new IllegalStateException("initiator worker " + index + ": " + phase + " -> " + next);
         }
+        phase = next;
     }
 
-    private void dataPath() {
+    private void finish() {
+        enter(Phase.FINISHED);
+        finished.countDown();
+    }
+
+    private void startDataPath() {
+        enter(Phase.RUNNING);
         for (ComchProducerTaskSend s : sends) {
             s.setRemoteConsumerId(remoteConsumerId);
         }
-        long hits0 = pe.hits();
-        long misses0 = pe.misses();
+        hits0 = pe.hits();
+        misses0 = pe.misses();
         startNanos = System.nanoTime();
         int n = (int) Math.min(transactions, opsTarget);
         for (int i = 0; i < n; i++) {
             startTransaction(i);
         }
-        IdleStrategy idle = AppSupport.workerIdle();
-        long alloc0 = ThreadAllocation.current();
-        while (activeTx > 0 && failure == null && !abort) {
-            idle.idle(pe.progress() ? 1 : 0);
-        }
+        alloc0 = ThreadAllocation.current();
+    }
+
+    private void endDataPath() {
         allocated = ThreadAllocation.current() - alloc0;
         endNanos = System.nanoTime();
         ops = completed;
