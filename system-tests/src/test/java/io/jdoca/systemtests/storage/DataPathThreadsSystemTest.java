@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Issue 17, acceptance 2: while a target-rdma and a zero-copy relay serve a running initiator (three
- * processes, as the other storage system tests), every live platform thread of the target and the
- * relay ({@code jcmd <pid> Thread.print}) is one of: the JVM's own threads, the control thread
+ * processes, as the other storage system tests), every live platform thread of the target, the
+ * relay and the initiator ({@code jcmd <pid> Thread.print}) is one of: the JVM's own threads, the control thread
  * ({@code main}), control-path helpers that never touch a request (the RDMA connection listener
  * {@code jdoca-rdma-accept}, the metrics endpoint's threads), or an agent on the core
  * runner named by the scheme of docs/ARCHITECTURE.md: {@code <app>-worker-<index>}, one per
@@ -71,7 +71,7 @@ class DataPathThreadsSystemTest {
     private static final Pattern CONTROL = Pattern.compile("main|jdoca-rdma-accept|[a-z-]+-metrics|HTTP-Dispatcher"
             + "|idle-timeout-task|" + VIRTUAL_THREAD_SCHEDULER);
     /** The apps' workers on the core runner: {@code <app>-worker-<index>} ({@code AgentRunner} names its thread after the role). */
-    private static final Pattern WORKER = Pattern.compile("(target|zero-copy|gga)-worker-\\d+");
+    private static final Pattern WORKER = Pattern.compile("(target|zero-copy|gga|initiator)-worker-\\d+");
     /** The RDMA tcp transport's agent on the core runner, one per RDMA context that has TCP connections. */
     private static final Pattern TCP_AGENT = Pattern.compile("jdoca-rdma-tcp-\\d+");
     /** sta-target's data path: its IO engine agents, {@code sta-io-<i>}. */
@@ -151,13 +151,13 @@ class DataPathThreadsSystemTest {
     @Timeout(240)
     void overTheTcpTransportOnlyItsAgentsAreAdded() throws Exception {
         List<List<String>> threads = runAndCheckThreads(List.of("-Djdoca.rdma.transport=tcp"));
-        for (List<String> t : threads) {
+        for (List<String> t : threads.subList(0, 2)) { // target and relay; the initiator has no RDMA context
             assertThat(t.stream().filter(n -> TCP_AGENT.matcher(n).matches()))
                     .as("the tcp transport is in use: one agent per RDMA context (control, data) in %s", t).hasSize(2);
         }
     }
 
-    /** Starts target, relay and initiator with {@code jvmFlags}, waits for the data path, checks; returns the target's and relay's threads. */
+    /** Starts target, relay and initiator with {@code jvmFlags}, waits for the data path, checks; returns the target's, relay's and initiator's threads. */
     private List<List<String>> runAndCheckThreads(List<String> jvmFlags) throws Exception {
         int port = JavaProcess.freePort();
         int metricsPort = JavaProcess.freePort();
@@ -180,7 +180,7 @@ class DataPathThreadsSystemTest {
                 "the target's data path serves requests");
 
         List<List<String>> all = new ArrayList<>();
-        for (JavaProcess p : List.of(target, relay)) {
+        for (JavaProcess p : List.of(target, relay, initiator)) {
             List<String> threads = threadNames(p);
             assertThat(strays(threads)).as("stray threads in %s: %s", p.process().info().command().orElse("?"), threads)
                     .isEmpty();
@@ -190,6 +190,7 @@ class DataPathThreadsSystemTest {
         }
         assertThat(all.get(0)).contains("target-worker-0");
         assertThat(all.get(1)).contains("zero-copy-worker-0");
+        assertThat(all.get(2)).contains("initiator-worker-0");
         return all;
     }
 
