@@ -651,6 +651,14 @@ final class RdmaConnections {
         return true;
     }
 
+    /** Engine thread: a receive was posted to the context (a tcp message waiting for one is served at once). */
+    void recvPosted() {
+        TcpTransportAgent a = tcpAgent;
+        if (a != null) {
+            a.recvPosted();
+        }
+    }
+
     /** This run's TCP transport agent, started on first use (control path); null (logged) if it cannot start. */
     private TcpTransportAgent tcpAgent() {
         if (tcpAgent == null) {

@@ -92,7 +92,11 @@ final class RdmaTaskExecutor {
             if (rdma.verbs != null) {
                 return rdma.verbs.postRecv((RdmaTaskReceive) r);
             }
-            return postedRecvs.offer(r) ? DocaError.SUCCESS : DocaError.AGAIN;
+            if (!postedRecvs.offer(r)) {
+                return DocaError.AGAIN;
+            }
+            conns.recvPosted();
+            return DocaError.SUCCESS;
         }
         RdmaConnection c = r.conn;
         if (c == null || c.rdma != rdma) {

@@ -15,38 +15,46 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.nio.channels.SocketChannel;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The TCP transport of one connection: one non-blocking socket, serviced by whichever thread is at
- * hand. The engine thread writes request frames ({@link TcpFrame}) straight from registered memory
- * (cached direct views; payloads up to {@link #COALESCE} bytes are copied behind the header so that
- * a frame is one write and wakes the peer once) and records the task in an outstanding ring.
+ * The TCP transport of one connection: one non-blocking socket whose only reader and only writer is
+ * the context's {@link TcpTransportAgent} (the NIC of this transport). The engine thread never
+ * touches the socket: it hands submitted tasks to the agent through an SPSC ring ({@link #submit},
+ * rung like a doorbell: once per duty cycle for tasks submitted from completion callbacks) and
+ * takes completions back from another ({@link #work()}). There is no lock, no hand-over of the
+ * receive side between threads, and the engine never waits on a full socket.
  *
- * <p><b>Receiving.</b> While the application polls, the engine thread reads the socket itself in
- * {@link #work()}: responses complete their tasks and the peer's requests are serviced against
- * this process's exported maps on that thread, with no hand-off (a round trip crosses no thread
- * boundary, which is what keeps it near a raw socket ping-pong on two cores). When the engine
- * sleeps in notification mode ({@link #beforeWait()}) or stops polling for
- * {@link #ENGINE_STALL_NANOS}, the context's {@link TcpTransportAgent} (one thread and one selector
- * for every socket of the context) takes over, so one-sided operations are still served like a NIC would without the application, and completions
- * wake the engine. Exactly one thread at a time owns the receive side ({@link #rxOwner}, a
- * try-acquire flag that never waits); the receive parser is a resumable state machine, so
- * ownership can move between frames or in the middle of a payload.
+ * <p><b>Sending</b> (agent): request frames ({@link TcpFrame}) and responses are appended to an
+ * outgoing buffer (payloads up to {@link #COALESCE} bytes copied behind their header, so a frame is
+ * one write and wakes the peer once) and leave together in one write; a larger payload streams
+ * straight from registered or exported memory behind its header. Bytes the socket does not take now
+ * stay pending (the agent then waits for writability in its selector); what cannot be queued waits
+ * in the submission ring, and the receive side pauses before a frame whose response would not fit.
+ * Acknowledgements of messages (SEND, WRITE_IMM) wait up to {@link #ACK_DELAY_NANOS} for a request
+ * of the local application to ride along with (an echo's acknowledgement and the echo leave in one
+ * write).
  *
- * <p>Frames never interleave on the socket: writers take a frame-writer exclusion (see
- * {@link #lockFrames()}). Liveness ({@link PeerLiveness}): a killed peer is seen at once, by the
- * reader (EOF, RST). The agent's keepalive deadline sends a heartbeat every {@link #HEARTBEAT_NANOS} on idle
- * connections, only when the frame-writer exclusion is free and never waiting on a full socket, so
- * it neither blocks the engine nor is needed while data flows (any frame is traffic); it declares
- * the peer dead only after {@link PeerLiveness#timeoutNanos()} of silence counted by a
- * {@link SilenceMeter} (this process's own stalls are not the peer's silence) and only if no byte
- * from the peer is waiting unread in the socket (a slow reader here is not a dead peer there).
+ * <p><b>Receiving</b> (agent): a resumable parser serves the peer's one-sided requests against this
+ * process's exported maps whether or not the application polls (as a NIC does), fills posted
+ * receives and completes this side's tasks; completions go to the engine through the completion
+ * ring and wake it.
+ *
+ * <p>Liveness ({@link PeerLiveness}): a killed peer is seen at once, by the reader (EOF, RST). The
+ * agent's keepalive deadline queues a heartbeat on connections that sent nothing for
+ * {@link #HEARTBEAT_NANOS}; it declares the peer dead only after {@link PeerLiveness#timeoutNanos()}
+ * of silence counted by a {@link SilenceMeter} (this process's own stalls are not the peer's
+ * silence) and only if no byte from the peer is waiting unread in the socket (a slow reader here is
+ * not a dead peer there).
+ *
+ * <p>Threads: {@link #submit}, {@link #work()}, {@link #afterWork()}, {@link #beforeWait()},
+ * {@link #close} and the other {@link RdmaEndpoint} methods on the engine thread; {@link #attach},
+ * {@link #ioService}, {@link #keepalive} and everything under them on the agent's thread. Both sides
+ * are allocation-free on the data path.
  */
 final class TcpEndpoint extends RdmaEndpoint {
     private static final System.Logger LOG = System.getLogger(TcpEndpoint.class.getName());
@@ -65,7 +73,10 @@ final class TcpEndpoint extends RdmaEndpoint {
      */
     static final int COALESCE = Integer.getInteger("jdoca.rdma.tcp.coalesce", 64 * 1024);
     private static final int RX_BUFFER = 64 * 1024;
+    /** The outgoing buffer: room for two whole coalesced frames, so one always fits once the other left. */
     private static final int OUT_BATCH = Math.max(32 * 1024, 2 * (TcpFrame.SIZE + COALESCE));
+    /** Room a request or a dispatch-time response may need in the outgoing buffer. */
+    private static final int FRAME_ROOM = TcpFrame.SIZE + COALESCE;
     /**
      * Most bytes one read-ahead asks for. One read brings many small frames (acknowledgements,
      * small messages); a large payload beyond it is read straight into its destination rather than
@@ -74,24 +85,20 @@ final class TcpEndpoint extends RdmaEndpoint {
     private static final int READ_AHEAD = 16 * 1024;
     /** Payload remainders at least this long are read straight into their destination. */
     private static final int DIRECT_MIN = 2048;
-    /** Frames and payload bytes one pump handles before returning, so one busy connection cannot starve the engine. */
+    /** Frames and payload bytes one pump handles before returning, so one busy connection cannot starve the others. */
     private static final int PUMP_FRAMES = 256;
     private static final long PUMP_BYTES = 4L << 20;
-    /** The transport agent takes the receive side over when the engine has not polled for this long. */
-    static final long ENGINE_STALL_NANOS = 1_000_000L;
     /** Longer than this without an engine tick (and not asleep), the engine is paused: RNR time does not run. */
     static final long ENGINE_PAUSE_NANOS = 100_000_000L;
-    /** Most RNR wait one check may count (checks come every 50 us while waiting; a late one saw nothing in between). */
+    /** Most RNR wait one check may count (a late check saw nothing in between). */
     static final long RNR_CREDIT_NANOS = 10_000_000L;
-    /** Longest an acknowledgement queued by the engine's pump waits for a request to ride with. */
+    /** Longest a message's acknowledgement waits for a request of the local application to ride with. */
     static final long ACK_DELAY_NANOS = 20_000L;
     private static final int ACK_BATCH = 16;
-    /** While a send waits for a posted receive, the transport agent re-checks this often. */
-    private static final long RNR_RECHECK_NANOS = 50_000L;
+    /** While a frame waits for a posted receive, the agent re-checks at least this often (a posted receive also wakes it). */
+    static final long RNR_RECHECK_NANOS = 1_000_000L;
     /** {@link #ioService} result: the connection has ended; the agent drops it. */
     static final long IO_DONE = -1;
-    /** While the engine holds the receive side, the agent looks again after this long. */
-    private static final long RX_BUSY_RECHECK_NANOS = 20_000L;
 
     // receive parser states
     private static final int RX_HEADER = 0;
@@ -104,22 +111,57 @@ final class TcpEndpoint extends RdmaEndpoint {
     private static final int AFTER_NAK = 3;
 
     private final SocketChannel ch;
-    private final SpscRing outstanding;
+    /** Engine → agent: submitted tasks, in order; the agent takes them up to {@link #doorbell}. */
+    private final SpscRing submitted;
+    /** Agent → engine: finished tasks and filled receives. */
     private final SpscRing completions;
+    /** Most tasks of this connection in flight (submitted, not yet completed on the engine). */
+    private final int depth;
     // ---- engine-thread side
-    private final ByteBuffer txHdr;
-    private final MemorySegment txSeg;
-    private final TcpFrame tx = new TcpFrame();
-    private final SegmentViews txViews;
-    private final int txViewSlots;
     private long nextSeq;
-    private volatile boolean closing;
+    private int inflight;
+    /** Tasks published into {@link #submitted} so far. */
+    private long published;
+    /** Tasks were published during the duty cycle: the doorbell rings in {@link #afterWork()}. */
+    private boolean doorbellOwed;
     private DocaError closeReason;
     private boolean flushed;
+    /** The context's transport agent, which serves this socket (null: not started). */
+    private TcpTransportAgent agent;
+    // ---- engine → agent
+    /** Tasks the agent may take ({@link #published} as of the last ring); written by the engine only. */
+    private volatile long doorbell;
+    private volatile boolean closing;
     private final AtomicLong engineTicks = new AtomicLong();
     private volatile boolean engineSleeping;
-    // ---- receive side: touched only by the thread holding rxOwner
-    private final AtomicInteger rxOwner = new AtomicInteger();
+    // ---- agent → engine
+    private volatile boolean ioExited;
+    private volatile DocaError broken;
+    private volatile String brokenWhy;
+    // ---- agent thread: sending
+    private final SpscRing outstanding;
+    private long taken;
+    private final MemorySegment txHdrSeg = MemorySegment.ofBuffer(ByteBuffer.allocateDirect(TcpFrame.SIZE));
+    private final TcpFrame tx = new TcpFrame();
+    /** Outgoing bytes: {@code [outStart, outLen)} is still to be written, in order. */
+    private final ByteBuffer out = ByteBuffer.allocateDirect(OUT_BATCH);
+    private final MemorySegment outSeg = MemorySegment.ofBuffer(out);
+    private int outStart;
+    private int outLen;
+    /** The pending bytes hold something that must leave now (a request, a one-sided response). */
+    private boolean urgent;
+    /** Message acknowledgements pending without anything urgent, since when. */
+    private int acksOwed;
+    private long acksOwedSince;
+    /** A payload streaming behind the pending bytes: a buffer list ({@link #bigBuf}) or a segment range. */
+    private long bigLeft;
+    private Buf bigBuf;
+    private long bigBufOff;
+    private MemorySegment bigSeg;
+    private long bigOff;
+    /** The socket took less than was pending: wait for writability. */
+    private boolean txBlocked;
+    // ---- agent thread: receiving
     private final ByteBuffer rxHdr;
     private final MemorySegment rxHdrSeg;
     private final ByteBuffer rxBuf = ByteBuffer.allocateDirect(RX_BUFFER);
@@ -127,33 +169,21 @@ final class TcpEndpoint extends RdmaEndpoint {
     private int rPos;
     private int rLim;
     private final TcpFrame rx = new TcpFrame();
-    /** Header scratch for responses; the receive side's owner only. */
+    /** Header scratch for responses. */
     private final MemorySegment respSeg = MemorySegment.ofBuffer(ByteBuffer.allocateDirect(TcpFrame.SIZE));
-    /**
-     * Outgoing batch (under the frame-writer exclusion): responses queue here and leave together at
-     * the end of a pump or of the engine's duty cycle, or ride along with the engine's next request,
-     * so a burst of acknowledgements costs one system call, and an echo's acknowledgement and the
-     * echo itself leave in one.
-     */
-    private final ByteBuffer out = ByteBuffer.allocateDirect(OUT_BATCH);
-    private final MemorySegment outSeg = MemorySegment.ofBuffer(out);
-    private int outLen;
-    /**
-     * Engine thread: responses its own pump queued. They wait (delayed acknowledgement) for the
-     * engine's next request to ride along with, at most {@link #ACK_DELAY_NANOS} or
-     * {@link #ACK_BATCH} responses, and never across a sleep.
-     */
-    private boolean engineOwesFlush;
-    /** Engine thread: requests submitted during the duty cycle wait in the batch for {@link #afterWork()}. */
-    private boolean txHeld;
-    private long owedSince;
-    private int owedCount;
     private final TcpFrame resp = new TcpFrame();
+    /** Views of registered memory: slot 0 for receiving, slot 1 for streaming payloads out. */
     private final SegmentViews ioViews = new SegmentViews(2);
     private int rxState = RX_HEADER;
-    /** Set when a pump stopped on its budget with input left: the engine must not sleep on it. */
-    private volatile boolean rxMore;
-    private boolean pumpOnIo;
+    /** A pump stopped on its budget with input left. */
+    private boolean rxMore;
+    /** A pump stopped because the response of the next frame does not fit in the outgoing buffer yet. */
+    private boolean rxPaused;
+    /** The selector reported the socket readable (or writable) and the agent has not drained it since. */
+    private boolean readable = true;
+    private boolean writable;
+    /** Completions were handed to the engine during this look: wake it once. */
+    private boolean handedOver;
     private long pumpBytes;
     // the frame in progress
     private int fOp;
@@ -162,7 +192,7 @@ final class TcpEndpoint extends RdmaEndpoint {
     private int fImm;
     private DocaError fSt;
     private int after;
-    /** Receive side, waiting for a posted receive: the wait counted, the last check, the engine tick seen and when it moved. */
+    /** Waiting for a posted receive: the wait counted, the last check, the engine tick seen and when it moved. */
     private long rnrWaitNanos;
     private long rnrCheckNanos;
     private long rnrTicks;
@@ -174,42 +204,24 @@ final class TcpEndpoint extends RdmaEndpoint {
     private MemorySegment pSeg;
     private long pOff;
     private long pLeft;
-    /** The context's transport agent, which serves this socket while the engine does not (null: not started). */
-    private TcpTransportAgent agent;
-    /** Agent thread: this socket's key in the agent's selector (interest OP_READ, fixed). */
+    /** This socket's key in the agent's selector, and the interest set last given to it. */
     private SelectionKey key;
-    /**
-     * The agent watches the socket for a sleeping engine: it will sleep in its selector, which wakes
-     * it on input, rather than park (it parks, for at most {@link #ENGINE_STALL_NANOS}, while the
-     * engine polls: the engine reads the socket itself then, and the interest need not change).
-     */
-    private volatile boolean ioWatching;
-    /** Agent thread: the engine tick last seen and when it moved (engine-stall detection). */
-    private long seenTicks = -1;
-    private long seenTicksNanos;
-    // ---- shared
-    private volatile boolean ioExited;
-    private volatile DocaError broken;
-    private volatile String brokenWhy;
-    private volatile long lastRxNanos = System.nanoTime();
-    private volatile long lastTxNanos = System.nanoTime();
+    private int interest;
+    private long lastRxNanos = System.nanoTime();
+    private long lastTxNanos = System.nanoTime();
     /** Silence timeout of this connection, fixed when it is made ({@link PeerLiveness#timeoutNanos()}). */
     private final long deadNanos = PeerLiveness.timeoutNanos();
-    /** Agent thread only: the peer's silence as the keepalive saw it. */
+    /** The peer's silence as the keepalive saw it. */
     private SilenceMeter silence;
-    /** Frame-writer exclusion: a frame is several write calls (see {@link #lockFrames()}). */
-    private final AtomicInteger frameLock = new AtomicInteger();
 
     TcpEndpoint(Rdma rdma, RdmaConnection conn, SocketChannel ch, int sendQueueSize, int recvQueueSize, int maxList) {
         super(rdma, conn);
         this.ch = ch;
-        this.outstanding = new SpscRing(sendQueueSize);
-        this.completions = new SpscRing(outstanding.capacity() + recvQueueSize + 2);
-        this.txHdr = ByteBuffer.allocateDirect(TcpFrame.SIZE + COALESCE);
-        this.txSeg = MemorySegment.ofBuffer(txHdr);
-        this.tx.wrap(txSeg.asSlice(0, TcpFrame.SIZE));
-        this.txViews = new SegmentViews(Math.max(1, maxList));
-        this.txViewSlots = Math.max(1, maxList);
+        this.submitted = new SpscRing(sendQueueSize);
+        this.outstanding = new SpscRing(submitted.capacity());
+        this.depth = submitted.capacity();
+        this.completions = new SpscRing(depth + recvQueueSize + 2);
+        this.tx.wrap(txHdrSeg);
         this.rxHdr = ByteBuffer.allocateDirect(TcpFrame.SIZE);
         this.rxHdrSeg = MemorySegment.ofBuffer(rxHdr);
         this.rx.wrap(rxHdrSeg);
@@ -225,7 +237,7 @@ final class TcpEndpoint extends RdmaEndpoint {
 
     /**
      * Control path, engine thread: switches the socket to non-blocking and hands it to the
-     * context's transport {@code agent}, which serves it whenever the engine does not poll.
+     * context's transport {@code agent}, its only reader and writer from now on.
      */
     void startIo(TcpTransportAgent agent) {
         if (agent == null) {
@@ -252,146 +264,33 @@ final class TcpEndpoint extends RdmaEndpoint {
 
     @Override
     DocaError submit(RdmaTask t) {
-        if (closing) {
+        if (closing || ioExited) {
             return DocaError.NOT_CONNECTED;
         }
-        t.seq = nextSeq++;
-        // Recorded before the write: the response may arrive before write() returns.
-        if (!outstanding.offer(t)) {
-            nextSeq--;
+        if (inflight >= depth) {
             return DocaError.AGAIN;
         }
-        try {
-            transmit(t);
-        } catch (IOException | RuntimeException e) {
-            markBroken(DocaError.CONNECTION_RESET, "write failed: " + e.getMessage());
+        t.seq = nextSeq++;
+        submitted.offer(t); // never full: at most depth tasks are in flight
+        inflight++;
+        published++;
+        if (rdma.inWork()) {
+            // Submitted from a completion callback: the doorbell rings at the end of the duty cycle,
+            // so the requests a burst of completions re-arms leave in one system call.
+            doorbellOwed = true;
+        } else {
+            ring();
         }
         return DocaError.SUCCESS;
     }
 
-    private void transmit(RdmaTask t) throws IOException {
-        TcpFrame f = tx;
-        Buf payload = null;
-        if (t.result != DocaError.SUCCESS) {
-            f.init(TcpFrame.OP_NOP).status(t.result.code());
-        } else {
-            switch (t.kind) {
-                case RdmaTask.K_SEND, RdmaTask.K_SEND_IMM -> {
-                    f.init(t.kind == RdmaTask.K_SEND ? TcpFrame.OP_SEND : TcpFrame.OP_SEND_IMM).immediate(t.immediate)
-                            .length(t.len);
-                    payload = t.local;
-                }
-                case RdmaTask.K_WRITE, RdmaTask.K_WRITE_IMM -> {
-                    f.init(t.kind == RdmaTask.K_WRITE ? TcpFrame.OP_WRITE : TcpFrame.OP_WRITE_IMM).immediate(t.immediate)
-                            .mapId(t.rMapId).addr(t.rAddr).length(t.len).cap(t.rCap0, t.rCap1);
-                    payload = t.local;
-                }
-                case RdmaTask.K_READ, RdmaTask.K_SE_GET -> f.init(TcpFrame.OP_READ_REQ).mapId(t.rMapId).addr(t.rAddr)
-                        .length(t.len).cap(t.rCap0, t.rCap1);
-                case RdmaTask.K_CAS -> f.init(TcpFrame.OP_CAS).mapId(t.rMapId).addr(t.rAddr).operand(t.operand).swap(t.swap)
-                        .cap(t.rCap0, t.rCap1);
-                case RdmaTask.K_FADD, RdmaTask.K_SE_ADD -> f.init(TcpFrame.OP_FADD).mapId(t.rMapId).addr(t.rAddr)
-                        .operand(t.operand).cap(t.rCap0, t.rCap1);
-                case RdmaTask.K_SE_SET -> f.init(TcpFrame.OP_SET).mapId(t.rMapId).addr(t.rAddr)
-                        .operand(t.local.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, t.local.dataOffset()))
-                        .cap(t.rCap0, t.rCap1);
-                default -> f.init(TcpFrame.OP_NOP).status(DocaError.UNEXPECTED.code());
-            }
-        }
-        f.seq(t.seq);
-        lockFrames();
-        try {
-            txHdr.clear();
-            int small = TcpFrame.SIZE + (payload == null ? 0 : (int) Math.min(t.len, COALESCE + 1));
-            boolean batch = payload == null || t.len <= COALESCE;
-            if (batch && (outLen > 0 || rdma.inWork())) {
-                // Joins the queued frames. Submitted from a completion callback (inWork), it waits
-                // for the end of the duty cycle, so the requests a burst of completions re-arms and
-                // the acknowledgements owed leave in one system call (a NIC's doorbell batching);
-                // otherwise it leaves now, with whatever was queued.
-                if (outLen + small > OUT_BATCH) {
-                    flushOut();
-                }
-                if (payload != null) {
-                    BufCopy.gather(payload, 0, txSeg, TcpFrame.SIZE, t.len);
-                }
-                MemorySegment.copy(txSeg, 0, outSeg, outLen, small);
-                outLen += small;
-                if (rdma.inWork()) {
-                    txHeld = true;
-                } else {
-                    flushOut();
-                    engineOwesFlush = false;
-                }
-                return;
-            }
-            flushOut();
-            engineOwesFlush = false;
-            txHeld = false;
-            if (payload == null) {
-                txHdr.limit(TcpFrame.SIZE);
-                writeFully(txHdr);
-            } else if (t.len <= COALESCE) {
-                BufCopy.gather(payload, 0, txSeg, TcpFrame.SIZE, t.len);
-                txHdr.limit(TcpFrame.SIZE + (int) t.len);
-                writeFully(txHdr);
-            } else {
-                // Header, then the payload straight from registered memory. Not one gathering write:
-                // NIO allocates a scope releaser per segment-backed buffer on every gathering call.
-                txHdr.limit(TcpFrame.SIZE);
-                writeFully(txHdr);
-                int slot = 0;
-                for (Buf b = payload; b != null; b = b.next()) {
-                    if (b.dataLen() > 0) {
-                        writeFully(txViews.view(b.segment(), slot++ % txViewSlots, b.dataOffset(), b.dataLen()));
-                    }
-                }
-            }
-        } finally {
-            unlockFrames();
-        }
-    }
-
-    /**
-     * Takes the frame-writer exclusion. The engine thread (requests), the receive side's owner
-     * (responses) and the keepalive share the socket's sending side, and a frame may take several
-     * write calls. Held only around the system calls; spins, then yields, never parks.
-     */
-    private void lockFrames() {
-        int spins = 0;
-        while (!frameLock.compareAndSet(0, 1)) {
-            if (++spins < 64) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
-            }
-        }
-    }
-
-    private void unlockFrames() {
-        frameLock.set(0);
-    }
-
-    /** The socket is non-blocking: a full send buffer backs off (spin, yield, then short parks) until the peer reads. */
-    private void writeFully(ByteBuffer b) throws IOException {
-        int idle = 0;
-        while (b.hasRemaining()) {
-            if (ch.write(b) == 0) {
-                backoff(++idle);
-            } else {
-                idle = 0;
-            }
-        }
-        lastTxNanos = System.nanoTime();
-    }
-
-    private static void backoff(int idle) {
-        if (idle < 64) {
-            Thread.onSpinWait();
-        } else if (idle < 128) {
-            Thread.yield();
-        } else {
-            LockSupport.parkNanos(20_000);
+    /** Lets the agent take every published task, and wakes it if it sleeps. */
+    private void ring() {
+        doorbellOwed = false;
+        doorbell = published;
+        TcpTransportAgent a = agent;
+        if (a != null) {
+            a.wake();
         }
     }
 
@@ -402,18 +301,6 @@ final class TcpEndpoint extends RdmaEndpoint {
             engineSleeping = false;
         }
         int n = drainCompletions();
-        if (!closing && broken == null && agent != null && rxOwner.compareAndSet(0, 1)) {
-            try {
-                pump(false);
-            } finally {
-                rxOwner.set(0);
-            }
-            n += drainCompletions();
-        }
-        if (engineOwesFlush && (owedCount >= ACK_BATCH || System.nanoTime() - owedSince >= ACK_DELAY_NANOS)) {
-            engineOwesFlush = false;
-            flushResponses();
-        }
         DocaError b = broken;
         if (b != null && !closing) {
             close(b);
@@ -421,8 +308,10 @@ final class TcpEndpoint extends RdmaEndpoint {
         }
         if (closing && ioExited && !flushed) {
             n += drainCompletions();
+            // The agent let the socket go: tasks it never took complete here (the ring's consumer
+            // is this thread from now on).
             Object o;
-            while ((o = outstanding.poll()) != null) {
+            while ((o = submitted.poll()) != null) {
                 RdmaTask t = (RdmaTask) o;
                 t.result = closeReason;
                 n += finish(t);
@@ -443,6 +332,9 @@ final class TcpEndpoint extends RdmaEndpoint {
 
     private int finish(RdmaTask t) {
         DocaError r = t.result;
+        if (t.kind != RdmaTask.K_RECV) {
+            inflight--;
+        }
         if (r == DocaError.SUCCESS && (t.kind == RdmaTask.K_WRITE || t.kind == RdmaTask.K_WRITE_IMM)) {
             t.remote.appendData(t.len);
         }
@@ -458,32 +350,23 @@ final class TcpEndpoint extends RdmaEndpoint {
 
     @Override
     boolean hasPendingWork() {
-        return !completions.isEmpty() || rxMore || (broken != null && !closing) || (closing && ioExited && !flushed);
+        return !completions.isEmpty() || doorbellOwed || (broken != null && !closing) || (closing && ioExited && !flushed);
     }
 
     @Override
     void afterWork() {
-        if (txHeld && !closing) {
-            txHeld = false;
-            engineOwesFlush = false;
-            flushResponses();
+        if (doorbellOwed) {
+            ring();
         }
     }
 
-    /** The engine goes to sleep: hand the receive side to the transport agent now rather than after a stall. */
+    /** The engine goes to sleep: the doorbell rings if it still owes it, and the RNR clock notes the sleep. */
     void beforeWait() {
-        if ((engineOwesFlush || txHeld) && !closing) {
-            engineOwesFlush = false;
-            txHeld = false;
-            flushResponses();
+        if (doorbellOwed) {
+            ring();
         }
         if (!engineSleeping) {
             engineSleeping = true;
-            TcpTransportAgent a = agent;
-            // Already watching the socket: nothing to hand over (and no wake-up per engine nap).
-            if (a != null && !ioWatching) {
-                a.wake();
-            }
         }
     }
 
@@ -492,38 +375,18 @@ final class TcpEndpoint extends RdmaEndpoint {
         if (closing) {
             return;
         }
-        closing = true;
         closeReason = reason;
-        if (reason == DocaError.SHUTDOWN && broken == null) {
-            if (frameLock.compareAndSet(0, 1)) {
-                try {
-                    // Queued responses are dropped: the peer's tasks end with the connection anyway,
-                    // and flushing could wait on a peer that no longer reads.
-                    outLen = 0;
-                    tx.init(TcpFrame.OP_DISCONNECT);
-                    txHdr.clear().limit(TcpFrame.SIZE);
-                    // Best effort and bounded: the socket closes right after either way.
-                    for (int i = 0; i < 1000 && txHdr.hasRemaining(); i++) {
-                        if (ch.write(txHdr) == 0) {
-                            LockSupport.parkNanos(10_000);
-                        }
-                    }
-                } catch (IOException | RuntimeException ignored) {
-                    // closing anyway
-                } finally {
-                    unlockFrames();
-                }
-            }
-        }
-        try {
-            ch.close();
-        } catch (IOException ignored) {
-            // the agent sees the close either way
-        }
+        closing = true;
         TcpTransportAgent a = agent;
         if (a == null) {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // nothing else to do with it
+            }
             ioExited = true;
         } else {
+            // The agent owns the socket: it says goodbye, closes it and hands back every task it held.
             a.wake();
         }
     }
@@ -535,7 +398,7 @@ final class TcpEndpoint extends RdmaEndpoint {
 
     @Override
     void release() {
-        // Direct buffers are freed by their cleaners; the agent cancelled the socket's key when it let it go.
+        // Direct buffers are freed by their cleaners; the agent closed the socket when it let it go.
     }
 
     @Override
@@ -564,6 +427,7 @@ final class TcpEndpoint extends RdmaEndpoint {
         silence = new SilenceMeter(now, lastRxNanos, SILENCE_CREDIT_NANOS);
         try {
             key = ch.register(selector, SelectionKey.OP_READ, this);
+            interest = SelectionKey.OP_READ;
             return true;
         } catch (IOException | RuntimeException e) {
             if (!closing) {
@@ -583,64 +447,134 @@ final class TcpEndpoint extends RdmaEndpoint {
         }
     }
 
+    /** Agent thread, from the selector: what the socket is ready for. */
+    void ready(int readyOps) {
+        if ((readyOps & SelectionKey.OP_READ) != 0) {
+            readable = true;
+        }
+        if ((readyOps & SelectionKey.OP_WRITE) != 0) {
+            writable = true;
+        }
+    }
+
+    /** Agent thread: whether this connection waits for the application to post a receive. */
+    boolean awaitingRecv() {
+        return rxState == RX_AWAIT_RECV;
+    }
+
     /**
-     * Agent thread: one look at this connection. While the engine polls (its tick moves and it is not
-     * asleep) the engine reads the socket itself and the agent only watches the tick; when the engine
-     * sleeps or has stalled for {@link #ENGINE_STALL_NANOS}, the agent takes the receive side (never
-     * waiting for it), services what the socket holds and flushes the responses, then watches the
-     * socket in its selector. Returns {@link #IO_DONE} once the connection has ended (what the
-     * receive side held mid-frame is completed), 0 when there is more to do at once, else the longest
-     * the agent may sleep before looking again (up to {@link #ENGINE_STALL_NANOS}: a park, which
-     * input does not end; longer: in the selector).
+     * Agent thread: one look at this connection: takes the submitted tasks the doorbell allows,
+     * writes what is pending, reads and serves what the socket holds, and writes the responses
+     * (message acknowledgements may wait a little for a request to ride with). Returns
+     * {@link #IO_DONE} once the connection has ended (everything it held handed back to the
+     * engine), 0 when it did something or has more to do at once, else the longest the agent may
+     * sleep before looking again ({@code Long.MAX_VALUE}: until the socket or the engine wakes it).
      */
     long ioService(long now) {
         if (closing || broken != null) {
             finishIo();
             return IO_DONE;
         }
-        if (!engineSleeping) {
-            long t = engineTicks.get();
-            if (t != seenTicks) {
-                seenTicks = t;
-                seenTicksNanos = now;
-            }
-            long since = now - seenTicksNanos;
-            if (since < ENGINE_STALL_NANOS) {
-                ioWatching = false;
-                return ENGINE_STALL_NANOS - since;
-            }
-        }
-        if (!rxOwner.compareAndSet(0, 1)) {
-            return RX_BUSY_RECHECK_NANOS;
-        }
-        int state;
-        boolean more;
+        long work = 0;
         try {
-            pump(true);
-            flushResponses();
-        } finally {
-            state = rxState;
-            more = rxMore;
-            rxOwner.set(0);
-        }
-        if (more || closing || broken != null) {
+            work += takeSubmitted();
+            if (pendingOut() && (!txBlocked || writable) && flushDue(now)) {
+                work += flush(now);
+            }
+            if (readable || rxMore || rxPaused || rxState == RX_AWAIT_RECV) {
+                work += pump();
+            }
+            if (pendingOut() && (!txBlocked || writable) && flushDue(now)) {
+                work += flush(now);
+            }
+        } catch (IOException | RuntimeException e) {
+            if (!closing) {
+                markBroken(DocaError.CONNECTION_RESET, lostBecause(e));
+            }
             return 0;
         }
-        if (state == RX_AWAIT_RECV) {
-            return RNR_RECHECK_NANOS;
+        if (handedOver) {
+            handedOver = false;
+            rdma.pe().notifyWork();
         }
-        ioWatching = true;
-        return Long.MAX_VALUE;
+        boolean more = rxMore || (rxPaused && !txBlocked) || (taken != doorbell && !txBlocked);
+        setInterest((rxPaused || rxState == RX_AWAIT_RECV ? 0 : SelectionKey.OP_READ)
+                | (txBlocked ? SelectionKey.OP_WRITE : 0));
+        if (work > 0 || more) {
+            return 0;
+        }
+        long sleep = Long.MAX_VALUE;
+        if (pendingOut() && !txBlocked) {
+            sleep = Math.max(1, acksOwedSince + ACK_DELAY_NANOS - now);
+        }
+        if (rxState == RX_AWAIT_RECV) {
+            sleep = Math.min(sleep, RNR_RECHECK_NANOS);
+        }
+        return sleep;
     }
 
-    /** Agent thread: the connection ended; the receive side is taken for good and the engine told. */
+    private void setInterest(int ops) {
+        if (ops != interest && key != null) {
+            interest = ops;
+            key.interestOps(ops); // an epoll_ctl: only when the socket fills or a receive is awaited
+        }
+    }
+
+    /** Agent thread: the connection ended: says goodbye if closed in order, closes the socket, hands back every task. */
     private void finishIo() {
-        while (!rxOwner.compareAndSet(0, 1)) {
-            Thread.onSpinWait();
+        if (ioExited) {
+            return;
+        }
+        if (closing && closeReason == DocaError.SHUTDOWN && broken == null) {
+            sayGoodbye();
+        }
+        detach();
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // gone either way
+        }
+        DocaError reason = closeReason != null ? closeReason : broken;
+        if (reason == null) {
+            reason = DocaError.CONNECTION_RESET;
         }
         abandonRx();
+        Object o;
+        while ((o = outstanding.poll()) != null) {
+            RdmaTask t = (RdmaTask) o;
+            t.result = reason;
+            completions.offer(t);
+        }
+        while ((o = submitted.poll()) != null) {
+            RdmaTask t = (RdmaTask) o;
+            t.result = reason;
+            completions.offer(t);
+        }
         ioExited = true;
         rdma.pe().notifyWork();
+    }
+
+    /**
+     * An orderly close: the pending frames (a frame must not be cut) and a disconnect frame, best
+     * effort and bounded (the socket closes right after either way; queued acknowledgements are
+     * dropped with it, the peer's tasks end with the connection anyway).
+     */
+    private void sayGoodbye() {
+        try {
+            long giveUp = System.nanoTime() + 10_000_000L;
+            if (canQueue(TcpFrame.SIZE)) {
+                resp.init(TcpFrame.OP_DISCONNECT);
+                MemorySegment.copy(respSeg, 0, outSeg, outLen, TcpFrame.SIZE);
+                outLen += TcpFrame.SIZE;
+            }
+            while (pendingOut() && System.nanoTime() - giveUp < 0) {
+                if (flush(System.nanoTime()) == 0) {
+                    LockSupport.parkNanos(10_000); // the agent's thread, control path: never the engine
+                }
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // closing anyway
+        }
     }
 
     /** Completes what the receive side held mid-frame (a receive being filled, a read response being read). */
@@ -659,55 +593,321 @@ final class TcpEndpoint extends RdmaEndpoint {
         }
     }
 
-    // ================================================================== receive side (rxOwner held)
+    // ================================================================== sending (agent thread)
+
+    private boolean pendingOut() {
+        return outStart < outLen || bigLeft > 0;
+    }
 
     /**
-     * Handles every whole frame available without blocking, within a budget; a failure marks the
-     * connection broken. {@code onIo}: called on the transport agent (completions must wake the engine).
+     * Whether {@code need} more bytes can be queued behind the pending ones now: not while a large
+     * payload streams (its bytes come first), and only with room in the outgoing buffer.
      */
-    private void pump(boolean onIo) {
-        pumpOnIo = onIo;
-        pumpBytes = 0;
-        boolean more = false;
-        try {
-            int frames = 0;
-            loop:
-            while (true) {
-                switch (rxState) {
-                    case RX_HEADER -> {
-                        if (frames >= PUMP_FRAMES || pumpBytes >= PUMP_BYTES) {
-                            more = true;
-                            break loop;
-                        }
-                        if (!haveHeader()) {
-                            break loop;
-                        }
-                        MemorySegment.copy(rxSeg, rPos, rxHdrSeg, 0, TcpFrame.SIZE);
-                        rPos += TcpFrame.SIZE;
-                        frames++;
-                        dispatch();
-                    }
-                    case RX_PAYLOAD -> {
-                        if (!fillSink()) {
-                            more = pumpBytes >= PUMP_BYTES;
-                            break loop;
-                        }
-                        completeFrame();
-                    }
-                    default -> {
-                        if (!claimRecv()) {
-                            break loop;
-                        }
-                    }
-                }
+    private boolean canQueue(int need) {
+        if (bigLeft > 0) {
+            return false;
+        }
+        if (OUT_BATCH - outLen >= need) {
+            return true;
+        }
+        if (outStart > 0) {
+            int left = outLen - outStart;
+            MemorySegment.copy(outSeg, outStart, outSeg, 0, left);
+            outStart = 0;
+            outLen = left;
+        }
+        return OUT_BATCH - outLen >= need;
+    }
+
+    /** The pending bytes must leave now: something urgent, enough acknowledgements, or the oldest waited long enough. */
+    private boolean flushDue(long now) {
+        return urgent || bigLeft > 0 || acksOwed >= ACK_BATCH || now - acksOwedSince >= ACK_DELAY_NANOS || engineSleeping;
+    }
+
+    /** Takes the submitted tasks the doorbell allows, while their frames fit; returns how many. */
+    private int takeSubmitted() {
+        long d = doorbell;
+        int n = 0;
+        while (taken != d && canQueue(FRAME_ROOM)) {
+            RdmaTask t = (RdmaTask) submitted.poll();
+            if (t == null) {
+                break;
             }
-        } catch (IOException | RuntimeException e) {
-            more = false;
-            if (!closing) {
+            taken++;
+            outstanding.offer(t); // never full: at most depth tasks are in flight
+            encode(t);
+            n++;
+        }
+        return n;
+    }
+
+    /** Queues the request frame of {@code t} (a large payload streams behind it). */
+    private void encode(RdmaTask t) {
+        TcpFrame f = tx;
+        Buf payload = null;
+        if (t.result != DocaError.SUCCESS) {
+            // A local failure travels as a NOP, so it completes in order with the others.
+            f.init(TcpFrame.OP_NOP).status(t.result.code());
+        } else {
+            switch (t.kind) {
+                case RdmaTask.K_SEND, RdmaTask.K_SEND_IMM -> {
+                    f.init(t.kind == RdmaTask.K_SEND ? TcpFrame.OP_SEND : TcpFrame.OP_SEND_IMM).immediate(t.immediate)
+                            .length(t.len);
+                    payload = t.local;
+                }
+                case RdmaTask.K_WRITE, RdmaTask.K_WRITE_IMM -> {
+                    f.init(t.kind == RdmaTask.K_WRITE ? TcpFrame.OP_WRITE : TcpFrame.OP_WRITE_IMM).immediate(t.immediate)
+                            .mapId(t.rMapId).addr(t.rAddr).length(t.len).cap(t.rCap0, t.rCap1);
+                    payload = t.local;
+                }
+                case RdmaTask.K_READ, RdmaTask.K_SE_GET -> f.init(TcpFrame.OP_READ_REQ).mapId(t.rMapId).addr(t.rAddr)
+                        .length(t.len).cap(t.rCap0, t.rCap1);
+                case RdmaTask.K_CAS -> f.init(TcpFrame.OP_CAS).mapId(t.rMapId).addr(t.rAddr).operand(t.operand).swap(t.swap)
+                        .cap(t.rCap0, t.rCap1);
+                case RdmaTask.K_FADD, RdmaTask.K_SE_ADD -> f.init(TcpFrame.OP_FADD).mapId(t.rMapId).addr(t.rAddr)
+                        .operand(t.operand).cap(t.rCap0, t.rCap1);
+                case RdmaTask.K_SE_SET -> f.init(TcpFrame.OP_SET).mapId(t.rMapId).addr(t.rAddr)
+                        .operand(t.local.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, t.local.dataOffset()))
+                        .cap(t.rCap0, t.rCap1);
+                default -> f.init(TcpFrame.OP_NOP).status(DocaError.UNEXPECTED.code());
+            }
+        }
+        f.seq(t.seq);
+        MemorySegment.copy(txHdrSeg, 0, outSeg, outLen, TcpFrame.SIZE);
+        outLen += TcpFrame.SIZE;
+        urgent = true;
+        if (payload != null && t.len > 0) {
+            if (t.len <= COALESCE) {
+                BufCopy.gather(payload, 0, outSeg, outLen, t.len);
+                outLen += (int) t.len;
+            } else {
+                // Straight from registered memory behind its header. Not one gathering write: NIO
+                // allocates a scope releaser per segment-backed buffer on every gathering call.
+                bigBuf = payload;
+                bigBufOff = 0;
+                bigSeg = null;
+                bigLeft = t.len;
+            }
+        }
+    }
+
+    /** Writes what is pending without waiting; returns the bytes written. */
+    private int flush(long now) throws IOException {
+        writable = false;
+        int n = 0;
+        if (outStart < outLen) {
+            out.limit(outLen);
+            out.position(outStart);
+            int w = ch.write(out);
+            n += w;
+            outStart += w;
+            if (outStart < outLen) {
+                txBlocked = true;
+                if (n > 0) {
+                    lastTxNanos = now;
+                }
+                return n;
+            }
+            outStart = 0;
+            outLen = 0;
+            urgent = false;
+            acksOwed = 0;
+        }
+        while (bigLeft > 0) {
+            ByteBuffer v;
+            long len;
+            if (bigSeg != null) {
+                len = bigLeft;
+                v = ioViews.view(bigSeg, 1, bigOff, len);
+            } else {
+                Buf b = bigBuf;
+                if (b == null) {
+                    throw new IOException("payload list shorter than its length");
+                }
+                long avail = b.dataLen() - bigBufOff;
+                if (avail <= 0) {
+                    bigBuf = b.next();
+                    bigBufOff = 0;
+                    continue;
+                }
+                len = Math.min(avail, bigLeft);
+                v = ioViews.view(b.segment(), 1, b.dataOffset() + bigBufOff, len);
+            }
+            int w = ch.write(v);
+            if (w == 0) {
+                txBlocked = true;
+                if (n > 0) {
+                    lastTxNanos = now;
+                }
+                return n;
+            }
+            n += w;
+            bigLeft -= w;
+            if (bigSeg != null) {
+                bigOff += w;
+            } else {
+                bigBufOff += w;
+            }
+        }
+        bigBuf = null;
+        bigSeg = null;
+        txBlocked = false;
+        if (n > 0) {
+            lastTxNanos = now;
+        }
+        return n;
+    }
+
+    // ================================================================== keepalive (agent thread)
+
+    /**
+     * Agent thread, at every keepalive tick: the liveness verdict (a dead peer's connection is
+     * closed, which the next look ends), else a heartbeat when nothing was sent for
+     * {@link #HEARTBEAT_NANOS}. Never waits: with bytes still pending, the peer has proof we live.
+     */
+    void keepalive(long now) {
+        if (closing || ioExited) {
+            return;
+        }
+        String dead = silenceVerdict(now);
+        if (dead != null) {
+            declareDead(dead);
+        } else if (now - lastTxNanos > HEARTBEAT_NANOS && !pendingOut() && canQueue(TcpFrame.SIZE)) {
+            resp.init(TcpFrame.OP_HEARTBEAT);
+            MemorySegment.copy(respSeg, 0, outSeg, outLen, TcpFrame.SIZE);
+            outLen += TcpFrame.SIZE;
+            urgent = true;
+            try {
+                flush(now);
+            } catch (IOException | RuntimeException e) {
                 markBroken(DocaError.CONNECTION_RESET, lostBecause(e));
             }
         }
+    }
+
+    /**
+     * Agent thread: one liveness check at {@code now}; null while the peer counts as alive, else
+     * the rule that fired. A peer is dead only when the silence counted by {@link #silence} passed
+     * {@link #deadNanos} and none of its bytes wait unread in our socket (they would prove it alive
+     * and this side slow). Package-private: tests drive it with a fake clock.
+     */
+    String silenceVerdict(long now) {
+        SilenceMeter m = silence;
+        if (m == null) {
+            return null;
+        }
+        long silent = m.tick(now, lastRxNanos);
+        if (silent <= deadNanos) {
+            return null;
+        }
+        if (peerBytesWaiting()) {
+            m.reset(now, lastRxNanos);
+            return null;
+        }
+        return PeerLiveness.silentVerdict(silent, deadNanos);
+    }
+
+    /** Rare (a silence past the timeout): whether the socket holds input nobody has read yet. */
+    private boolean peerBytesWaiting() {
+        if (rLim > rPos) {
+            return true;
+        }
+        try (Selector probe = Selector.open()) {
+            // The socket is registered with the agent's selector; a second, temporary registration is allowed.
+            ch.register(probe, SelectionKey.OP_READ);
+            return probe.selectNow() > 0;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private void declareDead(String why) {
+        markBroken(DocaError.CONNECTION_RESET, why);
+    }
+
+    /** Marks an orderly peer disconnect ({@link TcpFrame#OP_DISCONNECT}) apart from a bare EOF. */
+    private static final String DISCONNECT = "disconnect frame";
+
+    /** The rule a reader's failure fired, for the log (see {@link PeerLiveness.Rule}). */
+    static String lostBecause(Throwable e) {
+        if (e instanceof EOFException) {
+            return DISCONNECT.equals(e.getMessage())
+                    ? PeerLiveness.Rule.CLOSED.label() + ": the peer disconnected (disconnect frame)"
+                    : PeerLiveness.Rule.EOF.label() + ": peer closed the connection";
+        }
+        String m = String.valueOf(e.getMessage());
+        if (m.toLowerCase(java.util.Locale.ROOT).contains("reset")) {
+            return PeerLiveness.Rule.RST.label() + ": connection reset by the peer (" + m + ")";
+        }
+        return "connection lost: " + e;
+    }
+
+    // ================================================================== receiving (agent thread)
+
+    /**
+     * Handles every whole frame available without blocking, within a budget, pausing before a frame
+     * whose response does not fit in the outgoing buffer yet. Returns frames handled plus payload
+     * bytes moved (the agent's work count).
+     */
+    private long pump() throws IOException {
+        pumpBytes = 0;
+        boolean more = false;
+        rxPaused = false;
+        int frames = 0;
+        loop:
+        while (true) {
+            switch (rxState) {
+                case RX_HEADER -> {
+                    if (frames >= PUMP_FRAMES || pumpBytes >= PUMP_BYTES) {
+                        more = true;
+                        break loop;
+                    }
+                    if (!haveHeader()) {
+                        readable = false;
+                        break loop;
+                    }
+                    if (!canQueue(responseRoom(TcpFrame.opcodeAt(rxSeg, rPos)))) {
+                        rxPaused = true;
+                        break loop;
+                    }
+                    MemorySegment.copy(rxSeg, rPos, rxHdrSeg, 0, TcpFrame.SIZE);
+                    rPos += TcpFrame.SIZE;
+                    frames++;
+                    dispatch();
+                }
+                case RX_PAYLOAD -> {
+                    if (!fillSink()) {
+                        readable = false;
+                        break loop;
+                    }
+                    if (!canQueue(TcpFrame.SIZE)) {
+                        rxPaused = true;
+                        break loop;
+                    }
+                    completeFrame();
+                }
+                default -> {
+                    if (!canQueue(TcpFrame.SIZE)) {
+                        rxPaused = true;
+                        break loop;
+                    }
+                    if (!claimRecv()) {
+                        break loop;
+                    }
+                }
+            }
+        }
         rxMore = more;
+        return frames + pumpBytes;
+    }
+
+    /** Room the response queued when a frame of opcode {@code op} is dispatched needs (0: none at dispatch). */
+    private static int responseRoom(int op) {
+        return switch (op) {
+            case TcpFrame.OP_READ_REQ -> FRAME_ROOM;
+            case TcpFrame.OP_CAS, TcpFrame.OP_FADD, TcpFrame.OP_SET, TcpFrame.OP_NOP -> TcpFrame.SIZE;
+            default -> 0;
+        };
     }
 
     /** Reads what the socket has (up to {@link #READ_AHEAD}) behind the buffered bytes; returns bytes read. */
@@ -934,7 +1134,7 @@ final class TcpEndpoint extends RdmaEndpoint {
         } else {
             // WRITE_IMM: the data is in place; the receive only reports it.
             deliverRecv(r, r.result, RdmaOpcode.WRITE_WITH_IMM, fImm, fLen);
-            respond(TcpFrame.OP_ACK, fSeq, fSt.code(), 0, null, 0);
+            acknowledgeMessage(fSeq, fSt.code());
             rxState = RX_HEADER;
         }
         return true;
@@ -955,7 +1155,7 @@ final class TcpEndpoint extends RdmaEndpoint {
             case AFTER_SEND -> {
                 RdmaTaskReceive r = pRecv;
                 deliverRecv(r, fSt, fOp == TcpFrame.OP_SEND ? RdmaOpcode.SEND : RdmaOpcode.SEND_WITH_IMM, fImm, fLen);
-                respond(TcpFrame.OP_ACK, fSeq, fSt.code(), 0, null, 0);
+                acknowledgeMessage(fSeq, fSt.code());
             }
             case AFTER_WRITE -> {
                 if (fOp == TcpFrame.OP_WRITE_IMM && fSt == DocaError.SUCCESS) {
@@ -971,9 +1171,7 @@ final class TcpEndpoint extends RdmaEndpoint {
 
     private void handOver(RdmaTask t) {
         completions.offer(t);
-        if (pumpOnIo) {
-            rdma.pe().notifyWork();
-        }
+        handedOver = true;
     }
 
     private void deliverRecv(RdmaTaskReceive r, DocaError st, RdmaOpcode opc, int imm, long len) {
@@ -990,7 +1188,7 @@ final class TcpEndpoint extends RdmaEndpoint {
     private static final int DENIED_CAPABILITY = 2;
     /** Refused one-sided requests are logged at most this often per connection. */
     private static final long DENIED_LOG_NANOS = 1_000_000_000L;
-    // rate limit of the refusal log line: receive side's owner only
+    // rate limit of the refusal log line: agent thread only
     private long deniedLoggedAt = System.nanoTime() - DENIED_LOG_NANOS;
     private long deniedSince;
 
@@ -1095,178 +1293,47 @@ final class TcpEndpoint extends RdmaEndpoint {
         queueResponse(0, null, 0);
     }
 
-    private void respond(int op, long seq, int status, long len, MemoryMap m, long off) throws IOException {
+    /** A one-sided operation's response: it leaves at once (the requester waits for it). */
+    private void respond(int op, long seq, int status, long len, MemoryMap m, long off) {
         resp.init(op).seq(seq).status(status).length(len);
         queueResponse(len, m, off);
     }
 
     /**
+     * A message's acknowledgement (SEND, WRITE_IMM): the local application was just handed the
+     * message and often answers at once, so the acknowledgement waits up to {@link #ACK_DELAY_NANOS}
+     * (or {@link #ACK_BATCH} of them) for that answer to ride with (delayed acknowledgement).
+     */
+    private void acknowledgeMessage(long seq, int status) {
+        resp.init(TcpFrame.OP_ACK).seq(seq).status(status).length(0);
+        boolean wasUrgent = urgent;
+        queueResponse(0, null, 0);
+        urgent = wasUrgent;
+        if (acksOwed++ == 0) {
+            acksOwedSince = System.nanoTime();
+        }
+    }
+
+    /**
      * Queues the response in {@link #resp} with {@code len} payload bytes at {@code off} of
-     * {@code m}'s memory (none when {@code m} is null). Payloads above {@link #COALESCE} go out at
-     * once, straight from the exported memory, behind the queued frames.
+     * {@code m}'s memory (none when {@code m} is null); the caller checked the room
+     * ({@link #responseRoom}). Payloads above {@link #COALESCE} stream straight from the exported
+     * memory behind the header.
      */
-    private void queueResponse(long len, MemoryMap m, long off) throws IOException {
-        boolean inline = m == null || len <= COALESCE;
-        int need = TcpFrame.SIZE + (m != null && inline ? (int) len : 0);
-        lockFrames();
-        try {
-            if (outLen + need > OUT_BATCH) {
-                flushOut();
-            }
-            MemorySegment.copy(respSeg, 0, outSeg, outLen, TcpFrame.SIZE);
-            outLen += TcpFrame.SIZE;
-            if (m != null && len > 0) {
-                if (inline) {
-                    MemorySegment.copy(m.segment(), off, outSeg, outLen, len);
-                    outLen += (int) len;
-                } else {
-                    flushOut();
-                    writeFully(ioViews.view(m.segment(), 1, off, len));
-                }
-            }
-        } finally {
-            unlockFrames();
-        }
-        if (!pumpOnIo) {
-            if (engineOwesFlush) {
-                owedCount++;
+    private void queueResponse(long len, MemoryMap m, long off) {
+        MemorySegment.copy(respSeg, 0, outSeg, outLen, TcpFrame.SIZE);
+        outLen += TcpFrame.SIZE;
+        urgent = true;
+        if (m != null && len > 0) {
+            if (len <= COALESCE) {
+                MemorySegment.copy(m.segment(), off, outSeg, outLen, len);
+                outLen += (int) len;
             } else {
-                engineOwesFlush = true;
-                owedSince = System.nanoTime();
-                owedCount = 1;
+                bigBuf = null;
+                bigSeg = m.segment();
+                bigOff = off;
+                bigLeft = len;
             }
         }
-    }
-
-    /** Writes the queued frames; frame-writer exclusion held. */
-    private void flushOut() throws IOException {
-        if (outLen > 0) {
-            out.clear().limit(outLen);
-            outLen = 0;
-            writeFully(out);
-        }
-    }
-
-    private void flushResponses() {
-        lockFrames();
-        try {
-            flushOut();
-        } catch (IOException | RuntimeException e) {
-            markBroken(DocaError.CONNECTION_RESET, "write failed: " + e.getMessage());
-        } finally {
-            unlockFrames();
-        }
-    }
-
-    // ================================================================== keepalive
-
-    /**
-     * Agent thread, at every keepalive tick: the liveness verdict (a dead peer's connection is
-     * closed, which the next look ends), else a heartbeat when nothing was sent for
-     * {@link #HEARTBEAT_NANOS}.
-     */
-    void keepalive(ByteBuffer hb, long now) {
-        if (closing || ioExited) {
-            return;
-        }
-        String dead = silenceVerdict(now);
-        if (dead != null) {
-            declareDead(dead);
-        } else if (now - lastTxNanos > HEARTBEAT_NANOS) {
-            heartbeat(hb, now);
-        }
-    }
-
-    /**
-     * Agent thread: one liveness check at {@code now}; null while the peer counts as alive, else
-     * the rule that fired. A peer is dead only when the silence counted by {@link #silence} passed
-     * {@link #deadNanos} and none of its bytes wait unread in our socket (they would prove it alive
-     * and this side slow). Package-private: tests drive it with a fake clock.
-     */
-    String silenceVerdict(long now) {
-        SilenceMeter m = silence;
-        if (m == null) {
-            return null;
-        }
-        long silent = m.tick(now, lastRxNanos);
-        if (silent <= deadNanos) {
-            return null;
-        }
-        if (peerBytesWaiting()) {
-            m.reset(now, lastRxNanos);
-            return null;
-        }
-        return PeerLiveness.silentVerdict(silent, deadNanos);
-    }
-
-    /** Rare (a silence past the timeout): whether the socket holds input nobody has read yet. */
-    private boolean peerBytesWaiting() {
-        try (Selector probe = Selector.open()) {
-            ch.register(probe, SelectionKey.OP_READ);
-            return probe.selectNow() > 0;
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
-    }
-
-    private void declareDead(String why) {
-        markBroken(DocaError.CONNECTION_RESET, why);
-        try {
-            ch.close();
-        } catch (IOException ignored) {
-            // the agent ends the connection either way
-        }
-    }
-
-    /**
-     * Agent thread: sends one heartbeat frame if the frame-writer exclusion is free. Never waits
-     * on a full socket (a peer with our bytes unread has proof we live): it gives up unless part of
-     * the frame left, and only that case (a frame must never be left half-written) waits, bounded
-     * by the silence timeout.
-     */
-    private void heartbeat(ByteBuffer hb, long now) {
-        if (!frameLock.compareAndSet(0, 1)) {
-            return; // a writer is busy: its frames are traffic
-        }
-        try {
-            hb.clear();
-            if (ch.write(hb) == 0) {
-                return;
-            }
-            long giveUp = now + deadNanos;
-            while (hb.hasRemaining()) {
-                if (ch.write(hb) == 0) {
-                    if (System.nanoTime() - giveUp > 0) {
-                        throw new IOException("peer has not read for " + deadNanos / 1_000_000 + " ms");
-                    }
-                    LockSupport.parkNanos(100_000L);
-                }
-            }
-            lastTxNanos = now;
-        } catch (IOException | RuntimeException ex) {
-            LOG.log(System.Logger.Level.DEBUG, "heartbeat failed: " + ex);
-            if (hb.position() > 0 && hb.hasRemaining()) {
-                declareDead("heartbeat failed: " + ex.getMessage());
-            }
-        } finally {
-            unlockFrames();
-        }
-    }
-
-    /** Marks an orderly peer disconnect ({@link TcpFrame#OP_DISCONNECT}) apart from a bare EOF. */
-    private static final String DISCONNECT = "disconnect frame";
-
-    /** The rule a reader's failure fired, for the log (see {@link PeerLiveness.Rule}). */
-    static String lostBecause(Throwable e) {
-        if (e instanceof EOFException) {
-            return DISCONNECT.equals(e.getMessage())
-                    ? PeerLiveness.Rule.CLOSED.label() + ": the peer disconnected (disconnect frame)"
-                    : PeerLiveness.Rule.EOF.label() + ": peer closed the connection";
-        }
-        String m = String.valueOf(e.getMessage());
-        if (m.toLowerCase(java.util.Locale.ROOT).contains("reset")) {
-            return PeerLiveness.Rule.RST.label() + ": connection reset by the peer (" + m + ")";
-        }
-        return "connection lost: " + e;
     }
 }

@@ -4,31 +4,33 @@ import io.jdoca.core.agent.Agent;
 import io.jdoca.core.agent.AgentRunner;
 import io.jdoca.core.exec.IdleStrategy;
 import io.jdoca.core.ring.SpscRing;
-import io.jdoca.rdma.wire.TcpFrame;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /**
- * The TCP transport agent of one {@link Rdma} context: one thread ({@code jdoca-rdma-tcp-<n>}, on a
- * core {@link AgentRunner}) with one {@link Selector} over every socket of the context. It takes the
- * place of a NIC's receive engine while the application does not poll: for each connection whose
- * engine sleeps (notification mode) or has not polled for {@link TcpEndpoint#ENGINE_STALL_NANOS},
- * it services the socket ({@link TcpEndpoint#ioService}: one-sided requests against the exported
- * maps, responses completing tasks, posted receives filled) and wakes the engine on completions.
+ * The TCP transport agent of one {@link Rdma} context, its NIC: one thread ({@code jdoca-rdma-tcp-<n>},
+ * on a core {@link AgentRunner}) with one {@link Selector} over every socket of the context, the only
+ * reader and the only writer of each ({@link TcpEndpoint#ioService}). It takes the tasks the engine
+ * submitted from each connection's submission ring (as far as the doorbell allows), writes their
+ * frames, serves the peer's requests against the exported maps whether or not the application polls,
+ * fills posted receives and hands completions back through the completion ring, waking the engine.
  * Keepalive is a deadline in its duty cycle: every {@code HEARTBEAT_NANOS / 2} it asks each
- * connection for its liveness verdict and sends a heartbeat on connections idle for
+ * connection for its liveness verdict and queues a heartbeat on connections idle for
  * {@link TcpEndpoint#HEARTBEAT_NANOS}.
  *
- * <p>Idle, it sleeps in the selector ({@link IdleStrategy#selecting}) until a watched socket is
- * readable, the engine goes to sleep ({@link #wake()}), or the next deadline (an engine-stall check,
- * a receive-not-ready re-check, the keepalive tick).
+ * <p>Idle: while traffic is recent (the last work less than {@link #SPIN_NANOS} ago) it polls its
+ * selector without blocking and yields between looks (on two cores a hand-off then costs no wake-up
+ * on either side); otherwise it sleeps in the selector until a socket is ready, an engine rings
+ * ({@link #wake()}: a system call only when the agent is in {@code select}), a receive is posted
+ * while a message waits for one ({@link #recvPosted()}), or its next deadline.
  *
- * <p>Threads: the engine thread hands new connections over through an SPSC ring
- * ({@link #add}) and wakes the agent; everything else here runs on the agent's thread. Its duty
+ * <p>Threads: the engine thread hands new connections over through an SPSC ring ({@link #add}) and
+ * calls {@link #wake()} / {@link #recvPosted()}; everything else runs on the agent's thread. Its duty
  * cycle allocates nothing.
  */
 final class TcpTransportAgent implements Agent {
@@ -37,26 +39,47 @@ final class TcpTransportAgent implements Agent {
     /** Most connections one context's agent serves (the hand-over ring's depth; the table grows). */
     private static final int ADD_RING = 256;
     private static final long KEEPALIVE_TICK_NANOS = TcpEndpoint.HEARTBEAT_NANOS / 2;
+    /**
+     * How long after its last work the agent keeps looking without sleeping. A round trip's next
+     * step (the engine answering a message, the peer answering a request) comes within tens of
+     * microseconds; sleeping in between would cost a wake-up per hop.
+     */
+    static final long SPIN_NANOS = Long.getLong("jdoca.rdma.tcp.spinNanos", 50_000L);
+    /**
+     * Yield after a duty cycle that did work too: the engine just handed a completion, or the peer's
+     * agent just sent bytes to, may share this core ({@code ./jdoca bench rdma --quick}, tcp only,
+     * three alternating runs each: round-trip p50 26–28 µs with it, 30–35 µs without).
+     * {@code -Djdoca.rdma.tcp.yieldAfterWork=false} turns it off.
+     */
+    static final boolean YIELD_AFTER_WORK = Boolean.parseBoolean(System.getProperty("jdoca.rdma.tcp.yieldAfterWork", "true"));
+    /** Deadlines shorter than this are waited for by yielding, not in the selector (its resolution is 1 ms). */
+    private static final long SELECT_MIN_NANOS = 1_000_000L;
+    /** Readiness from the selector goes straight to the connection (no selected-key set: no allocation). */
+    private static final Consumer<SelectionKey> READY = k -> ((TcpEndpoint) k.attachment()).ready(k.readyOps());
 
     private final String role;
     private final Selector selector;
     /** Engine thread → agent: connections to serve. */
     private final SpscRing added = new SpscRing(ADD_RING);
+    private final Idle idle;
     private final AgentRunner runner;
+    /** Some connection waits for a posted receive: a posted receive wakes the agent. */
+    private volatile boolean awaitingRecv;
     // ---- agent thread
     private TcpEndpoint[] eps = new TcpEndpoint[8];
     private int count;
     private long nextKeepalive;
-    private final ByteBuffer heartbeat = ByteBuffer.allocateDirect(TcpFrame.SIZE);
-    /** Longest the agent may sleep now: the earliest of its deadlines, from the last duty cycle. */
+    private long lastWorkNanos;
+    /** Longest the agent may sleep now (0: look again at once), from the last duty cycle. */
     private long sleepNanos = KEEPALIVE_TICK_NANOS;
+    /** The idle strategy just selected: readiness is fresh, the next duty cycle need not poll the selector. */
+    private boolean selected;
 
     private TcpTransportAgent(Selector selector) {
         this.role = "jdoca-rdma-tcp-" + CONTEXTS.getAndIncrement();
         this.selector = selector;
-        new TcpFrame().wrap(MemorySegment.ofBuffer(heartbeat)).init(TcpFrame.OP_HEARTBEAT);
-        this.runner = new AgentRunner(this, IdleStrategy.selecting(selector, this::sleepNanos),
-                (a, e) -> LOG.log(System.Logger.Level.WARNING, role + ": " + e));
+        this.idle = new Idle();
+        this.runner = new AgentRunner(this, idle, (a, e) -> LOG.log(System.Logger.Level.WARNING, role + ": " + e));
     }
 
     /** Control path: opens the selector and starts the agent's thread. */
@@ -77,7 +100,7 @@ final class TcpTransportAgent implements Agent {
         if (!added.offer(ep)) {
             return false;
         }
-        wake();
+        runner.wake();
         return true;
     }
 
@@ -85,18 +108,21 @@ final class TcpTransportAgent implements Agent {
         return selector;
     }
 
-    /** Any thread: ends the agent's sleep now (the engine went to sleep, a connection closes). */
+    /** Any thread: ends the agent's sleep now (a doorbell, a connection closes); no system call unless it sleeps in select. */
     void wake() {
-        runner.wake();
+        idle.wake();
+    }
+
+    /** Engine thread: a receive was posted; wakes the agent if a message waits for one. */
+    void recvPosted() {
+        if (awaitingRecv) {
+            idle.wake();
+        }
     }
 
     /** Control path (the context went idle): stops the thread and closes the selector. */
     void close() {
         runner.close();
-    }
-
-    private long sleepNanos() {
-        return sleepNanos;
     }
 
     @Override
@@ -114,30 +140,46 @@ final class TcpTransportAgent implements Agent {
             }
             work++;
         }
+        if (!selected && count > 0) {
+            try {
+                selector.selectNow(READY);
+            } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+                // every connection is still looked at below; a failing selector shows as failing sockets
+            }
+        }
+        selected = false;
         long sleep = now - nextKeepalive >= 0 ? 0 : nextKeepalive - now;
+        boolean recv = false;
         for (int i = 0; i < count; i++) {
             TcpEndpoint ep = eps[i];
             long r = ep.ioService(now);
             if (r == TcpEndpoint.IO_DONE) {
-                ep.detach();
                 eps[i] = eps[--count];
                 eps[count] = null;
                 i--;
                 work++;
+                continue;
             } else if (r == 0) {
                 work++;
             } else {
                 sleep = Math.min(sleep, r);
             }
+            recv |= ep.awaitingRecv();
+        }
+        if (recv != awaitingRecv) {
+            awaitingRecv = recv;
         }
         if (now - nextKeepalive >= 0) {
             nextKeepalive = now + KEEPALIVE_TICK_NANOS;
             sleep = Math.min(sleep, KEEPALIVE_TICK_NANOS);
             for (int i = 0; i < count; i++) {
-                eps[i].keepalive(heartbeat, now);
+                eps[i].keepalive(now);
             }
         }
-        sleepNanos = sleep;
+        if (work > 0) {
+            lastWorkNanos = now;
+        }
+        sleepNanos = now - lastWorkNanos < SPIN_NANOS ? 0 : sleep;
         return work;
     }
 
@@ -157,5 +199,63 @@ final class TcpTransportAgent implements Agent {
     @Override
     public String roleName() {
         return role;
+    }
+
+    /**
+     * The agent's idle strategy: yields while its last duty cycle asked to look again soon (recent
+     * traffic, a short deadline), else sleeps in the selector until a socket is ready, a
+     * {@link #wake()} or the deadline.
+     */
+    private final class Idle implements IdleStrategy {
+        /**
+         * The agent is in (or about to enter) {@code select}, and a wake came: with both volatile, a
+         * waker either sees {@code selecting} and wakes the selector, or the agent sees {@code woken}
+         * and does not select.
+         */
+        private volatile boolean selecting;
+        private volatile boolean woken;
+
+        @Override
+        public void idle(int workCount) {
+            if (workCount > 0) {
+                if (YIELD_AFTER_WORK) {
+                    Thread.yield();
+                }
+                return;
+            }
+            long t = sleepNanos;
+            if (t < SELECT_MIN_NANOS) {
+                Thread.yield();
+                return;
+            }
+            selecting = true;
+            if (woken) {
+                selecting = false;
+                woken = false;
+                return;
+            }
+            try {
+                selector.select(READY, t / 1_000_000L);
+                selected = true;
+            } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+                // The agent is ending (its selector closed) or the OS refused: do not spin on it.
+                LockSupport.parkNanos(SELECT_MIN_NANOS);
+            } finally {
+                selecting = false;
+                woken = false;
+            }
+        }
+
+        @Override
+        public void reset() {
+        }
+
+        @Override
+        public void wake() {
+            woken = true;
+            if (selecting) {
+                selector.wakeup();
+            }
+        }
     }
 }

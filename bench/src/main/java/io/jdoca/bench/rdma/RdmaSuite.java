@@ -42,11 +42,11 @@ import org.HdrHistogram.Histogram;
  *
  * <p>Both RDMA sides run in this JVM, each with its own progress engine and thread. The requester
  * busy-polls for SHM (its own thread does the work) and, for TCP, polls briefly then sleeps in
- * notification mode (while it sleeps its context's transport agent reads the socket and wakes it;
- * {@code -Djdoca.bench.rdma.yield=true} makes it poll with a yielding strategy instead). The
- * responder sleeps in notification mode, so its transport agent serves the one-sided operations like a
- * NIC, except while round trips are measured, when both engines poll with a yielding strategy and
- * read their sockets themselves. The baselines are measured in every round, interleaved with the
+ * notification mode (the context's transport agent, the only reader and writer of its sockets, wakes
+ * it on completions; {@code -Djdoca.bench.rdma.yield=true} makes it poll with a yielding strategy
+ * instead). The responder sleeps in notification mode, so its transport agent serves the one-sided
+ * operations like a NIC, except while round trips are measured, when both engines poll with a
+ * yielding strategy (their agents still do the socket I/O). The baselines are measured in every round, interleaved with the
  * RDMA figures; medians over the rounds are reported.
  *
  * <p>{@code ./jdoca bench rdma -d DEV} measures the verbs transport on an rdma-core device instead,

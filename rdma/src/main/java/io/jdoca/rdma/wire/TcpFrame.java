@@ -82,6 +82,11 @@ public final class TcpFrame {
         return Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, OFF_OPCODE));
     }
 
+    /** The opcode of the header at {@code off} of {@code s}, without wrapping it (a look ahead). */
+    public static int opcodeAt(MemorySegment s, long off) {
+        return Byte.toUnsignedInt(s.get(ValueLayout.JAVA_BYTE, off + OFF_OPCODE));
+    }
+
     public int status() {
         return Short.toUnsignedInt(seg.get(ValueLayout.JAVA_SHORT_UNALIGNED, OFF_STATUS));
     }
