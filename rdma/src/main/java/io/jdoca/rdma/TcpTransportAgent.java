@@ -9,7 +9,6 @@ import java.io.UncheckedIOException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -52,16 +51,20 @@ final class TcpTransportAgent implements Agent {
      * {@code -Djdoca.rdma.tcp.yieldAfterWork=false} turns it off.
      */
     static final boolean YIELD_AFTER_WORK = Boolean.parseBoolean(System.getProperty("jdoca.rdma.tcp.yieldAfterWork", "true"));
-    /** Deadlines shorter than this are waited for by yielding, not in the selector (its resolution is 1 ms). */
-    private static final long SELECT_MIN_NANOS = 1_000_000L;
-    /** Readiness from the selector goes straight to the connection (no selected-key set: no allocation). */
-    private static final Consumer<SelectionKey> READY = k -> ((TcpEndpoint) k.attachment()).ready(k.readyOps());
 
     private final String role;
     private final Selector selector;
     /** Engine thread → agent: connections to serve. */
     private final SpscRing added = new SpscRing(ADD_RING);
-    private final Idle idle;
+    private final IdleStrategy idle;
+    /**
+     * Readiness from the selector goes straight to the connection (no selected-key set: no
+     * allocation); a key delivered while the idle strategy selected makes the readiness fresh.
+     */
+    private final Consumer<SelectionKey> ready = k -> {
+        this.selected = true;
+        ((TcpEndpoint) k.attachment()).ready(k.readyOps());
+    };
     private final AgentRunner runner;
     /** Some connection waits for a posted receive: a posted receive wakes the agent. */
     private volatile boolean awaitingRecv;
@@ -72,13 +75,14 @@ final class TcpTransportAgent implements Agent {
     private long lastWorkNanos;
     /** Longest the agent may sleep now (0: look again at once), from the last duty cycle. */
     private long sleepNanos = KEEPALIVE_TICK_NANOS;
-    /** The idle strategy just selected: readiness is fresh, the next duty cycle need not poll the selector. */
+    /** The idle strategy's select delivered keys: readiness is fresh, the next duty cycle need not poll the selector. */
     private boolean selected;
 
     private TcpTransportAgent(Selector selector) {
         this.role = "jdoca-rdma-tcp-" + CONTEXTS.getAndIncrement();
         this.selector = selector;
-        this.idle = new Idle();
+        // Sleeps in the selector; bounds under 1 ms (recent traffic: 0) yield instead; yields after work too.
+        this.idle = IdleStrategy.selecting(selector, () -> sleepNanos, ready, YIELD_AFTER_WORK);
         this.runner = new AgentRunner(this, idle, (a, e) -> LOG.log(System.Logger.Level.WARNING, role + ": " + e));
     }
 
@@ -142,7 +146,7 @@ final class TcpTransportAgent implements Agent {
         }
         if (!selected && count > 0) {
             try {
-                selector.selectNow(READY);
+                selector.selectNow(ready);
             } catch (IOException | java.nio.channels.ClosedSelectorException e) {
                 // every connection is still looked at below; a failing selector shows as failing sockets
             }
@@ -199,63 +203,5 @@ final class TcpTransportAgent implements Agent {
     @Override
     public String roleName() {
         return role;
-    }
-
-    /**
-     * The agent's idle strategy: yields while its last duty cycle asked to look again soon (recent
-     * traffic, a short deadline), else sleeps in the selector until a socket is ready, a
-     * {@link #wake()} or the deadline.
-     */
-    private final class Idle implements IdleStrategy {
-        /**
-         * The agent is in (or about to enter) {@code select}, and a wake came: with both volatile, a
-         * waker either sees {@code selecting} and wakes the selector, or the agent sees {@code woken}
-         * and does not select.
-         */
-        private volatile boolean selecting;
-        private volatile boolean woken;
-
-        @Override
-        public void idle(int workCount) {
-            if (workCount > 0) {
-                if (YIELD_AFTER_WORK) {
-                    Thread.yield();
-                }
-                return;
-            }
-            long t = sleepNanos;
-            if (t < SELECT_MIN_NANOS) {
-                Thread.yield();
-                return;
-            }
-            selecting = true;
-            if (woken) {
-                selecting = false;
-                woken = false;
-                return;
-            }
-            try {
-                selector.select(READY, t / 1_000_000L);
-                selected = true;
-            } catch (IOException | java.nio.channels.ClosedSelectorException e) {
-                // The agent is ending (its selector closed) or the OS refused: do not spin on it.
-                LockSupport.parkNanos(SELECT_MIN_NANOS);
-            } finally {
-                selecting = false;
-                woken = false;
-            }
-        }
-
-        @Override
-        public void reset() {
-        }
-
-        @Override
-        public void wake() {
-            woken = true;
-            if (selecting) {
-                selector.wakeup();
-            }
-        }
     }
 }

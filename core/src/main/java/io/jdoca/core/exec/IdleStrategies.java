@@ -148,42 +148,47 @@ final class IdleStrategies {
 
     /**
      * Sleeps in a selector: an I/O agent's thread waits for its sockets, a {@link #wake()} or the
-     * bound its owner gives for the next deadline, whichever comes first. Bounds up to a
-     * millisecond (the selector's resolution) park instead: an unpark ends them, input does not
-     * (an owner that knows another thread reads its sockets for now asks for such a park). Selected keys are
-     * handed to a no-op action, so the selector's selected-key set is never filled: no allocation
-     * per sleep; the owner's next duty cycle reads whatever is ready.
+     * bound its owner gives for the next deadline, whichever comes first. Bounds under a millisecond
+     * (the selector's resolution; 0 included: the owner wants to look again soon, e.g. while traffic
+     * is recent) yield the core instead. Selected keys go to {@code onReady} (or a no-op), so the
+     * selector's selected-key set is never filled: no allocation per sleep. With
+     * {@code yieldAfterWork}, a duty cycle that did work also yields: on two cores shared by the
+     * engines and their agents, the thread that takes the hand-off next gets the core sooner.
      */
     static final class Selecting implements IdleStrategy {
-        private static final Consumer<SelectionKey> NO_ACTION = k -> {
+        static final Consumer<SelectionKey> NO_ACTION = k -> {
         };
+        private static final long SELECT_MIN_NANOS = 1_000_000L;
         private final Selector selector;
         private final LongSupplier maxSleepNanos;
+        private final Consumer<SelectionKey> onReady;
+        private final boolean yieldAfterWork;
         /**
          * The owner is in (or about to enter) {@code select}, and a wake came: with both volatile, a
          * waker either sees {@code selecting} and wakes the selector, or the owner sees {@code woken}
-         * and does not select. A wake of a thread that is not selecting costs no system call here
-         * (the runner's unpark ends a park).
+         * and does not select. A wake of a thread that is not selecting costs no system call here.
          */
         private volatile boolean selecting;
         private volatile boolean woken;
 
-        Selecting(Selector selector, LongSupplier maxSleepNanos) {
+        Selecting(Selector selector, LongSupplier maxSleepNanos, Consumer<SelectionKey> onReady, boolean yieldAfterWork) {
             this.selector = selector;
             this.maxSleepNanos = maxSleepNanos;
+            this.onReady = onReady;
+            this.yieldAfterWork = yieldAfterWork;
         }
 
         @Override
         public void idle(int workCount) {
             if (workCount > 0) {
+                if (yieldAfterWork) {
+                    Thread.yield();
+                }
                 return;
             }
             long t = maxSleepNanos.getAsLong();
-            if (t <= 0) {
-                return;
-            }
-            if (t <= 1_000_000L) {
-                LockSupport.parkNanos(t);
+            if (t < SELECT_MIN_NANOS) {
+                Thread.yield();
                 return;
             }
             selecting = true;
@@ -193,10 +198,10 @@ final class IdleStrategies {
                 return;
             }
             try {
-                selector.select(NO_ACTION, t / 1_000_000L);
+                selector.select(onReady, t / 1_000_000L);
             } catch (IOException | ClosedSelectorException e) {
                 // The owner closed it (its agent is ending) or the OS refused: do not spin on it.
-                LockSupport.parkNanos(t);
+                LockSupport.parkNanos(SELECT_MIN_NANOS);
             } finally {
                 selecting = false;
                 woken = false;
