@@ -18,8 +18,11 @@ CP=/work/rdma/target/test-classes:/work/rdma/target/classes:/work/core/target/cl
 for j in /work/rdma/target/guest-lib/*.jar; do
   case "$j" in */jdoca-*) ;; *) CP="$CP:$j" ;; esac
 done
+# -XX:-TieredCompilation: every guest JVM crash seen so far (five, docs/RDMA-HARDWARE.md "Known issue") was in
+# C1-compiled code at or near its entry under QEMU TCG, one of them before any test ran; a C2-only run of the whole
+# suite passed at the same speed (247 s). Guest only: the host runs the JVM's defaults.
 timeout ${CONFORMANCE_TIMEOUT:-1200} /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED --add-modules=jdk.incubator.vector \
-  -XX:+UseSerialGC -Xss1m -Xmx768m -XX:ErrorFile=/out/hs_err_pid%p.log -Djdoca.verbs.device="$DEV" \
+  -XX:+UseSerialGC -XX:-TieredCompilation -Xss1m -Xmx768m -XX:ErrorFile=/out/hs_err_pid%p.log -Djdoca.verbs.device="$DEV" \
   ${CONFORMANCE_JAVA_OPTS:-} -cp "$CP" io.jdoca.rdma.VerbsConformanceMain > /out/verbs-conformance.txt 2>&1
 rc=$?
 echo "exit $rc, guest uptime at end: $(cut -d' ' -f1 /proc/uptime) s" >> /out/verbs-conformance.txt
