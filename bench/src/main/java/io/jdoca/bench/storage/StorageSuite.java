@@ -2,6 +2,7 @@ package io.jdoca.bench.storage;
 
 import io.jdoca.bench.BenchResult;
 import io.jdoca.bench.BenchSuite;
+import io.jdoca.storage.demo.DemoSettings;
 import io.jdoca.storage.initiator.ExecutionStrategy;
 import io.jdoca.storage.initiator.InitiatorComch;
 import io.jdoca.storage.initiator.InitiatorStats;
@@ -34,12 +35,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class StorageSuite implements BenchSuite {
     /**
-     * Where the apps' --cpu pins their workers. The relay (zero-copy, GGA; or the target in the direct
-     * run) gets a core of its own, the initiator and the targets share the other: pinning every app to
-     * CPU 0 would run the whole chain on one core of a two-core machine.
+     * Where the apps' --cpu pins their workers: the demos' placement ({@link DemoSettings}). The relay
+     * (zero-copy, GGA; or the target in the direct run) gets a core of its own, the initiator and the
+     * targets share the other.
      */
-    static final List<Integer> RELAY_CPU = List.of(io.jdoca.core.util.CpuAffinity.spread(1));
-    static final List<Integer> EDGE_CPU = List.of(io.jdoca.core.util.CpuAffinity.spread(0));
+    static final List<Integer> RELAY_CPU = List.of(DemoSettings.relayCpu());
+    static final List<Integer> EDGE_CPU = List.of(DemoSettings.edgeCpu());
 
     private static final int BLOCK = 4096;
     private static final int BLOCKS = 4096;

@@ -150,14 +150,12 @@ final class IdleStrategies {
      * Sleeps in a selector: an I/O agent's thread waits for its sockets, a {@link #wake()} or the
      * bound its owner gives for the next deadline, whichever comes first. Bounds under a millisecond
      * (the selector's resolution; 0 included: the owner wants to look again soon, e.g. while traffic
-     * is recent) yield the core instead. Selected keys go to {@code onReady} (or a no-op), so the
+     * is recent) yield the core instead. Selected keys go to {@code onReady}, so the
      * selector's selected-key set is never filled: no allocation per sleep. With
      * {@code yieldAfterWork}, a duty cycle that did work also yields: on two cores shared by the
      * engines and their agents, the thread that takes the hand-off next gets the core sooner.
      */
     static final class Selecting implements IdleStrategy {
-        static final Consumer<SelectionKey> NO_ACTION = k -> {
-        };
         private static final long SELECT_MIN_NANOS = 1_000_000L;
         private final Selector selector;
         private final LongSupplier maxSleepNanos;

@@ -89,16 +89,9 @@ public interface IdleStrategy {
     /**
      * Sleeps in {@code selector} (an I/O agent's sockets) for at most {@code maxSleepNanos} (asked
      * on every idle cycle: the owner's next deadline; under 1 ms, 0 included = yield, do not
-     * select); {@link #wake()} wakes the selector. Allocation-free.
-     */
-    static IdleStrategy selecting(java.nio.channels.Selector selector, java.util.function.LongSupplier maxSleepNanos) {
-        return new IdleStrategies.Selecting(selector, maxSleepNanos, IdleStrategies.Selecting.NO_ACTION, false);
-    }
-
-    /**
-     * {@link #selecting(java.nio.channels.Selector, java.util.function.LongSupplier)} whose ready keys
-     * go to {@code onReady} while it sleeps (no selected-key set, no allocation) and which, with
-     * {@code yieldAfterWork}, also yields after a duty cycle that did work.
+     * select); {@link #wake()} wakes the selector. Ready keys go to {@code onReady} while it sleeps
+     * (no selected-key set, no allocation); with {@code yieldAfterWork} it also yields after a duty
+     * cycle that did work.
      */
     static IdleStrategy selecting(java.nio.channels.Selector selector, java.util.function.LongSupplier maxSleepNanos,
                                   java.util.function.Consumer<java.nio.channels.SelectionKey> onReady, boolean yieldAfterWork) {

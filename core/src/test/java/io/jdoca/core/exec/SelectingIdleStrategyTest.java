@@ -32,7 +32,7 @@ class SelectingIdleStrategyTest {
     @Timeout(20)
     void wakeEndsASleepInTheSelector() throws Exception {
         try (Selector sel = Selector.open()) {
-            IdleStrategy s = IdleStrategy.selecting(sel, () -> LONG_SLEEP);
+            IdleStrategy s = IdleStrategy.selecting(sel, () -> LONG_SLEEP, k -> { }, false);
             CountDownLatch done = idleOnce(s);
             // Wake repeatedly until the sleeper ends: a wake before it entered select must not be lost either.
             long deadline = System.nanoTime() + 10_000_000_000L;
@@ -47,7 +47,7 @@ class SelectingIdleStrategyTest {
     @Timeout(20)
     void aWakeBeforeTheSleepIsNotLost() throws Exception {
         try (Selector sel = Selector.open()) {
-            IdleStrategy s = IdleStrategy.selecting(sel, () -> LONG_SLEEP);
+            IdleStrategy s = IdleStrategy.selecting(sel, () -> LONG_SLEEP, k -> { }, false);
             s.wake();
             assertTrue(idleOnce(s).await(10, TimeUnit.SECONDS), "a wake that came first must end the next sleep at once");
         }
@@ -61,7 +61,7 @@ class SelectingIdleStrategyTest {
                 SocketChannel out = SocketChannel.open(ss.getLocalAddress()); SocketChannel in = ss.accept()) {
             in.configureBlocking(false);
             in.register(sel, SelectionKey.OP_READ);
-            IdleStrategy s = IdleStrategy.selecting(sel, () -> LONG_SLEEP);
+            IdleStrategy s = IdleStrategy.selecting(sel, () -> LONG_SLEEP, k -> { }, false);
             CountDownLatch done = idleOnce(s);
             out.write(ByteBuffer.wrap(new byte[] {1}));
             assertTrue(done.await(10, TimeUnit.SECONDS), "input must end the sleep");
@@ -72,9 +72,9 @@ class SelectingIdleStrategyTest {
     @Timeout(20)
     void workOrAZeroBoundDoesNotSleep() throws Exception {
         try (Selector sel = Selector.open()) {
-            IdleStrategy s = IdleStrategy.selecting(sel, () -> 0L);
+            IdleStrategy s = IdleStrategy.selecting(sel, () -> 0L, k -> { }, false);
             assertTrue(idleOnce(s).await(10, TimeUnit.SECONDS), "bound 0: no sleep");
-            IdleStrategy busy = IdleStrategy.selecting(sel, () -> LONG_SLEEP);
+            IdleStrategy busy = IdleStrategy.selecting(sel, () -> LONG_SLEEP, k -> { }, false);
             long t0 = System.nanoTime();
             busy.idle(1);
             assertTrue(System.nanoTime() - t0 < 5_000_000_000L, "work: no sleep");

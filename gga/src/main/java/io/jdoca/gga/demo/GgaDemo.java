@@ -123,7 +123,7 @@ public final class GgaDemo {
         String[] roles = {"data_1", "data_2", "data_p"};
         List<Child> targets = new ArrayList<>();
         for (String role : roles) {
-            targets.add(start("target " + role, home, cp, List.of("target-rdma", "-d", device, "--cpu", DemoSettings.edgeCpu(),
+            targets.add(start("target " + role, home, cp, List.of("target-rdma", "-d", device, "--cpu", String.valueOf(DemoSettings.edgeCpu()),
                     "--once", "--listen-address", "127.0.0.1", "--listen-port", "0", "--block-size", String.valueOf(HALF_BLOCK), "--block-count", String.valueOf(BLOCKS))));
         }
         int[] ports = new int[3];
@@ -137,7 +137,7 @@ public final class GgaDemo {
             ports[i] = Integer.parseInt(m.group(1));
             progress("target %s listening on 127.0.0.1:%d", roles[i], ports[i]);
         }
-        Child service = start("gga-offload", home, cp, List.of("gga-offload", "-d", device, "-r", "hpf0", "--cpu", DemoSettings.relayCpu(), "--once",
+        Child service = start("gga-offload", home, cp, List.of("gga-offload", "-d", device, "-r", "hpf0", "--cpu", String.valueOf(DemoSettings.relayCpu()), "--once",
                 "--data-1-storage", "127.0.0.1:" + ports[0], "--data-2-storage", "127.0.0.1:" + ports[1],
                 "--data-p-storage", "127.0.0.1:" + ports[2], "--trigger-recovery-read-every-n",
                 String.valueOf(RECOVER_EVERY_N), "--command-channel-name", channel, "--control-timeout", String.valueOf(Math.round(CONTROL_TIMEOUT_S * scale))));
@@ -149,7 +149,7 @@ public final class GgaDemo {
         progress("gga-offload connected to the three targets, serving comch channel '%s'", channel);
         Matcher rdmaOn = service.first(RDMA_ON);
         progress("%s", rdmaOn == null ? "RDMA on " + device : rdmaOn.group(1));
-        Child initiator = start("initiator", home, cp, List.of("initiator-comch", "-d", "sw0", "--cpu", DemoSettings.edgeCpu(),
+        Child initiator = start("initiator", home, cp, List.of("initiator-comch", "-d", "sw0", "--cpu", String.valueOf(DemoSettings.edgeCpu()),
                 "--execution-strategy", "read_write_data_validity_test", "--run-limit-operation-count", "0",
                 "--command-channel-name", channel, "--control-timeout", String.valueOf(Math.round(CONTROL_TIMEOUT_S * scale))));
         boolean started = false;

@@ -28,13 +28,13 @@ public final class DemoSettings {
      * relay has a core of its own while the initiator and the targets share the first ({@code --cpu}
      * pins; giving every app CPU 0 ran the whole chain on one core).
      */
-    public static String relayCpu() {
-        return String.valueOf(io.jdoca.core.util.CpuAffinity.spread(1));
+    public static int relayCpu() {
+        return io.jdoca.core.util.CpuAffinity.spread(1);
     }
 
     /** {@code --cpu} for the initiator and the targets: the first CPU this process may use. */
-    public static String edgeCpu() {
-        return String.valueOf(io.jdoca.core.util.CpuAffinity.spread(0));
+    public static int edgeCpu() {
+        return io.jdoca.core.util.CpuAffinity.spread(0);
     }
 
     /** The scale (a number in 0.1..100, default 1); NaN with one line on {@code out} when it is not one. */

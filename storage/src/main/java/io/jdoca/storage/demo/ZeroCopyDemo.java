@@ -87,12 +87,12 @@ public final class ZeroCopyDemo {
             String channel = "jdoca-demo-" + ProcessHandle.current().pid() + "-" + System.nanoTime() % 100000;
             out.printf("demo zero-copy: target-rdma on TCP port %d, zero-copy relay on comch channel '%s', initiator-comch (%s),"
                     + " RDMA on %s%n", port, channel, strategy, device);
-            Process target = start(procs, logs, "target-rdma", List.of("target-rdma", "-d", device, "--cpu", DemoSettings.edgeCpu(), "--once",
+            Process target = start(procs, logs, "target-rdma", List.of("target-rdma", "-d", device, "--cpu", String.valueOf(DemoSettings.edgeCpu()), "--once",
                     "--listen-address", "127.0.0.1", "--listen-port", String.valueOf(port), "--block-count", String.valueOf(blockCount), "--block-size", String.valueOf(blockSize)));
             if (!awaitOutput(logs.get(0), target, "listening on TCP port", stepMs)) {
                 return failed(out, "target-rdma", logs.get(0));
             }
-            Process relay = start(procs, logs, "zero-copy", List.of("zero-copy", "-d", device, "-r", "hpf0", "--cpu", DemoSettings.relayCpu(), "--once",
+            Process relay = start(procs, logs, "zero-copy", List.of("zero-copy", "-d", device, "-r", "hpf0", "--cpu", String.valueOf(DemoSettings.relayCpu()), "--once",
                     "--storage-server", "127.0.0.1:" + port, "--command-channel-name", channel, "--control-timeout",
                     String.valueOf(controlTimeoutS)));
             if (!awaitOutput(logs.get(1), relay, "serving comch channel", stepMs)) {
@@ -101,7 +101,7 @@ public final class ZeroCopyDemo {
             // Where the relay's RDMA runs (software transport or a verbs device), from its start-up line.
             Files.readAllLines(logs.get(1)).stream().filter(l -> l.startsWith("zero-copy: RDMA on")).findFirst()
                     .ifPresent(l -> out.println("demo " + l));
-            List<String> ini = new ArrayList<>(List.of("initiator-comch", "-d", "sw0", "--cpu", DemoSettings.edgeCpu(), "--command-channel-name",
+            List<String> ini = new ArrayList<>(List.of("initiator-comch", "-d", "sw0", "--cpu", String.valueOf(DemoSettings.edgeCpu()), "--command-channel-name",
                     channel, "--execution-strategy", strategy, "--transaction-count", String.valueOf(transactions),
                     "--control-timeout", String.valueOf(controlTimeoutS)));
             if (runLimit > 0) {
