@@ -66,6 +66,8 @@ public final class Rdma extends Ctx {
     int maxSendBufListLen = 1;
     int recvDstBufListLen = 1;
     int sendQueueSize = 256;
+    /** Who runs this context's tcp transport agent; the process default unless a test chooses (control path). */
+    TcpTransportAgent.Threading tcpThreading = TcpTransportAgent.THREADING;
     int recvQueueSize = 256;
     private long rnrTimeoutNanos = 1_000_000_000L;
     final long connectTimeoutNanos = 10_000_000_000L;

@@ -651,6 +651,12 @@ final class RdmaConnections {
         return true;
     }
 
+    /** This run's TCP transport agent if the engine's progress runs it ({@code INVOKER}), else null. Engine thread. */
+    TcpTransportAgent invokedAgent() {
+        TcpTransportAgent a = tcpAgent;
+        return a != null && a.invoked() ? a : null;
+    }
+
     /** Engine thread: a receive was posted to the context (a tcp message waiting for one is served at once). */
     void recvPosted() {
         TcpTransportAgent a = tcpAgent;
@@ -663,7 +669,8 @@ final class RdmaConnections {
     private TcpTransportAgent tcpAgent() {
         if (tcpAgent == null) {
             try {
-                tcpAgent = TcpTransportAgent.start();
+                tcpAgent = rdma.tcpThreading == TcpTransportAgent.Threading.INVOKER
+                        ? TcpTransportAgent.forEngine(rdma.pe()) : TcpTransportAgent.start();
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.WARNING, "rdma: cannot start the tcp transport agent: " + e.getMessage());
             }

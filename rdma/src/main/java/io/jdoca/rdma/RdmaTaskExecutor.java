@@ -223,6 +223,11 @@ final class RdmaTaskExecutor {
     /** The context's duty cycle (engine thread). */
     int work() {
         int n = conns.work();
+        TcpTransportAgent agent = conns.invokedAgent();
+        if (agent != null) {
+            // INVOKER: the transport's duty cycle runs here first, so what it completed is delivered below.
+            n += agent.invoke();
+        }
         VerbsTransport vt = rdma.verbs;
         if (vt != null) {
             n += vt.poll();
@@ -247,6 +252,10 @@ final class RdmaTaskExecutor {
                 now[i].endpoint.afterWork();
             }
         }
+        if (agent != null && agent.owed()) {
+            // What the callbacks submitted leaves now, not at the next pass.
+            n += agent.invoke();
+        }
         if (rdma.stopping) {
             Object o;
             while ((o = postedRecvs.poll()) != null) {
@@ -264,6 +273,10 @@ final class RdmaTaskExecutor {
 
     boolean hasPendingWork() {
         if (conns.hasCmEvents()) {
+            return true;
+        }
+        TcpTransportAgent agent = conns.invokedAgent();
+        if (agent != null && agent.owed()) {
             return true;
         }
         VerbsTransport vt = rdma.verbs;
@@ -297,6 +310,10 @@ final class RdmaTaskExecutor {
         RdmaConnection[] cs = conns.active;
         for (int i = 0; i < cs.length; i++) {
             s = Math.min(s, cs[i].endpoint.maxSleepNanos());
+        }
+        TcpTransportAgent agent = conns.invokedAgent();
+        if (agent != null) {
+            s = Math.min(s, agent.maxSleepNanos());
         }
         return s;
     }

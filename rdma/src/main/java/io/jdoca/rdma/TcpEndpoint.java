@@ -23,8 +23,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The TCP transport of one connection: one non-blocking socket whose only reader and only writer is
- * the context's {@link TcpTransportAgent} (the NIC of this transport). The engine thread never
- * touches the socket: it hands submitted tasks to the agent through an SPSC ring ({@link #submit},
+ * the context's {@link TcpTransportAgent} (the NIC of this transport), run by the engine's progress
+ * (the default) or by a thread of its own ({@link TcpTransportAgent.Threading}). The engine side
+ * never touches the socket: it hands submitted tasks to the agent through an SPSC ring ({@link #submit},
  * rung like a doorbell: once per duty cycle for tasks submitted from completion callbacks) and
  * takes completions back from another ({@link #work()}). There is no lock, no hand-over of the
  * receive side between threads, and the engine never waits on a full socket.
@@ -40,7 +41,8 @@ import java.util.concurrent.locks.LockSupport;
  * write).
  *
  * <p><b>Receiving</b> (agent): a resumable parser serves the peer's one-sided requests against this
- * process's exported maps whether or not the application polls (as a NIC does), fills posted
+ * process's exported maps (whether or not the application polls when the agent has its own thread,
+ * as a NIC does), fills posted
  * receives and completes this side's tasks; completions go to the engine through the completion
  * ring and wake it.
  *
@@ -53,8 +55,8 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Threads: {@link #submit}, {@link #work()}, {@link #afterWork()}, {@link #beforeWait()},
  * {@link #close} and the other {@link RdmaEndpoint} methods on the engine thread; {@link #attach},
- * {@link #ioService}, {@link #keepalive} and everything under them on the agent's thread. Both sides
- * are allocation-free on the data path.
+ * {@link #ioService}, {@link #keepalive} and everything under them on the agent's thread (the engine
+ * thread itself when the engine runs the agent). Both sides are allocation-free on the data path.
  */
 final class TcpEndpoint extends RdmaEndpoint {
     private static final System.Logger LOG = System.getLogger(TcpEndpoint.class.getName());
@@ -569,7 +571,7 @@ final class TcpEndpoint extends RdmaEndpoint {
             }
             while (pendingOut() && System.nanoTime() - giveUp < 0) {
                 if (flush(System.nanoTime()) == 0) {
-                    LockSupport.parkNanos(10_000); // the agent's thread, control path: never the engine
+                    LockSupport.parkNanos(10_000); // control path (an orderly close, at most 10 ms), never a data-path wait
                 }
             }
         } catch (IOException | RuntimeException ignored) {

@@ -3,6 +3,7 @@ package io.jdoca.rdma;
 import io.jdoca.core.agent.Agent;
 import io.jdoca.core.agent.AgentRunner;
 import io.jdoca.core.exec.IdleStrategy;
+import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.core.ring.SpscRing;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,25 +13,37 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
- * The TCP transport agent of one {@link Rdma} context, its NIC: one thread ({@code jdoca-rdma-tcp-<n>},
- * on a core {@link AgentRunner}) with one {@link Selector} over every socket of the context, the only
- * reader and the only writer of each ({@link TcpEndpoint#ioService}). It takes the tasks the engine
- * submitted from each connection's submission ring (as far as the doorbell allows), writes their
- * frames, serves the peer's requests against the exported maps whether or not the application polls,
- * fills posted receives and hands completions back through the completion ring, waking the engine.
- * Keepalive is a deadline in its duty cycle: every {@code HEARTBEAT_NANOS / 2} it asks each
- * connection for its liveness verdict and queues a heartbeat on connections idle for
- * {@link TcpEndpoint#HEARTBEAT_NANOS}.
+ * The TCP transport agent, the NIC of this transport: one {@link Selector} over every socket it
+ * serves, the only reader and the only writer of each ({@link TcpEndpoint#ioService}). It takes the
+ * tasks the engine submitted from each connection's submission ring (as far as the doorbell allows),
+ * writes their frames, serves the peer's requests against the exported maps, fills posted receives
+ * and hands completions back through the completion ring. Keepalive is a deadline in its duty
+ * cycle: every {@code HEARTBEAT_NANOS / 2} it asks each connection for its liveness verdict and
+ * queues a heartbeat on connections idle for {@link TcpEndpoint#HEARTBEAT_NANOS}.
  *
- * <p>Idle: while traffic is recent (the last work less than {@link #SPIN_NANOS} ago) it polls its
- * selector without blocking and yields between looks (on two cores a hand-off then costs no wake-up
- * on either side); otherwise it sleeps in the selector until a socket is ready, an engine rings
- * ({@link #wake()}: a system call only when the agent is in {@code select}), a receive is posted
- * while a message waits for one ({@link #recvPosted()}), or its next deadline.
+ * <p>Who runs the duty cycle is chosen per process ({@link Threading}, after Aeron's threading
+ * modes; {@code -Djdoca.rdma.tcp.threading}):
+ * <ul>
+ * <li>{@link Threading#INVOKER} (default): the progress engine's thread, inside {@code progress()}
+ * (Aeron's agent invoker). One agent per engine, shared by the engine's TCP contexts; the engine's
+ * notification wait sleeps in the agent's selector ({@link ProgressEngine#setSleeper}), so a
+ * readable socket wakes a sleeping engine and a heartbeat deadline bounds its sleep. A round trip
+ * crosses no thread boundary but the socket's; the peer is served while the application
+ * progresses or waits in notification mode, not while its engine thread does something else.
+ * <li>{@link Threading#DEDICATED}: a thread of its own per context ({@code jdoca-rdma-tcp-<n>} on a
+ * core {@link AgentRunner}), which serves the peer whether or not the application progresses, at
+ * the price of two thread hand-offs per message on each side (on two cores the send/receive round
+ * trip doubles: docs/performance/rdma.md). While traffic is recent (the last work less than
+ * {@link #SPIN_NANOS} ago) it polls its selector without blocking and yields between looks;
+ * otherwise it sleeps in the selector until a socket is ready, an engine rings ({@link #wake()}: a
+ * system call only when the agent is in {@code select}), a receive is posted while a message waits
+ * for one ({@link #recvPosted()}), or its next deadline.
+ * </ul>
  *
- * <p>Threads: the engine thread hands new connections over through an SPSC ring ({@link #add}) and
- * calls {@link #wake()} / {@link #recvPosted()}; everything else runs on the agent's thread. Its duty
- * cycle allocates nothing.
+ * <p>Threads: DEDICATED: the engine thread hands new connections over through an SPSC ring
+ * ({@link #add}) and calls {@link #wake()} / {@link #recvPosted()}; everything else runs on the
+ * agent's thread. INVOKER: everything on the engine thread ({@link #wake()} from any thread). The
+ * duty cycle allocates nothing.
  */
 final class TcpTransportAgent implements Agent {
     private static final System.Logger LOG = System.getLogger(TcpTransportAgent.class.getName());
@@ -39,18 +52,62 @@ final class TcpTransportAgent implements Agent {
     private static final int ADD_RING = 256;
     private static final long KEEPALIVE_TICK_NANOS = TcpEndpoint.HEARTBEAT_NANOS / 2;
     /**
-     * How long after its last work the agent keeps looking without sleeping. A round trip's next
+     * DEDICATED: how long after its last work the agent keeps looking without sleeping. A round trip's next
      * step (the engine answering a message, the peer answering a request) comes within tens of
      * microseconds; sleeping in between would cost a wake-up per hop.
      */
     static final long SPIN_NANOS = Long.getLong("jdoca.rdma.tcp.spinNanos", 50_000L);
     /**
-     * Yield after a duty cycle that did work too: the engine just handed a completion, or the peer's
+     * DEDICATED: yield after a duty cycle that did work too: the engine just handed a completion, or the peer's
      * agent just sent bytes to, may share this core ({@code ./jdoca bench rdma --quick}, tcp only,
      * three alternating runs each: round-trip p50 26–28 µs with it, 30–35 µs without).
      * {@code -Djdoca.rdma.tcp.yieldAfterWork=false} turns it off.
      */
     static final boolean YIELD_AFTER_WORK = Boolean.parseBoolean(System.getProperty("jdoca.rdma.tcp.yieldAfterWork", "true"));
+
+    /**
+     * Who runs a context's transport agent ({@code -Djdoca.rdma.tcp.threading=dedicated|invoker}),
+     * after Aeron's threading modes: its own thread, or the progress engine's thread inside
+     * {@code progress()} (Aeron's agent invoker).
+     */
+    enum Threading {
+        /**
+         * A thread of its own per context: the peer's one-sided operations and heartbeats are
+         * served whether or not the application progresses (a NIC's behaviour); a round trip
+         * crosses two more thread hand-offs on each side.
+         */
+        DEDICATED,
+        /**
+         * The engine's progress runs the duty cycle and its notification wait sleeps in the
+         * agent's selector: no transport thread, no hand-off between threads, but the peer is
+         * served only while the application progresses (or waits in notification mode).
+         */
+        INVOKER;
+
+        /** The mode named by {@code s}, or null if it names none. */
+        static Threading parse(String s) {
+            return switch (s.trim().toLowerCase(java.util.Locale.ROOT)) {
+                case "dedicated" -> DEDICATED;
+                case "invoker" -> INVOKER;
+                default -> null;
+            };
+        }
+
+        /** The process's choice: the property, or INVOKER (a value naming no mode is logged once and ignored). */
+        static Threading fromProperty() {
+            String v = System.getProperty("jdoca.rdma.tcp.threading", "invoker");
+            Threading t = parse(v);
+            if (t == null) {
+                LOG.log(System.Logger.Level.WARNING, "-Djdoca.rdma.tcp.threading=" + v
+                        + " names no mode (invoker or dedicated): using invoker");
+                return INVOKER;
+            }
+            return t;
+        }
+    }
+
+    /** This process's choice ({@link Threading}). */
+    static final Threading THREADING = Threading.fromProperty();
 
     private final String role;
     private final Selector selector;
@@ -65,7 +122,20 @@ final class TcpTransportAgent implements Agent {
         this.selected = true;
         ((TcpEndpoint) k.attachment()).ready(k.readyOps());
     };
+    /** DEDICATED: the agent's own thread; null when INVOKER. */
     private final AgentRunner runner;
+    /** INVOKER: the engine whose progress runs the duty cycle; null when DEDICATED. */
+    private final ProgressEngine engine;
+    /** INVOKER: where the engine sleeps (this agent's selector). */
+    private final EngineSleeper engineSleeper;
+    /** INVOKER, engine thread: contexts on the engine using this agent. */
+    private int users;
+    /** INVOKER, engine thread: a doorbell rang since the last duty cycle. */
+    private boolean owed;
+    /** INVOKER, engine thread: the engine pass of the last duty cycle. */
+    private long lastPass = -1;
+    /** When the agent must look again at the latest (keepalive, delayed acknowledgements, RNR re-checks). */
+    private long deadline;
     /** Some connection waits for a posted receive: a posted receive wakes the agent. */
     private volatile boolean awaitingRecv;
     // ---- agent thread
@@ -78,25 +148,92 @@ final class TcpTransportAgent implements Agent {
     /** The idle strategy's select delivered keys: readiness is fresh, the next duty cycle need not poll the selector. */
     private boolean selected;
 
-    private TcpTransportAgent(Selector selector) {
+    private TcpTransportAgent(Selector selector, ProgressEngine engine) {
         this.role = "jdoca-rdma-tcp-" + CONTEXTS.getAndIncrement();
         this.selector = selector;
-        // Sleeps in the selector; bounds under 1 ms (recent traffic: 0) yield instead; yields after work too.
-        this.idle = IdleStrategy.selecting(selector, () -> sleepNanos, ready, YIELD_AFTER_WORK);
-        this.runner = new AgentRunner(this, idle, (a, e) -> LOG.log(System.Logger.Level.WARNING, role + ": " + e));
+        this.engine = engine;
+        if (engine == null) {
+            // Sleeps in the selector; bounds under 1 ms (recent traffic: 0) yield instead; yields after work too.
+            this.idle = IdleStrategy.selecting(selector, () -> sleepNanos, ready, YIELD_AFTER_WORK);
+            this.runner = new AgentRunner(this, idle, (a, e) -> LOG.log(System.Logger.Level.WARNING, role + ": " + e));
+            this.engineSleeper = null;
+        } else {
+            this.idle = null;
+            this.runner = null;
+            this.engineSleeper = new EngineSleeper(this);
+        }
     }
 
-    /** Control path: opens the selector and starts the agent's thread. */
-    static TcpTransportAgent start() {
-        Selector sel;
+    private static Selector openSelector() {
         try {
-            sel = Selector.open();
+            return Selector.open();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open a selector for the rdma tcp transport", e);
         }
-        TcpTransportAgent a = new TcpTransportAgent(sel);
+    }
+
+    /** Control path: opens the selector and starts the agent's own thread ({@link Threading#DEDICATED}). */
+    static TcpTransportAgent start() {
+        TcpTransportAgent a = new TcpTransportAgent(openSelector(), null);
         a.runner.start();
         return a;
+    }
+
+    /**
+     * Control path, engine thread: the agent {@code pe}'s progress runs ({@link Threading#INVOKER}),
+     * shared by every TCP context on that engine (one selector, so the engine can sleep in it). Falls
+     * back to an agent with its own thread if the engine already sleeps in something else.
+     */
+    static TcpTransportAgent forEngine(ProgressEngine pe) {
+        if (pe.sleeper() instanceof EngineSleeper s) {
+            s.agent.users++;
+            return s.agent;
+        }
+        TcpTransportAgent a = new TcpTransportAgent(openSelector(), pe);
+        if (pe.setSleeper(a.engineSleeper) != io.jdoca.core.DocaError.SUCCESS) {
+            LOG.log(System.Logger.Level.INFO, "rdma tcp: the engine sleeps in another wait; the transport agent gets its own thread");
+            try {
+                a.selector.close();
+            } catch (IOException ignored) {
+                // never used
+            }
+            return start();
+        }
+        a.users = 1;
+        return a;
+    }
+
+    /** Whether the engine's progress runs this agent ({@link Threading#INVOKER}). */
+    boolean invoked() {
+        return engine != null;
+    }
+
+    /**
+     * INVOKER, engine thread: one duty cycle, at most once per engine pass unless a doorbell rang
+     * since (several contexts on the engine share the agent). Returns the work done.
+     */
+    int invoke() {
+        long pass = engine.hits() + engine.misses();
+        if (pass == lastPass) {
+            if (!owed) {
+                return 0;
+            }
+            // Again in the same pass, for what the callbacks submitted: the selector was just polled.
+            selected = true;
+        }
+        lastPass = pass;
+        owed = false;
+        return doWork();
+    }
+
+    /** INVOKER: a doorbell rang (or a receive was posted) since the last duty cycle. */
+    boolean owed() {
+        return owed;
+    }
+
+    /** INVOKER: the longest the engine may sleep before the agent must look again (its next deadline). */
+    long maxSleepNanos() {
+        return owed ? 0 : Math.max(0, deadline - System.nanoTime());
     }
 
     /** Engine thread (control path): serve {@code ep} from the next duty cycle on; false if the table is full. */
@@ -104,7 +241,7 @@ final class TcpTransportAgent implements Agent {
         if (!added.offer(ep)) {
             return false;
         }
-        runner.wake();
+        wake();
         return true;
     }
 
@@ -114,19 +251,34 @@ final class TcpTransportAgent implements Agent {
 
     /** Any thread: ends the agent's sleep now (a doorbell, a connection closes); no system call unless it sleeps in select. */
     void wake() {
-        idle.wake();
+        if (engine == null) {
+            idle.wake();
+        } else {
+            // The engine runs the agent: its next pass does; a sleeping engine wakes.
+            owed = true;
+            engine.notifyWork();
+        }
     }
 
     /** Engine thread: a receive was posted; wakes the agent if a message waits for one. */
     void recvPosted() {
         if (awaitingRecv) {
-            idle.wake();
+            wake();
         }
     }
 
-    /** Control path (the context went idle): stops the thread and closes the selector. */
+    /**
+     * Control path (a context using it went idle): DEDICATED stops the thread and closes the
+     * selector; INVOKER does so when the last context on the engine lets it go, and the engine
+     * parks again.
+     */
     void close() {
-        runner.close();
+        if (engine == null) {
+            runner.close();
+        } else if (--users == 0) {
+            onClose();
+            engine.setSleeper(null);
+        }
     }
 
     @Override
@@ -183,6 +335,7 @@ final class TcpTransportAgent implements Agent {
         if (work > 0) {
             lastWorkNanos = now;
         }
+        deadline = sleep == Long.MAX_VALUE ? Long.MAX_VALUE : now + sleep;
         sleepNanos = now - lastWorkNanos < SPIN_NANOS ? 0 : sleep;
         return work;
     }
@@ -197,6 +350,39 @@ final class TcpTransportAgent implements Agent {
             selector.close();
         } catch (IOException ignored) {
             // nothing left to do with it
+        }
+    }
+
+    /**
+     * INVOKER: the engine's notification wait sleeps in the agent's selector, so a readable socket
+     * (or a writable one the agent waits for) wakes the engine. Engine thread, except {@link #wake}.
+     */
+    private static final class EngineSleeper implements IdleStrategy.Sleeper {
+        private static final long SELECT_MIN_NANOS = 1_000_000L;
+        final TcpTransportAgent agent;
+
+        EngineSleeper(TcpTransportAgent agent) {
+            this.agent = agent;
+        }
+
+        @Override
+        public void sleep(long maxNanos) {
+            try {
+                if (maxNanos >= SELECT_MIN_NANOS) {
+                    agent.selector.select(agent.ready, maxNanos / 1_000_000L);
+                } else {
+                    // Selector timeouts are whole milliseconds: a shorter bound (another context's) parks.
+                    agent.selector.selectNow(agent.ready);
+                    java.util.concurrent.locks.LockSupport.parkNanos(maxNanos);
+                }
+            } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+                java.util.concurrent.locks.LockSupport.parkNanos(Math.min(maxNanos, SELECT_MIN_NANOS));
+            }
+        }
+
+        @Override
+        public void wake() {
+            agent.selector.wakeup();
         }
     }
 

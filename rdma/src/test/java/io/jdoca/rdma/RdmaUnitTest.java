@@ -71,4 +71,14 @@ class RdmaUnitTest {
         assertTrue(caps.stream().anyMatch(c -> c.name().equals("doca_rdma_cap_get_max_message_size") && c.value().equals("2147483648")));
         assertTrue(Rdma.capTaskSendIsSupported(Devices.find("sw0")));
     }
+
+    /** {@code -Djdoca.rdma.tcp.threading}: the two modes by name (any case, spaces trimmed); anything else names none. */
+    @Test
+    void tcpThreadingNames() {
+        assertSame(TcpTransportAgent.Threading.INVOKER, TcpTransportAgent.Threading.parse("invoker"));
+        assertSame(TcpTransportAgent.Threading.DEDICATED, TcpTransportAgent.Threading.parse(" Dedicated "));
+        assertNull(TcpTransportAgent.Threading.parse("thread"));
+        assertNull(TcpTransportAgent.Threading.parse(""));
+        assertSame(TcpTransportAgent.Threading.INVOKER, TcpTransportAgent.THREADING, "the default when no property is set");
+    }
 }

@@ -39,10 +39,16 @@ final class Side implements AutoCloseable {
     long count;
     long errors;
 
+    /** The tcp transport's threading for sides made from now on (a test class's choice), or null: the process default. */
+    static TcpTransportAgent.Threading tcpThreading;
+
     Side(RdmaTransportType t, int ctxPerms, int mapPerms) {
         // The verbs transport needs an RDMA device (rxe0 in the Soft-RoCE guest); the others a software one.
         dev = Devices.open(t == RdmaTransportType.VERBS ? VerbsConformanceTest.device() : "sw0");
         rdma = Rdma.create(dev);
+        if (tcpThreading != null) {
+            rdma.tcpThreading = tcpThreading;
+        }
         check(rdma.setTransport(t));
         check(rdma.setPermissions(ctxPerms));
         check(rdma.setMaxSendBufListLen(4));

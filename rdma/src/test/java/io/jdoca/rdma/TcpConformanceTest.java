@@ -21,6 +21,79 @@ class TcpConformanceTest extends RdmaConformanceTest {
         return RdmaTransportType.TCP;
     }
 
+    /** Who runs the transport agent of the sides this class makes (the child processes keep the default). */
+    TcpTransportAgent.Threading threading() {
+        return TcpTransportAgent.Threading.INVOKER;
+    }
+
+    @org.junit.jupiter.api.BeforeEach
+    void chooseThreading() {
+        Side.tcpThreading = threading();
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void defaultThreading() {
+        Side.tcpThreading = null;
+    }
+
+    /**
+     * INVOKER: no transport thread; the engine's progress runs the agent, and its notification wait
+     * sleeps in the agent's selector, so a peer's write wakes a sleeping engine at once rather than
+     * at its next deadline (the keepalive tick, 100 ms). When its last context goes idle the engine
+     * parks again.
+     */
+    @Test
+    void invokerServesThePeerFromTheEngineWhichSleepsInTheSelector() throws InterruptedException {
+        org.junit.jupiter.api.Assumptions.assumeTrue(threading() == TcpTransportAgent.Threading.INVOKER);
+        java.util.Set<Thread> before = new java.util.HashSet<>(threadsNamed("jdoca-rdma-tcp-"));
+        a = new Side(transport());
+        b = new Side(transport());
+        RdmaConnection[] cs = Side.connect(a, b, 2, null);
+        io.jdoca.core.mem.MemoryMap remote = a.importMap(b.exportMap());
+        assertTrue(b.pe.sleeper() != null, "b's engine sleeps in its transport's selector");
+        java.util.concurrent.atomic.AtomicBoolean run = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.atomic.AtomicLong sleeps = new java.util.concurrent.atomic.AtomicLong();
+        // b's engine from now on: its own thread, in notification mode (up to 10 s a wait) whenever idle.
+        Thread bEngine = Thread.ofPlatform().name("b-engine").start(() -> {
+            while (run.get()) {
+                if (!b.pe.progress()) {
+                    b.pe.requestNotification();
+                    sleeps.incrementAndGet();
+                    b.pe.waitForNotification(10_000_000_000L);
+                    b.pe.clearNotification();
+                }
+            }
+        });
+        long[] ms = new long[20];
+        try {
+            for (int i = 0; i < ms.length; i++) {
+                long s0 = sleeps.get();
+                Side.progressUntil(() -> sleeps.get() > s0 + 1, T, "b's engine goes to sleep", a);
+                a.fill(i * 8L, bytes("wake-" + (i % 10) + "!"));
+                long t0 = System.nanoTime();
+                Side.check(a.rdma.taskWriteAllocInit(cs[i % 2], a.buf(i * 8L, 7, 7), a.remoteBuf(remote, i * 8L, 8, 0), i).submit());
+                int k = i;
+                Side.progressUntil(() -> a.done.size() == k + 1, T, "write " + k + " served by b's sleeping engine", a);
+                ms[i] = (System.nanoTime() - t0) / 1_000_000;
+                assertTrue(a.done.get(k).status() == io.jdoca.core.DocaError.SUCCESS, "write " + k + ": " + a.done.get(k).status());
+            }
+        } finally {
+            run.set(false);
+            b.pe.notifyWork();
+            bEngine.join(10_000);
+        }
+        assertTrue(!bEngine.isAlive(), "b's engine thread ended");
+        long[] sorted = ms.clone();
+        java.util.Arrays.sort(sorted);
+        // Woken only by its deadlines, the median would be ~50 ms (a tick every 100 ms).
+        assertTrue(sorted[ms.length / 2] < 25, "a write to a sleeping engine takes (ms): " + java.util.Arrays.toString(ms));
+        assertTrue(threadsNamed("jdoca-rdma-tcp-").stream().allMatch(before::contains), "no transport thread");
+        a.rdma.stop();
+        b.rdma.stop();
+        await(() -> a.rdma.state() == CtxState.IDLE && b.rdma.state() == CtxState.IDLE, "both contexts IDLE");
+        assertTrue(a.pe.sleeper() == null && b.pe.sleeper() == null, "the engines park again once their tcp contexts are idle");
+    }
+
     private static TcpEndpoint endpoint(RdmaConnection c) {
         return (TcpEndpoint) c.endpoint;
     }
@@ -86,6 +159,7 @@ class TcpConformanceTest extends RdmaConformanceTest {
      */
     @Test
     void oneTransportAgentPerContextServesEveryConnectionAndEndsWithIt() throws InterruptedException {
+        org.junit.jupiter.api.Assumptions.assumeTrue(threading() == TcpTransportAgent.Threading.DEDICATED);
         java.util.Set<Thread> before = new java.util.HashSet<>(threadsNamed("jdoca-rdma-tcp-"));
         a = new Side(transport());
         b = new Side(transport());

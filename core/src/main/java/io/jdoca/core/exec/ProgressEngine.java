@@ -16,7 +16,10 @@ import java.util.concurrent.locks.LockSupport;
  * {@link #requestNotification()} then {@link #waitForNotification(long)}, which parks until a
  * connected context has work (another thread called {@link #notifyWork()}) or the timeout expires.
  * An idle engine in this mode burns no CPU. Contexts fed by another process cannot wake the engine
- * and instead bound the sleep ({@link Pollable#maxSleepNanos()}).
+ * and instead bound the sleep ({@link Pollable#maxSleepNanos()}). A context whose work arrives on
+ * file descriptors this thread serves itself (the RDMA tcp transport run by the engine) installs a
+ * {@link #setSleeper sleeper}: the wait then blocks there (its selector) instead of parking, so a
+ * ready socket wakes the engine.
  *
  * <p><b>Threads.</b> One owner thread calls everything except {@link #notifyWork()}, which any
  * thread may call.
@@ -37,6 +40,8 @@ public final class ProgressEngine implements AutoCloseable {
     @SuppressWarnings("unused")
     private volatile int signalled;
     private volatile Thread waiter;
+    /** Where {@link #waitForNotification} sleeps instead of parking (a transport's selector), or null. */
+    private volatile IdleStrategy.Sleeper sleeper;
     private boolean armed;
     private boolean closed;
     private long hits;
@@ -62,6 +67,25 @@ public final class ProgressEngine implements AutoCloseable {
         ctxs = append(ctxs, ctx);
         pollables = append(pollables, ctx);
         return DocaError.SUCCESS;
+    }
+
+    /**
+     * Control path, owner thread: makes {@link #waitForNotification} sleep in {@code s} (a transport
+     * driven by this engine sleeps in its selector, so a readable socket wakes the engine) instead of
+     * parking; {@link #notifyWork()} then also wakes {@code s}. One sleeper per engine: returns
+     * {@link DocaError#IN_USE} if another is installed. {@code null} removes it.
+     */
+    public DocaError setSleeper(IdleStrategy.Sleeper s) {
+        if (s != null && sleeper != null && sleeper != s) {
+            return DocaError.IN_USE;
+        }
+        sleeper = s;
+        return DocaError.SUCCESS;
+    }
+
+    /** The installed sleeper ({@link #setSleeper}), or null. Owner thread. */
+    public IdleStrategy.Sleeper sleeper() {
+        return sleeper;
     }
 
     /** Adds a non-context pollable (a graph's runner). Control path. */
@@ -141,7 +165,12 @@ public final class ProgressEngine implements AutoCloseable {
         waiter = Thread.currentThread();
         // Re-check after publishing the waiter: a notifier that ran before it saw no waiter.
         if ((int) SIGNALLED.getAndSet(this, 0) == 0) {
-            LockSupport.parkNanos(this, sleep);
+            IdleStrategy.Sleeper s = sleeper;
+            if (s != null) {
+                s.sleep(sleep);
+            } else {
+                LockSupport.parkNanos(this, sleep);
+            }
         } else {
             waiter = null;
             return true;
@@ -164,6 +193,10 @@ public final class ProgressEngine implements AutoCloseable {
         SIGNALLED.setRelease(this, 1);
         Thread w = waiter;
         if (w != null) {
+            IdleStrategy.Sleeper s = sleeper;
+            if (s != null) {
+                s.wake();
+            }
             LockSupport.unpark(w);
         }
     }

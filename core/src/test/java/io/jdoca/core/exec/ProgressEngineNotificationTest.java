@@ -127,4 +127,55 @@ class ProgressEngineNotificationTest {
         assertThat(s.spins).isZero();
         assertThat(s.park).isEqualTo(1_000);
     }
+
+    /** A sleeper (a transport's selector) takes the place of parking; notifyWork wakes it; one per engine. */
+    @Test
+    void anInstalledSleeperIsWhereTheEngineWaitsAndNotifyWorkWakesIt() throws Exception {
+        ProgressEngine pe = ProgressEngine.create();
+        CountDownLatch inSleep = new CountDownLatch(1);
+        java.util.concurrent.Semaphore woken = new java.util.concurrent.Semaphore(0);
+        AtomicLong slept = new AtomicLong();
+        IdleStrategy.Sleeper sleeper = new IdleStrategy.Sleeper() {
+            @Override
+            public void sleep(long maxNanos) {
+                slept.set(maxNanos);
+                inSleep.countDown();
+                try {
+                    woken.tryAcquire(maxNanos, TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+
+            @Override
+            public void wake() {
+                woken.release();
+            }
+        };
+        assertThat(pe.setSleeper(sleeper)).isEqualTo(io.jdoca.core.DocaError.SUCCESS);
+        assertThat(pe.setSleeper(new IdleStrategy.Sleeper() {
+            @Override
+            public void sleep(long maxNanos) {
+            }
+
+            @Override
+            public void wake() {
+            }
+        })).as("one sleeper per engine").isEqualTo(io.jdoca.core.DocaError.IN_USE);
+        AtomicLong result = new AtomicLong(-1);
+        Thread waiter = new Thread(() -> {
+            pe.requestNotification();
+            result.set(pe.waitForNotification(TimeUnit.SECONDS.toNanos(30)) ? 1 : 0);
+            pe.clearNotification();
+        });
+        waiter.start();
+        assertThat(inSleep.await(10, TimeUnit.SECONDS)).as("the engine sleeps in the sleeper").isTrue();
+        assertThat(slept.get()).isEqualTo(TimeUnit.SECONDS.toNanos(30));
+        pe.notifyWork();
+        waiter.join(10_000);
+        assertThat(waiter.isAlive()).as("notifyWork woke the sleeper").isFalse();
+        assertThat(result.get()).as("woken by work").isEqualTo(1);
+        assertThat(pe.setSleeper(null)).isEqualTo(io.jdoca.core.DocaError.SUCCESS);
+        assertThat(pe.sleeper()).isNull();
+    }
 }

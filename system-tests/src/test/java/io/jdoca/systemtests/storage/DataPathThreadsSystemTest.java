@@ -31,8 +31,9 @@ import org.junit.jupiter.api.Timeout;
  * ({@code main}), control-path helpers that never touch a request (the RDMA connection listener
  * {@code jdoca-rdma-accept}, the metrics endpoint's threads), or an agent on the core
  * runner named by the scheme of docs/ARCHITECTURE.md: {@code <app>-worker-<index>}, one per
- * {@code --cpu}, and the RDMA tcp transport's agent {@code jdoca-rdma-tcp-<n>} (one per RDMA context
- * with TCP connections). Anything else — e.g. a per-connection I/O thread ({@code jdoca-rdma-io-N},
+ * {@code --cpu}, and, when it runs on a thread of its own ({@code -Djdoca.rdma.tcp.threading=dedicated}),
+ * the RDMA tcp transport's agent {@code jdoca-rdma-tcp-<n>} (one per RDMA context with TCP connections; by
+ * default the engines run it and it adds no thread). Anything else — e.g. a per-connection I/O thread ({@code jdoca-rdma-io-N},
  * as the tcp transport had before issue 17), a keepalive thread ({@code jdoca-rdma-keepalive}), or
  * any new unnamed thread — is a stray data-path thread and fails the test. On one host the storage
  * apps' RDMA connections choose the shm transport; the tcp variant forces TCP with
@@ -144,16 +145,31 @@ class DataPathThreadsSystemTest {
     }
 
     /**
-     * The same over the RDMA tcp transport (forced on one host): the only thread it adds is its
-     * agent, one per RDMA context (the storage apps have two per worker: control and data).
+     * The same over the RDMA tcp transport (forced on one host), each context's transport agent on a
+     * thread of its own ({@code -Djdoca.rdma.tcp.threading=dedicated}): the only thread it adds is
+     * that agent, one per RDMA context (the storage apps have two per worker: control and data).
      */
     @Test
     @Timeout(240)
     void overTheTcpTransportOnlyItsAgentsAreAdded() throws Exception {
-        List<List<String>> threads = runAndCheckThreads(List.of("-Djdoca.rdma.transport=tcp"));
+        List<List<String>> threads = runAndCheckThreads(List.of("-Djdoca.rdma.transport=tcp", "-Djdoca.rdma.tcp.threading=dedicated"));
         for (List<String> t : threads.subList(0, 2)) { // target and relay; the initiator has no RDMA context
             assertThat(t.stream().filter(n -> TCP_AGENT.matcher(n).matches()))
                     .as("the tcp transport is in use: one agent per RDMA context (control, data) in %s", t).hasSize(2);
+        }
+    }
+
+    /**
+     * Over the tcp transport with its default threading (the engine's progress runs the transport
+     * agent, Aeron's invoker mode): the transport adds no thread at all.
+     */
+    @Test
+    @Timeout(240)
+    void overTheTcpTransportByDefaultTheEnginesRunTheTransport() throws Exception {
+        List<List<String>> threads = runAndCheckThreads(List.of("-Djdoca.rdma.transport=tcp"));
+        for (List<String> t : threads) {
+            assertThat(t.stream().filter(n -> TCP_AGENT.matcher(n).matches()))
+                    .as("no transport thread: the workers' engines run the tcp transport in %s", t).isEmpty();
         }
     }
 
