@@ -132,6 +132,8 @@ final class TcpTransportAgent implements Agent {
     private int users;
     /** INVOKER, engine thread: a doorbell rang since the last duty cycle. */
     private boolean owed;
+    /** INVOKER: the engine thread that last ran the duty cycle (null until then, and always for DEDICATED). */
+    private Thread invoker;
     /** INVOKER, engine thread: the engine pass of the last duty cycle. */
     private long lastPass = -1;
     /** When the agent must look again at the latest (keepalive, delayed acknowledgements, RNR re-checks). */
@@ -213,6 +215,7 @@ final class TcpTransportAgent implements Agent {
      * since (several contexts on the engine share the agent). Returns the work done.
      */
     int invoke() {
+        invoker = Thread.currentThread();
         long pass = engine.hits() + engine.misses();
         if (pass == lastPass) {
             if (!owed) {
@@ -224,6 +227,14 @@ final class TcpTransportAgent implements Agent {
         lastPass = pass;
         owed = false;
         return doWork();
+    }
+
+    /**
+     * INVOKER: whether the calling thread is the engine's, the one that runs this agent (a request
+     * submitted there may be written at once). False for DEDICATED.
+     */
+    boolean runsOnThisThread() {
+        return invoker == Thread.currentThread();
     }
 
     /** INVOKER: a doorbell rang (or a receive was posted) since the last duty cycle. */
