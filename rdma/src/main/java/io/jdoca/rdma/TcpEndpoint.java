@@ -300,12 +300,8 @@ final class TcpEndpoint extends RdmaEndpoint {
         doorbellOwed = false;
         doorbell = published;
         if (broken == null) {
-            long now = System.nanoTime();
             try {
-                takeSubmitted();
-                if (pendingOut() && !txBlocked) {
-                    flush(now);
-                }
+                send(System.nanoTime());
             } catch (IOException | RuntimeException e) {
                 if (!closing) {
                     markBroken(DocaError.CONNECTION_RESET, lostBecause(e));
@@ -510,10 +506,7 @@ final class TcpEndpoint extends RdmaEndpoint {
         }
         long work = 0;
         try {
-            work += takeSubmitted();
-            if (pendingOut() && (!txBlocked || writable) && flushDue(now)) {
-                work += flush(now);
-            }
+            work += send(now);
             if (readable || rxMore || rxPaused || rxState == RX_AWAIT_RECV) {
                 work += pump();
             }
@@ -655,6 +648,15 @@ final class TcpEndpoint extends RdmaEndpoint {
     /** The pending bytes must leave now: something urgent, enough acknowledgements, or the oldest waited long enough. */
     private boolean flushDue(long now) {
         return urgent || bigLeft > 0 || acksOwed >= ACK_BATCH || now - acksOwedSince >= ACK_DELAY_NANOS || engineSleeping;
+    }
+
+    /** Takes the submitted tasks the doorbell allows and writes what is due; returns the tasks and bytes moved. */
+    private long send(long now) throws IOException {
+        long n = takeSubmitted();
+        if (pendingOut() && (!txBlocked || writable) && flushDue(now)) {
+            n += flush(now);
+        }
+        return n;
     }
 
     /** Takes the submitted tasks the doorbell allows, while their frames fit; returns how many. */
