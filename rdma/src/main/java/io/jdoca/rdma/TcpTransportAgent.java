@@ -30,11 +30,13 @@ import java.util.function.Consumer;
  * readable socket wakes a sleeping engine and a heartbeat deadline bounds its sleep. A round trip
  * crosses no thread boundary but the socket's; the peer is served while the application
  * progresses or waits in notification mode, not while its engine thread does something else.
+ * In both modes a look at a busy connection reads its socket directly rather than after a
+ * selector poll ({@link #DIRECT_POLL_MAX}).
  * <li>{@link Threading#DEDICATED}: a thread of its own per context ({@code jdoca-rdma-tcp-<n>} on a
  * core {@link AgentRunner}), which serves the peer whether or not the application progresses, at
  * the price of two thread hand-offs per message on each side (on two cores the send/receive round
  * trip doubles: docs/performance/rdma.md). While traffic is recent (the last work less than
- * {@link #SPIN_NANOS} ago) it polls its selector without blocking and yields between looks;
+ * {@link #SPIN_NANOS} ago) it looks without blocking and yields between looks;
  * otherwise it sleeps in the selector until a socket is ready, an engine rings ({@link #wake()}: a
  * system call only when the agent is in {@code select}), a receive is posted while a message waits
  * for one ({@link #recvPosted()}), or its next deadline.
@@ -64,6 +66,16 @@ final class TcpTransportAgent implements Agent {
      * {@code -Djdoca.rdma.tcp.yieldAfterWork=false} turns it off.
      */
     static final boolean YIELD_AFTER_WORK = Boolean.parseBoolean(System.getProperty("jdoca.rdma.tcp.yieldAfterWork", "true"));
+
+    /**
+     * While traffic is recent (the last work less than {@link #SPIN_NANOS} ago), an agent serving at
+     * most this many sockets, each between frames and with room to write ({@link TcpEndpoint#directPollable}),
+     * reads them directly instead of asking its selector first:
+     * on a busy connection the selector poll is a system call on every look that the read right
+     * after it repeats (round trip p50 ~2 µs shorter: docs/performance/rdma.md). With more sockets
+     * one poll is cheaper than a read each. {@code -Djdoca.rdma.tcp.directPollMax=0} turns it off.
+     */
+    static final int DIRECT_POLL_MAX = Integer.getInteger("jdoca.rdma.tcp.directPollMax", 4);
 
     /**
      * Who runs a context's transport agent ({@code -Djdoca.rdma.tcp.threading=dedicated|invoker}),
@@ -149,6 +161,9 @@ final class TcpTransportAgent implements Agent {
     private long sleepNanos = KEEPALIVE_TICK_NANOS;
     /** The idle strategy's select delivered keys: readiness is fresh, the next duty cycle need not poll the selector. */
     private boolean selected;
+    /** Duty cycles run and selector polls made by them (agent thread writes; tests read). */
+    private long dutyCycles;
+    private long selectorPolls;
 
     private TcpTransportAgent(Selector selector, ProgressEngine engine) {
         this.role = "jdoca-rdma-tcp-" + CONTEXTS.getAndIncrement();
@@ -237,6 +252,16 @@ final class TcpTransportAgent implements Agent {
         return invoker == Thread.currentThread();
     }
 
+    /** Duty cycles run so far (tests; exact on the agent's thread). */
+    long dutyCycles() {
+        return dutyCycles;
+    }
+
+    /** Selector polls the duty cycles made so far, sleeps not counted (tests; exact on the agent's thread). */
+    long selectorPolls() {
+        return selectorPolls;
+    }
+
     /** INVOKER: a doorbell rang (or a receive was posted) since the last duty cycle. */
     boolean owed() {
         return owed;
@@ -294,6 +319,7 @@ final class TcpTransportAgent implements Agent {
 
     @Override
     public int doWork() {
+        dutyCycles++;
         int work = 0;
         Object o;
         long now = System.nanoTime();
@@ -308,10 +334,23 @@ final class TcpTransportAgent implements Agent {
             work++;
         }
         if (!selected && count > 0) {
-            try {
-                selector.selectNow(ready);
-            } catch (IOException | java.nio.channels.ClosedSelectorException e) {
-                // every connection is still looked at below; a failing selector shows as failing sockets
+            boolean direct = count <= DIRECT_POLL_MAX && now - lastWorkNanos < SPIN_NANOS;
+            for (int i = 0; direct && i < count; i++) {
+                direct = eps[i].directPollable();
+            }
+            if (direct) {
+                // Traffic is recent and the sockets are few: read each one directly. A read that finds
+                // nothing costs what a selector poll does, and one that finds a frame saves the poll.
+                for (int i = 0; i < count; i++) {
+                    eps[i].assumeReadable();
+                }
+            } else {
+                selectorPolls++;
+                try {
+                    selector.selectNow(ready);
+                } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+                    // every connection is still looked at below; a failing selector shows as failing sockets
+                }
             }
         }
         selected = false;

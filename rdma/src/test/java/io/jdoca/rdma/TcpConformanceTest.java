@@ -94,6 +94,35 @@ class TcpConformanceTest extends RdmaConformanceTest {
         assertTrue(a.pe.sleeper() == null && b.pe.sleeper() == null, "the engines park again once their tcp contexts are idle");
     }
 
+    /**
+     * A busy connection is read directly, not after a selector poll at every look (the poll is a
+     * second system call per message on the round trip: docs/performance/rdma.md); the selector
+     * is asked again only after a pause in the traffic.
+     */
+    @Test
+    void aBusyConnectionIsReadWithoutASelectorPollAtEveryLook() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(threading() == TcpTransportAgent.Threading.INVOKER);
+        a = new Side(transport());
+        b = new Side(transport());
+        RdmaConnection c = Side.connect(a, b, 1, null)[0];
+        io.jdoca.core.mem.MemoryMap remote = a.importMap(b.exportMap());
+        TcpTransportAgent agent = endpoint(c).agent();
+        long cycles0 = agent.dutyCycles();
+        long polls0 = agent.selectorPolls();
+        int n = 500;
+        for (int i = 0; i < n; i++) {
+            Side.check(a.rdma.taskWriteAllocInit(c, a.buf(i % 64 * 8L, 8, 8), a.remoteBuf(remote, i % 64 * 8L, 8, 0), i).submit());
+            int k = i;
+            Side.progressUntil(() -> a.done.size() == k + 1, T, "write " + k, a, b);
+        }
+        assertTrue(a.done.stream().allMatch(d -> d.status() == io.jdoca.core.DocaError.SUCCESS), "every write succeeded");
+        long cycles = agent.dutyCycles() - cycles0;
+        long polls = agent.selectorPolls() - polls0;
+        assertTrue(cycles >= n, n + " writes took " + cycles + " duty cycles");
+        // Polling at every look gives polls == cycles; only pauses of the test thread (a loaded machine) may add some.
+        assertTrue(polls * 4 < cycles, "selector polls " + polls + " in " + cycles + " duty cycles");
+    }
+
     private static TcpEndpoint endpoint(RdmaConnection c) {
         return (TcpEndpoint) c.endpoint;
     }

@@ -204,6 +204,11 @@ final class IoUring implements AutoCloseable {
         return true;
     }
 
+    /** SQEs queued and not yet taken by the kernel. */
+    int unsubmitted() {
+        return unsubmitted;
+    }
+
     /** Publishes the queued SQEs and submits them ({@code io_uring_enter}); returns how many the kernel took, -1 on error. */
     int enter() {
         if (unsubmitted == 0) {

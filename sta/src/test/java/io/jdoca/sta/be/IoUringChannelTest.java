@@ -55,6 +55,40 @@ class IoUringChannelTest {
         }
     }
 
+    /** A burst goes to the kernel every few operations, not only at the engine's next poll. */
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void aBurstIsSubmittedEveryFewOperationsNotOnlyAtTheNextPoll(@TempDir Path dir) {
+        int batch = IoUringChannel.SUBMIT_BATCH;
+        assumeTrue(batch > 1, "skipped: -Djdoca.sta.uring_submit_batch=" + batch);
+        FileBackend file = FileBackend.open("f", dir.resolve("f.img"), 1 << 20);
+        StaBeChannel sc = file.openChannel(32);
+        if (sc == null) {
+            file.close();
+        }
+        assumeTrue(sc != null, "skipped: io_uring unavailable on this kernel");
+        IoUringChannel ch = (IoUringChannel) sc;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate((long) BS * 2 * batch, BS);
+            int[] done = new int[1];
+            for (int i = 0; i < 2 * batch; i++) {
+                assertTrue(ch.submit(StaBeChannel.OP_READ, (long) i * BS, buf.asSlice((long) i * BS, BS), BS, i));
+                assertEquals((i + 1) % batch, ch.unsubmitted(), "queued after " + (i + 1) + " submits");
+            }
+            while (done[0] < 2 * batch) {
+                ch.await(TimeUnit.SECONDS.toNanos(1));
+                ch.poll((tag, st) -> {
+                    assertEquals(0, st);
+                    done[0]++;
+                });
+            }
+            assertEquals(0, ch.outstanding());
+        } finally {
+            ch.close();
+            file.close();
+        }
+    }
+
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void awaitWithNothingReadyReturnsAfterItsTimeout(@TempDir Path dir) {
