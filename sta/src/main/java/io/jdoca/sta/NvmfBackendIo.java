@@ -120,9 +120,18 @@ final class NvmfBackendIo {
         if (r.opcode == NvmeOpcode.IO_READ && r.status == NvmeStatus.SUCCESS) {
             r.transition(StaRequestState.TRANSFERRING_CONTROLLER_TO_HOST);
             int n = r.dataLen;
-            tr.sendData(r.cid, bech.buffer(r), 0, n);
+            // As the inline path: one C2HData PDU; with the host's SQ flow control off its SUCCESS
+            // flag completes the command and no CapsuleResp follows (NVMe/TCP TP 8000; Linux nvmet-tcp does the same).
+            // One PDU less per read to build, send and parse: the file back-end's randread went from
+            // 0.68 to 0.76 of fio (median of six paired rounds, docs/performance/nvmf.md).
+            boolean dataSuccess = qp.sqFlowControlDisabled();
+            long at = tr.c2hBegin(r.cid, n);
+            MemorySegment.copy(bech.buffer(r), 0, tr.c2hBuffer(), at, n);
+            tr.c2hEnd(r.cid, n, dataSuccess);
             exec.countRead(r, n);
-            tr.sendCompletion(r.cid, NvmeStatus.SUCCESS, 0, 0);
+            if (!dataSuccess) {
+                tr.sendCompletion(r.cid, NvmeStatus.SUCCESS, 0, 0);
+            }
             bech.release(r);
             exec.release(r);
             return;

@@ -220,4 +220,48 @@ class AsyncBackendTest {
             bed.sta.backendDestroy(be);
         }
     }
+
+    /**
+     * An asynchronous read, like an inline one, ends with C2HData SUCCESS when the host disabled SQ
+     * flow control: no CapsuleResp follows (the next PDU is the next read's data). Before, the
+     * asynchronous path always sent one.
+     */
+    @Test
+    void asynchronousReadsEndWithC2hSuccessWhenTheHostDisabledSqFlowControl() {
+        try (TestBed bed = new TestBed(1 << 20, BS)) {
+            StallingBackend be = bed.sta.backendCreate(new StallingBackend("async1", 1 << 20, 0));
+            be.addQueue();
+            StaNamespace ns = bed.subsys.addNs(2, BS, 1, be);
+            for (int i = 0; i < 4; i++) {
+                be.mem.set(java.lang.foreign.ValueLayout.JAVA_INT, (long) i * BS, 2000 + i);
+            }
+            PipeChannel[] p = PipeChannel.pair(1 << 21);
+            StaQp qp = bed.io.qpAccept(p[0]);
+            TestClient c = new TestClient(bed, p[1]);
+            c.icReq(false, false);
+            c.expect(NvmeTcpPdu.TYPE_IC_RESP);
+            c.connect(1, 1, 31, TestClient.HOST, TestBed.NQN, io.jdoca.sta.nvme.FabricsConnectCommand.CATTR_DISABLE_SQ_FLOW);
+            c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
+            assertTrue(qp.sqFlowControlDisabled());
+            for (int i = 0; i < 4; i++) {
+                c.io(NvmeOpcode.IO_READ, 10 + i, 2, i, 1, BS, null, 0);
+            }
+            boolean[] seen = new boolean[4];
+            for (int i = 0; i < 4; i++) {
+                c.expect(NvmeTcpPdu.TYPE_C2H_DATA);
+                assertEquals(NvmeTcpPdu.FLAG_DATA_LAST | NvmeTcpPdu.FLAG_DATA_SUCCESS, NvmeTcpPdu.flags(c.rx, 0));
+                int cid = DataPdu.cccid(c.rx, 0);
+                assertEquals(2000 + cid - 10, c.rx.get(java.lang.foreign.ValueLayout.JAVA_INT, c.dataOffset()));
+                seen[cid - 10] = true;
+            }
+            for (int i = 0; i < 4; i++) {
+                assertTrue(seen[i], "read " + i);
+            }
+            assertEquals(4, be.channel.submitted, "the reads went through the channel");
+            assertEquals(0, ns.inflight());
+            assertEquals(0, bed.io.qps().get(0).executor().pool().badTransitions);
+            bed.subsys.rmNs(ns);
+            bed.sta.backendDestroy(be);
+        }
+    }
 }
