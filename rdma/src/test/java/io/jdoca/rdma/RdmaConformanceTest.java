@@ -470,7 +470,7 @@ abstract class RdmaConformanceTest {
         io.jdoca.rdma.samples.RdmaPeerSample.writeDescriptor(re, x.blob());
         byte[] childBlob;
         try {
-            childBlob = io.jdoca.rdma.samples.RdmaPeerSample.readDescriptor(ld, childStartMillis());
+            childBlob = io.jdoca.rdma.samples.RdmaPeerSample.readDescriptor(ld, childStartMillis(), out[0].process());
         } catch (java.io.IOException e) {
             throw new java.io.IOException(e.getMessage() + "; child output:\n" + out[0].output(), e);
         }

@@ -91,8 +91,20 @@ public final class RdmaPeerSample {
 
     /** Waits (bounded) for the peer's descriptor file. */
     public static byte[] readDescriptor(Path p, long timeoutMs) throws IOException, InterruptedException {
+        return readDescriptor(p, timeoutMs, null);
+    }
+
+    /**
+     * Waits (bounded) for the descriptor file that process {@code writer} (null: unknown) writes, and gives up
+     * at once when that process has exited: a peer that died is not waited for until the timeout.
+     */
+    public static byte[] readDescriptor(Path p, long timeoutMs, Process writer) throws IOException, InterruptedException {
         long deadline = System.currentTimeMillis() + timeoutMs;
         while (!Files.exists(p)) {
+            if (writer != null && !writer.isAlive() && !Files.exists(p)) {
+                throw new IOException("descriptor " + p + " will not appear: the process writing it exited with status "
+                        + writer.exitValue());
+            }
             if (System.currentTimeMillis() > deadline) {
                 throw new IOException("descriptor " + p + " did not appear within " + timeoutMs + " ms");
             }

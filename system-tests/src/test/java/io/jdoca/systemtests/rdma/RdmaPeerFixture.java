@@ -107,7 +107,7 @@ final class RdmaPeerFixture implements AutoCloseable {
         assertEquals(DocaError.IN_PROGRESS, rdma.start());
         export = rdma.export();
         RdmaPeerSample.writeDescriptor(parentDesc, export.blob());
-        assertEquals(DocaError.SUCCESS, rdma.connect(RdmaPeerSample.readDescriptor(childDesc, 60_000), export.connection()));
+        assertEquals(DocaError.SUCCESS, rdma.connect(RdmaPeerSample.readDescriptor(childDesc, 60_000, child.process()), export.connection()));
         assertTrue(pe.progressUntil(() -> rdma.state() == CtxState.RUNNING, idle, T.toNanos()), "connected");
         child.awaitOutput("RUNNING " + transport, T);
         return export.connection();
