@@ -92,6 +92,146 @@ class NvmeTcpHostTest {
         }
     }
 
+    /** A target's side of one test: gets the accepted socket after the ICReq/ICResp exchange. */
+    private interface Script {
+        void run(DataInputStream in, OutputStream out) throws IOException;
+    }
+
+    private static void withTarget(Script script, NvmeTcpHost.Listener listener, java.util.function.Predicate<NvmeTcpHost> test)
+            throws Exception {
+        AtomicReference<Throwable> targetFailure = new AtomicReference<>();
+        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Thread target = new Thread(() -> {
+                try (Socket s = ss.accept()) {
+                    DataInputStream in = new DataInputStream(s.getInputStream());
+                    in.readFully(new byte[NvmeTcpPdu.IC_LEN]);
+                    byte[] icResp = new byte[NvmeTcpPdu.IC_LEN];
+                    IcRespPdu.encode(MemorySegment.ofArray(icResp), 0, false, false, 131072);
+                    s.getOutputStream().write(icResp);
+                    script.run(in, s.getOutputStream());
+                    in.read(); // wait for the host to close
+                } catch (Throwable t) {
+                    targetFailure.set(t);
+                }
+            }, "fake-target");
+            target.start();
+            try (NvmeTcpHost h = new NvmeTcpHost("127.0.0.1", ss.getLocalPort(), false, false, 32, 8192)) {
+                h.initialize();
+                h.setListener(listener);
+                assertTrue(test.test(h));
+            }
+            target.join(10_000);
+            assertNull(targetFailure.get());
+        }
+    }
+
+    /** One C2HData PDU (LAST|SUCCESS) carrying {@code len} bytes of {@link #data} for {@code cid}. */
+    private static byte[] c2h(int cid, int len) {
+        byte[] pdu = new byte[NvmeTcpPdu.DATA_HLEN + len];
+        DataPdu.encode(MemorySegment.ofArray(pdu), 0, NvmeTcpPdu.TYPE_C2H_DATA, NvmeTcpPdu.FLAG_DATA_LAST | NvmeTcpPdu.FLAG_DATA_SUCCESS,
+                NvmeTcpPdu.DATA_HLEN, pdu.length, cid, 0, 0, len);
+        for (int i = 0; i < len; i++) {
+            pdu[NvmeTcpPdu.DATA_HLEN + i] = data(cid, i);
+        }
+        return pdu;
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void aBurstOfAnswersInOneReadIsDispatchedInOrderWithTheRightData() throws Exception {
+        int reads = 24;
+        int[] seen = new int[reads];
+        int[] done = {0};
+        NvmeTcpHost.Listener l = new NvmeTcpHost.Listener() {
+            @Override
+            public void onData(int cid, MemorySegment seg, long off, int len, int dataOffset) {
+                for (int i = 0; i < len; i++) {
+                    assertEquals(data(cid, dataOffset + i), seg.get(NvmeTcpPdu.U8, off + i), "cid " + cid + " byte " + i);
+                }
+                seen[cid] += len;
+            }
+
+            @Override
+            public void onCompletion(int cid, int status, int dw0) {
+                assertEquals(cid == 7 ? 0x0002 : 0, status, "cid " + cid);
+                done[0]++;
+            }
+        };
+        withTarget((in, out) -> {
+            java.io.ByteArrayOutputStream burst = new java.io.ByteArrayOutputStream();
+            for (int i = 0; i < reads; i++) {
+                int cid = readCapsuleCid(in);
+                if (cid == 7) { // one command answered with a CapsuleResp (an error status), between the data
+                    byte[] resp = new byte[NvmeTcpPdu.CAPSULE_RESP_HLEN];
+                    MemorySegment r = MemorySegment.ofArray(resp);
+                    NvmeTcpPdu.putHeader(r, 0, NvmeTcpPdu.TYPE_CAPSULE_RESP, 0, NvmeTcpPdu.CAPSULE_RESP_HLEN, 0, NvmeTcpPdu.CAPSULE_RESP_HLEN);
+                    NvmeCompletion.encode(r, NvmeTcpPdu.CH_LEN, 0, 0, 0, 0, cid, 0x0002);
+                    burst.write(resp);
+                } else {
+                    burst.write(c2h(cid, 4096));
+                }
+            }
+            byte[] all = burst.toByteArray();
+            // All answers in one write but the last 100 bytes, which follow separately: the host sees
+            // many whole PDUs and a partial one in one read, and must keep the partial one for the next.
+            out.write(all, 0, all.length - 100);
+            out.flush();
+            out.write(all, all.length - 100, 100);
+            out.flush();
+        }, l, h -> {
+            for (int cid = 0; cid < reads; cid++) {
+                if (!h.read(cid, 1, cid * 8L, 1, 4096)) {
+                    return false;
+                }
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            try {
+                while (done[0] < reads && System.nanoTime() < deadline) {
+                    h.poll();
+                }
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return true;
+        });
+        assertEquals(reads, done[0]);
+        for (int cid = 0; cid < reads; cid++) {
+            assertEquals(cid == 7 ? 0 : 4096, seen[cid], "bytes for cid " + cid);
+        }
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void aPduShorterThanItsCommonHeaderIsRejectedNotSpunOn() throws Exception {
+        NvmeTcpHost.Listener none = new NvmeTcpHost.Listener() {
+            @Override
+            public void onData(int cid, MemorySegment seg, long off, int len, int dataOffset) {
+            }
+
+            @Override
+            public void onCompletion(int cid, int status, int dw0) {
+            }
+        };
+        withTarget((in, out) -> {
+            readCapsuleCid(in);
+            byte[] bad = c2h(0, 64);
+            MemorySegment.ofArray(bad).set(NvmeTcpPdu.LE32, 4, 4); // PLEN 4 < the 8-byte common header
+            out.write(bad);
+            out.flush();
+        }, none, h -> {
+            try {
+                h.read(0, 1, 0, 1, 4096);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (System.nanoTime() < deadline) {
+                    h.poll();
+                }
+                return false; // the host accepted it
+            } catch (IOException e) {
+                return e.getMessage().contains("PDU of length 4");
+            }
+        });
+    }
+
     private static void fakeTarget(Socket s) throws IOException {
         DataInputStream in = new DataInputStream(s.getInputStream());
         OutputStream out = s.getOutputStream();
