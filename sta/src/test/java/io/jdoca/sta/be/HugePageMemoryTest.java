@@ -54,9 +54,12 @@ class HugePageMemoryTest {
         assertThat(m.get(ValueLayout.JAVA_LONG, size - 8)).isEqualTo(0x1234_5678_9abcL);
         Path thp = Path.of("/sys/kernel/mm/transparent_hugepage/enabled");
         if (Files.exists(thp) && !Files.readString(thp).contains("[never]")) {
-            // The mapping that holds the segment reports huge pages (with THP "madvise", Debian's default, only an
-            // advised range gets them: this fails if the advice is lost).
-            assertThat(anonHugePagesKb(m.address())).as("AnonHugePages of the mapping at 0x%x", m.address()).isPositive();
+            // The mapping that holds the segment carries the advice (VmFlags "hg", VM_HUGEPAGE): with THP "madvise",
+            // Debian's default, only such a range gets huge pages. Whether the kernel found free 2 MiB pages for
+            // it depends on the machine's memory, so AnonHugePages is printed, not asserted.
+            assertThat(smapsField(m.address(), "VmFlags:")).as("VmFlags of the mapping at 0x%x", m.address())
+                    .matches(".*\\bhg\\b.*");
+            System.out.println("HugePageMemoryTest: " + smapsField(m.address(), "AnonHugePages:").strip() + " of 64 MiB");
         }
         arena.close();
         assertThatThrownBy(() -> m.get(ValueLayout.JAVA_LONG, 0)).isInstanceOf(IllegalStateException.class);
@@ -72,8 +75,8 @@ class HugePageMemoryTest {
         }
     }
 
-    /** AnonHugePages (kB) of the mapping in /proc/self/smaps that contains {@code addr}, or -1. */
-    private static long anonHugePagesKb(long addr) throws IOException {
+    /** The rest of line {@code field} of the /proc/self/smaps entry of the mapping that contains {@code addr}, or "". */
+    private static String smapsField(long addr, String field) throws IOException {
         boolean in = false;
         for (String line : Files.readAllLines(Path.of("/proc/self/smaps"))) {
             int dash = line.indexOf('-');
@@ -82,10 +85,10 @@ class HugePageMemoryTest {
                 long lo = Long.parseUnsignedLong(line.substring(0, dash), 16);
                 long hi = Long.parseUnsignedLong(line.substring(dash + 1, sp), 16);
                 in = addr >= lo && addr < hi;
-            } else if (in && line.startsWith("AnonHugePages:")) {
-                return Long.parseLong(line.replaceAll("[^0-9]", ""));
+            } else if (in && line.startsWith(field)) {
+                return line.substring(field.length());
             }
         }
-        return -1;
+        return "";
     }
 }
