@@ -49,6 +49,8 @@ public final class NvmeTcpHost implements NvmeHostQueue {
     private int txHead;
     private int txTail;
     private int rxLen;
+    /** Start of the first PDU not yet handled; {@code rx[rxPos, rxLen)} is unread. */
+    private int rxPos;
     private int maxH2c = 131072;
     private Listener listener;
     /** Write data per cid (set by {@link #write}). */
@@ -85,14 +87,14 @@ public final class NvmeTcpHost implements NvmeHostQueue {
         txTail += NvmeTcpPdu.IC_LEN;
         flushAll();
         readPduBlocking();
-        if (NvmeTcpPdu.type(rx, 0) != NvmeTcpPdu.TYPE_IC_RESP) {
-            throw new IOException("expected ICResp, got " + NvmeTcpPdu.typeName(NvmeTcpPdu.type(rx, 0)));
+        if (NvmeTcpPdu.type(rx, rxPos) != NvmeTcpPdu.TYPE_IC_RESP) {
+            throw new IOException("expected ICResp, got " + NvmeTcpPdu.typeName(NvmeTcpPdu.type(rx, rxPos)));
         }
-        int dg = IcRespPdu.dgst(rx, 0);
+        int dg = IcRespPdu.dgst(rx, rxPos);
         if (dg != ((hdgst ? 1 : 0) | (ddgst ? 2 : 0))) {
             throw new IOException("digest negotiation mismatch: " + dg);
         }
-        maxH2c = (int) Math.min(IcRespPdu.maxH2cData(rx, 0), 1 << 20);
+        maxH2c = (int) Math.min(IcRespPdu.maxH2cData(rx, rxPos), 1 << 20);
         consume();
     }
 
@@ -159,28 +161,28 @@ public final class NvmeTcpHost implements NvmeHostQueue {
         flushAll();
         while (true) {
             readPduBlocking();
-            int type = NvmeTcpPdu.type(rx, 0);
+            int type = NvmeTcpPdu.type(rx, rxPos);
             if (type == NvmeTcpPdu.TYPE_C2H_DATA) {
-                int pdo = NvmeTcpPdu.pdo(rx, 0);
-                long off = DataPdu.datao(rx, 0);
-                long len = DataPdu.datal(rx, 0);
+                int pdo = NvmeTcpPdu.pdo(rx, rxPos);
+                long off = DataPdu.datao(rx, rxPos);
+                long len = DataPdu.datal(rx, rxPos);
                 if (off < 0 || len < 0 || off + len > out.length) {
                     throw new IOException("C2HData [" + off + ", " + (off + len) + ") outside the " + out.length + "-byte buffer");
                 }
-                MemorySegment.copy(rx, java.lang.foreign.ValueLayout.JAVA_BYTE, pdo, out, (int) off, (int) len);
+                MemorySegment.copy(rx, java.lang.foreign.ValueLayout.JAVA_BYTE, rxPos + pdo, out, (int) off, (int) len);
                 // SUCCESS (only valid with LAST): the command completed and no CapsuleResp follows
                 // (SPDK's target does this by default).
-                boolean success = isSuccess(NvmeTcpPdu.flags(rx, 0));
+                boolean success = isSuccess(NvmeTcpPdu.flags(rx, rxPos));
                 consume();
                 if (success) {
                     return 0;
                 }
             } else if (type == NvmeTcpPdu.TYPE_CAPSULE_RESP) {
-                int st = NvmeCompletion.status(rx, NvmeTcpPdu.CH_LEN);
+                int st = NvmeCompletion.status(rx, rxPos + NvmeTcpPdu.CH_LEN);
                 consume();
                 return st;
             } else if (type == NvmeTcpPdu.TYPE_C2H_TERM_REQ) {
-                throw new IOException("target sent C2HTermReq, FES " + io.jdoca.sta.pdu.TermReqPdu.fes(rx, 0));
+                throw new IOException("target sent C2HTermReq, FES " + io.jdoca.sta.pdu.TermReqPdu.fes(rx, rxPos));
             } else {
                 throw new IOException("unexpected " + NvmeTcpPdu.typeName(type));
             }
@@ -228,14 +230,14 @@ public final class NvmeTcpHost implements NvmeHostQueue {
     public int[] awaitResp(int cid) throws IOException {
         flushAll();
         readPduBlocking();
-        int type = NvmeTcpPdu.type(rx, 0);
+        int type = NvmeTcpPdu.type(rx, rxPos);
         if (type != NvmeTcpPdu.TYPE_CAPSULE_RESP) {
             throw new IOException("expected CapsuleResp, got " + NvmeTcpPdu.typeName(type));
         }
-        int[] r = {NvmeCompletion.status(rx, NvmeTcpPdu.CH_LEN), NvmeCompletion.dw0(rx, NvmeTcpPdu.CH_LEN),
-                NvmeCompletion.dw1(rx, NvmeTcpPdu.CH_LEN)};
-        if (NvmeCompletion.cid(rx, NvmeTcpPdu.CH_LEN) != cid) {
-            throw new IOException("unexpected cid " + NvmeCompletion.cid(rx, NvmeTcpPdu.CH_LEN));
+        int[] r = {NvmeCompletion.status(rx, rxPos + NvmeTcpPdu.CH_LEN), NvmeCompletion.dw0(rx, rxPos + NvmeTcpPdu.CH_LEN),
+                NvmeCompletion.dw1(rx, rxPos + NvmeTcpPdu.CH_LEN)};
+        if (NvmeCompletion.cid(rx, rxPos + NvmeTcpPdu.CH_LEN) != cid) {
+            throw new IOException("unexpected cid " + NvmeCompletion.cid(rx, rxPos + NvmeTcpPdu.CH_LEN));
         }
         consume();
         return r;
@@ -344,7 +346,20 @@ public final class NvmeTcpHost implements NvmeHostQueue {
         return n;
     }
 
+    /**
+     * One non-blocking socket read after the buffered PDUs. The PDUs already handled are dropped here, by
+     * moving the unread rest to the front once per read: {@link #consume} only advances {@link #rxPos}
+     * (moving the rest after every PDU, as this did before 2026-11-28, copied a 24-read burst ~12 times over).
+     */
     private int read() throws IOException {
+        if (rxPos > 0) {
+            int rest = rxLen - rxPos;
+            if (rest > 0) {
+                MemorySegment.copy(rx, rxPos, rx, 0, rest);
+            }
+            rxLen = rest;
+            rxPos = 0;
+        }
         if (rxLen >= rxCap) {
             return 0;
         }
@@ -357,66 +372,56 @@ public final class NvmeTcpHost implements NvmeHostQueue {
         return n;
     }
 
-    private boolean pduReady() {
-        return rxLen >= 8 && rxLen >= NvmeTcpPdu.plen(rx, 0);
-    }
-
-    private void consume() {
-        int plen = (int) NvmeTcpPdu.plen(rx, 0);
-        int rest = rxLen - plen;
-        if (rest > 0) {
-            MemorySegment.copy(rx, plen, rx, 0, rest);
+    /** True when a whole PDU starts at {@link #rxPos}; a length below its common header or above the buffer is refused. */
+    private boolean pduReady() throws IOException {
+        int avail = rxLen - rxPos;
+        if (avail < NvmeTcpPdu.CH_LEN) {
+            return false;
         }
-        rxLen = rest;
+        long plen = NvmeTcpPdu.plen(rx, rxPos);
+        if (plen < NvmeTcpPdu.CH_LEN || plen > rxCap) {
+            throw new IOException("target sent a PDU of length " + plen);
+        }
+        return avail >= plen;
     }
 
-    /**
-     * Non-blocking duty cycle: send, receive, dispatch. Returns PDUs handled. The PDUs of one read are
-     * dispatched where they lie and the unread rest is moved to the front once, at the end: moving it after
-     * every PDU copied a 32-read burst's 130 KiB about 16 times over (docs/performance/nvmf.md, 2026-11-28).
-     */
+    /** Done with the PDU at {@link #rxPos}. */
+    private void consume() {
+        rxPos += (int) NvmeTcpPdu.plen(rx, rxPos);
+        if (rxPos == rxLen) {
+            rxPos = 0;
+            rxLen = 0;
+        }
+    }
+
+    /** Non-blocking duty cycle: send, receive, dispatch. Returns PDUs handled. */
     public int poll() throws IOException {
         flush();
         if (read() < 0) {
             throw new IOException("connection closed by target");
         }
         int n = 0;
-        int pos = 0;
-        while (rxLen - pos >= NvmeTcpPdu.CH_LEN) {
-            long plen = NvmeTcpPdu.plen(rx, pos);
-            if (plen < NvmeTcpPdu.CH_LEN || plen > rxCap) {
-                throw new IOException("target sent a PDU of length " + plen);
-            }
-            if (rxLen - pos < plen) {
-                break;
-            }
-            int type = NvmeTcpPdu.type(rx, pos);
+        while (pduReady()) {
+            int p = rxPos;
+            int type = NvmeTcpPdu.type(rx, p);
             switch (type) {
                 case NvmeTcpPdu.TYPE_C2H_DATA -> {
-                    int pdo = NvmeTcpPdu.pdo(rx, pos);
-                    int cid = DataPdu.cccid(rx, pos);
-                    listener.onData(cid, rx, pos + pdo, (int) DataPdu.datal(rx, pos), (int) DataPdu.datao(rx, pos));
-                    if (isSuccess(NvmeTcpPdu.flags(rx, pos))) {
+                    int cid = DataPdu.cccid(rx, p);
+                    listener.onData(cid, rx, p + NvmeTcpPdu.pdo(rx, p), (int) DataPdu.datal(rx, p), (int) DataPdu.datao(rx, p));
+                    if (isSuccess(NvmeTcpPdu.flags(rx, p))) {
                         listener.onCompletion(cid, 0, 0); // SUCCESS: no CapsuleResp follows
                     }
                 }
-                case NvmeTcpPdu.TYPE_CAPSULE_RESP -> listener.onCompletion(NvmeCompletion.cid(rx, pos + NvmeTcpPdu.CH_LEN),
-                        NvmeCompletion.status(rx, pos + NvmeTcpPdu.CH_LEN), NvmeCompletion.dw0(rx, pos + NvmeTcpPdu.CH_LEN));
-                case NvmeTcpPdu.TYPE_R2T -> sendH2C(DataPdu.cccid(rx, pos), DataPdu.ttag(rx, pos), (int) DataPdu.datao(rx, pos),
-                        (int) DataPdu.datal(rx, pos));
+                case NvmeTcpPdu.TYPE_CAPSULE_RESP -> listener.onCompletion(NvmeCompletion.cid(rx, p + NvmeTcpPdu.CH_LEN),
+                        NvmeCompletion.status(rx, p + NvmeTcpPdu.CH_LEN), NvmeCompletion.dw0(rx, p + NvmeTcpPdu.CH_LEN));
+                case NvmeTcpPdu.TYPE_R2T -> sendH2C(DataPdu.cccid(rx, p), DataPdu.ttag(rx, p), (int) DataPdu.datao(rx, p),
+                        (int) DataPdu.datal(rx, p));
                 case NvmeTcpPdu.TYPE_C2H_TERM_REQ -> throw new IOException("target sent C2HTermReq, FES "
-                        + io.jdoca.sta.pdu.TermReqPdu.fes(rx, pos));
+                        + io.jdoca.sta.pdu.TermReqPdu.fes(rx, p));
                 default -> throw new IOException("unexpected PDU " + NvmeTcpPdu.typeName(type));
             }
-            pos += (int) plen;
+            consume();
             n++;
-        }
-        if (pos > 0) {
-            int rest = rxLen - pos;
-            if (rest > 0) {
-                MemorySegment.copy(rx, pos, rx, 0, rest);
-            }
-            rxLen = rest;
         }
         flush();
         return n;

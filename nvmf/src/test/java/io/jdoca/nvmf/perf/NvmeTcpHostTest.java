@@ -2,6 +2,7 @@ package io.jdoca.nvmf.perf;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdoca.sta.nvme.NvmeCompletion;
@@ -35,70 +36,61 @@ class NvmeTcpHostTest {
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void c2hDataSuccessCompletesAdminAndIoReads() throws Exception {
-        AtomicReference<Throwable> targetFailure = new AtomicReference<>();
-        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            Thread target = new Thread(() -> {
-                try (Socket s = ss.accept()) {
-                    fakeTarget(s);
-                } catch (Throwable t) {
-                    targetFailure.set(t);
+        int[] done = {0, -1};
+        int[] bytes = {0};
+        NvmeTcpHost.Listener l = new NvmeTcpHost.Listener() {
+            @Override
+            public void onData(int cid, MemorySegment seg, long off, int len, int dataOffset) {
+                for (int i = 0; i < len; i++) {
+                    assertEquals(data(cid, dataOffset + i), seg.get(NvmeTcpPdu.U8, off + i));
                 }
-            }, "fake-target");
-            target.start();
-            try (NvmeTcpHost h = new NvmeTcpHost("127.0.0.1", ss.getLocalPort(), false, false, 8, 8192)) {
-                h.initialize();
-                // 1. Identify: two C2HData PDUs, the second with LAST|SUCCESS, no CapsuleResp.
-                byte[] id = new byte[4096];
-                assertEquals(0, h.adminRead(NvmeOpcode.ADMIN_IDENTIFY, 0, 1, 0, id));
-                for (int i = 0; i < id.length; i++) {
-                    assertEquals(data(0x7003, i), id[i], "Identify byte " + i);
-                }
-                // 2. Get Log Page, same completion; then the next command still lines up.
-                byte[] log = new byte[512];
-                assertEquals(0, h.getLogPage(0x02, 0, log));
-                assertEquals(data(0x7003, 511), log[511]);
-                // 3. An I/O read through poll(): SUCCESS completes it once, with status 0.
-                int[] done = {0, -1};
-                int[] bytes = {0};
-                h.setListener(new NvmeTcpHost.Listener() {
-                    @Override
-                    public void onData(int cid, MemorySegment seg, long off, int len, int dataOffset) {
-                        for (int i = 0; i < len; i++) {
-                            assertEquals(data(cid, dataOffset + i), seg.get(NvmeTcpPdu.U8, off + i));
-                        }
-                        bytes[0] += len;
-                    }
-
-                    @Override
-                    public void onCompletion(int cid, int status, int dw0) {
-                        assertEquals(5, cid);
-                        done[0]++;
-                        done[1] = status;
-                    }
-                });
-                assertTrue(h.read(5, 1, 0, 1, 4096));
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (done[0] == 0 && System.nanoTime() < deadline) {
-                    h.poll();
-                }
-                assertEquals(1, done[0]);
-                assertEquals(0, done[1]);
-                assertEquals(4096, bytes[0]);
-                // 4. A read answered the classic way (C2HData LAST, then CapsuleResp) still works.
-                assertEquals(0x0002, h.adminRead(NvmeOpcode.ADMIN_IDENTIFY, 0, 2, 0, new byte[64]));
+                bytes[0] += len;
             }
-            target.join(10_000);
-            assertNull(targetFailure.get());
-        }
+
+            @Override
+            public void onCompletion(int cid, int status, int dw0) {
+                assertEquals(5, cid);
+                done[0]++;
+                done[1] = status;
+            }
+        };
+        withTarget(NvmeTcpHostTest::fakeTarget, l, h -> {
+            // 1. Identify: two C2HData PDUs, the second with LAST|SUCCESS, no CapsuleResp.
+            byte[] id = new byte[4096];
+            assertEquals(0, h.adminRead(NvmeOpcode.ADMIN_IDENTIFY, 0, 1, 0, id));
+            for (int i = 0; i < id.length; i++) {
+                assertEquals(data(0x7003, i), id[i], "Identify byte " + i);
+            }
+            // 2. Get Log Page, same completion; then the next command still lines up.
+            byte[] log = new byte[512];
+            assertEquals(0, h.getLogPage(0x02, 0, log));
+            assertEquals(data(0x7003, 511), log[511]);
+            // 3. An I/O read through poll(): SUCCESS completes it once, with status 0.
+            assertTrue(h.read(5, 1, 0, 1, 4096));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (done[0] == 0 && System.nanoTime() < deadline) {
+                h.poll();
+            }
+            assertEquals(1, done[0]);
+            assertEquals(0, done[1]);
+            assertEquals(4096, bytes[0]);
+            // 4. A read answered the classic way (C2HData LAST, then CapsuleResp) still works.
+            assertEquals(0x0002, h.adminRead(NvmeOpcode.ADMIN_IDENTIFY, 0, 2, 0, new byte[64]));
+        });
     }
 
-    /** A target's side of one test: gets the accepted socket after the ICReq/ICResp exchange. */
+    /** A fake target's side of one test, after the ICReq/ICResp exchange. */
     private interface Script {
         void run(DataInputStream in, OutputStream out) throws IOException;
     }
 
-    private static void withTarget(Script script, NvmeTcpHost.Listener listener, java.util.function.Predicate<NvmeTcpHost> test)
-            throws Exception {
+    /** The host's side of one test: an initialized host with {@code listener} set. */
+    private interface HostSide {
+        void run(NvmeTcpHost h) throws Exception;
+    }
+
+    /** Runs {@code host} against a fake loopback target that answers ICReq, then plays {@code script}. */
+    private static void withTarget(Script script, NvmeTcpHost.Listener listener, HostSide host) throws Exception {
         AtomicReference<Throwable> targetFailure = new AtomicReference<>();
         try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Thread target = new Thread(() -> {
@@ -118,7 +110,7 @@ class NvmeTcpHostTest {
             try (NvmeTcpHost h = new NvmeTcpHost("127.0.0.1", ss.getLocalPort(), false, false, 32, 8192)) {
                 h.initialize();
                 h.setListener(listener);
-                assertTrue(test.test(h));
+                host.run(h);
             }
             target.join(10_000);
             assertNull(targetFailure.get());
@@ -180,19 +172,12 @@ class NvmeTcpHostTest {
             out.flush();
         }, l, h -> {
             for (int cid = 0; cid < reads; cid++) {
-                if (!h.read(cid, 1, cid * 8L, 1, 4096)) {
-                    return false;
-                }
+                assertTrue(h.read(cid, 1, cid * 8L, 1, 4096));
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            try {
-                while (done[0] < reads && System.nanoTime() < deadline) {
-                    h.poll();
-                }
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+            while (done[0] < reads && System.nanoTime() < deadline) {
+                h.poll();
             }
-            return true;
         });
         assertEquals(reads, done[0]);
         for (int cid = 0; cid < reads; cid++) {
@@ -219,27 +204,18 @@ class NvmeTcpHostTest {
             out.write(bad);
             out.flush();
         }, none, h -> {
-            try {
-                h.read(0, 1, 0, 1, 4096);
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            assertTrue(h.read(0, 1, 0, 1, 4096));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            IOException e = assertThrows(IOException.class, () -> {
                 while (System.nanoTime() < deadline) {
                     h.poll();
                 }
-                return false; // the host accepted it
-            } catch (IOException e) {
-                return e.getMessage().contains("PDU of length 4");
-            }
+            }, "the host accepted a PDU of length 4");
+            assertTrue(e.getMessage().contains("PDU of length 4"), e.getMessage());
         });
     }
 
-    private static void fakeTarget(Socket s) throws IOException {
-        DataInputStream in = new DataInputStream(s.getInputStream());
-        OutputStream out = s.getOutputStream();
-        byte[] icReq = new byte[NvmeTcpPdu.IC_LEN];
-        in.readFully(icReq);
-        byte[] icResp = new byte[NvmeTcpPdu.IC_LEN];
-        IcRespPdu.encode(MemorySegment.ofArray(icResp), 0, false, false, 131072);
-        out.write(icResp);
+    private static void fakeTarget(DataInputStream in, OutputStream out) throws IOException {
         // Identify (4096 B in two PDUs), Get Log Page (512 B), I/O read (4096 B): SUCCESS, no CapsuleResp.
         int[][] plan = {{4096, 2}, {512, 1}, {4096, 1}};
         for (int[] p : plan) {
@@ -259,7 +235,6 @@ class NvmeTcpHostTest {
         NvmeCompletion.encode(r, NvmeTcpPdu.CH_LEN, 0, 0, 0, 0, cid, 0x0002);
         out.write(resp);
         out.flush();
-        in.read(); // wait for the host to close
     }
 
     private static int readCapsuleCid(DataInputStream in) throws IOException {

@@ -80,15 +80,8 @@ final class IoUring implements AutoCloseable {
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
                     ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG),
             Linker.Option.firstVariadicArg(1));
-    private static final MethodHandle MMAP = LINKER.downcallHandle(LINKER.defaultLookup().find("mmap").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT,
-                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
-    private static final MethodHandle MUNMAP = LINKER.downcallHandle(LINKER.defaultLookup().find("munmap").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
     private static final MethodHandle CLOSE = LINKER.downcallHandle(LINKER.defaultLookup().find("close").orElseThrow(),
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-    private static final int PROT_RW = 0x1 | 0x2;
-    private static final int MAP_SHARED_POPULATE = 0x01 | 0x8000;
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED;
     /** Ring head/tail words shared with the kernel: acquire/release access. */
     private static final java.lang.invoke.VarHandle INT = ValueLayout.JAVA_INT.varHandle();
@@ -170,8 +163,8 @@ final class IoUring implements AutoCloseable {
     }
 
     private MemorySegment map(long len, long off) throws Throwable {
-        long addr = (long) MMAP.invokeExact(0L, len, PROT_RW, MAP_SHARED_POPULATE, fd, off);
-        if (addr == -1L) {
+        long addr = (long) Mman.MMAP.invokeExact(0L, len, Mman.PROT_READ_WRITE, Mman.MAP_SHARED_POPULATE, fd, off);
+        if (addr == Mman.MAP_FAILED) {
             throw new IllegalStateException("mmap of io_uring region " + Long.toHexString(off) + " failed");
         }
         return MemorySegment.ofAddress(addr).reinterpret(len);
@@ -290,10 +283,10 @@ final class IoUring implements AutoCloseable {
     @Override
     public void close() {
         try {
-            int ignored = (int) MUNMAP.invokeExact(sqes.address(), sqesLen);
-            ignored = (int) MUNMAP.invokeExact(sqRing.address(), sqRingLen);
+            int ignored = (int) Mman.MUNMAP.invokeExact(sqes.address(), sqesLen);
+            ignored = (int) Mman.MUNMAP.invokeExact(sqRing.address(), sqRingLen);
             if (!singleMmap) {
-                ignored = (int) MUNMAP.invokeExact(cqRing.address(), cqRingLen);
+                ignored = (int) Mman.MUNMAP.invokeExact(cqRing.address(), cqRingLen);
             }
             ignored = (int) CLOSE.invokeExact(fd);
         } catch (Throwable t) {

@@ -27,7 +27,8 @@ class HugePageMemoryTest {
         Files.writeString(src, """
                 #include <sys/mman.h>
                 #include <stdio.h>
-                int main(void) { printf("%d %d %d\\n", PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, MADV_HUGEPAGE); return 0; }
+                int main(void) { printf("%d %d %d %d %ld\\n", PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, MAP_PRIVATE | MAP_ANONYMOUS,
+                        MADV_HUGEPAGE, (long) MAP_FAILED); return 0; }
                 """);
         Process comp = new ProcessBuilder(cc, "-o", exe.toString(), src.toString()).redirectErrorStream(true).start();
         String compOut = new String(comp.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -36,8 +37,8 @@ class HugePageMemoryTest {
         Process run = new ProcessBuilder(exe.toString()).redirectErrorStream(true).start();
         String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         assertThat(run.waitFor(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(out).isEqualTo(HugePageMemory.PROT_READ_WRITE + " " + HugePageMemory.MAP_PRIVATE_ANONYMOUS + " "
-                + HugePageMemory.MADV_HUGEPAGE);
+        assertThat(out).isEqualTo(Mman.PROT_READ_WRITE + " " + Mman.MAP_SHARED_POPULATE + " " + Mman.MAP_PRIVATE_ANONYMOUS + " "
+                + Mman.MADV_HUGEPAGE + " " + Mman.MAP_FAILED);
     }
 
     @Test
