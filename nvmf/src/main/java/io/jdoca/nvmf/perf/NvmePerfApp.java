@@ -105,9 +105,16 @@ public final class NvmePerfApp implements Callable<Integer> {
     @Option(names = "--disable-sqflow", description = "Disable SQ flow control at Connect, so reads complete with C2HData SUCCESS (no CapsuleResp).")
     boolean disableSqFlow;
 
-    @Option(names = "--idle-sleep", description = "When a queue has nothing to read or send, sleep in the socket "
-            + "(as fio on a kernel initiator sleeps in the kernel) instead of busy-polling as spdk_nvme_perf does. "
-            + "On a shared machine a spinning initiator loses its core to other processes; see docs/performance/nvmf.md.")
+    /** How a queue waits for answers (see {@link HybridPoll}). */
+    enum Idle { spin, sleep, hybrid }
+
+    @Option(names = "--idle", defaultValue = "spin", description = "How a queue with nothing to read or send waits: spin "
+            + "(busy-poll, as spdk_nvme_perf does), sleep (in the socket, as fio on a kernel initiator sleeps in the kernel) "
+            + "or hybrid (sleep through the first half of the usual wait, then spin; Linux's hybrid polling). On a shared "
+            + "machine a spinning initiator loses its core to other processes; see docs/performance/nvmf.md. Default: ${DEFAULT-VALUE}.")
+    Idle idle;
+
+    @Option(names = "--idle-sleep", description = "Same as --idle sleep.")
     boolean idleSleep;
 
     @Option(names = "--json", description = "Also print one JSON line with the results.")
@@ -611,6 +618,18 @@ public final class NvmePerfApp implements Callable<Integer> {
         int inflight;
         long completedPrefill;
         NvmeHostQueue host;
+        HybridPoll hybridPoll;
+
+        /** When the oldest outstanding command was sent ({@code now} if none is); scans the queue's slots. */
+        private long oldestSent(long now) {
+            long oldest = now;
+            for (long t : submitted) {
+                if (t != 0 && t - oldest < 0) {
+                    oldest = t;
+                }
+            }
+            return oldest;
+        }
 
         Worker(int index, int cntlid, int bs, long ios, boolean rand, int readPct) {
             super("nvme-perf-" + index);
@@ -661,16 +680,43 @@ public final class NvmePerfApp implements Callable<Integer> {
                     }
                     submit(cid);
                 }
-                int idle = 0;
+                Idle mode = idleSleep ? Idle.sleep : idle;
+                if (mode == Idle.hybrid) {
+                    hybridPoll = new HybridPoll();
+                    io.jdoca.core.util.TimerSlack.setCurrentThread(1_000L); // its sleeps must end when asked (HybridPoll)
+                }
+                boolean justWoke = false;
+                long wokeAt = 0;
+                int empty = 0;
                 while (prefill ? (completedPrefill < ios) : !(stop && inflight == 0)) {
                     int n = h.poll();
+                    if (justWoke) {
+                        hybridPoll.woke(wokeAt, n != 0);
+                        justWoke = false;
+                    }
                     if (n != 0) {
-                        idle = 0;
-                    } else if (idleSleep && ++idle > 16) {
+                        empty = 0;
+                    } else if (mode == Idle.hybrid) {
+                        long now = System.nanoTime();
+                        switch (hybridPoll.idle(now, oldestSent(now))) {
+                            case SLEEP -> {
+                                java.util.concurrent.locks.LockSupport.parkNanos(hybridPoll.sleepNanos());
+                                wokeAt = System.nanoTime();
+                                justWoke = true;
+                            }
+                            case BLOCK -> h.awaitReadable(1);
+                            case SPIN -> Thread.onSpinWait();
+                        }
+                    } else if (mode == Idle.sleep && ++empty > 16) {
                         h.awaitReadable(1); // woken by the target's answer, like a kernel initiator
-                    } else if (!idleSleep && ++idle > 1000) {
+                    } else if (mode == Idle.spin && ++empty > 1000) {
                         Thread.onSpinWait();
                     }
+                }
+                if (hybridPoll != null && !prefill) {
+                    System.err.printf("nvme-perf: queue %d hybrid wait: %d sleeps (%d found an answer waiting), %d blocks; "
+                                    + "mean latency %d us, sleep overshoot %d us%n", index + 1, hybridPoll.sleeps, hybridPoll.overslept,
+                            hybridPoll.blocks, hybridPoll.meanLatency() / 1000, hybridPoll.overshoot() / 1000);
                 }
             } catch (Exception e) {
                 failure = e;
@@ -734,6 +780,11 @@ public final class NvmePerfApp implements Callable<Integer> {
         @Override
         public void onCompletion(int cid, int status, int dw0) {
             inflight--;
+            long sentAt = submitted[cid];
+            submitted[cid] = 0; // not outstanding (oldestSent)
+            if (hybridPoll != null) {
+                hybridPoll.completed(System.nanoTime() - sentAt);
+            }
             if (status != 0) {
                 // A failed I/O is counted apart: never in IOPS, MiB/s or latency.
                 errors++;
@@ -741,7 +792,7 @@ public final class NvmePerfApp implements Callable<Integer> {
                     System.err.printf("nvme-perf: command %d failed: status 0x%04x%n", cid, status);
                 }
             } else if (measuring && !prefill) {
-                long lat = Math.max(1, System.nanoTime() - submitted[cid]);
+                long lat = Math.max(1, System.nanoTime() - sentAt);
                 hist.recordValue(lat);
                 (isRead[cid] ? readHist : writeHist).recordValue(lat);
             }

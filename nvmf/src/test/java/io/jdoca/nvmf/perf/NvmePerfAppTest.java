@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
 /** nvme-perf's flag checks and its accounting of failed I/Os (in-process, loopback target). */
@@ -191,9 +192,10 @@ class NvmePerfAppTest {
      * the echo answered CAP with 0 (MQES 0), so nvme-perf refused any queue depth above 0 and
      * `./jdoca bench nvmf` stopped at its first echo run.
      */
-    @Test
+    @ParameterizedTest
+    @ValueSource(strings = {"spin", "sleep", "hybrid"})
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void nvmePerfRunsAtQueueDepth32AgainstTheEchoResponder() throws Exception {
+    void nvmePerfRunsAtQueueDepth32AgainstTheEchoResponder(String idle) throws Exception {
         NvmeTcpEcho echo = new NvmeTcpEcho(0, 64L << 20);
         Thread server = new Thread(() -> {
             try {
@@ -210,12 +212,14 @@ class NvmePerfAppTest {
         System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
         try {
             rc = new CommandLine(new NvmePerfApp()).execute("-s", String.valueOf(echo.port()), "-n", NQN,
-                    "-w", "randread", "-o", "4096", "-q", "32", "-t", "0.3", "--warmup", "0", "--range-mb", "16");
+                    "-w", "randread", "-o", "4096", "-q", "32", "-t", "0.3", "--warmup", "0", "--range-mb", "16", "--idle", idle);
         } finally {
             System.setOut(oldOut);
         }
         String o = out.toString(StandardCharsets.UTF_8);
         assertEquals(0, rc, o);
         assertTrue(o.contains("errors: 0"), o);
+        Matcher m = Pattern.compile("IOPS: (\\d+)").matcher(o);
+        assertTrue(m.find() && Long.parseLong(m.group(1)) > 0, o); // every wait policy keeps the queue going
     }
 }
