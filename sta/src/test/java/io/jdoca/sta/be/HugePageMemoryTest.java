@@ -2,16 +2,14 @@ package io.jdoca.sta.be;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jdoca.testkit.CProgram;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,24 +17,12 @@ class HugePageMemoryTest {
 
     @Test
     void constantsMatchTheInstalledHeaders(@TempDir Path dir) throws IOException, InterruptedException {
-        String cc = Files.isExecutable(Path.of("/usr/bin/cc")) ? "/usr/bin/cc"
-                : Files.isExecutable(Path.of("/usr/bin/gcc")) ? "/usr/bin/gcc" : null;
-        assumeTrue(cc != null, "skipped: no C compiler (/usr/bin/cc, /usr/bin/gcc) to read sys/mman.h");
-        Path src = dir.resolve("mman.c");
-        Path exe = dir.resolve("mman");
-        Files.writeString(src, """
+        String out = CProgram.run(dir, "sys/mman.h", """
                 #include <sys/mman.h>
                 #include <stdio.h>
                 int main(void) { printf("%d %d %d %d %ld\\n", PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, MAP_PRIVATE | MAP_ANONYMOUS,
                         MADV_HUGEPAGE, (long) MAP_FAILED); return 0; }
                 """);
-        Process comp = new ProcessBuilder(cc, "-o", exe.toString(), src.toString()).redirectErrorStream(true).start();
-        String compOut = new String(comp.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(comp.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(comp.exitValue()).as(compOut).isZero();
-        Process run = new ProcessBuilder(exe.toString()).redirectErrorStream(true).start();
-        String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        assertThat(run.waitFor(10, TimeUnit.SECONDS)).isTrue();
         assertThat(out).isEqualTo(Mman.PROT_READ_WRITE + " " + Mman.MAP_SHARED_POPULATE + " " + Mman.MAP_PRIVATE_ANONYMOUS + " "
                 + Mman.MADV_HUGEPAGE + " " + Mman.MAP_FAILED);
     }

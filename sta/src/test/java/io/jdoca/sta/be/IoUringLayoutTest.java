@@ -3,13 +3,12 @@ package io.jdoca.sta.be;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jdoca.testkit.CProgram;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -76,21 +75,9 @@ class IoUringLayoutTest {
     @Test
     void offsetsMatchTheInstalledHeader(@TempDir Path dir) throws IOException, InterruptedException {
         assumeTrue(Files.exists(Path.of("/usr/include/linux/io_uring.h")), "skipped: no /usr/include/linux/io_uring.h");
-        String cc = Files.isExecutable(Path.of("/usr/bin/cc")) ? "/usr/bin/cc"
-                : Files.isExecutable(Path.of("/usr/bin/gcc")) ? "/usr/bin/gcc" : null;
-        assumeTrue(cc != null, "skipped: no C compiler (/usr/bin/cc, /usr/bin/gcc) to read linux/io_uring.h");
-        Path src = dir.resolve("layout.c");
-        Path exe = dir.resolve("layout");
-        Files.writeString(src, C);
-        Process comp = new ProcessBuilder(cc, "-o", exe.toString(), src.toString()).redirectErrorStream(true).start();
-        String compOut = new String(comp.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(true, comp.waitFor(60, TimeUnit.SECONDS), "compiler timed out");
-        assertEquals(0, comp.exitValue(), compOut);
-        Process run = new ProcessBuilder(exe.toString()).redirectErrorStream(true).start();
-        String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(true, run.waitFor(10, TimeUnit.SECONDS));
+        String out = CProgram.run(dir, "linux/io_uring.h", C);
         Map<String, Long> c = new HashMap<>();
-        for (String line : out.strip().split("\n")) {
+        for (String line : out.split("\n")) {
             String[] kv = line.split(" ");
             c.put(kv[0], Long.parseLong(kv[1]));
         }
