@@ -50,21 +50,25 @@ public final class CProgram {
         List<String> cmd = new ArrayList<>(List.of(cc));
         cmd.addAll(List.of(ccFlags));
         cmd.addAll(List.of("-o", exe.toString(), src.toString()));
-        String[] compiled = exec(cmd);
-        assertThat(compiled[0]).as("compiling the probe of %s:%n%s%n%s", what, compiled[1], source).isEqualTo("0");
-        String[] ran = exec(List.of(exe.toString()));
-        assertThat(ran[0]).as("running the probe of %s:%n%s", what, ran[1]).isEqualTo("0");
-        return ran[1].strip();
+        Result compiled = exec(cmd);
+        assertThat(compiled.rc()).as("compiling the probe of %s:%n%s%n%s", what, compiled.out(), source).isZero();
+        Result ran = exec(List.of(exe.toString()));
+        assertThat(ran.rc()).as("running the probe of %s:%n%s", what, ran.out()).isZero();
+        return ran.out().strip();
     }
 
-    /** {exit status or "timed out", output}. */
-    private static String[] exec(List<String> cmd) throws IOException, InterruptedException {
+    /** A finished command: its exit status (-1 if it timed out) and its output (stdout and stderr). */
+    public record Result(int rc, String out) {
+    }
+
+    /** Runs {@code cmd} for at most 60 s and returns its status and output. */
+    public static Result exec(List<String> cmd) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         byte[] out = p.getInputStream().readAllBytes();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
-            return new String[] {"timed out", "timed out: " + cmd};
+            return new Result(-1, "timed out: " + cmd);
         }
-        return new String[] {String.valueOf(p.exitValue()), new String(out, StandardCharsets.UTF_8)};
+        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
     }
 }

@@ -4,19 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jdoca.testkit.CProgram;
-import java.io.IOException;
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.UnionLayout;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -98,23 +95,10 @@ class VerbsLayoutTest {
 
     private static String headerVersion() {
         try {
-            Result r = run(List.of("dpkg-query", "-W", "-f=${Version}", "libibverbs-dev"));
-            return r.rc == 0 ? "the headers of libibverbs-dev " + r.out.trim() : "the installed headers";
+            CProgram.Result r = CProgram.exec(List.of("dpkg-query", "-W", "-f=${Version}", "libibverbs-dev"));
+            return r.rc() == 0 ? "the headers of libibverbs-dev " + r.out().trim() : "the installed headers";
         } catch (Exception e) {
             return "the installed headers";
         }
-    }
-
-    private record Result(int rc, String out) {
-    }
-
-    private static Result run(List<String> cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return new Result(-1, "timed out: " + cmd);
-        }
-        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
     }
 }

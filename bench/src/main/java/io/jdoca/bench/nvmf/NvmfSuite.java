@@ -227,12 +227,11 @@ public final class NvmfSuite implements BenchSuite {
         }
     }
 
-    private JsonNode perf(String cpu, Path dir, int port, String nqn, Load l, double secs, String... extra) throws Exception {
+    private JsonNode perf(String cpu, Path dir, int port, String nqn, Load l, double secs) throws Exception {
         Path log = dir.resolve("perf-" + port + "-" + l.name() + ".log");
         List<String> args = new ArrayList<>(List.of("nvme-perf", "-s", String.valueOf(port), "-n", nqn, "-w", l.workload(), "-o",
                 String.valueOf(l.ioSize()), "-q", String.valueOf(l.qd()), "-t", String.valueOf(secs), "--warmup", "1",
                 "--range-mb", "512", "--disable-sqflow", "--json"));
-        args.addAll(List.of(extra));
         Process p = start(cpu, log, args.toArray(String[]::new));
         if (!p.waitFor((long) secs + 60, TimeUnit.SECONDS)) {
             p.destroyForcibly();

@@ -1,6 +1,7 @@
 package io.jdoca.nvmf.perf;
 
 import io.jdoca.core.util.DocaLogLevel;
+import io.jdoca.core.util.TimerSlack;
 import io.jdoca.sta.nvme.NvmeOpcode;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -683,7 +685,7 @@ public final class NvmePerfApp implements Callable<Integer> {
                 Idle mode = idleSleep ? Idle.sleep : idle;
                 if (mode == Idle.hybrid) {
                     hybridPoll = new HybridPoll();
-                    io.jdoca.core.util.TimerSlack.setCurrentThread(1_000L); // its sleeps must end when asked (HybridPoll)
+                    TimerSlack.setCurrentThread(1_000L); // its sleeps must end when asked (HybridPoll)
                 }
                 boolean justWoke = false;
                 long wokeAt = 0;
@@ -700,7 +702,7 @@ public final class NvmePerfApp implements Callable<Integer> {
                         long now = System.nanoTime();
                         switch (hybridPoll.idle(now, oldestSent(now))) {
                             case SLEEP -> {
-                                java.util.concurrent.locks.LockSupport.parkNanos(hybridPoll.sleepNanos());
+                                LockSupport.parkNanos(hybridPoll.sleepNanos());
                                 wokeAt = System.nanoTime();
                                 justWoke = true;
                             }
@@ -780,10 +782,10 @@ public final class NvmePerfApp implements Callable<Integer> {
         @Override
         public void onCompletion(int cid, int status, int dw0) {
             inflight--;
-            long sentAt = submitted[cid];
+            long lat = Math.max(1, System.nanoTime() - submitted[cid]);
             submitted[cid] = 0; // not outstanding (oldestSent)
             if (hybridPoll != null) {
-                hybridPoll.completed(System.nanoTime() - sentAt);
+                hybridPoll.completed(lat);
             }
             if (status != 0) {
                 // A failed I/O is counted apart: never in IOPS, MiB/s or latency.
@@ -792,7 +794,6 @@ public final class NvmePerfApp implements Callable<Integer> {
                     System.err.printf("nvme-perf: command %d failed: status 0x%04x%n", cid, status);
                 }
             } else if (measuring && !prefill) {
-                long lat = Math.max(1, System.nanoTime() - sentAt);
                 hist.recordValue(lat);
                 (isRead[cid] ? readHist : writeHist).recordValue(lat);
             }
