@@ -1,15 +1,15 @@
 package io.jdoca.nvmf;
 
 import io.jdoca.argp.DocaFlags;
+import io.jdoca.core.DocaException;
 import io.jdoca.core.agent.ShutdownHook;
 import io.jdoca.core.util.DocaLogLevel;
-import io.jdoca.core.DocaException;
 import io.jdoca.nvmf.config.ConfigException;
 import io.jdoca.nvmf.config.TargetConfig;
-import io.jdoca.nvmf.tgt.NvmfTarget;
 import io.jdoca.nvmf.metrics.MetricsServer;
 import io.jdoca.nvmf.rpc.RpcServer;
 import io.jdoca.nvmf.rpc.SpdkConfigLoader;
+import io.jdoca.nvmf.tgt.NvmfTarget;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

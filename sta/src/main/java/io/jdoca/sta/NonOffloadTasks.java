@@ -3,6 +3,8 @@ package io.jdoca.sta;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.exec.Task;
 import io.jdoca.core.exec.TaskQueue;
+import io.jdoca.sta.nvmf.NvmfQpairState;
+import io.jdoca.sta.nvmf.NvmfTransport;
 
 /**
  * Execution of an IO context's tasks ({@link StaIo}): the application's answers to non-offloaded
@@ -56,7 +58,7 @@ final class NonOffloadTasks {
             Task t = queued.poll();
             StaQp qp = qpOf(t);
             if (stopping) {
-                if (t instanceof StaIoTaskDisconnect && qp != null && qp.state() == StaQpState.CLOSED) {
+                if (t instanceof StaIoTaskDisconnect && qp != null && qp.state() == NvmfQpairState.CLOSED) {
                     io.completeTask(t, DocaError.SUCCESS);
                 } else {
                     io.completeTask(t, DocaError.SHUTDOWN);
@@ -65,13 +67,15 @@ final class NonOffloadTasks {
                 continue;
             }
             if (t instanceof StaIoTaskDisconnect d) {
-                if (qp.state() == StaQpState.CLOSED) {
+                if (qp.state() == NvmfQpairState.CLOSED) {
                     io.completeTask(t, DocaError.SUCCESS);
                     n++;
                     continue;
                 }
                 qp.startDisconnect();
-                qp.transport().flush();
+                if (qp.transport() != null) {
+                    qp.transport().flush();
+                }
                 if (qp.drained() || System.nanoTime() - d.deadline > 0) {
                     qp.appInitiatedClose = true;
                     io.teardown(qp, "recv", DocaError.SHUTDOWN, 0);
@@ -82,7 +86,7 @@ final class NonOffloadTasks {
                 }
                 continue;
             }
-            if (qp.state() == StaQpState.CLOSED || qp.state() == StaQpState.TERMINATING) {
+            if (qp.state() == NvmfQpairState.CLOSED || qp.state() == NvmfQpairState.TERMINATING) {
                 io.completeTask(t, DocaError.NOT_CONNECTED);
                 n++;
                 continue;
@@ -93,9 +97,9 @@ final class NonOffloadTasks {
                     queued.add(t);
                     continue;
                 }
-                tr.sendCompletion(s.cid, s.status, s.dw0, s.dw1);
+                DocaError e = qp.executor().answer(s.cid, null, 0, 0, s.status, s.dw0, s.dw1);
                 tr.flush();
-                io.completeTask(t, DocaError.SUCCESS);
+                io.completeTask(t, e);
                 n++;
             } else if (t instanceof StaIoTaskNonOffloadWriteSend w) {
                 NvmfTransport tr = qp.transport();
@@ -103,20 +107,23 @@ final class NonOffloadTasks {
                     queued.add(t);
                     continue;
                 }
-                if (w.dataLen > 0) {
-                    tr.sendData(w.cid, w.data, w.dataOffset, w.dataLen);
-                }
-                tr.sendCompletion(w.cid, w.status, w.dw0, w.dw1);
+                DocaError e = qp.executor().answer(w.cid, w.data, w.dataOffset, w.dataLen, w.status, w.dw0, w.dw1);
                 tr.flush();
-                io.completeTask(t, DocaError.SUCCESS);
+                io.completeTask(t, e);
                 n++;
             } else if (t instanceof StaIoTaskNonOffloadRead r) {
-                if (!qp.transport().reserve(0) || !qp.executor().fetch(r)) {
+                if (!qp.transport().reserve(0)) {
                     queued.add(t);
                     continue;
                 }
+                DocaError e = qp.executor().fetch(r.cid, r.len, r);
+                if (e != DocaError.SUCCESS) {
+                    io.completeTask(t, e);
+                    n++;
+                    continue;
+                }
                 qp.transport().flush();
-                // completes when the host's data has arrived (NvmfCommandExecutor.onHostData)
+                // completes when the host's data has arrived (NvmfHostDataSink.fetched)
             }
         }
         return n;

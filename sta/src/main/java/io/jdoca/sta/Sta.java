@@ -10,12 +10,18 @@ import io.jdoca.core.exec.Task;
 import io.jdoca.core.exec.TaskCallback;
 import io.jdoca.core.exec.TaskPool;
 import io.jdoca.core.exec.TaskQueue;
+import io.jdoca.sta.backend.StaBackend;
+import io.jdoca.sta.backend.StaBeQueue;
+import io.jdoca.sta.backend.StaCounters;
+import io.jdoca.sta.nvmf.NvmfNamespace;
+import io.jdoca.sta.nvmf.NvmfPollGroup;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The DOCA STA main context ({@code doca_sta}): one per process. Created on a control device,
@@ -37,7 +43,7 @@ public final class Sta extends Ctx {
     public static final int MAX_SUBSYSTEMS = 1024;
     public static final int MAX_NS_PER_SUBSYSTEM = 1024;
     public static final int MAX_QPS = 4096;
-    public static final int MAX_IO_THREADS = 64;
+    public static final int MAX_IO_THREADS = StaCounters.MAX_ENGINES;
     public static final int MAX_BACKENDS = 4096;
     public static final int MAX_QUEUES_PER_BACKEND = 64;
     /** Largest I/O queue size (entries) a host may ask for in Connect. */
@@ -61,7 +67,7 @@ public final class Sta extends Ctx {
     private int maxStaIo = 1;
     private int maxIoSize = DEFAULT_MAX_IO_SIZE;
     private int inCapsuleDataSize = 8192;
-    private long backendTimeoutNanos = 30_000_000_000L;
+    private volatile long backendTimeoutNanos = 30_000_000_000L;
     private StaBackendTimeoutCallback backendTimeoutCb;
 
     private Sta(Dev controlDev) {
@@ -71,9 +77,37 @@ public final class Sta extends Ctx {
         this.destroyQueuePool = registerTaskType("destroy_be_queue", StaTaskDestroyBeQueue::new);
     }
 
-    /** {@code doca_sta_cap_is_supported}: every jdoca device can run the engine (it needs TCP only). */
+    /**
+     * {@code doca_sta_cap_is_supported}: whether {@code info} can run the STA engine at all, i.e. serve
+     * NVMe/TCP (any network device: the software device and every rdma-core device with a network
+     * interface). For a given transport see {@link #capIsSupported(DevInfo, String)}.
+     */
     public static boolean capIsSupported(DevInfo info) {
-        return info != null;
+        return capWhyNot(info, StaQp.TRTYPE_TCP) == null;
+    }
+
+    /** Whether {@code info} can serve transport {@code trtype} ("TCP", "RDMA"); {@link #capWhyNot} says why not. */
+    public static boolean capIsSupported(DevInfo info, String trtype) {
+        return capWhyNot(info, trtype) == null;
+    }
+
+    /**
+     * Null when {@code info} can serve {@code trtype}, else the reason in one line: NVMe/TCP runs on
+     * any network device; NVMe/RDMA needs an rdma-core (verbs) device such as {@code rxe0} or
+     * {@code mlx5_0}.
+     */
+    public static String capWhyNot(DevInfo info, String trtype) {
+        if (info == null) {
+            return "no device";
+        }
+        if (StaQp.TRTYPE_TCP.equalsIgnoreCase(trtype)) {
+            return null;
+        }
+        if (StaQp.TRTYPE_RDMA.equalsIgnoreCase(trtype)) {
+            return info.isVerbs() ? null : info.name() + " is not an RDMA device: NVMe/RDMA needs an rdma-core "
+                    + "device (./jdoca devices lists them, e.g. rxe0 or mlx5_0)";
+        }
+        return "unknown transport " + trtype + " (TCP or RDMA)";
     }
 
     /** {@code doca_sta_is_logical_block_size_supported}: 512 and 4096. */
@@ -81,7 +115,11 @@ public final class Sta extends Ctx {
         return blockSize == 512 || blockSize == 4096;
     }
 
-    /** {@code doca_sta_create}: a main context on the control device (PF). */
+    /**
+     * {@code doca_sta_create}: the main context on the control device (PF). There is one per process
+     * (the seed: "a single instance of DOCA STA context in the system"): IN_USE while another exists,
+     * until it is {@link #destroy destroyed}.
+     */
     public static Sta create(Dev controlDev) {
         if (controlDev == null) {
             throw new DocaException(DocaError.INVALID_VALUE, "control device required");
@@ -89,20 +127,51 @@ public final class Sta extends Ctx {
         if (!capIsSupported(controlDev.devInfo())) {
             throw new DocaException(DocaError.NOT_SUPPORTED, "device does not support STA: " + controlDev);
         }
-        return new Sta(controlDev);
+        Sta sta = new Sta(controlDev);
+        if (!INSTANCE.compareAndSet(null, sta)) {
+            throw new DocaException(DocaError.IN_USE, "a DOCA STA main context already exists in this process ("
+                    + INSTANCE.get().name() + "); destroy it first");
+        }
+        return sta;
+    }
+
+    /** The process's one main context, held from {@link #create} to {@link #destroy}. */
+    private static final AtomicReference<Sta> INSTANCE = new AtomicReference<>();
+
+    /**
+     * {@code doca_sta_destroy}: IDLE only (BAD_STATE otherwise), after every IO context was destroyed
+     * (IN_USE otherwise). Frees the process's main-context slot. Control path.
+     */
+    public DocaError destroy() {
+        if (state() != CtxState.IDLE) {
+            return DocaError.BAD_STATE;
+        }
+        if (!ios.isEmpty()) {
+            return DocaError.IN_USE;
+        }
+        return INSTANCE.compareAndSet(this, null) ? DocaError.SUCCESS : DocaError.NOT_FOUND;
     }
 
     public Dev controlDev() {
         return controlDev;
     }
 
-    /** {@code doca_sta_add_dev}: adds a network device (SF); IDLE only. */
+    /**
+     * {@code doca_sta_add_dev}: adds a network device (SF), IDLE only. The added devices are the ones
+     * the transports may use: NVMe/TCP needs one that can serve it ({@link #capIsSupported(DevInfo,
+     * String)}), and an NVMe/RDMA queue pair is accepted only on an added rdma-core device (its
+     * connection request arrives on a device; others are rejected). NOT_SUPPORTED for a device that
+     * can serve no transport.
+     */
     public DocaError addDev(Dev dev) {
         if (state() != CtxState.IDLE) {
             return DocaError.BAD_STATE;
         }
         if (dev == null) {
             return DocaError.INVALID_VALUE;
+        }
+        if (!capIsSupported(dev.devInfo())) {
+            return DocaError.NOT_SUPPORTED;
         }
         if (devs.size() >= MAX_DEVS) {
             return DocaError.FULL;
@@ -116,6 +185,16 @@ public final class Sta extends Ctx {
 
     public List<Dev> devs() {
         return List.copyOf(devs);
+    }
+
+    /** True when the rdma-core device named {@code ibdevName} was added ({@link #addDev}): RDMA QPs may use it. */
+    public boolean hasRdmaDev(String ibdevName) {
+        for (Dev d : devs) {
+            if (d.devInfo().isVerbs() && d.devInfo().ibdevName().equals(ibdevName)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@code doca_sta_set_max_sta_io}: how many IO contexts may be created; IDLE only. */
@@ -329,9 +408,24 @@ public final class Sta extends Ctx {
         return backendTimeoutNanos;
     }
 
+    /** What the IO engines' command layers use: the current limit and this context's timeout event. */
+    NvmfPollGroup.BackendTimeouts backendTimeouts() {
+        return new NvmfPollGroup.BackendTimeouts() {
+            @Override
+            public long limitNanos() {
+                return backendTimeoutNanos;
+            }
+
+            @Override
+            public void onBackendTimeout(StaBeQueue queue, NvmfNamespace ns, int opcode, long elapsedNanos) {
+                reportBackendTimeout(queue, ns, opcode, elapsedNanos);
+            }
+        };
+    }
+
     /** Called by IO engines (rare path: allocates the event record). */
-    void reportBackendTimeout(StaBeQueue q, StaNamespace ns, int opcode, long elapsed) {
-        timeouts.add(new TimeoutEvent(q, ns, opcode, elapsed));
+    void reportBackendTimeout(StaBeQueue q, NvmfNamespace ns, int opcode, long elapsed) {
+        timeouts.add(new TimeoutEvent(q, (StaNamespace) ns, opcode, elapsed));
         if (pe() != null) {
             pe().notifyWork();
         }
@@ -379,9 +473,9 @@ public final class Sta extends Ctx {
     @Override
     protected DocaError onSubmit(Task t) {
         if (t instanceof StaTaskRmNs r && r.ns != null) {
-            r.ns.removed = true;
+            r.ns.markRemoved();
         } else if (t instanceof StaTaskDestroyBeQueue d && d.queue != null) {
-            d.queue.destroyed = true;
+            d.queue.markDestroyed();
         }
         pending.add(t);
         return DocaError.SUCCESS;

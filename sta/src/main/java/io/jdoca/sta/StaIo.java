@@ -10,18 +10,24 @@ import io.jdoca.core.exec.Task;
 import io.jdoca.core.exec.TaskCallback;
 import io.jdoca.core.exec.TaskPool;
 import io.jdoca.core.exec.TaskQueue;
+import io.jdoca.sta.backend.StaStats;
 import io.jdoca.sta.nvme.NvmeCommand;
-import io.jdoca.sta.rdma.NvmeRdmaCmReject;
-import io.jdoca.sta.rdma.NvmeRdmaConnectRequest;
-import io.jdoca.sta.rdma.RdmaQueuePair;
-import io.jdoca.sta.rdma.VerbsQueuePair;
-import io.jdoca.verbs.RdmaCm;
+import io.jdoca.sta.nvmf.NvmfBackendChannels;
+import io.jdoca.sta.nvmf.NvmfPollGroup;
+import io.jdoca.sta.nvmf.NvmfQpairState;
+import io.jdoca.sta.nvmf.NvmfTransport;
+import io.jdoca.sta.nvmf.NvmfTransportType;
+import io.jdoca.sta.nvmf.NvmfTransports;
+import io.jdoca.sta.nvmf.rdma.NvmeRdmaCmReject;
+import io.jdoca.sta.nvmf.rdma.NvmeRdmaConnectRequest;
+import io.jdoca.sta.nvmf.rdma.NvmfRdmaTransport;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.SocketAddress;
+import java.net.StandardSocketOptions;
 import java.nio.channels.ByteChannel;
 import java.nio.channels.SelectableChannel;
+import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -29,17 +35,20 @@ import java.util.function.Consumer;
 
 /**
  * A DOCA STA IO context ({@code doca_sta_io}): one IO engine thread with its own progress engine.
- * It owns the QPs handed to it ({@link #qpAccept}), runs their NVMe/TCP connections and executes
+ * It owns the QPs allocated on it ({@link #qpAlloc}, {@link #qpAccept}, {@link #qpConnect}), runs
+ * their transports (any registered {@link NvmfTransportType}: NVMe/TCP, NVMe/RDMA) and executes
  * offloaded I/O; it delivers the other commands to the non-offload callback and executes the
- * application's answers (non-offload tasks) and QP disconnects. Its parts: {@link StaQpGroup} (the
- * live QPs its progress polls), {@link StaIoWait} (how it sleeps: sockets, RDMA completion channel,
- * back-end completions), {@link StaBeChannels} (back-end I/O) and {@link NonOffloadTasks}.
+ * application's answers (non-offload tasks), QP disconnects and destroys. Its parts:
+ * {@link NvmfPollGroup} (the command layer's per-engine state: back-end channels, counters),
+ * {@link StaQpGroup} (the live QPs its progress polls), {@link StaIoWait} (how it sleeps: sockets,
+ * RDMA completion channel, back-end completions) and {@link NonOffloadTasks}.
  *
  * <p>Created only while the {@link Sta} main context is RUNNING; must be stopped before it.
  *
- * <p><b>Threads.</b> Ctx rules: everything on this context's PE thread, except {@link #qpAccept},
- * {@link #post} and {@link #wakeup}, which any thread may call ({@code qpAccept} and {@code post}
- * hand over to the PE thread through a core {@code CommandQueue} whose waker ends its sleep).
+ * <p><b>Threads.</b> Ctx rules: everything on this context's PE thread, except {@link #qpAlloc},
+ * {@link #qpAccept}, {@link #qpConnect}, {@link #qpDestroy}, {@link #post} and {@link #wakeup},
+ * which any thread may call (they hand over to the PE thread through a core {@code CommandQueue}
+ * whose waker ends its sleep).
  */
 public final class StaIo extends Ctx {
     private static final System.Logger LOG = System.getLogger(StaIo.class.getName());
@@ -49,7 +58,7 @@ public final class StaIo extends Ctx {
     private final Sta sta;
     private final int index;
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment scratch;
+    private final NvmfPollGroup pollGroup;
     private final TaskPool<StaIoTaskDisconnect> disconnectPool;
     private final TaskPool<StaIoTaskNonOffloadSend> sendPool;
     private final TaskPool<StaIoTaskNonOffloadWriteSend> writeSendPool;
@@ -61,7 +70,6 @@ public final class StaIo extends Ctx {
      */
     private final CommandQueue<Object> inbox = new CommandQueue<>(INBOX_CAPACITY, this::wakeup);
     private final Consumer<Object> takeOver = this::takeOver;
-    private final StaBeChannels beChannels;
     private final StaQpGroup group = new StaQpGroup(queued);
     private final StaIoWait wait = new StaIoWait(arena);
     private StaNonOffloadCallback nonOffloadCb;
@@ -70,14 +78,6 @@ public final class StaIo extends Ctx {
     private int maxQueueSize = Sta.MAX_IO_QUEUE_SIZE;
 
     // Engine statistics: written by the engine thread only, read racily by stats().
-    long reads;
-    long writes;
-    long readBytes;
-    long writeBytes;
-    long nonOffloaded;
-    long ioErrors;
-    long digestErrors;
-    long protocolErrors;
     long qpsAccepted;
     long qpsClosed;
 
@@ -85,8 +85,7 @@ public final class StaIo extends Ctx {
         super("sta_io" + index);
         this.sta = sta;
         this.index = index;
-        this.scratch = arena.allocate(Math.max(sta.getMaxIoSize(), 1 << 16), 4096);
-        this.beChannels = new StaBeChannels(this, sta.getMaxIoSize());
+        this.pollGroup = new NvmfPollGroup(index, arena, sta.getMaxIoSize(), sta.backendTimeouts());
         this.disconnectPool = registerTaskType("disconnect", StaIoTaskDisconnect::new);
         this.sendPool = registerTaskType("non_offload_send", StaIoTaskNonOffloadSend::new);
         this.writeSendPool = registerTaskType("non_offload_write_send", StaIoTaskNonOffloadWriteSend::new);
@@ -140,12 +139,9 @@ public final class StaIo extends Ctx {
         return index;
     }
 
-    StaBeChannels beChannels() {
-        return beChannels;
-    }
-
-    MemorySegment scratch() {
-        return scratch;
+    /** The command layer's per-engine state (back-end channels, counters). */
+    NvmfPollGroup pollGroup() {
+        return pollGroup;
     }
 
     /** {@code doca_sta_io_non_offload_register_cb}; IDLE only. */
@@ -182,108 +178,181 @@ public final class StaIo extends Ctx {
     // ------------------------------------------------------------------ QPs
 
     /**
-     * {@code doca_sta_io_qp_alloc + doca_sta_io_qp_accept}: takes ownership of an accepted
-     * connection; the engine sets it non-blocking and runs NVMe/TCP on it. Any thread. Throws
+     * {@code doca_sta_io_qp_alloc}: a queue pair handle of this IO context without a connection
+     * (ALLOCATED); {@link #qpAccept} attaches one, {@link #qpDestroy} frees it. Any thread. Throws
      * BAD_STATE unless RUNNING.
      */
-    public StaQp qpAccept(ByteChannel channel) {
+    public StaQp qpAlloc() {
         if (state() != CtxState.RUNNING) {
             throw new DocaException(DocaError.BAD_STATE, "IO context not running");
         }
+        return new StaQp(this);
+    }
+
+    /**
+     * {@code doca_sta_io_qp_accept} for an accepted TCP connection: the engine sets it non-blocking
+     * and serves NVMe/TCP on it. Any thread (a listener's). Throws BAD_STATE (not RUNNING, or the
+     * QP already has a connection), FULL (too many QPs), OPERATING_SYSTEM.
+     */
+    public StaQp qpAccept(StaQp qp, ByteChannel channel) {
         try {
             if (channel instanceof SelectableChannel sc) {
                 sc.configureBlocking(false);
             }
-            if (channel instanceof java.nio.channels.SocketChannel s) {
-                s.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
+            if (channel instanceof SocketChannel s) {
+                s.setOption(StandardSocketOptions.TCP_NODELAY, true);
             }
         } catch (IOException e) {
             throw new DocaException(DocaError.OPERATING_SYSTEM, "cannot configure connection: " + e.getMessage(), e);
         }
-        if (sta.liveQps.incrementAndGet() > Sta.MAX_QPS) {
-            sta.liveQps.decrementAndGet();
-            throw new DocaException(DocaError.FULL, "max QPs (" + Sta.MAX_QPS + ") reached");
-        }
-        StaQp qp = new StaQp(this, channel, sta.getMaxIoSize(), sta.inCapsuleDataSize(), maxQueueSize);
-        return handOverQp(qp);
+        return qpAccept(qp, (Object) channel);
     }
 
     /**
-     * {@code doca_sta_io_qp_alloc + doca_sta_io_qp_accept} for an NVMe/RDMA connection request the
-     * application's rdma_cm listener received (the seed's RDMA connect flow): validates the host's
-     * private data (a bad one is rejected with the NVMe/RDMA reject status), creates the queue pair
-     * (CQ on this engine's completion channel, RC QP, registered capsule, response and data buffers
-     * for HSQSIZE + 1 commands), posts the receives and accepts with CRQSIZE. The connection is
-     * this engine's from then on; report its establishment with {@link #qpEstablished} and its end
-     * with {@link #qpDisconnected}. Any thread (the listener's). Throws (after rejecting) when the
-     * request is refused; the listener frees the id after acknowledging the event.
+     * {@code doca_sta_io_qp_accept} for an NVMe/RDMA connection request the application's rdma_cm
+     * listener received (the seed's RDMA connect flow): validates the host's private data (a bad
+     * one is rejected with the NVMe/RDMA reject status), creates the queue pair (CQ on this engine's
+     * completion channel, RC QP, registered capsule, response and data buffers for HSQSIZE + 1
+     * commands), posts the receives and accepts with CRQSIZE. Report its establishment with
+     * {@link #qpEstablished} and its end with {@link #qpDisconnected}. Any thread (the listener's).
+     * Throws (after rejecting) when the request is refused; the listener frees the id after
+     * acknowledging the event.
      */
-    public StaQp qpAccept(NvmeRdmaConnectRequest req) {
-        if (state() != CtxState.RUNNING) {
+    public StaQp qpAccept(StaQp qp, NvmeRdmaConnectRequest req) {
+        if (state() != CtxState.RUNNING || qp == null || qp.io() != this || qp.state() != NvmfQpairState.ALLOCATED) {
             req.reject(NvmeRdmaCmReject.STS_NO_RSC);
-            throw new DocaException(DocaError.BAD_STATE, "IO context not running");
+            throw new DocaException(DocaError.BAD_STATE, "IO context not running, or the QP is not a fresh one of it");
         }
-        int sts = req.validate(maxQueueSize);
-        if (sts != 0) {
-            req.reject(sts);
-            throw new DocaException(DocaError.INVALID_VALUE, "NVMe/RDMA connect request from " + req.remoteAddress()
-                    + " rejected: " + NvmeRdmaCmReject.describe(sts));
-        }
-        if (sta.liveQps.incrementAndGet() > Sta.MAX_QPS) {
-            sta.liveQps.decrementAndGet();
-            req.reject(NvmeRdmaCmReject.STS_NO_RSC);
-            throw new DocaException(DocaError.FULL, "max QPs (" + Sta.MAX_QPS + ") reached");
-        }
-        int depth = req.privateData().recvQueueSize();
-        VerbsQueuePair rq = null;
-        StaQp qp = null;
+        NvmfRdmaTransport.Connection c = NvmfRdmaTransport.open(req, wait::rdmaChannelFor, sta::hasRdmaDev,
+                maxQueueSize);
         try {
-            rq = new VerbsQueuePair(req.id(), wait.rdmaChannelFor(RdmaCm.verbs(req.id())),
-                    4 * depth + 4, depth + 2);
-            qp = new StaQp(this, rq, depth, sta.getMaxIoSize(), sta.inCapsuleDataSize(), maxQueueSize,
-                    req.remoteAddress(), req.localAddress(), RDMA_INVALIDATE);
-            qp.rdma().start();
-            req.accept(qp.rdma().receiveQueueSize());
+            qpAccept(qp, c);
         } catch (RuntimeException e) {
-            if (rq != null) {
-                rq.keepId();
-            }
-            if (qp != null) {
-                qp.releaseMemory();
-            } else if (rq != null) {
-                rq.destroy();
-            }
-            sta.liveQps.decrementAndGet();
+            c.abandon();
             req.reject(NvmeRdmaCmReject.STS_NO_RSC);
-            throw new DocaException(DocaError.DRIVER, "cannot accept NVMe/RDMA connection from " + req.remoteAddress()
-                    + ": " + e.getMessage(), e);
+            throw e;
         }
-        return handOverQp(qp);
+        req.accept(NvmfRdmaTransport.receiveQueueSize(qp.transport()));
+        return qp;
     }
 
     /**
-     * Adopts an NVMe/RDMA queue pair over an already connected {@code rq} (tests: a fake queue pair
-     * playing the host, no device): buffers registered, receives posted, handed to the engine.
+     * {@code doca_sta_io_qp_accept} for any registered transport: {@code connection} is what the
+     * transport serves (a {@link ByteChannel} for TCP, an {@link NvmfRdmaTransport.Connection} for
+     * RDMA, or another transport's). The transport's buffers are allocated here, then the QP is handed
+     * to the engine. Any thread. Throws BAD_STATE, FULL, NOT_SUPPORTED (no transport serves it), or
+     * the transport's error (the connection is left to the caller).
      */
-    StaQp qpAdopt(RdmaQueuePair rq, int depth, SocketAddress remote, SocketAddress local) {
+    public StaQp qpAccept(StaQp qp, Object connection) {
         if (state() != CtxState.RUNNING) {
             throw new DocaException(DocaError.BAD_STATE, "IO context not running");
         }
-        sta.liveQps.incrementAndGet();
-        StaQp qp = new StaQp(this, rq, depth, sta.getMaxIoSize(), sta.inCapsuleDataSize(), maxQueueSize, remote, local,
-                RDMA_INVALIDATE);
-        qp.rdma().start();
+        if (qp == null || qp.io() != this) {
+            throw new DocaException(DocaError.INVALID_VALUE, "the QP was allocated on another IO context");
+        }
+        if (qp.state() != NvmfQpairState.ALLOCATED) {
+            throw new DocaException(DocaError.BAD_STATE, "the QP already has a connection (" + qp.state() + ")");
+        }
+        NvmfTransportType type = NvmfTransports.forConnection(connection);
+        if (type == null) {
+            throw new DocaException(DocaError.NOT_SUPPORTED, "no registered transport serves a "
+                    + (connection == null ? "null connection" : connection.getClass().getSimpleName())
+                    + " (transports: " + NvmfTransports.names() + ")");
+        }
+        if (sta.liveQps.incrementAndGet() > Sta.MAX_QPS) {
+            sta.liveQps.decrementAndGet();
+            throw new DocaException(DocaError.FULL, "max QPs (" + Sta.MAX_QPS + ") reached");
+        }
+        qp.counted = true;
+        NvmfTransport t;
+        try {
+            t = type.create(qp.qpair(), connection, new NvmfTransportType.Params(sta.getMaxIoSize(),
+                    sta.inCapsuleDataSize(), maxQueueSize));
+        } catch (RuntimeException e) {
+            qp.counted = false;
+            sta.liveQps.decrementAndGet();
+            throw e;
+        }
+        qp.qpair().attach(t, sta.getMaxIoSize());
         return handOverQp(qp);
     }
 
-    /** SEND with Invalidate when the host's descriptor asks for it (sub-type 0xF); off only to work around a device. */
-    static final boolean RDMA_INVALIDATE = Boolean.parseBoolean(System.getProperty("jdoca.sta.rdma.invalidate", "true"));
+    /** {@code doca_sta_io_qp_connect}: {@link #qpAlloc} and {@link #qpAccept} in one call (TCP). Any thread. */
+    public StaQp qpConnect(ByteChannel channel) {
+        return qpAccept(qpAlloc(), channel);
+    }
+
+    /** {@code doca_sta_io_qp_connect} for any registered transport's connection (see {@link #qpAccept(StaQp, Object)}). */
+    public StaQp qpConnect(Object connection) {
+        return qpAccept(qpAlloc(), connection);
+    }
+
+    /**
+     * {@code doca_sta_io_qp_connect} for NVMe/RDMA: {@link #qpAlloc} and {@link #qpAccept} of the
+     * connection request in one call, as DOCA's {@code rdma_offload.c} uses it on an rdma_cm connect
+     * request (the library accepts with the CRQSIZE of the queue it made). Any thread.
+     */
+    public StaQp qpConnect(NvmeRdmaConnectRequest req) {
+        StaQp qp;
+        try {
+            qp = qpAlloc();
+        } catch (DocaException e) {
+            req.reject(NvmeRdmaCmReject.STS_NO_RSC);
+            throw e;
+        }
+        return qpAccept(qp, req);
+    }
+
+    /**
+     * {@code doca_sta_io_qp_destroy}: an ALLOCATED QP is freed at once. A connected one stops taking
+     * commands; its outstanding commands are completed (back-end I/O in flight finishes and is
+     * answered) or failed (a command still waiting for host data, or for a back-end slot, is answered
+     * with Command Aborted due to SQ Deletion); then its connection closes and its buffers go, on the
+     * engine thread, without a transport-error event. BAD_STATE when already destroyed or closed.
+     * Any thread.
+     */
+    public DocaError qpDestroy(StaQp qp) {
+        if (qp == null || qp.io() != this) {
+            return DocaError.INVALID_VALUE;
+        }
+        NvmfQpairState s = qp.state();
+        if (s == NvmfQpairState.ALLOCATED) {
+            return qp.qpair().transition(NvmfQpairState.CLOSED);
+        }
+        if (s == NvmfQpairState.CLOSED || qp.destroying) {
+            return DocaError.BAD_STATE;
+        }
+        qp.destroying = true;
+        post(() -> startDestroy(qp));
+        return DocaError.SUCCESS;
+    }
+
+    /** Engine thread: the destroy begins (see {@link #qpDestroy}); the QP group ends it once drained. */
+    private void startDestroy(StaQp qp) {
+        if (qp.state() == NvmfQpairState.CLOSED) {
+            return;
+        }
+        qp.startDisconnect();
+        qp.executor().failWaiting();
+        qp.transport().flush();
+        qp.destroyDeadline = System.nanoTime() + DESTROY_NANOS;
+        group.destroying(qp);
+    }
+
+    /** How long a destroyed QP may take to drain its in-flight I/O before it is closed anyway. */
+    static final long DESTROY_NANOS = 5_000_000_000L;
+
+    /** Engine thread: a destroyed QP drained (or ran out of time): closed without a transport-error event. */
+    void finishDestroy(StaQp qp) {
+        qp.appInitiatedClose = true;
+        teardown(qp, "recv", DocaError.SHUTDOWN, 0);
+    }
 
     /** The rdma_cm ESTABLISHED event of an accepted NVMe/RDMA queue pair (the seed's connect-established). Any thread. */
     public void qpEstablished(StaQp qp) {
         post(() -> {
-            if (qp.state() == StaQpState.CONNECTING) {
-                qp.transition(StaQpState.READY);
+            if (qp.state() == NvmfQpairState.CONNECTING) {
+                qp.qpair().transition(NvmfQpairState.READY);
             }
         });
     }
@@ -293,17 +362,12 @@ public final class StaIo extends Ctx {
         post(() -> teardown(qp, "rdma_cm", DocaError.CONNECTION_RESET, 0));
     }
 
-    /** {@code doca_sta_io_qp_connect}: alloc and accept in one call (same as {@link #qpAccept}). */
-    public StaQp qpConnect(ByteChannel channel) {
-        return qpAccept(channel);
-    }
-
     /** {@code doca_sta_io_qp_add_subsystem}: after a valid Connect, lets the QP execute I/O on the subsystem. */
     public DocaError qpAddSubsystem(StaQp qp, StaSubsystem subsystem) {
         if (qp == null || qp.io() != this || subsystem == null) {
             return DocaError.INVALID_VALUE;
         }
-        if (qp.state() != StaQpState.READY) {
+        if (qp.state() != NvmfQpairState.READY) {
             return DocaError.BAD_STATE;
         }
         qp.bind(subsystem);
@@ -318,7 +382,7 @@ public final class StaIo extends Ctx {
         if (entries < 2 || entries > maxQueueSize) {
             return DocaError.INVALID_VALUE;
         }
-        qp.setSqSize(entries);
+        qp.qpair().setSqSize(entries);
         return DocaError.SUCCESS;
     }
 
@@ -381,7 +445,7 @@ public final class StaIo extends Ctx {
      */
     public void waitForIo(long timeoutNanos) {
         if (wait.ready() && !hasPendingWork()) {
-            wait.await(timeoutNanos, group.all(), beChannels);
+            wait.await(timeoutNanos, group.all(), pollGroup.backendChannels());
         }
     }
 
@@ -436,10 +500,11 @@ public final class StaIo extends Ctx {
 
     /** Engine counters ({@code doca_sta_stats} for an EU). */
     public StaStats stats() {
-        return StaStats.of("engine", name(), "reads", reads, "writes", writes, "read_bytes", readBytes,
-                "write_bytes", writeBytes, "non_offloaded", nonOffloaded, "io_errors", ioErrors,
-                "digest_errors", digestErrors, "protocol_errors", protocolErrors, "qps_accepted", qpsAccepted,
-                "qps_closed", qpsClosed, "qps_live", (long) group.size());
+        NvmfPollGroup g = pollGroup;
+        return StaStats.of("engine", name(), "reads", g.reads(), "writes", g.writes(), "read_bytes", g.readBytes(),
+                "write_bytes", g.writeBytes(), "non_offloaded", g.nonOffloaded(), "io_errors", g.ioErrors(),
+                "digest_errors", g.digestErrors(), "protocol_errors", g.protocolErrors(),
+                "qps_accepted", qpsAccepted, "qps_closed", qpsClosed, "qps_live", (long) group.size());
     }
 
     // ------------------------------------------------------------------ engine internals
@@ -463,16 +528,16 @@ public final class StaIo extends Ctx {
     }
 
     void teardown(StaQp qp, String op, DocaError why, int detail) {
-        if (qp.state() == StaQpState.CLOSED) {
+        if (qp.state() == NvmfQpairState.CLOSED) {
             return;
         }
         qp.close();
         qp.abortRequests(why);
         qpsClosed++;
-        sta.liveQps.decrementAndGet();
+        uncount(qp);
         group.remove(qp);
         if (!qp.appInitiatedClose && transportErrorCb != null) {
-            transportErrorCb.onTransportError(qp, op, why, op.equals("protocol") ? qp.lastFes : detail);
+            transportErrorCb.onTransportError(qp, op, why, op.equals("protocol") ? qp.qpair().lastFes() : detail);
         }
         // Queued tasks may still reference the QP; its buffers go when nothing can touch them.
         group.release(qp);
@@ -503,7 +568,7 @@ public final class StaIo extends Ctx {
 
     @Override
     protected void onIdle() {
-        beChannels.close();
+        pollGroup.close();
         group.releaseAll();
         wait.close();
     }
@@ -530,8 +595,8 @@ public final class StaIo extends Ctx {
     @Override
     public long maxSleepNanos() {
         // Sockets do not wake the engine: bound the sleep while connections exist.
-        if (beChannels.busy() > 0) {
-            return StaBeChannels.WAIT_NANOS;
+        if (pollGroup.backendChannels().busy() > 0) {
+            return NvmfBackendChannels.WAIT_NANOS;
         }
         return group.size() == 0 && queued.isEmpty() ? Long.MAX_VALUE : 200_000L;
     }
@@ -540,16 +605,20 @@ public final class StaIo extends Ctx {
     protected int work() {
         int n = 0;
         n += inbox.drain(takeOver, INBOX_CAPACITY);
-        if (beChannels.busy() > 0) {
-            n += beChannels.poll();
+        NvmfBackendChannels bech = pollGroup.backendChannels();
+        if (bech.busy() > 0) {
+            n += bech.poll();
         }
         n += group.poll();
-        if (beChannels.busy() > 0) {
+        if (bech.busy() > 0) {
             // Submit what this cycle's commands queued now (one io_uring_enter), not a cycle later.
-            n += beChannels.poll();
+            n += bech.poll();
         }
         if (!queued.isEmpty()) {
             n += runTasks();
+        }
+        if (group.hasDestroying()) {
+            n += group.reapDestroyed(this);
         }
         if (group.hasPendingRelease()) {
             group.releasePending();
@@ -580,7 +649,15 @@ public final class StaIo extends Ctx {
     private void discard(StaQp qp) {
         qp.close();
         qp.releaseMemory();
-        sta.liveQps.decrementAndGet();
+        uncount(qp);
+    }
+
+    /** The QP leaves the main context's live count (once). */
+    private void uncount(StaQp qp) {
+        if (qp.counted) {
+            qp.counted = false;
+            sta.liveQps.decrementAndGet();
+        }
     }
 
     private int runTasks() {

@@ -1,7 +1,9 @@
 package io.jdoca.sta;
 
+import io.jdoca.core.DocaError;
 import io.jdoca.core.exec.Task;
 import io.jdoca.core.exec.TaskPool;
+import io.jdoca.sta.nvmf.NvmfHostDataSink;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -12,7 +14,7 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Not thread-safe: the IO context's progress-engine thread.
  */
-public final class StaIoTaskNonOffloadRead extends Task {
+public final class StaIoTaskNonOffloadRead extends Task implements NvmfHostDataSink {
     StaQp qp;
     int cid;
     MemorySegment dst;
@@ -42,8 +44,20 @@ public final class StaIoTaskNonOffloadRead extends Task {
         return cid;
     }
 
+    @Override
     public MemorySegment destination() {
         return dst;
+    }
+
+    @Override
+    public long destinationOffset() {
+        return dstOffset;
+    }
+
+    /** The fetch ended (engine thread): the task completes with {@code status}. */
+    @Override
+    public void fetched(DocaError status) {
+        qp.io().completeTask(this, status);
     }
 
     public int length() {

@@ -1,5 +1,8 @@
 package io.jdoca.sta;
 
+import io.jdoca.sta.nvmf.NvmfBackendChannels;
+import io.jdoca.sta.nvmf.NvmfQpairState;
+import io.jdoca.sta.nvmf.rdma.RdmaCompletionChannel;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -11,7 +14,7 @@ import java.util.function.Consumer;
 
 /**
  * How an idle {@link StaIo} engine sleeps (SPDK's sock group and interrupt mode): a {@link Selector}
- * watching the read readiness of its NVMe/TCP QPs' sockets, the {@link StaRdmaChannel} the CQs of
+ * watching the read readiness of its NVMe/TCP QPs' sockets, the {@link RdmaCompletionChannel} the CQs of
  * its NVMe/RDMA QPs signal, or the back-end's own completions while back-end I/O is in flight. The
  * engine wakes at the first readable socket, completion or hand-over ({@link #wakeup}).
  *
@@ -22,12 +25,12 @@ final class StaIoWait {
     private static final System.Logger LOG = System.getLogger(StaIoWait.class.getName());
 
     /** One completion channel per engine (its device context's), shared by the CQs of its RDMA QPs. */
-    private final StaRdmaChannel rdmaChannel;
+    private final RdmaCompletionChannel rdmaChannel;
     private final Consumer<SelectionKey> ignoreKey = k -> { };
     private Selector selector;
 
     StaIoWait(Arena arena) {
-        this.rdmaChannel = new StaRdmaChannel(arena);
+        this.rdmaChannel = new RdmaCompletionChannel(arena);
     }
 
     /** Opens the selector (engine start); without one, {@link #await} returns at once. */
@@ -44,7 +47,7 @@ final class StaIoWait {
         return selector != null;
     }
 
-    /** The completion channel for a CQ on device context {@code ctx} (see {@link StaRdmaChannel#channelFor}). Any thread. */
+    /** The completion channel for a CQ on device context {@code ctx} (see {@link RdmaCompletionChannel#channelFor}). Any thread. */
     MemorySegment rdmaChannelFor(MemorySegment ctx) {
         return rdmaChannel.channelFor(ctx);
     }
@@ -75,7 +78,7 @@ final class StaIoWait {
      * exist, else in the selector. Returns at once when unsent data waits for a socket or a QP is
      * terminating. Engine thread; call only when {@link #ready()} and no work is pending.
      */
-    void await(long timeoutNanos, StaQp[] cur, StaBeChannels beChannels) {
+    void await(long timeoutNanos, StaQp[] cur, NvmfBackendChannels beChannels) {
         if (beChannels.busy() == 0 && hasRdma(cur)) {
             awaitRdma(timeoutNanos, cur);
             return;
@@ -86,7 +89,8 @@ final class StaIoWait {
             return;
         }
         for (int i = 0; i < cur.length; i++) {
-            if (cur[i].transport().sendPending() || cur[i].state() == StaQpState.TERMINATING) {
+            if ((cur[i].transport() != null && cur[i].transport().sendPending())
+                    || cur[i].state() == NvmfQpairState.TERMINATING) {
                 Thread.yield();
                 return;
             }
@@ -100,28 +104,25 @@ final class StaIoWait {
      * channel (TCP QPs on the same engine: in the selector, at most 1 ms) until a completion.
      */
     private void awaitRdma(long timeoutNanos, StaQp[] cur) {
-        boolean tcp = false;
+        boolean sockets = false;
         for (StaQp qp : cur) {
-            NvmeRdmaConnection c = qp.rdma();
-            if (c == null) {
-                tcp |= qp.selectable() != null;
-                continue;
-            }
-            if (c.queuePair().arm() != 0) {
+            if (qp.selectable() != null) {
+                sockets = true;
+            } else if (qp.transport() != null && qp.transport().arm() != 0) {
                 Thread.yield();
                 return;
             }
         }
         int more = 0;
         for (StaQp qp : cur) {
-            if (qp.rdma() != null) {
+            if (qp.selectable() == null) {
                 more += qp.poll();
             }
         }
         if (more > 0) {
             return;
         }
-        if (tcp || !rdmaChannel.open()) {
+        if (sockets || !rdmaChannel.open()) {
             select(1);
             return;
         }
@@ -136,9 +137,10 @@ final class StaIoWait {
         }
     }
 
+    /** True when a QP has no socket to select on: it signals the completion channel instead (NVMe/RDMA). */
     private static boolean hasRdma(StaQp[] cur) {
         for (StaQp qp : cur) {
-            if (qp.rdma() != null) {
+            if (qp.selectable() == null && qp.transport() != null) {
                 return true;
             }
         }

@@ -2,6 +2,7 @@ package io.jdoca.sta;
 
 import io.jdoca.core.exec.Task;
 import io.jdoca.core.exec.TaskQueue;
+import io.jdoca.sta.nvmf.NvmfQpairState;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -20,6 +21,8 @@ final class StaQpGroup {
     private StaQp[] qps = new StaQp[0];
     /** Closed QPs whose buffers wait until no queued task references them (control-path list). */
     private final List<StaQp> pendingRelease = new ArrayList<>();
+    /** QPs being destroyed ({@link StaIo#qpDestroy}): closed once drained or past their deadline. */
+    private final List<StaQp> destroying = new ArrayList<>();
 
     StaQpGroup(TaskQueue queued) {
         this.queued = queued;
@@ -45,6 +48,31 @@ final class StaQpGroup {
         StaQp[] cur = qps;
         for (int i = 0; i < cur.length; i++) {
             n += cur[i].poll();
+        }
+        return n;
+    }
+
+    /** A destroyed QP drains; {@link #reapDestroyed} closes it. Engine thread. */
+    void destroying(StaQp qp) {
+        destroying.add(qp);
+    }
+
+    /** True while a destroyed QP waits to drain. */
+    boolean hasDestroying() {
+        return !destroying.isEmpty();
+    }
+
+    /** Closes the destroyed QPs that drained or ran out of time; returns how many. Engine thread. */
+    int reapDestroyed(StaIo io) {
+        int n = 0;
+        long now = System.nanoTime();
+        for (int i = destroying.size() - 1; i >= 0; i--) {
+            StaQp qp = destroying.get(i);
+            if (qp.drained() || now - qp.destroyDeadline > 0 || qp.state() == NvmfQpairState.CLOSED) {
+                destroying.remove(i);
+                io.finishDestroy(qp);
+                n++;
+            }
         }
         return n;
     }

@@ -2,6 +2,8 @@ package io.jdoca.sta;
 
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
+import io.jdoca.sta.backend.StaBackend;
+import io.jdoca.sta.nvmf.NvmfNamespaceMap;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,7 +15,7 @@ import java.util.List;
  * <p><b>Threads.</b> Namespaces are added and removed on the control path (synchronized); IO
  * engines look them up without locks through a volatile copy-on-write array.
  */
-public final class StaSubsystem {
+public final class StaSubsystem implements NvmfNamespaceMap {
     private final Sta sta;
     private final String nqn;
     private final int maxNs;
@@ -84,7 +86,7 @@ public final class StaSubsystem {
         if (ns == null || ns.subsystem() != this || byNsid[ns.nsid()] != ns) {
             return DocaError.NOT_FOUND;
         }
-        ns.removed = true;
+        ns.markRemoved();
         if (ns.inflight() != 0) {
             return DocaError.IN_USE;
         }
@@ -93,7 +95,7 @@ public final class StaSubsystem {
     }
 
     synchronized void detach(StaNamespace ns) {
-        ns.removed = true;
+        ns.markRemoved();
         if (byNsid[ns.nsid()] == ns) {
             StaNamespace[] next = byNsid.clone();
             next[ns.nsid()] = null;
@@ -103,6 +105,7 @@ public final class StaSubsystem {
     }
 
     /** The namespace with front-end id {@code nsid}, or null. Allocation-free, lock-free. */
+    @Override
     public StaNamespace ns(int nsid) {
         StaNamespace[] a = byNsid;
         return nsid > 0 && nsid < a.length ? a[nsid] : null;
@@ -112,7 +115,7 @@ public final class StaSubsystem {
     public List<StaNamespace> namespaces() {
         List<StaNamespace> l = new ArrayList<>();
         for (StaNamespace ns : byNsid) {
-            if (ns != null && !ns.removed) {
+            if (ns != null && !ns.isRemoved()) {
                 l.add(ns);
             }
         }

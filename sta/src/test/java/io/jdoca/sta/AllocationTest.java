@@ -3,9 +3,10 @@ package io.jdoca.sta;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jdoca.sta.backend.FileBackend;
 import io.jdoca.sta.nvme.NvmeOpcode;
-import io.jdoca.sta.pdu.DataPdu;
-import io.jdoca.sta.pdu.NvmeTcpPdu;
+import io.jdoca.sta.nvmf.tcp.DataPdu;
+import io.jdoca.sta.nvmf.tcp.NvmeTcpPdu;
 import io.jdoca.testkit.AllocationMeter;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
@@ -59,8 +60,8 @@ class AllocationTest {
     @Test
     void fileBackendIoThroughIoUringAllocatesNothing(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
         try (TestBed bed = new TestBed(1 << 20, BS)) {
-            io.jdoca.sta.be.FileBackend file = bed.sta.backendCreate(
-                    io.jdoca.sta.be.FileBackend.open("file0", dir.resolve("ns2.img"), 64L << 20));
+            FileBackend file = bed.sta.backendCreate(
+                    FileBackend.open("file0", dir.resolve("ns2.img"), 64L << 20));
             file.addQueue();
             StaNamespace ns2 = bed.subsys.addNs(2, BS, 1, file);
             TestClient c = IoPathTest.connected(bed, true, true);
@@ -90,7 +91,7 @@ class AllocationTest {
                 }
             };
             AllocationMeter.Result r = AllocationMeter.steadyState(5_000, 20_000, op);
-            assertEquals("IoUringChannel", bed.io.beChannels().channel(file).getClass().getSimpleName(),
+            assertEquals("IoUringChannel", bed.io.pollGroup().backendChannels().channel(file).getClass().getSimpleName(),
                     "the file back-end ran on io_uring");
             assertTrue(r.bytesPerOp() < 1.0, "bytes/op " + r.bytesPerOp() + " (" + r.bytes() + " bytes over " + r.ops() + " I/Os)");
             assertEquals(0, bed.io.stats().get("io_errors"));

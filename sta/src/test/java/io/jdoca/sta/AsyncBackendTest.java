@@ -3,9 +3,11 @@ package io.jdoca.sta;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jdoca.sta.backend.FileBackend;
 import io.jdoca.sta.nvme.NvmeOpcode;
-import io.jdoca.sta.pdu.DataPdu;
-import io.jdoca.sta.pdu.NvmeTcpPdu;
+import io.jdoca.sta.nvmf.NvmfBackendChannels;
+import io.jdoca.sta.nvmf.tcp.DataPdu;
+import io.jdoca.sta.nvmf.tcp.NvmeTcpPdu;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 
@@ -72,7 +74,7 @@ class AsyncBackendTest {
             assertTrue(System.nanoTime() - t0 >= STALL);
             assertEquals(0, slowNs.inflight());
             assertEquals(1, bed.timeouts.size(), "one event per operation");
-            assertEquals(0, bed.io.qps().get(0).executor().pool().badTransitions);
+            assertEquals(0, bed.io.qps().get(0).transport().requests().badTransitions());
             bed.subsys.rmNs(slowNs);
             bed.sta.backendDestroy(slow);
         }
@@ -88,7 +90,7 @@ class AsyncBackendTest {
             StallingBackend slow = bed.sta.backendCreate(new StallingBackend("slow2", 1 << 20, 20_000_000L));
             slow.addQueue();
             StaNamespace ns = bed.subsys.addNs(2, BS, 1, slow);
-            int n = StaBeChannels.SLOTS + 6;
+            int n = NvmfBackendChannels.SLOTS + 6;
             for (int i = 0; i < n; i++) {
                 slow.mem.set(java.lang.foreign.ValueLayout.JAVA_INT, (long) i * BS, 1000 + i);
             }
@@ -97,7 +99,7 @@ class AsyncBackendTest {
                 c.io(NvmeOpcode.IO_READ, i, 2, i, 1, BS, null, 0);
             }
             bed.pump();
-            assertEquals(StaBeChannels.SLOTS, slow.channel.outstanding(), "every slot busy, the rest waiting");
+            assertEquals(NvmfBackendChannels.SLOTS, slow.channel.outstanding(), "every slot busy, the rest waiting");
             assertEquals(n, ns.inflight());
             boolean[] seen = new boolean[n];
             for (int i = 0; i < n; i++) {
@@ -113,7 +115,7 @@ class AsyncBackendTest {
             }
             assertEquals(n, slow.channel.submitted);
             assertEquals(0, ns.inflight());
-            assertEquals(0, bed.io.qps().get(0).executor().pool().badTransitions);
+            assertEquals(0, bed.io.qps().get(0).transport().requests().badTransitions());
         }
     }
 
@@ -143,7 +145,7 @@ class AsyncBackendTest {
     void fileBackendOnIoUringRoundTrips(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         try (TestBed bed = new TestBed(1 << 20, BS)) {
             java.nio.file.Path img = dir.resolve("ns2.img");
-            io.jdoca.sta.be.FileBackend file = bed.sta.backendCreate(io.jdoca.sta.be.FileBackend.open("file0", img, 1 << 20));
+            FileBackend file = bed.sta.backendCreate(FileBackend.open("file0", img, 1 << 20));
             file.addQueue();
             StaNamespace ns = bed.subsys.addNs(2, BS, 1, file);
             TestClient c = IoPathTest.connected(bed, false, false);
@@ -169,7 +171,7 @@ class AsyncBackendTest {
                 c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
                 assertEquals(0, c.cqeStatus());
             }
-            assertEquals("IoUringChannel", bed.io.beChannels().channel(file).getClass().getSimpleName());
+            assertEquals("IoUringChannel", bed.io.pollGroup().backendChannels().channel(file).getClass().getSimpleName());
             assertEquals(0, ns.inflight());
             assertEquals(32, ns.stats().get("reads"));
             bed.subsys.rmNs(ns);
@@ -215,7 +217,7 @@ class AsyncBackendTest {
             assertEquals(0, ns.inflight());
             assertEquals(32, ns.stats().get("reads"));
             assertEquals(2, ns.stats().get("writes"));
-            assertEquals(0, bed.io.qps().get(0).executor().pool().badTransitions);
+            assertEquals(0, bed.io.qps().get(0).transport().requests().badTransitions());
             bed.subsys.rmNs(ns);
             bed.sta.backendDestroy(be);
         }
@@ -236,7 +238,7 @@ class AsyncBackendTest {
                 be.mem.set(java.lang.foreign.ValueLayout.JAVA_INT, (long) i * BS, 2000 + i);
             }
             PipeChannel[] p = PipeChannel.pair(1 << 21);
-            StaQp qp = bed.io.qpAccept(p[0]);
+            StaQp qp = bed.io.qpConnect(p[0]);
             TestClient c = new TestClient(bed, p[1]);
             c.icReq(false, false);
             c.expect(NvmeTcpPdu.TYPE_IC_RESP);
@@ -259,7 +261,7 @@ class AsyncBackendTest {
             }
             assertEquals(4, be.channel.submitted, "the reads went through the channel");
             assertEquals(0, ns.inflight());
-            assertEquals(0, bed.io.qps().get(0).executor().pool().badTransitions);
+            assertEquals(0, bed.io.qps().get(0).transport().requests().badTransitions());
             bed.subsys.rmNs(ns);
             bed.sta.backendDestroy(be);
         }

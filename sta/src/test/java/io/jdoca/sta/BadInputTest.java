@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdoca.sta.nvme.NvmeOpcode;
 import io.jdoca.sta.nvme.NvmeStatus;
-import io.jdoca.sta.pdu.DataPdu;
-import io.jdoca.sta.pdu.NvmeTcpPdu;
-import io.jdoca.sta.pdu.TermReqPdu;
+import io.jdoca.sta.nvmf.tcp.DataPdu;
+import io.jdoca.sta.nvmf.tcp.NvmeTcpPdu;
+import io.jdoca.sta.nvmf.tcp.TermReqPdu;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
@@ -21,7 +21,7 @@ class BadInputTest {
 
     private static TestClient fresh(TestBed bed) {
         PipeChannel[] p = PipeChannel.pair(1 << 21);
-        bed.io.qpAccept(p[0]);
+        bed.io.qpConnect(p[0]);
         return new TestClient(bed, p[1]);
     }
 

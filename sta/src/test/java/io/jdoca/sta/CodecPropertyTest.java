@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.jdoca.sta.nvme.NvmeCommand;
 import io.jdoca.sta.nvme.NvmeCompletion;
 import io.jdoca.sta.nvme.NvmeStatus;
-import io.jdoca.sta.pdu.DataPdu;
-import io.jdoca.sta.pdu.IcReqPdu;
-import io.jdoca.sta.pdu.IcRespPdu;
-import io.jdoca.sta.pdu.NvmeTcpPdu;
-import io.jdoca.sta.pdu.PduDigest;
+import io.jdoca.sta.nvmf.tcp.DataPdu;
+import io.jdoca.sta.nvmf.tcp.IcReqPdu;
+import io.jdoca.sta.nvmf.tcp.IcRespPdu;
+import io.jdoca.sta.nvmf.tcp.NvmeTcpPdu;
+import io.jdoca.sta.nvmf.tcp.PduDigest;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.zip.CRC32C;
@@ -17,7 +17,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 
-/** Round trips of the PDU and NVMe flyweights, and the digest against java.util.zip.CRC32C. */
+/** Round trips of the PDU and NVMe flyweights, and the digest against CRC32C. */
 class CodecPropertyTest {
     final MemorySegment seg = Arena.ofAuto().allocate(8192);
 

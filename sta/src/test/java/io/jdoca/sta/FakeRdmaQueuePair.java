@@ -1,7 +1,8 @@
 package io.jdoca.sta;
 
-import io.jdoca.sta.rdma.RdmaCompletionSink;
-import io.jdoca.sta.rdma.RdmaQueuePair;
+import io.jdoca.sta.nvmf.rdma.RdmaCompletionSink;
+import io.jdoca.sta.nvmf.rdma.RdmaQueuePair;
+import io.jdoca.sta.nvmf.tcp.NvmeTcpPdu;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -76,8 +77,8 @@ final class FakeRdmaQueuePair implements RdmaQueuePair {
 
     @Override
     public int postSend(long wrId, long off, int len, boolean invalidate, int rkey) {
-        lastCid = respArea.get(io.jdoca.sta.pdu.NvmeTcpPdu.LE16, off + 12) & 0xffff;
-        lastStatus = respArea.get(io.jdoca.sta.pdu.NvmeTcpPdu.LE16, off + 14) & 0xffff; // raw, as NvmeStatus encodes it
+        lastCid = respArea.get(NvmeTcpPdu.LE16, off + 12) & 0xffff;
+        lastStatus = respArea.get(NvmeTcpPdu.LE16, off + 14) & 0xffff; // raw, as NvmeStatus encodes it
         responseCount++;
         if (record) {
             responses.add(new int[]{lastCid, lastStatus, invalidate ? rkey : 0});

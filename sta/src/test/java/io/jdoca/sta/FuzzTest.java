@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdoca.sta.nvme.NvmeOpcode;
-import io.jdoca.sta.pdu.NvmeTcpPdu;
+import io.jdoca.sta.nvmf.NvmfQpairState;
+import io.jdoca.sta.nvmf.tcp.NvmeTcpPdu;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import net.jqwik.api.Arbitraries;
@@ -42,7 +43,7 @@ class FuzzTest {
     @Property(tries = 200)
     void randomBytesAfterIcReq(@ForAll("garbage") byte[] junk) {
         PipeChannel[] p = PipeChannel.pair(1 << 16);
-        StaQp qp = bed.io.qpAccept(p[0]);
+        StaQp qp = bed.io.qpConnect(p[0]);
         TestClient c = new TestClient(bed, p[1], 1 << 18);
         c.icReq(false, false);
         c.expect(NvmeTcpPdu.TYPE_IC_RESP);
@@ -51,14 +52,14 @@ class FuzzTest {
         drain(c);
         c.close();
         bed.pump();
-        assertEquals(StaQpState.CLOSED, qp.state());
+        assertEquals(NvmfQpairState.CLOSED, qp.state());
         healthy();
     }
 
     @Property(tries = 200)
     void mutatedCapsules(@ForAll("garbage") byte[] mutations, @ForAll boolean connected, @ForAll boolean digests) {
         PipeChannel[] p = PipeChannel.pair(1 << 16);
-        StaQp qp = bed.io.qpAccept(p[0]);
+        StaQp qp = bed.io.qpConnect(p[0]);
         TestClient c = new TestClient(bed, p[1], 1 << 18);
         if (connected) {
             c.connectIoQueue(digests, digests);
@@ -84,7 +85,7 @@ class FuzzTest {
         }
         c.txLen = base + len;
         NvmeTcpPdu.putHeader(c.tx, base, NvmeTcpPdu.TYPE_CAPSULE_CMD, NvmeTcpPdu.flags(c.tx, base), 72, 0, len);
-        if (qp.state() != StaQpState.CLOSED) {
+        if (qp.state() != NvmfQpairState.CLOSED) {
             try {
                 c.send();
             } catch (RuntimeException e) {
@@ -107,7 +108,7 @@ class FuzzTest {
 
     private static void healthy() {
         PipeChannel[] p = PipeChannel.pair(1 << 16);
-        bed.io.qpAccept(p[0]);
+        bed.io.qpConnect(p[0]);
         TestClient ok = new TestClient(bed, p[1], 1 << 18);
         ok.connectIoQueue(false, false);
         ok.read(99, 0, 1, 4096);

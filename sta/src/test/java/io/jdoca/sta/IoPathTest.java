@@ -5,17 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdoca.core.DocaError;
+import io.jdoca.sta.backend.StaStats;
 import io.jdoca.sta.nvme.NvmeOpcode;
 import io.jdoca.sta.nvme.NvmeStatus;
-import io.jdoca.sta.pdu.DataPdu;
-import io.jdoca.sta.pdu.NvmeTcpPdu;
+import io.jdoca.sta.nvmf.NvmfQpairState;
+import io.jdoca.sta.nvmf.tcp.DataPdu;
+import io.jdoca.sta.nvmf.tcp.NvmeTcpPdu;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 /** Offloaded I/O through the engine, socket-free (in-memory pipes). */
 class IoPathTest {
@@ -32,7 +34,7 @@ class IoPathTest {
 
     static TestClient connected(TestBed bed, boolean hd, boolean dd) {
         PipeChannel[] p = PipeChannel.pair(1 << 21);
-        bed.io.qpAccept(p[0]);
+        bed.io.qpConnect(p[0]);
         TestClient c = new TestClient(bed, p[1]);
         c.connectIoQueue(hd, dd);
         return c;
@@ -89,7 +91,7 @@ class IoPathTest {
     void c2hDataHonoursTheHostPduDataAlignment() {
         try (TestBed bed = new TestBed(1 << 20, BS)) {
             PipeChannel[] p = PipeChannel.pair(1 << 21);
-            bed.io.qpAccept(p[0]);
+            bed.io.qpConnect(p[0]);
             TestClient c = new TestClient(bed, p[1]);
             c.icReq(true, true, 3); // HPDA 3: 16-byte alignment
             c.expect(NvmeTcpPdu.TYPE_IC_RESP);
@@ -110,7 +112,7 @@ class IoPathTest {
     void readsEndWithC2hSuccessWhenTheHostDisabledSqFlowControl() {
         try (TestBed bed = new TestBed(1 << 20, BS)) {
             PipeChannel[] p = PipeChannel.pair(1 << 21);
-            StaQp qp = bed.io.qpAccept(p[0]);
+            StaQp qp = bed.io.qpConnect(p[0]);
             TestClient c = new TestClient(bed, p[1]);
             c.icReq(false, false);
             c.expect(NvmeTcpPdu.TYPE_IC_RESP);
@@ -169,10 +171,10 @@ class IoPathTest {
             assertEquals(0x5a, bed.backend.segment().get(ValueLayout.JAVA_BYTE, 7 * BS));
             // DSM deallocate of two ranges: {attrs, NLB, SLBA}
             MemorySegment ranges = Arena.ofAuto().allocate(32);
-            ranges.set(io.jdoca.sta.pdu.NvmeTcpPdu.LE32, 4, 1);
-            ranges.set(io.jdoca.sta.pdu.NvmeTcpPdu.LE64, 8, 10L);
-            ranges.set(io.jdoca.sta.pdu.NvmeTcpPdu.LE32, 20, 2);
-            ranges.set(io.jdoca.sta.pdu.NvmeTcpPdu.LE64, 24, 20L);
+            ranges.set(NvmeTcpPdu.LE32, 4, 1);
+            ranges.set(NvmeTcpPdu.LE64, 8, 10L);
+            ranges.set(NvmeTcpPdu.LE32, 20, 2);
+            ranges.set(NvmeTcpPdu.LE64, 24, 20L);
             long sqe = c.beginCapsule();
             io.jdoca.sta.nvme.NvmeCommand.encode(c.tx, sqe, NvmeOpcode.IO_DATASET_MANAGEMENT, 3, 1);
             io.jdoca.sta.nvme.NvmeCommand.putCdw(c.tx, sqe, 40, 1);     // NR = 2 ranges (0's based)
@@ -332,7 +334,7 @@ class IoPathTest {
     void ioBeforeConnectGoesToTheApplication() {
         try (TestBed bed = new TestBed(1 << 20, BS)) {
             PipeChannel[] p = PipeChannel.pair(1 << 20);
-            bed.io.qpAccept(p[0]);
+            bed.io.qpConnect(p[0]);
             TestClient c = new TestClient(bed, p[1]);
             c.icReq(false, false);
             c.expect(NvmeTcpPdu.TYPE_IC_RESP);
@@ -406,7 +408,7 @@ class IoPathTest {
             assertEquals(DocaError.SUCCESS, t.submit());
             bed.pump();
             assertEquals("disconnected", bed.completed.get(0));
-            assertEquals(StaQpState.CLOSED, qp.state());
+            assertEquals(NvmfQpairState.CLOSED, qp.state());
             assertTrue(bed.transportErrors.isEmpty(), "an application disconnect is not a transport error");
             assertEquals(0, bed.io.qps().size());
         }

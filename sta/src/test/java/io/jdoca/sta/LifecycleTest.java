@@ -11,10 +11,12 @@ import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.core.exec.CtxState;
 import io.jdoca.core.exec.ProgressEngine;
-import io.jdoca.sta.be.FileBackend;
-import io.jdoca.sta.be.MemoryBackend;
-import io.jdoca.sta.be.NullBackend;
+import io.jdoca.sta.backend.FileBackend;
+import io.jdoca.sta.backend.MemoryBackend;
+import io.jdoca.sta.backend.NullBackend;
+import io.jdoca.sta.backend.StaBackend;
 import io.jdoca.sta.nvme.NvmeStatus;
+import io.jdoca.sta.nvmf.NvmfQpairState;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -54,6 +56,7 @@ class LifecycleTest {
         }
         assertEquals(DocaError.SUCCESS, sta.stop());
         assertEquals(CtxState.IDLE, sta.state());
+        assertEquals(DocaError.SUCCESS, sta.destroy());
         pe.close();
         pe2.close();
     }
@@ -82,6 +85,7 @@ class LifecycleTest {
         third.destroy();
         second.destroy();
         assertEquals(DocaError.SUCCESS, sta.stop());
+        assertEquals(DocaError.SUCCESS, sta.destroy());
         pe.close();
     }
 
@@ -99,16 +103,17 @@ class LifecycleTest {
         assertEquals(DocaError.INVALID_VALUE, sta.setMaxIoSize(5000));
         assertEquals(DocaError.SUCCESS, sta.setMaxIoSize(65536));
         assertFalse(new StaCapabilityProvider().capabilities(dev.devInfo()).isEmpty());
+        assertEquals(DocaError.SUCCESS, sta.destroy());
     }
 
     @Test
     void qpStateMachine() {
-        assertTrue(StaQpState.CONNECTING.canTransitionTo(StaQpState.READY));
-        assertTrue(StaQpState.READY.canTransitionTo(StaQpState.DISCONNECTING));
-        assertTrue(StaQpState.TERMINATING.canTransitionTo(StaQpState.CLOSED));
-        assertFalse(StaQpState.CLOSED.canTransitionTo(StaQpState.READY));
-        assertFalse(StaQpState.READY.canTransitionTo(StaQpState.CONNECTING));
-        assertFalse(StaQpState.DISCONNECTING.canTransitionTo(StaQpState.READY));
+        assertTrue(NvmfQpairState.CONNECTING.canTransitionTo(NvmfQpairState.READY));
+        assertTrue(NvmfQpairState.READY.canTransitionTo(NvmfQpairState.DISCONNECTING));
+        assertTrue(NvmfQpairState.TERMINATING.canTransitionTo(NvmfQpairState.CLOSED));
+        assertFalse(NvmfQpairState.CLOSED.canTransitionTo(NvmfQpairState.READY));
+        assertFalse(NvmfQpairState.READY.canTransitionTo(NvmfQpairState.CONNECTING));
+        assertFalse(NvmfQpairState.DISCONNECTING.canTransitionTo(NvmfQpairState.READY));
     }
 
     @Test
@@ -169,7 +174,7 @@ class LifecycleTest {
         assertEquals(NvmeStatus.SUCCESS, nul.write(0, buf, 0, 4096, scratch));
         assertEquals(NvmeStatus.SUCCESS, nul.read(0, out, 0, 4096, scratch));
         assertEquals(0, out.get(ValueLayout.JAVA_BYTE, 4095));
-        ((StaBackend) file).close();
-        ((StaBackend) mem).close();
+        file.destroyInternal();
+        mem.destroyInternal();
     }
 }

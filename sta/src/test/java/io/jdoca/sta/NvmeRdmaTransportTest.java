@@ -11,10 +11,14 @@ import io.jdoca.sta.nvme.FabricsConnectCommand;
 import io.jdoca.sta.nvme.NvmeCommand;
 import io.jdoca.sta.nvme.NvmeOpcode;
 import io.jdoca.sta.nvme.NvmeStatus;
-import io.jdoca.sta.rdma.KeyedSgl;
-import io.jdoca.sta.rdma.NvmeRdmaCmReject;
-import io.jdoca.sta.rdma.NvmeRdmaCmRequest;
-import io.jdoca.sta.rdma.NvmeRdmaConnectRequest;
+import io.jdoca.sta.nvmf.NvmfQpairState;
+import io.jdoca.sta.nvmf.NvmfRequestPool;
+import io.jdoca.sta.nvmf.NvmfRequestState;
+import io.jdoca.sta.nvmf.rdma.KeyedSgl;
+import io.jdoca.sta.nvmf.rdma.NvmeRdmaCmReject;
+import io.jdoca.sta.nvmf.rdma.NvmeRdmaCmRequest;
+import io.jdoca.sta.nvmf.rdma.NvmeRdmaConnectRequest;
+import io.jdoca.sta.nvmf.rdma.NvmfRdmaQpair;
 import io.jdoca.testkit.AllocationMeter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -47,7 +51,7 @@ class NvmeRdmaTransportTest {
     void up() {
         bed = new TestBed(4 << 20, BS);
         host = new FakeRdmaQueuePair(1 << 20);
-        qp = bed.io.qpAdopt(host, DEPTH, new InetSocketAddress("10.0.2.15", 40000), new InetSocketAddress("10.0.2.15", 4420));
+        qp = bed.adopt(host, DEPTH, new InetSocketAddress("10.0.2.15", 40000), new InetSocketAddress("10.0.2.15", 4420));
         bed.pump();
         assertEquals(DEPTH + 1, host.postedReceives(), "one receive per host SQ entry, plus the spare");
         // The I/O queue's Connect, in-capsule as the Linux host sends it (offset SGL, 1024 bytes).
@@ -59,7 +63,7 @@ class NvmeRdmaTransportTest {
         bed.pump();
         assertEquals(7, host.lastResponse()[0]);
         assertEquals(NvmeStatus.SUCCESS, host.lastResponse()[1]);
-        assertEquals(StaQpState.READY, qp.state());
+        assertEquals(NvmfQpairState.READY, qp.state());
         assertEquals(1, qp.qid());
         assertEquals(StaQp.TRTYPE_RDMA, qp.transportType());
     }
@@ -95,13 +99,12 @@ class NvmeRdmaTransportTest {
         assertEquals(-1, host.host.asSlice(0x8000, BS).mismatch(bed.backend.segment().asSlice(5 * BS, BS)));
         assertEquals(before + 1, bed.io.stats().get("reads"));
         // The request walked NEED_BUFFER → READY_TO_EXECUTE → EXECUTING → EXECUTED → C2H → COMPLETED → FREE.
-        assertTrace(StaRequestState.NEED_BUFFER, StaRequestState.READY_TO_EXECUTE, StaRequestState.EXECUTING,
-                StaRequestState.EXECUTED, StaRequestState.TRANSFERRING_CONTROLLER_TO_HOST, StaRequestState.COMPLETED,
-                StaRequestState.FREE);
-        RdmaCommandTable t = qp.rdma().commands();
-        assertEquals(t.size, t.freeContexts(), "every command context is FREE once its SEND completed");
-        assertEquals(0, t.badTransitions);
-        assertEquals(0, qp.executor().pool().badTransitions);
+        assertTrace(NvmfRequestState.NEED_BUFFER, NvmfRequestState.READY_TO_EXECUTE, NvmfRequestState.EXECUTING,
+                NvmfRequestState.EXECUTED, NvmfRequestState.TRANSFERRING_CONTROLLER_TO_HOST, NvmfRequestState.COMPLETED,
+                NvmfRequestState.FREE);
+        NvmfRequestPool pool = qp.transport().requests();
+        assertEquals(pool.size(), pool.available(), "every request is FREE once its SEND completed");
+        assertEquals(0, pool.badTransitions());
     }
 
     @Test
@@ -113,9 +116,9 @@ class NvmeRdmaTransportTest {
         assertEquals(List.of("READ 8192", "SEND"), host.ops);
         assertArrayEquals(new int[]{12, NvmeStatus.SUCCESS, 0}, host.lastResponse());
         assertEquals(-1, bed.backend.segment().asSlice(8 * BS, 2 * BS).mismatch(host.host.asSlice(0x10000, 2 * BS)));
-        assertTrace(StaRequestState.NEED_BUFFER, StaRequestState.TRANSFERRING_HOST_TO_CONTROLLER,
-                StaRequestState.READY_TO_EXECUTE, StaRequestState.EXECUTING, StaRequestState.EXECUTED,
-                StaRequestState.TRANSFERRING_CONTROLLER_TO_HOST, StaRequestState.COMPLETED, StaRequestState.FREE);
+        assertTrace(NvmfRequestState.NEED_BUFFER, NvmfRequestState.TRANSFERRING_HOST_TO_CONTROLLER,
+                NvmfRequestState.READY_TO_EXECUTE, NvmfRequestState.EXECUTING, NvmfRequestState.EXECUTED,
+                NvmfRequestState.TRANSFERRING_CONTROLLER_TO_HOST, NvmfRequestState.COMPLETED, NvmfRequestState.FREE);
     }
 
     @Test
@@ -137,7 +140,7 @@ class NvmeRdmaTransportTest {
     void adminConnectDataByKeyedSglIsFetchedNotAssumedInTheCapsule() {
         // The Linux host's admin queue has no in-capsule data: Connect's 1024 bytes come by keyed SGL.
         FakeRdmaQueuePair admin = new FakeRdmaQueuePair(1 << 16);
-        StaQp aq = bed.io.qpAdopt(admin, 32, null, null);
+        StaQp aq = bed.adopt(admin, 32, null, null);
         bed.pump();
         bed.autoAnswer = false;
         FabricsConnectCommand.encode(sqe, 0, 5, 0, 31, 5000, 0);
@@ -192,35 +195,36 @@ class NvmeRdmaTransportTest {
         io(NvmeOpcode.IO_READ, 25, 0, 2, 0, BS, false);
         bed.pump();
         assertArrayEquals(new int[]{25, NvmeStatus.DATA_SGL_LENGTH_INVALID, 0}, host.lastResponse());
-        assertEquals(StaQpState.READY, qp.state(), "refusals keep the connection");
+        assertEquals(NvmfQpairState.READY, qp.state(), "refusals keep the connection");
         assertEquals(DEPTH + 1, host.postedReceives(), "every capsule's receive was posted again");
     }
 
     @Test
     void capsulesWaitForADataBufferInOrder() {
         host.holdSends = true;
-        RdmaCommandTable t = qp.rdma().commands();
-        int n = t.dataBuffers + 3;
+        NvmfRdmaQpair t = (NvmfRdmaQpair) qp.transport();
+        int buffers = t.freeDataBuffers();
+        int n = buffers + 3;
         // The responses reach the host (it may send again) but their SENDs have not completed locally:
         // the data buffers stay with them.
-        for (int i = 0; i < t.dataBuffers; i++) {
+        for (int i = 0; i < buffers; i++) {
             io(NvmeOpcode.IO_READ, 100 + i, i, 1, (long) i * BS, BS, false);
         }
         bed.pump();
-        assertEquals(t.dataBuffers, host.responses.size() - 1);
-        for (int i = t.dataBuffers; i < n; i++) {
+        assertEquals(buffers, host.responses.size() - 1);
+        for (int i = buffers; i < n; i++) {
             io(NvmeOpcode.IO_READ, 100 + i, i, 1, (long) i * BS, BS, false);
         }
         bed.pump();
-        assertEquals(t.dataBuffers, host.responses.size() - 1, "no data buffer: the new capsules wait");
-        assertEquals(3, qp.rdma().ring().backlogCount());
+        assertEquals(buffers, host.responses.size() - 1, "no data buffer: the new capsules wait");
+        assertEquals(3, t.backlogCount());
         host.releaseSends();
         bed.pump();
         assertEquals(n + 1, host.responses.size());
         for (int i = 0; i < n; i++) {
             assertEquals(100 + i, host.responses.get(i + 1)[0], "answered in arrival order");
         }
-        assertEquals(0, qp.rdma().ring().backlogCount());
+        assertEquals(0, t.backlogCount());
     }
 
     @Test
@@ -230,10 +234,10 @@ class NvmeRdmaTransportTest {
         KeyedSgl.putKeyed(sqe, 0, 0, BS, 0x999, false); // a key the host never registered
         assertTrue(host.capsule(sqe, null, 0));
         bed.pump();
-        assertEquals(StaQpState.CLOSED, qp.state());
+        assertEquals(NvmfQpairState.CLOSED, qp.state());
         assertTrue(host.disconnected);
         assertEquals(1, bed.transportErrors.size(), bed.transportErrors.toString());
-        assertEquals(0, qp.executor().pool().outstanding(), "the request waiting for host data was dropped");
+        assertEquals(0, qp.transport().requests().outstanding(), "the request waiting for host data was dropped");
     }
 
     @Test
@@ -241,11 +245,11 @@ class NvmeRdmaTransportTest {
         MemorySegment pd = Arena.ofAuto().allocate(32);
         NvmeRdmaCmRequest.encode(pd, 0, 1, 128, 4095, 1); // 4096 entries: beyond the engine's queue size
         NvmeRdmaConnectRequest req = NvmeRdmaConnectRequest.of(pd, 32, null, null);
-        DocaException e = assertThrows(DocaException.class, () -> bed.io.qpAccept(req));
+        DocaException e = assertThrows(DocaException.class, () -> bed.io.qpConnect(req));
         assertTrue(e.getMessage().contains(NvmeRdmaCmReject.describe(NvmeRdmaCmReject.STS_INVALID_HSQSIZE)), e.getMessage());
         assertTrue(req.answered());
         NvmeRdmaConnectRequest shortOne = NvmeRdmaConnectRequest.of(pd, 16, null, null);
-        e = assertThrows(DocaException.class, () -> bed.io.qpAccept(shortOne));
+        e = assertThrows(DocaException.class, () -> bed.io.qpConnect(shortOne));
         assertTrue(e.getMessage().contains("invalid length"), e.getMessage());
         assertEquals(1, bed.io.qps().size(), "nothing was created");
     }
@@ -271,15 +275,15 @@ class NvmeRdmaTransportTest {
         };
         AllocationMeter.Result r = AllocationMeter.steadyState(20_000, 50_000, op);
         assertTrue(r.bytesPerOp() < 1.0, "bytes/op " + r.bytesPerOp() + " (" + r.bytes() + " bytes over " + r.ops() + " I/Os)");
-        assertFalse(qp.state() == StaQpState.CLOSED);
+        assertFalse(qp.state() == NvmfQpairState.CLOSED);
     }
 
-    private void assertTrace(StaRequestState... expected) {
-        StaRequestPool p = qp.executor().pool();
+    private void assertTrace(NvmfRequestState... expected) {
+        NvmfRequestPool p = qp.transport().requests();
         int n = expected.length;
         for (int i = 0; i < n; i++) {
-            long at = p.traced - n + i;
-            assertEquals(expected[i].ordinal(), p.trace[(int) (at & (StaRequestPool.TRACE - 1))], "transition " + i);
+            long at = p.traced() - n + i;
+            assertEquals(expected[i], p.traceAt(at), "transition " + i);
         }
     }
 }

@@ -1,13 +1,13 @@
 package io.jdoca.sta;
 
-import static io.jdoca.sta.StaRequestState.COMPLETED;
-import static io.jdoca.sta.StaRequestState.EXECUTED;
-import static io.jdoca.sta.StaRequestState.EXECUTING;
-import static io.jdoca.sta.StaRequestState.FREE;
-import static io.jdoca.sta.StaRequestState.NEED_BUFFER;
-import static io.jdoca.sta.StaRequestState.READY_TO_EXECUTE;
-import static io.jdoca.sta.StaRequestState.TRANSFERRING_CONTROLLER_TO_HOST;
-import static io.jdoca.sta.StaRequestState.TRANSFERRING_HOST_TO_CONTROLLER;
+import static io.jdoca.sta.nvmf.NvmfRequestState.COMPLETED;
+import static io.jdoca.sta.nvmf.NvmfRequestState.EXECUTED;
+import static io.jdoca.sta.nvmf.NvmfRequestState.EXECUTING;
+import static io.jdoca.sta.nvmf.NvmfRequestState.FREE;
+import static io.jdoca.sta.nvmf.NvmfRequestState.NEED_BUFFER;
+import static io.jdoca.sta.nvmf.NvmfRequestState.READY_TO_EXECUTE;
+import static io.jdoca.sta.nvmf.NvmfRequestState.TRANSFERRING_CONTROLLER_TO_HOST;
+import static io.jdoca.sta.nvmf.NvmfRequestState.TRANSFERRING_HOST_TO_CONTROLLER;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -18,8 +18,11 @@ import io.jdoca.core.DocaError;
 import io.jdoca.sta.nvme.NvmeCommand;
 import io.jdoca.sta.nvme.NvmeOpcode;
 import io.jdoca.sta.nvme.NvmeStatus;
-import io.jdoca.sta.pdu.DataPdu;
-import io.jdoca.sta.pdu.NvmeTcpPdu;
+import io.jdoca.sta.nvmf.NvmfRequest;
+import io.jdoca.sta.nvmf.NvmfRequestPool;
+import io.jdoca.sta.nvmf.NvmfRequestState;
+import io.jdoca.sta.nvmf.tcp.DataPdu;
+import io.jdoca.sta.nvmf.tcp.NvmeTcpPdu;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -37,23 +40,23 @@ import org.junit.jupiter.api.Test;
  */
 class StaRequestTest {
     static final int BS = 4096;
-    static final List<StaRequestState> SYNC_WALK = List.of(NEED_BUFFER, READY_TO_EXECUTE, EXECUTING, EXECUTED,
+    static final List<NvmfRequestState> SYNC_WALK = List.of(NEED_BUFFER, READY_TO_EXECUTE, EXECUTING, EXECUTED,
             TRANSFERRING_CONTROLLER_TO_HOST, COMPLETED, FREE);
-    static final List<StaRequestState> R2T_WALK = List.of(NEED_BUFFER, TRANSFERRING_HOST_TO_CONTROLLER,
+    static final List<NvmfRequestState> R2T_WALK = List.of(NEED_BUFFER, TRANSFERRING_HOST_TO_CONTROLLER,
             READY_TO_EXECUTE, EXECUTING, EXECUTED, TRANSFERRING_CONTROLLER_TO_HOST, COMPLETED, FREE);
 
     // ------------------------------------------------------------------ the table
 
     /** Shortest legal path from FREE to every state (BFS over the table). */
-    static Map<StaRequestState, List<StaRequestState>> pathsFromFree() {
-        Map<StaRequestState, List<StaRequestState>> paths = new EnumMap<>(StaRequestState.class);
+    static Map<NvmfRequestState, List<NvmfRequestState>> pathsFromFree() {
+        Map<NvmfRequestState, List<NvmfRequestState>> paths = new EnumMap<>(NvmfRequestState.class);
         paths.put(FREE, List.of());
-        ArrayDeque<StaRequestState> todo = new ArrayDeque<>(List.of(FREE));
+        ArrayDeque<NvmfRequestState> todo = new ArrayDeque<>(List.of(FREE));
         while (!todo.isEmpty()) {
-            StaRequestState s = todo.poll();
-            for (StaRequestState n : StaRequestState.values()) {
+            NvmfRequestState s = todo.poll();
+            for (NvmfRequestState n : NvmfRequestState.values()) {
                 if (s.canTransitionTo(n) && !paths.containsKey(n)) {
-                    List<StaRequestState> p = new ArrayList<>(paths.get(s));
+                    List<NvmfRequestState> p = new ArrayList<>(paths.get(s));
                     p.add(n);
                     paths.put(n, p);
                     todo.add(n);
@@ -65,14 +68,14 @@ class StaRequestTest {
 
     @Test
     void everyStateIsReachableAndEveryIllegalTransitionIsRefused() {
-        Map<StaRequestState, List<StaRequestState>> paths = pathsFromFree();
-        assertEquals(StaRequestState.values().length, paths.size(), "unreachable states: " + paths.keySet());
+        Map<NvmfRequestState, List<NvmfRequestState>> paths = pathsFromFree();
+        assertEquals(NvmfRequestState.values().length, paths.size(), "unreachable states: " + paths.keySet());
         int illegal = 0;
-        for (StaRequestState from : StaRequestState.values()) {
-            for (StaRequestState to : StaRequestState.values()) {
-                StaRequestPool pool = new StaRequestPool(1);
-                StaRequest r = pool.at(0);
-                for (StaRequestState step : paths.get(from)) {
+        for (NvmfRequestState from : NvmfRequestState.values()) {
+            for (NvmfRequestState to : NvmfRequestState.values()) {
+                NvmfRequestPool pool = new NvmfRequestPool(1, NvmfRequest::new);
+                NvmfRequest r = pool.at(0);
+                for (NvmfRequestState step : paths.get(from)) {
                     assertEquals(DocaError.SUCCESS, r.transition(step), "legal step to " + step);
                 }
                 assertEquals(from, r.state());
@@ -80,36 +83,36 @@ class StaRequestTest {
                 if (from.canTransitionTo(to)) {
                     assertEquals(DocaError.SUCCESS, e);
                     assertEquals(to, r.state());
-                    assertEquals(0, pool.badTransitions);
+                    assertEquals(0, pool.badTransitions());
                 } else {
                     illegal++;
                     assertEquals(DocaError.BAD_STATE, e, from + " -> " + to);
                     assertEquals(from, r.state(), "a refused transition changes nothing");
-                    assertEquals(1, pool.badTransitions, "a refused transition is counted");
+                    assertEquals(1, pool.badTransitions(), "a refused transition is counted");
                 }
             }
         }
-        // 8 states, 13 legal transitions: the rest are refused.
-        assertEquals(64 - 13, illegal);
+        // 9 states, 17 legal transitions: the rest are refused.
+        assertEquals(81 - 17, illegal);
     }
 
     @Test
     void poolHandsOutEachRequestOnceAndTakesBackOnlyCompletedOnes() {
-        StaRequestPool pool = new StaRequestPool(2);
-        StaRequest a = pool.get();
-        StaRequest b = pool.get();
+        NvmfRequestPool pool = new NvmfRequestPool(2, NvmfRequest::new);
+        NvmfRequest a = pool.get();
+        NvmfRequest b = pool.get();
         assertNotNull(a);
         assertNotNull(b);
         assertNull(pool.get(), "empty pool");
         assertEquals(NEED_BUFFER, a.state());
         assertEquals(2, pool.outstanding());
         assertFalse(pool.put(a), "a request still in NEED_BUFFER cannot be freed");
-        assertEquals(1, pool.badTransitions);
-        assertEquals(a, pool.byTag(a.tag));
-        a.executed(NvmeStatus.INVALID_FIELD);
+        assertEquals(1, pool.badTransitions());
+        assertEquals(a, pool.byTag(a.tag()));
+        a.transition(NvmfRequestState.EXECUTED);
         a.transition(COMPLETED);
         assertTrue(pool.put(a));
-        assertNull(pool.byTag(a.tag), "a FREE request has no live tag");
+        assertNull(pool.byTag(a.tag()), "a FREE request has no live tag");
         assertNull(pool.byTag(99));
         assertNull(pool.byTag(-1));
         assertEquals(1, pool.outstanding());
@@ -118,15 +121,15 @@ class StaRequestTest {
 
     // ------------------------------------------------------------------ walks through the command layer
 
-    static StaRequestPool poolOf(TestBed bed) {
-        return bed.io.qps().get(0).executor().pool();
+    static NvmfRequestPool poolOf(TestBed bed) {
+        return bed.io.qps().get(0).transport().requests();
     }
 
     /** The states entered since {@code mark} (trace ring). */
-    static List<StaRequestState> walkSince(StaRequestPool pool, long mark) {
-        List<StaRequestState> w = new ArrayList<>();
-        for (long i = mark; i < pool.traced; i++) {
-            w.add(StaRequestState.values()[pool.trace[(int) (i & (StaRequestPool.TRACE - 1))]]);
+    static List<NvmfRequestState> walkSince(NvmfRequestPool pool, long mark) {
+        List<NvmfRequestState> w = new ArrayList<>();
+        for (long i = mark; i < pool.traced(); i++) {
+            w.add(pool.traceAt(i));
         }
         return w;
     }
@@ -135,23 +138,23 @@ class StaRequestTest {
     void eachOffloadedCommandWalksTheMachine() {
         try (TestBed bed = new TestBed(1 << 20, BS)) {
             TestClient c = IoPathTest.connected(bed, true, true);
-            StaRequestPool pool = poolOf(bed);
+            NvmfRequestPool pool = poolOf(bed);
             MemorySegment data = IoPathTest.pattern(2 * BS, 3);
 
-            long m = pool.traced;
+            long m = pool.traced();
             c.read(1, 0, 1, BS);
             c.expect(NvmeTcpPdu.TYPE_C2H_DATA);
             c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
             assertEquals(0, c.cqeStatus());
             assertEquals(SYNC_WALK, walkSince(pool, m), "read");
 
-            m = pool.traced;
+            m = pool.traced();
             c.io(NvmeOpcode.IO_WRITE, 2, 1, 1, 1, BS, data, BS);
             c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
             assertEquals(0, c.cqeStatus());
             assertEquals(SYNC_WALK, walkSince(pool, m), "in-capsule write");
 
-            m = pool.traced;
+            m = pool.traced();
             c.io(NvmeOpcode.IO_WRITE, 3, 1, 2, 2, 2 * BS, null, 0);
             c.expect(NvmeTcpPdu.TYPE_R2T);
             int ttag = DataPdu.ttag(c.rx, 0);
@@ -162,7 +165,7 @@ class StaRequestTest {
             assertEquals(0, c.cqeStatus());
             assertEquals(R2T_WALK, walkSince(pool, m), "R2T write in two H2CData PDUs");
 
-            m = pool.traced;
+            m = pool.traced();
             c.io(NvmeOpcode.IO_FLUSH, 4, 1, 0, 1, 0, null, 0);
             c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
             assertEquals(0, c.cqeStatus());
@@ -171,13 +174,13 @@ class StaRequestTest {
             MemorySegment ranges = Arena.ofAuto().allocate(16);
             ranges.set(NvmeTcpPdu.LE32, 4, 1);
             ranges.set(NvmeTcpPdu.LE64, 8, 8L);
-            m = pool.traced;
+            m = pool.traced();
             dsm(c, 5, ranges, true);
             c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
             assertEquals(0, c.cqeStatus());
             assertEquals(SYNC_WALK, walkSince(pool, m), "DSM, ranges in the capsule");
 
-            m = pool.traced;
+            m = pool.traced();
             dsm(c, 6, ranges, false);
             c.expect(NvmeTcpPdu.TYPE_R2T);
             c.h2cData(6, DataPdu.ttag(c.rx, 0), 0, ranges, 0, 16, true);
@@ -185,13 +188,13 @@ class StaRequestTest {
             assertEquals(0, c.cqeStatus());
             assertEquals(R2T_WALK, walkSince(pool, m), "DSM, ranges fetched");
 
-            m = pool.traced;
+            m = pool.traced();
             c.io(NvmeOpcode.IO_COMPARE, 7, 1, 2, 2, 2 * BS, data, 2 * BS);
             c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
             assertEquals(0, c.cqeStatus());
             assertEquals(SYNC_WALK, walkSince(pool, m), "compare, data in the capsule");
 
-            m = pool.traced;
+            m = pool.traced();
             c.io(NvmeOpcode.IO_COMPARE, 8, 1, 2, 2, 2 * BS, null, 0);
             c.expect(NvmeTcpPdu.TYPE_R2T);
             c.h2cData(8, DataPdu.ttag(c.rx, 0), 0, data, 0, 2 * BS, true);
@@ -200,14 +203,14 @@ class StaRequestTest {
             assertEquals(R2T_WALK, walkSince(pool, m), "compare, data fetched");
 
             // Refused before execution: validated before it gets a buffer, never EXECUTING.
-            m = pool.traced;
+            m = pool.traced();
             c.read(9, 1 << 20, 1, BS);
             c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
             assertEquals(NvmeStatus.LBA_OUT_OF_RANGE, c.cqeStatus());
             assertEquals(List.of(NEED_BUFFER, EXECUTED, TRANSFERRING_CONTROLLER_TO_HOST, COMPLETED, FREE),
                     walkSince(pool, m), "read out of range");
             // Validated once the data is in: a compare of too many blocks, READY_TO_EXECUTE → EXECUTED.
-            m = pool.traced;
+            m = pool.traced();
             c.io(NvmeOpcode.IO_COMPARE, 12, 1, 1 << 20, 1, BS, data, BS);
             c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
             assertEquals(NvmeStatus.LBA_OUT_OF_RANGE, c.cqeStatus());
@@ -215,7 +218,7 @@ class StaRequestTest {
                     walkSince(pool, m), "compare out of range");
 
             // Refused without a namespace.
-            m = pool.traced;
+            m = pool.traced();
             c.io(NvmeOpcode.IO_READ, 10, 9, 0, 1, BS, null, 0);
             c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
             assertEquals(NvmeStatus.INVALID_NAMESPACE, c.cqeStatus());
@@ -223,7 +226,7 @@ class StaRequestTest {
                     walkSince(pool, m), "unknown namespace");
 
             // The connection goes while a write waits for its data: the request ends unanswered.
-            m = pool.traced;
+            m = pool.traced();
             c.io(NvmeOpcode.IO_WRITE, 11, 1, 2, 1, BS, null, 0);
             c.expect(NvmeTcpPdu.TYPE_R2T);
             assertEquals(1, pool.outstanding());
@@ -232,7 +235,7 @@ class StaRequestTest {
                     walkSince(pool, m), "aborted transfer");
             assertEquals(0, pool.outstanding());
             assertEquals(0, bed.ns.inflight());
-            assertEquals(0, pool.badTransitions, "no illegal transition on any path");
+            assertEquals(0, pool.badTransitions(), "no illegal transition on any path");
         }
     }
 

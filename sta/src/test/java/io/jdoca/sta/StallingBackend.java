@@ -1,5 +1,7 @@
 package io.jdoca.sta;
 
+import io.jdoca.sta.backend.StaBackend;
+import io.jdoca.sta.backend.StaBackendChannel;
 import io.jdoca.sta.nvme.NvmeStatus;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -44,7 +46,7 @@ final class StallingBackend extends StaBackend {
     }
 
     @Override
-    public StaBeChannel openChannel(int depth) {
+    public StaBackendChannel openChannel(int depth) {
         channel = new Channel(depth);
         return channel;
     }
@@ -54,7 +56,7 @@ final class StallingBackend extends StaBackend {
         arena.close();
     }
 
-    final class Channel extends StaBeChannel {
+    final class Channel extends StaBackendChannel {
         final int[] op;
         final long[] off;
         final MemorySegment[] buf;

@@ -8,11 +8,13 @@ import io.jdoca.core.dev.Devices;
 import io.jdoca.core.exec.CtxState;
 import io.jdoca.core.exec.IdleStrategy;
 import io.jdoca.core.exec.ProgressEngine;
-import io.jdoca.sta.be.MemoryBackend;
+import io.jdoca.sta.backend.MemoryBackend;
 import io.jdoca.sta.nvme.FabricsConnectCommand;
 import io.jdoca.sta.nvme.NvmeCommand;
 import io.jdoca.sta.nvme.NvmeOpcode;
 import io.jdoca.sta.nvme.NvmeStatus;
+import io.jdoca.sta.nvmf.rdma.NvmfRdmaTransport;
+import io.jdoca.sta.nvmf.rdma.RdmaQueuePair;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -161,6 +163,13 @@ final class TestBed implements AutoCloseable {
         sta.backendDestroy(backend);
         sta.stop();
         pe.progressUntil(() -> sta.state() == CtxState.IDLE, IdleStrategy.yielding(), 5_000_000_000L);
+        sta.destroy();
         pe.close();
+    }
+
+    /** An NVMe/RDMA queue pair over an already connected {@code rq} (a fake playing the host): accepted through the registry. */
+    StaQp adopt(RdmaQueuePair rq, int depth, java.net.SocketAddress remote,
+                java.net.SocketAddress local) {
+        return io.qpAccept(io.qpAlloc(), new NvmfRdmaTransport.Connection(rq, depth, remote, local));
     }
 }

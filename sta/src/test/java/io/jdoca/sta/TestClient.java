@@ -4,10 +4,10 @@ import io.jdoca.sta.nvme.FabricsConnectCommand;
 import io.jdoca.sta.nvme.NvmeCommand;
 import io.jdoca.sta.nvme.NvmeCompletion;
 import io.jdoca.sta.nvme.NvmeOpcode;
-import io.jdoca.sta.pdu.DataPdu;
-import io.jdoca.sta.pdu.IcReqPdu;
-import io.jdoca.sta.pdu.NvmeTcpPdu;
-import io.jdoca.sta.pdu.PduDigest;
+import io.jdoca.sta.nvmf.tcp.DataPdu;
+import io.jdoca.sta.nvmf.tcp.IcReqPdu;
+import io.jdoca.sta.nvmf.tcp.NvmeTcpPdu;
+import io.jdoca.sta.nvmf.tcp.PduDigest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
@@ -84,7 +84,7 @@ final class TestClient {
         // come when the kernel is done, not within a number of rounds.
         long deadline = System.nanoTime() + 10_000_000_000L;
         for (int round = 0; round < 200 && System.nanoTime() - deadline < 0; round++) {
-            if (bed.io.beChannels().busy() > 0) {
+            if (bed.io.pollGroup().backendChannels().busy() > 0) {
                 round = 0;
             }
             if (rxLen >= 8) {

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdoca.core.DocaError;
 import io.jdoca.sta.nvme.NvmeStatus;
-import io.jdoca.sta.pdu.IcRespPdu;
-import io.jdoca.sta.pdu.NvmeTcpPdu;
-import io.jdoca.sta.pdu.PduDigest;
+import io.jdoca.sta.nvmf.tcp.IcRespPdu;
+import io.jdoca.sta.nvmf.tcp.NvmeTcpPdu;
+import io.jdoca.sta.nvmf.tcp.PduDigest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.ValueLayout;
@@ -38,7 +38,7 @@ class VectorTest {
     void icReqWithoutDigestsGetsTheIcRespLinuxAccepted() throws IOException {
         try (TestBed bed = new TestBed(1 << 20, 4096)) {
             PipeChannel[] p = PipeChannel.pair(1 << 20);
-            bed.io.qpAccept(p[0]);
+            bed.io.qpConnect(p[0]);
             TestClient c = new TestClient(bed, p[1]);
             c.raw(load("icreq.bin"));
             c.expect(NvmeTcpPdu.TYPE_IC_RESP);
@@ -56,7 +56,7 @@ class VectorTest {
     void icReqWithDigestsEchoesDgst() throws IOException {
         try (TestBed bed = new TestBed(1 << 20, 4096)) {
             PipeChannel[] p = PipeChannel.pair(1 << 20);
-            StaQp qp = bed.io.qpAccept(p[0]);
+            StaQp qp = bed.io.qpConnect(p[0]);
             TestClient c = new TestClient(bed, p[1]);
             c.raw(load("icreq-hdgst-ddgst.bin"));
             c.expect(NvmeTcpPdu.TYPE_IC_RESP);
@@ -70,7 +70,7 @@ class VectorTest {
         try (TestBed bed = new TestBed(1 << 20, 4096)) {
             bed.autoAnswer = false;
             PipeChannel[] p = PipeChannel.pair(1 << 20);
-            StaQp qp = bed.io.qpAccept(p[0]);
+            StaQp qp = bed.io.qpConnect(p[0]);
             TestClient c = new TestClient(bed, p[1]);
             c.raw(load(name + ".bin"));
             c.expect(NvmeTcpPdu.TYPE_IC_RESP);

@@ -180,6 +180,12 @@ public final class Verbs {
         return p.equals(MemorySegment.NULL) ? "" : p.reinterpret(256).getString(0);
     }
 
+    /** The name of the device a {@code struct ibv_context *} was opened on ({@code ibv_get_device_name(ctx->device)}). */
+    public static String contextDeviceName(MemorySegment ctx) {
+        MemorySegment c = ctx.reinterpret(VerbsLayouts.IBV_CONTEXT.byteSize());
+        return deviceName(c.get(ADDRESS, VerbsLayouts.offset(VerbsLayouts.IBV_CONTEXT, "device")));
+    }
+
     /** {@code ibv_get_device_guid}, as the host-order value of the big-endian GUID. */
     public static long deviceGuid(MemorySegment dev) {
         require();

@@ -2,8 +2,8 @@ package io.jdoca.bench.nvmf;
 
 import io.jdoca.core.agent.ThreadAllocation;
 import io.jdoca.nvmf.config.TargetConfig;
-import io.jdoca.nvmf.tgt.NvmfTarget;
 import io.jdoca.nvmf.perf.NvmeTcpHost;
+import io.jdoca.nvmf.tgt.NvmfTarget;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 

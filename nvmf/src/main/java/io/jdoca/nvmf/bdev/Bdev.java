@@ -1,7 +1,7 @@
 package io.jdoca.nvmf.bdev;
 
-import io.jdoca.sta.StaBackend;
-import io.jdoca.sta.StaBeQueue;
+import io.jdoca.sta.backend.StaBackend;
+import io.jdoca.sta.backend.StaBeQueue;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;

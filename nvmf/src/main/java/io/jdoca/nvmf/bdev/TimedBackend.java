@@ -1,7 +1,7 @@
 package io.jdoca.nvmf.bdev;
 
-import io.jdoca.sta.StaBackend;
-import io.jdoca.sta.StaBeChannel;
+import io.jdoca.sta.backend.StaBackend;
+import io.jdoca.sta.backend.StaBackendChannel;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -75,20 +75,20 @@ public final class TimedBackend extends StaBackend {
      * hide the channel and turn every file bdev I/O into a synchronous call on the engine.
      */
     @Override
-    public StaBeChannel openChannel(int depth) {
-        StaBeChannel inner = delegate.openChannel(depth);
+    public StaBackendChannel openChannel(int depth) {
+        StaBackendChannel inner = delegate.openChannel(depth);
         return inner == null ? null : new TimedChannel(inner, depth, mine.get());
     }
 
     /** Times each tag's operation; one engine thread only (as every channel). */
-    private static final class TimedChannel extends StaBeChannel implements StaBeChannel.Sink {
-        private final StaBeChannel inner;
+    private static final class TimedChannel extends StaBackendChannel implements StaBackendChannel.Sink {
+        private final StaBackendChannel inner;
         private final PerThread hist;
         private final long[] start;
         private final byte[] op;
         private Sink sink;
 
-        TimedChannel(StaBeChannel inner, int depth, PerThread hist) {
+        TimedChannel(StaBackendChannel inner, int depth, PerThread hist) {
             this.inner = inner;
             this.hist = hist;
             this.start = new long[Math.max(1, depth)];

@@ -2,13 +2,13 @@ package io.jdoca.nvmf.metrics;
 
 import io.jdoca.core.metrics.MetricsHttpServer;
 import io.jdoca.core.metrics.PrometheusText;
-import io.jdoca.sta.StaIo;
-import io.jdoca.sta.StaNamespace;
-import io.jdoca.sta.StaStats;
 import io.jdoca.nvmf.bdev.Bdev;
 import io.jdoca.nvmf.tgt.NvmfController;
 import io.jdoca.nvmf.tgt.NvmfSubsystem;
 import io.jdoca.nvmf.tgt.NvmfTarget;
+import io.jdoca.sta.StaIo;
+import io.jdoca.sta.StaNamespace;
+import io.jdoca.sta.backend.StaStats;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.util.HashSet;

@@ -4,11 +4,12 @@ import io.jdoca.sta.nvme.FabricsConnectCommand;
 import io.jdoca.sta.nvme.NvmeCommand;
 import io.jdoca.sta.nvme.NvmeCompletion;
 import io.jdoca.sta.nvme.NvmeOpcode;
-import io.jdoca.sta.pdu.DataPdu;
-import io.jdoca.sta.pdu.IcReqPdu;
-import io.jdoca.sta.pdu.IcRespPdu;
-import io.jdoca.sta.pdu.NvmeTcpPdu;
-import io.jdoca.sta.pdu.PduDigest;
+import io.jdoca.sta.nvmf.tcp.DataPdu;
+import io.jdoca.sta.nvmf.tcp.IcReqPdu;
+import io.jdoca.sta.nvmf.tcp.IcRespPdu;
+import io.jdoca.sta.nvmf.tcp.NvmeTcpPdu;
+import io.jdoca.sta.nvmf.tcp.PduDigest;
+import io.jdoca.sta.nvmf.tcp.TermReqPdu;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -182,7 +183,7 @@ public final class NvmeTcpHost implements NvmeHostQueue {
                 consume();
                 return st;
             } else if (type == NvmeTcpPdu.TYPE_C2H_TERM_REQ) {
-                throw new IOException("target sent C2HTermReq, FES " + io.jdoca.sta.pdu.TermReqPdu.fes(rx, rxPos));
+                throw new IOException("target sent C2HTermReq, FES " + TermReqPdu.fes(rx, rxPos));
             } else {
                 throw new IOException("unexpected " + NvmeTcpPdu.typeName(type));
             }
@@ -417,7 +418,7 @@ public final class NvmeTcpHost implements NvmeHostQueue {
                 case NvmeTcpPdu.TYPE_R2T -> sendH2C(DataPdu.cccid(rx, p), DataPdu.ttag(rx, p), (int) DataPdu.datao(rx, p),
                         (int) DataPdu.datal(rx, p));
                 case NvmeTcpPdu.TYPE_C2H_TERM_REQ -> throw new IOException("target sent C2HTermReq, FES "
-                        + io.jdoca.sta.pdu.TermReqPdu.fes(rx, p));
+                        + TermReqPdu.fes(rx, p));
                 default -> throw new IOException("unexpected PDU " + NvmeTcpPdu.typeName(type));
             }
             consume();

@@ -66,7 +66,7 @@ public final class RpcServer implements AutoCloseable {
     static final ObjectMapper MAPPER = new ObjectMapper(JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).maxStringLength(1 << 16).build())
             .build());
-    public static final List<String> METHODS = java.util.stream.Stream.concat(Stream.of("rpc_get_methods",
+    public static final List<String> METHODS = Stream.concat(Stream.of("rpc_get_methods",
             "nvmf_get_subsystems", "nvmf_create_subsystem", "nvmf_delete_subsystem", "nvmf_subsystem_add_ns",
             "nvmf_subsystem_remove_ns", "nvmf_subsystem_add_listener", "nvmf_subsystem_add_host",
             "nvmf_subsystem_remove_host", "nvmf_get_stats"), SpdkMethods.METHODS.stream()).distinct().toList();

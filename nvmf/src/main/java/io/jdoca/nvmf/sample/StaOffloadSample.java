@@ -14,7 +14,7 @@ import io.jdoca.sta.StaIo;
 import io.jdoca.sta.StaNamespace;
 import io.jdoca.sta.StaQp;
 import io.jdoca.sta.StaSubsystem;
-import io.jdoca.sta.be.MemoryBackend;
+import io.jdoca.sta.backend.MemoryBackend;
 import io.jdoca.sta.nvme.FabricsConnectCommand;
 import io.jdoca.sta.nvme.NvmeCommand;
 import io.jdoca.sta.nvme.NvmeOpcode;
@@ -114,7 +114,8 @@ public final class StaOffloadSample implements Callable<Integer> {
             while (System.nanoTime() < end && !Thread.currentThread().isInterrupted()) {
                 SocketChannel c = listener.accept();
                 if (c != null) {
-                    io.qpAccept(c);
+                    // doca_sta_io_qp_alloc, then doca_sta_io_qp_accept (the seed's connect flow)
+                    io.qpAccept(io.qpAlloc(), c);
                 }
                 if (!pe.progress()) {
                     io.waitForIo(10_000_000L);
@@ -129,6 +130,8 @@ public final class StaOffloadSample implements Callable<Integer> {
         check(subsystem.rmNs(ns));
         check(sta.backendDestroy(be));
         check(sta.stop());
+        pe.progressUntil(() -> sta.state() == CtxState.IDLE, IdleStrategy.yielding(), 5_000_000_000L);
+        check(sta.destroy()); // doca_sta_destroy: the process's one main context is free again
         pe.close();
         return 0;
     }

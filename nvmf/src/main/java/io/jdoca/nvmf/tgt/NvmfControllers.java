@@ -3,8 +3,8 @@ package io.jdoca.nvmf.tgt;
 import io.jdoca.core.DocaError;
 import io.jdoca.sta.StaIoTaskDisconnect;
 import io.jdoca.sta.StaQp;
-import io.jdoca.sta.StaQpState;
 import io.jdoca.sta.nvme.NvmeStatus;
+import io.jdoca.sta.nvmf.NvmfQpairState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -77,7 +77,7 @@ final class NvmfControllers {
     /** Disconnects one QP (IO thread of the QP). */
     void disconnectQp(StaQp qp) {
         qp.io().post(() -> {
-            if (qp.state() == StaQpState.CLOSED) {
+            if (qp.state() == NvmfQpairState.CLOSED) {
                 return;
             }
             StaIoTaskDisconnect t = qp.io().taskDisconnectAllocInit(qp, 0);

@@ -2,10 +2,10 @@ package io.jdoca.nvmf.tgt;
 
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
-import io.jdoca.sta.StaQp;
-import io.jdoca.sta.rdma.NvmeRdmaCmReject;
-import io.jdoca.sta.rdma.NvmeRdmaConnectRequest;
 import io.jdoca.nvmf.config.TargetConfig;
+import io.jdoca.sta.StaQp;
+import io.jdoca.sta.nvmf.rdma.NvmeRdmaCmReject;
+import io.jdoca.sta.nvmf.rdma.NvmeRdmaConnectRequest;
 import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -175,7 +175,8 @@ final class NvmfListeners {
             req.reject(NvmeRdmaCmReject.STS_NO_RSC);
             throw new DocaException(DocaError.BAD_STATE, "target stopping: NVMe/RDMA connection from " + req.remoteAddress() + " refused");
         }
-        return target.nextEngine().io.qpAccept(req);
+        // DOCA's rdma_offload.c: doca_sta_io_qp_connect on the connect request (alloc + accept in one call).
+        return target.nextEngine().io.qpConnect(req);
     }
 
     private void acceptLoop(ServerSocketChannel ch) {
@@ -183,11 +184,15 @@ final class NvmfListeners {
             try {
                 SocketChannel c = ch.accept();
                 NvmfEngine e = target.nextEngine();
-                StaQp qp = e.io.qpAccept(c);
-                LOG.debug("accepted {} on {}", c.getRemoteAddress(), e.io.name());
-                if (qp == null) {
+                try {
+                    // The seed's two calls: doca_sta_io_qp_alloc, then doca_sta_io_qp_accept.
+                    StaQp qp = e.io.qpAlloc();
+                    e.io.qpAccept(qp, c);
+                } catch (DocaException refused) {
                     c.close();
+                    throw refused;
                 }
+                LOG.debug("accepted {} on {}", c.getRemoteAddress(), e.io.name());
             } catch (IOException | DocaException ex) {
                 if (target.running() && ch.isOpen()) {
                     LOG.warn("accept failed: {}", ex.getMessage());

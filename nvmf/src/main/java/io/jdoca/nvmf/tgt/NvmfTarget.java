@@ -5,21 +5,21 @@ import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.core.exec.ProgressEngine;
-import io.jdoca.sta.Sta;
-import io.jdoca.sta.StaBackend;
-import io.jdoca.sta.StaIo;
-import io.jdoca.sta.StaNamespace;
-import io.jdoca.sta.StaQp;
-import io.jdoca.sta.StaStats;
-import io.jdoca.sta.StaSubsystem;
-import io.jdoca.sta.StaTaskRmNs;
-import io.jdoca.sta.be.FileBackend;
-import io.jdoca.sta.be.MemoryBackend;
-import io.jdoca.sta.be.NullBackend;
 import io.jdoca.nvmf.bdev.Bdev;
 import io.jdoca.nvmf.config.ConfigException;
 import io.jdoca.nvmf.config.MemoryBudget;
 import io.jdoca.nvmf.config.TargetConfig;
+import io.jdoca.sta.Sta;
+import io.jdoca.sta.StaIo;
+import io.jdoca.sta.StaNamespace;
+import io.jdoca.sta.StaQp;
+import io.jdoca.sta.StaSubsystem;
+import io.jdoca.sta.StaTaskRmNs;
+import io.jdoca.sta.backend.FileBackend;
+import io.jdoca.sta.backend.MemoryBackend;
+import io.jdoca.sta.backend.NullBackend;
+import io.jdoca.sta.backend.StaBackend;
+import io.jdoca.sta.backend.StaStats;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
@@ -104,6 +104,17 @@ public final class NvmfTarget implements AutoCloseable {
     public void start() throws IOException {
         dev = Devices.open("sw0");
         sta = Sta.create(dev);
+        try {
+            startContexts();
+        } catch (IOException | RuntimeException e) {
+            if (!running) {
+                sta.destroy(); // nothing runs yet: the process's one main context is free again
+            }
+            throw e;
+        }
+    }
+
+    private void startContexts() throws IOException {
         check(sta.addDev(dev), "add network device");
         check(sta.setMaxStaIo(Math.max(1, config.ioThreads())), "set max IO contexts");
         check(sta.setMaxIoSize(config.maxIoSize()), "set max IO size");
@@ -184,6 +195,10 @@ public final class NvmfTarget implements AutoCloseable {
         main.close();
         for (NvmfEngine e : engines) {
             e.io.destroy();
+        }
+        DocaError destroyed = sta.destroy();
+        if (destroyed != DocaError.SUCCESS) {
+            LOG.warn("STA main context not destroyed: {}", destroyed.description());
         }
         listeners.closeRdmaCm();
         for (StaSubsystem s : sta.subsystems()) {

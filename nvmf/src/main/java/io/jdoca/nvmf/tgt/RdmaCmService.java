@@ -8,7 +8,9 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import io.jdoca.core.DocaException;
 import io.jdoca.sta.StaQp;
-import io.jdoca.sta.rdma.NvmeRdmaConnectRequest;
+import io.jdoca.sta.nvmf.NvmfQpairState;
+import io.jdoca.sta.nvmf.rdma.NvmeRdmaCmReject;
+import io.jdoca.sta.nvmf.rdma.NvmeRdmaConnectRequest;
 import io.jdoca.verbs.Libc;
 import io.jdoca.verbs.RdmaCm;
 import io.jdoca.verbs.VerbsConstants;
@@ -162,7 +164,7 @@ final class RdmaCmService implements AutoCloseable {
                     return MemorySegment.NULL;
                 } catch (DocaException e) {
                     LOG.warn("{}", e.getMessage());
-                    req.reject(io.jdoca.sta.rdma.NvmeRdmaCmReject.STS_NO_RSC); // no-op when already answered
+                    req.reject(NvmeRdmaCmReject.STS_NO_RSC); // no-op when already answered
                     return id;
                 } finally {
                     req.release();
@@ -187,7 +189,7 @@ final class RdmaCmService implements AutoCloseable {
             default -> LOG.debug("rdma_cm event {}", RdmaCm.eventName(type));
         }
         // Connections the engines closed themselves (host gone, protocol error) leave the map here.
-        connections.values().removeIf(q -> q.state() == io.jdoca.sta.StaQpState.CLOSED);
+        connections.values().removeIf(q -> q.state() == NvmfQpairState.CLOSED);
         return MemorySegment.NULL;
     }
 

@@ -2,9 +2,9 @@ package io.jdoca.nvmf.bdev;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jdoca.sta.StaBeChannel;
-import io.jdoca.sta.be.FileBackend;
-import io.jdoca.sta.be.MemoryBackend;
+import io.jdoca.sta.backend.FileBackend;
+import io.jdoca.sta.backend.MemoryBackend;
+import io.jdoca.sta.backend.StaBackendChannel;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -24,12 +24,12 @@ class TimedBackendTest {
     void fileBdevKeepsItsChannelAndTimesIt(@TempDir Path dir) {
         FileBackend file = FileBackend.open("f0", dir.resolve("f0.img"), 1L << 20);
         TimedBackend timed = new TimedBackend(file);
-        StaBeChannel ch = timed.openChannel(8);
+        StaBackendChannel ch = timed.openChannel(8);
         assertThat(ch).as("the file back-end's channel through the wrapper").isNotNull();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment buf = arena.allocate(4096, 4096);
             buf.fill((byte) 0x5a);
-            assertThat(ch.submit(StaBeChannel.OP_WRITE, 8192, buf, 4096, 3)).isTrue();
+            assertThat(ch.submit(StaBackendChannel.OP_WRITE, 8192, buf, 4096, 3)).isTrue();
             int[] status = {-1};
             int[] tag = {-1};
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);

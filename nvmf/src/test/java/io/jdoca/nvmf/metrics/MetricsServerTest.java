@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jdoca.nvmf.config.TargetConfig;
-import io.jdoca.nvmf.tgt.NvmfTarget;
 import io.jdoca.nvmf.perf.NvmePerfApp;
 import io.jdoca.nvmf.rpc.RpcServer;
+import io.jdoca.nvmf.tgt.NvmfTarget;
 import io.jdoca.testkit.Await;
 import io.jdoca.testkit.PrometheusTextParser;
 import java.net.InetAddress;

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdoca.sta.nvme.NvmeCompletion;
 import io.jdoca.sta.nvme.NvmeOpcode;
-import io.jdoca.sta.pdu.DataPdu;
-import io.jdoca.sta.pdu.IcRespPdu;
-import io.jdoca.sta.pdu.NvmeTcpPdu;
+import io.jdoca.sta.nvmf.tcp.DataPdu;
+import io.jdoca.sta.nvmf.tcp.IcRespPdu;
+import io.jdoca.sta.nvmf.tcp.NvmeTcpPdu;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;

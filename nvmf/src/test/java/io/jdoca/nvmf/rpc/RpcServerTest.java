@@ -8,13 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.jdoca.sta.nvme.NvmeOpcode;
-import io.jdoca.sta.nvme.NvmeStatus;
 import io.jdoca.nvmf.config.ConfigException;
 import io.jdoca.nvmf.config.TargetConfig;
+import io.jdoca.nvmf.perf.NvmeTcpHost;
 import io.jdoca.nvmf.tgt.NvmfSubsystem;
 import io.jdoca.nvmf.tgt.NvmfTarget;
-import io.jdoca.nvmf.perf.NvmeTcpHost;
+import io.jdoca.sta.nvme.NvmeOpcode;
+import io.jdoca.sta.nvme.NvmeStatus;
 import io.jdoca.testkit.Await;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -2,8 +2,8 @@ package io.jdoca.nvmf.sample;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.jdoca.sta.nvme.NvmeOpcode;
 import io.jdoca.nvmf.perf.NvmeTcpHost;
+import io.jdoca.sta.nvme.NvmeOpcode;
 import io.jdoca.testkit.JavaProcess;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -3,9 +3,9 @@ package io.jdoca.nvmf.tgt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jdoca.sta.nvme.NvmeOpcode;
 import io.jdoca.nvmf.config.TargetConfig;
 import io.jdoca.nvmf.perf.NvmeTcpHost;
+import io.jdoca.sta.nvme.NvmeOpcode;
 import java.io.IOException;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;

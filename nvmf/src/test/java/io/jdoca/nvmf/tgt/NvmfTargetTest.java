@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jdoca.sta.nvme.NvmeOpcode;
-import io.jdoca.sta.nvme.NvmeStatus;
 import io.jdoca.nvmf.config.TargetConfig;
 import io.jdoca.nvmf.perf.NvmeTcpHost;
+import io.jdoca.sta.nvme.NvmeOpcode;
+import io.jdoca.sta.nvme.NvmeStatus;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

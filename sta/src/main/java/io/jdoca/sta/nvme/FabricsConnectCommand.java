@@ -1,8 +1,9 @@
 package io.jdoca.sta.nvme;
 
-import static io.jdoca.sta.pdu.NvmeTcpPdu.LE16;
-import static io.jdoca.sta.pdu.NvmeTcpPdu.LE32;
-import static io.jdoca.sta.pdu.NvmeTcpPdu.U8;
+import static io.jdoca.sta.nvme.NvmeLayouts.LE16;
+import static io.jdoca.sta.nvme.NvmeLayouts.LE32;
+import static io.jdoca.sta.nvme.NvmeLayouts.LE64;
+import static io.jdoca.sta.nvme.NvmeLayouts.U8;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -99,7 +100,7 @@ public final class FabricsConnectCommand {
     }
 
     public static long propertyValue(MemorySegment s, long sqe) {
-        return s.get(io.jdoca.sta.pdu.NvmeTcpPdu.LE64, sqe + OFF_PROP_VALUE);
+        return s.get(LE64, sqe + OFF_PROP_VALUE);
     }
 
     /** CATTR bit 2: disable SQ flow control (the controller then need not report SQHD). */

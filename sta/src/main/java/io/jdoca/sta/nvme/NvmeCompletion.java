@@ -1,7 +1,7 @@
 package io.jdoca.sta.nvme;
 
-import static io.jdoca.sta.pdu.NvmeTcpPdu.LE16;
-import static io.jdoca.sta.pdu.NvmeTcpPdu.LE32;
+import static io.jdoca.sta.nvme.NvmeLayouts.LE16;
+import static io.jdoca.sta.nvme.NvmeLayouts.LE32;
 
 import java.lang.foreign.MemorySegment;
 

@@ -1,0 +1,52 @@
+package io.jdoca.sta.backend;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One IO engine's asynchronous path to one back-end (SPDK's {@code spdk_io_channel} of a bdev):
+ * operations are submitted and their completions reaped later, in the engine's progress, so a
+ * slow operation holds up only its own command. Back-ends that complete inline (memory, null)
+ * have none ({@link StaBackend#openChannel} returns null); the file back-end's runs on io_uring.
+ *
+ * <p><b>Threads.</b> Created, used and closed by one IO engine thread only.
+ */
+public abstract class StaBackendChannel {
+    /** Read {@code len} bytes at {@code offset} into the buffer. */
+    public static final int OP_READ = 0;
+    /** Write {@code len} bytes of the buffer at {@code offset}. */
+    public static final int OP_WRITE = 1;
+    /** Make completed writes durable. */
+    public static final int OP_FLUSH = 2;
+
+    /** Receives completions from {@link #poll}. */
+    public interface Sink {
+        /** Operation {@code tag} finished with NVMe status {@code nvmeStatus} (0 = success). */
+        void onComplete(int tag, int nvmeStatus);
+    }
+
+    /**
+     * Submits one operation. {@code buf} (4096-aligned, engine-owned) stays untouched until its
+     * completion. Returns false when no more can be queued now (the caller falls back or waits);
+     * never blocks, never allocates.
+     */
+    public abstract boolean submit(int op, long offset, MemorySegment buf, int len, int tag);
+
+    /** Hands submitted operations to the device and reaps finished ones into {@code sink}; returns how many finished. */
+    public abstract int poll(Sink sink);
+
+    /**
+     * Sleeps (engine thread, nothing else to do) until one of this channel's operations may have
+     * finished or {@code timeoutNanos} passed; may return early. The default parks for the
+     * timeout; a channel that can sleep on its own completions (io_uring) overrides it so the
+     * engine wakes on the completion rather than on a timer. Never allocates.
+     */
+    public void await(long timeoutNanos) {
+        java.util.concurrent.locks.LockSupport.parkNanos(timeoutNanos);
+    }
+
+    /** Operations submitted and not yet reaped. */
+    public abstract int outstanding();
+
+    /** Releases the channel; outstanding operations are waited for (bounded) or abandoned. Control path. */
+    public abstract void close();
+}
