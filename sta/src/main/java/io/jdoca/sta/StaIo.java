@@ -2,7 +2,6 @@ package io.jdoca.sta;
 
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
-import io.jdoca.core.agent.CommandQueue;
 import io.jdoca.core.exec.Ctx;
 import io.jdoca.core.exec.CtxState;
 import io.jdoca.core.exec.ProgressEngine;
@@ -15,19 +14,13 @@ import io.jdoca.sta.nvme.NvmeCommand;
 import io.jdoca.sta.nvmf.NvmfBackendChannels;
 import io.jdoca.sta.nvmf.NvmfPollGroup;
 import io.jdoca.sta.nvmf.NvmfQpairState;
-import io.jdoca.sta.nvmf.NvmfTransport;
 import io.jdoca.sta.nvmf.NvmfTransportType;
-import io.jdoca.sta.nvmf.NvmfTransports;
 import io.jdoca.sta.nvmf.rdma.NvmeRdmaCmReject;
 import io.jdoca.sta.nvmf.rdma.NvmeRdmaConnectRequest;
 import io.jdoca.sta.nvmf.rdma.NvmfRdmaTransport;
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.StandardSocketOptions;
 import java.nio.channels.ByteChannel;
-import java.nio.channels.SelectableChannel;
-import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -52,8 +45,6 @@ import java.util.function.Consumer;
  */
 public final class StaIo extends Ctx {
     private static final System.Logger LOG = System.getLogger(StaIo.class.getName());
-    private static final int INBOX_CAPACITY = 2 * Sta.MAX_QPS;
-    private static final long HAND_OVER_NANOS = 1_000_000_000L;
 
     private final Sta sta;
     private final int index;
@@ -64,11 +55,8 @@ public final class StaIo extends Ctx {
     private final TaskPool<StaIoTaskNonOffloadWriteSend> writeSendPool;
     private final TaskPool<StaIoTaskNonOffloadRead> readPool;
     private final TaskQueue queued = new TaskQueue();
-    /**
-     * Hand-overs from other threads (new QPs, posted actions): a bounded allocation-free queue the
-     * engine drains in every pass; room for every QP twice over, so a full one means a stuck engine.
-     */
-    private final CommandQueue<Object> inbox = new CommandQueue<>(INBOX_CAPACITY, this::wakeup);
+    /** Hand-overs from other threads (new QPs, posted actions). */
+    private final StaIoInbox inbox;
     private final Consumer<Object> takeOver = this::takeOver;
     private final StaQpGroup group = new StaQpGroup(queued);
     private final StaIoWait wait = new StaIoWait(arena);
@@ -83,6 +71,7 @@ public final class StaIo extends Ctx {
 
     private StaIo(Sta sta, int index) {
         super("sta_io" + index);
+        this.inbox = new StaIoInbox("sta_io" + index, this::wakeup);
         this.sta = sta;
         this.index = index;
         this.pollGroup = new NvmfPollGroup(index, arena, sta.getMaxIoSize(), sta.backendTimeouts());
@@ -92,7 +81,9 @@ public final class StaIo extends Ctx {
         this.readPool = registerTaskType("non_offload_read", StaIoTaskNonOffloadRead::new);
     }
 
-    /** {@code doca_sta_io_create}: BAD_STATE unless the main context is RUNNING, FULL beyond {@link Sta#getMaxStaIo()}. */
+    /**
+     * {@code doca_sta_io_create}: BAD_STATE unless the main context is RUNNING, FULL beyond {@link Sta#getMaxStaIo()}.
+     */
     public static StaIo create(Sta sta) {
         synchronized (sta) {
             if (sta.state() != CtxState.RUNNING) {
@@ -137,6 +128,16 @@ public final class StaIo extends Ctx {
     /** This engine's index (selects back-end queues: {@code index % numQueues}). */
     public int index() {
         return index;
+    }
+
+    /** Largest submission queue a QP of this context may be given. */
+    int maxQueueSize() {
+        return maxQueueSize;
+    }
+
+    /** How the engine sleeps (its RDMA completion channel is made there). */
+    StaIoWait waiter() {
+        return wait;
     }
 
     /** The command layer's per-engine state (back-end channels, counters). */
@@ -195,45 +196,22 @@ public final class StaIo extends Ctx {
      * QP already has a connection), FULL (too many QPs), OPERATING_SYSTEM.
      */
     public StaQp qpAccept(StaQp qp, ByteChannel channel) {
-        try {
-            if (channel instanceof SelectableChannel sc) {
-                sc.configureBlocking(false);
-            }
-            if (channel instanceof SocketChannel s) {
-                s.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            }
-        } catch (IOException e) {
-            throw new DocaException(DocaError.OPERATING_SYSTEM, "cannot configure connection: " + e.getMessage(), e);
-        }
+        StaQpAccept.configure(channel);
         return qpAccept(qp, (Object) channel);
     }
 
     /**
      * {@code doca_sta_io_qp_accept} for an NVMe/RDMA connection request the application's rdma_cm
      * listener received (the seed's RDMA connect flow): validates the host's private data (a bad
-     * one is rejected with the NVMe/RDMA reject status), creates the queue pair (CQ on this engine's
-     * completion channel, RC QP, registered capsule, response and data buffers for HSQSIZE + 1
-     * commands), posts the receives and accepts with CRQSIZE. Report its establishment with
-     * {@link #qpEstablished} and its end with {@link #qpDisconnected}. Any thread (the listener's).
-     * Throws (after rejecting) when the request is refused; the listener frees the id after
-     * acknowledging the event.
+     * one is rejected with the NVMe/RDMA reject status), refuses a request that arrived on a device
+     * not added to the main context, creates the queue pair (CQ on this engine's completion channel,
+     * RC QP, registered capsule, response and data buffers for HSQSIZE + 1 commands), posts the
+     * receives and accepts with CRQSIZE. Report its establishment with {@link #qpEstablished} and its
+     * end with {@link #qpDisconnected}. Any thread (the listener's). Throws (after rejecting) when the
+     * request is refused; the listener frees the id after acknowledging the event.
      */
     public StaQp qpAccept(StaQp qp, NvmeRdmaConnectRequest req) {
-        if (state() != CtxState.RUNNING || qp == null || qp.io() != this || qp.state() != NvmfQpairState.ALLOCATED) {
-            req.reject(NvmeRdmaCmReject.STS_NO_RSC);
-            throw new DocaException(DocaError.BAD_STATE, "IO context not running, or the QP is not a fresh one of it");
-        }
-        NvmfRdmaTransport.Connection c = NvmfRdmaTransport.open(req, wait::rdmaChannelFor, sta::hasRdmaDev,
-                maxQueueSize);
-        try {
-            qpAccept(qp, c);
-        } catch (RuntimeException e) {
-            c.abandon();
-            req.reject(NvmeRdmaCmReject.STS_NO_RSC);
-            throw e;
-        }
-        req.accept(NvmfRdmaTransport.receiveQueueSize(qp.transport()));
-        return qp;
+        return StaQpAccept.acceptRdma(this, qp, req);
     }
 
     /**
@@ -244,37 +222,7 @@ public final class StaIo extends Ctx {
      * the transport's error (the connection is left to the caller).
      */
     public StaQp qpAccept(StaQp qp, Object connection) {
-        if (state() != CtxState.RUNNING) {
-            throw new DocaException(DocaError.BAD_STATE, "IO context not running");
-        }
-        if (qp == null || qp.io() != this) {
-            throw new DocaException(DocaError.INVALID_VALUE, "the QP was allocated on another IO context");
-        }
-        if (qp.state() != NvmfQpairState.ALLOCATED) {
-            throw new DocaException(DocaError.BAD_STATE, "the QP already has a connection (" + qp.state() + ")");
-        }
-        NvmfTransportType type = NvmfTransports.forConnection(connection);
-        if (type == null) {
-            throw new DocaException(DocaError.NOT_SUPPORTED, "no registered transport serves a "
-                    + (connection == null ? "null connection" : connection.getClass().getSimpleName())
-                    + " (transports: " + NvmfTransports.names() + ")");
-        }
-        if (sta.liveQps.incrementAndGet() > Sta.MAX_QPS) {
-            sta.liveQps.decrementAndGet();
-            throw new DocaException(DocaError.FULL, "max QPs (" + Sta.MAX_QPS + ") reached");
-        }
-        qp.counted = true;
-        NvmfTransport t;
-        try {
-            t = type.create(qp.qpair(), connection, new NvmfTransportType.Params(sta.getMaxIoSize(),
-                    sta.inCapsuleDataSize(), maxQueueSize));
-        } catch (RuntimeException e) {
-            qp.counted = false;
-            sta.liveQps.decrementAndGet();
-            throw e;
-        }
-        qp.qpair().attach(t, sta.getMaxIoSize());
-        return handOverQp(qp);
+        return handOverQp(StaQpAccept.attach(this, qp, connection));
     }
 
     /** {@code doca_sta_io_qp_connect}: {@link #qpAlloc} and {@link #qpAccept} in one call (TCP). Any thread. */
@@ -282,7 +230,9 @@ public final class StaIo extends Ctx {
         return qpAccept(qpAlloc(), channel);
     }
 
-    /** {@code doca_sta_io_qp_connect} for any registered transport's connection (see {@link #qpAccept(StaQp, Object)}). */
+    /**
+     * {@code doca_sta_io_qp_connect} for any registered transport's connection (see {@link #qpAccept(StaQp, Object)}).
+     */
     public StaQp qpConnect(Object connection) {
         return qpAccept(qpAlloc(), connection);
     }
@@ -323,24 +273,9 @@ public final class StaIo extends Ctx {
             return DocaError.BAD_STATE;
         }
         qp.destroying = true;
-        post(() -> startDestroy(qp));
+        post(() -> group.startDestroy(qp));
         return DocaError.SUCCESS;
     }
-
-    /** Engine thread: the destroy begins (see {@link #qpDestroy}); the QP group ends it once drained. */
-    private void startDestroy(StaQp qp) {
-        if (qp.state() == NvmfQpairState.CLOSED) {
-            return;
-        }
-        qp.startDisconnect();
-        qp.executor().failWaiting();
-        qp.transport().flush();
-        qp.destroyDeadline = System.nanoTime() + DESTROY_NANOS;
-        group.destroying(qp);
-    }
-
-    /** How long a destroyed QP may take to drain its in-flight I/O before it is closed anyway. */
-    static final long DESTROY_NANOS = 5_000_000_000L;
 
     /** Engine thread: a destroyed QP drained (or ran out of time): closed without a transport-error event. */
     void finishDestroy(StaQp qp) {
@@ -348,7 +283,9 @@ public final class StaIo extends Ctx {
         teardown(qp, "recv", DocaError.SHUTDOWN, 0);
     }
 
-    /** The rdma_cm ESTABLISHED event of an accepted NVMe/RDMA queue pair (the seed's connect-established). Any thread. */
+    /**
+     * The rdma_cm ESTABLISHED event of an accepted NVMe/RDMA queue pair (the seed's connect-established). Any thread.
+     */
     public void qpEstablished(StaQp qp) {
         post(() -> {
             if (qp.state() == NvmfQpairState.CONNECTING) {
@@ -393,36 +330,19 @@ public final class StaIo extends Ctx {
 
     /** Runs {@code r} on this context's PE thread during progress. Any thread; control path. */
     public void post(Runnable r) {
-        handOver(r);
+        inbox.handOver(r);
     }
 
     /** {@link #handOver} for a new QP: one the engine cannot take is closed and released before the error. */
     private StaQp handOverQp(StaQp qp) {
         try {
-            return handOver(qp);
+            return inbox.handOver(qp);
         } catch (DocaException e) {
             discard(qp);
             throw e;
         }
     }
 
-    /**
-     * Queues a new QP or an action for the PE thread; the queue's waker wakes the engine. Any
-     * thread; control path. A full queue (the engine is not draining) is retried for up to a
-     * second, then FULL.
-     */
-    private <T> T handOver(T o) {
-        if (!inbox.offer(o)) {
-            long deadline = System.nanoTime() + HAND_OVER_NANOS;
-            while (!inbox.offer(o)) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new DocaException(DocaError.FULL, name() + ": " + inbox.capacity() + " hand-overs already waiting");
-                }
-                Thread.yield();
-            }
-        }
-        return o;
-    }
 
     /**
      * Ends the engine thread's sleep in {@link #waitForIo} (or in its PE's notification wait) early,
@@ -451,7 +371,8 @@ public final class StaIo extends Ctx {
 
     // ------------------------------------------------------------------ tasks
 
-    public DocaError taskDisconnectSetConf(TaskCallback<StaIoTaskDisconnect> ok, TaskCallback<StaIoTaskDisconnect> err, int n) {
+    public DocaError taskDisconnectSetConf(TaskCallback<StaIoTaskDisconnect> ok, TaskCallback<StaIoTaskDisconnect> err,
+            int n) {
         return disconnectPool.setConf(ok, err, n);
     }
 
@@ -467,7 +388,8 @@ public final class StaIo extends Ctx {
     }
 
     /** Sends the completion of non-offloaded command {@code cid} (NVMe status field, DW0, DW1). */
-    public StaIoTaskNonOffloadSend taskNonOffloadSendAllocInit(StaQp qp, int cid, int status, int dw0, int dw1, long userData) {
+    public StaIoTaskNonOffloadSend taskNonOffloadSendAllocInit(StaQp qp, int cid, int status, int dw0, int dw1,
+            long userData) {
         StaIoTaskNonOffloadSend t = sendPool.alloc();
         return t == null ? null : t.init(qp, cid, status, dw0, dw1, userData);
     }
@@ -478,8 +400,8 @@ public final class StaIo extends Ctx {
     }
 
     /** Returns {@code len} bytes of {@code data} to the host, then the completion. */
-    public StaIoTaskNonOffloadWriteSend taskNonOffloadWriteSendAllocInit(StaQp qp, int cid, MemorySegment data, long offset,
-                                                                         int len, int status, int dw0, int dw1, long userData) {
+    public StaIoTaskNonOffloadWriteSend taskNonOffloadWriteSendAllocInit(StaQp qp, int cid, MemorySegment data,
+            long offset, int len, int status, int dw0, int dw1, long userData) {
         StaIoTaskNonOffloadWriteSend t = writeSendPool.alloc();
         return t == null ? null : t.init(qp, cid, data, offset, len, status, dw0, dw1, userData);
     }
@@ -490,8 +412,8 @@ public final class StaIo extends Ctx {
     }
 
     /** Fetches {@code len} bytes of command {@code cid}'s host data into {@code dst}. */
-    public StaIoTaskNonOffloadRead taskNonOffloadReadAllocInit(StaQp qp, int cid, MemorySegment dst, long offset, int len,
-                                                               long userData) {
+    public StaIoTaskNonOffloadRead taskNonOffloadReadAllocInit(StaQp qp, int cid, MemorySegment dst, long offset,
+            int len, long userData) {
         StaIoTaskNonOffloadRead t = readPool.alloc();
         return t == null ? null : t.init(qp, cid, dst, offset, len, userData);
     }
@@ -604,7 +526,7 @@ public final class StaIo extends Ctx {
     @Override
     protected int work() {
         int n = 0;
-        n += inbox.drain(takeOver, INBOX_CAPACITY);
+        n += inbox.drain(takeOver);
         NvmfBackendChannels bech = pollGroup.backendChannels();
         if (bech.busy() > 0) {
             n += bech.poll();

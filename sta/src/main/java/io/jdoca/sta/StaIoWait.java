@@ -47,7 +47,10 @@ final class StaIoWait {
         return selector != null;
     }
 
-    /** The completion channel for a CQ on device context {@code ctx} (see {@link RdmaCompletionChannel#channelFor}). Any thread. */
+    /**
+     * The completion channel for a CQ on device context {@code ctx} (see {@link RdmaCompletionChannel#channelFor}). Any
+     * thread.
+     */
     MemorySegment rdmaChannelFor(MemorySegment ctx) {
         return rdmaChannel.channelFor(ctx);
     }

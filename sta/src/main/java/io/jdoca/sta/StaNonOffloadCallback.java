@@ -25,5 +25,6 @@ public interface StaNonOffloadCallback {
      *                     (fetch it with a non-offload read task)
      * @param userData     the value given at registration
      */
-    void onCommand(StaQp qp, NvmeCommand command, MemorySegment payload, int payloadLen, boolean payloadValid, long userData);
+    void onCommand(StaQp qp, NvmeCommand command, MemorySegment payload, int payloadLen, boolean payloadValid,
+            long userData);
 }

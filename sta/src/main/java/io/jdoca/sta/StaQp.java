@@ -99,7 +99,9 @@ public final class StaQp implements NvmfQpairEvents {
         return subsystem;
     }
 
-    /** True when the host disabled SQ flow control at Connect (CATTR bit 2): successful reads end with C2HData SUCCESS. */
+    /**
+     * True when the host disabled SQ flow control at Connect (CATTR bit 2): successful reads end with C2HData SUCCESS.
+     */
     public boolean sqFlowControlDisabled() {
         return qpair.sqFlowControlDisabled();
     }

@@ -52,8 +52,21 @@ final class StaQpGroup {
         return n;
     }
 
-    /** A destroyed QP drains; {@link #reapDestroyed} closes it. Engine thread. */
-    void destroying(StaQp qp) {
+    /** How long a destroyed QP may take to drain its in-flight I/O before it is closed anyway. */
+    static final long DESTROY_NANOS = 5_000_000_000L;
+
+    /**
+     * The destroy of a connected QP begins ({@link StaIo#qpDestroy}): no new commands, the waiting
+     * ones failed, the back-end's finish; {@link #reapDestroyed} closes it once drained. Engine thread.
+     */
+    void startDestroy(StaQp qp) {
+        if (qp.state() == NvmfQpairState.CLOSED) {
+            return;
+        }
+        qp.startDisconnect();
+        qp.executor().failWaiting();
+        qp.transport().flush();
+        qp.destroyDeadline = System.nanoTime() + DESTROY_NANOS;
         destroying.add(qp);
     }
 

@@ -5,7 +5,8 @@ import io.jdoca.core.exec.TaskPool;
 import io.jdoca.sta.backend.StaBeQueue;
 
 /**
- * Destroy back-end queue task ({@code doca_sta_be_task_destroy_queue}): marks the queue destroyed (commands routed to it complete with an error), waits for its outstanding commands, then completes. Runs on the main context.
+ * Destroy back-end queue task ({@code doca_sta_be_task_destroy_queue}): marks the queue destroyed (commands routed to
+ * it complete with an error), waits for its outstanding commands, then completes. Runs on the main context.
  *
  * <p>Not thread-safe: use on the thread of the context's progress engine.
  */

@@ -48,7 +48,8 @@ class AllocationTest {
                 }
             };
             AllocationMeter.Result r = AllocationMeter.steadyState(30_000, 120_000, op);
-            assertTrue(r.bytesPerOp() < 1.0, "bytes/op " + r.bytesPerOp() + " (" + r.bytes() + " bytes over " + r.ops() + " I/Os)");
+            assertTrue(r.bytesPerOp() < 1.0, "bytes/op " + r.bytesPerOp() + " (" + r.bytes() + " bytes over " + r.ops()
+                    + " I/Os)");
             assertEquals(0, bed.io.stats().get("io_errors"));
         }
     }
@@ -91,9 +92,11 @@ class AllocationTest {
                 }
             };
             AllocationMeter.Result r = AllocationMeter.steadyState(5_000, 20_000, op);
-            assertEquals("IoUringChannel", bed.io.pollGroup().backendChannels().channel(file).getClass().getSimpleName(),
+            assertEquals("IoUringChannel",
+                    bed.io.pollGroup().backendChannels().channel(file).getClass().getSimpleName(),
                     "the file back-end ran on io_uring");
-            assertTrue(r.bytesPerOp() < 1.0, "bytes/op " + r.bytesPerOp() + " (" + r.bytes() + " bytes over " + r.ops() + " I/Os)");
+            assertTrue(r.bytesPerOp() < 1.0, "bytes/op " + r.bytesPerOp() + " (" + r.bytes() + " bytes over " + r.ops()
+                    + " I/Os)");
             assertEquals(0, bed.io.stats().get("io_errors"));
             assertEquals(0, ns2.inflight());
             bed.subsys.rmNs(ns2);

@@ -87,7 +87,9 @@ class AsyncBackendTest {
     @Test
     void readsBeyondTheEnginesSlotsWaitForABufferAndAllComplete() {
         try (TestBed bed = new TestBed(1 << 20, BS)) {
-            StallingBackend slow = bed.sta.backendCreate(new StallingBackend("slow2", 1 << 20, 20_000_000L));
+            // Each read takes 1 s: long enough that none finishes while the test fills every slot, even on a
+            // loaded machine (at 20 ms some did, and fewer than all slots were busy when counted).
+            StallingBackend slow = bed.sta.backendCreate(new StallingBackend("slow2", 1 << 20, 1_000_000_000L));
             slow.addQueue();
             StaNamespace ns = bed.subsys.addNs(2, BS, 1, slow);
             int n = NvmfBackendChannels.SLOTS + 6;
@@ -171,7 +173,8 @@ class AsyncBackendTest {
                 c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
                 assertEquals(0, c.cqeStatus());
             }
-            assertEquals("IoUringChannel", bed.io.pollGroup().backendChannels().channel(file).getClass().getSimpleName());
+            assertEquals("IoUringChannel",
+                    bed.io.pollGroup().backendChannels().channel(file).getClass().getSimpleName());
             assertEquals(0, ns.inflight());
             assertEquals(32, ns.stats().get("reads"));
             bed.subsys.rmNs(ns);
@@ -242,7 +245,8 @@ class AsyncBackendTest {
             TestClient c = new TestClient(bed, p[1]);
             c.icReq(false, false);
             c.expect(NvmeTcpPdu.TYPE_IC_RESP);
-            c.connect(1, 1, 31, TestClient.HOST, TestBed.NQN, io.jdoca.sta.nvme.FabricsConnectCommand.CATTR_DISABLE_SQ_FLOW);
+            c.connect(1, 1, 31, TestClient.HOST, TestBed.NQN,
+                    io.jdoca.sta.nvme.FabricsConnectCommand.CATTR_DISABLE_SQ_FLOW);
             c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
             assertTrue(qp.sqFlowControlDisabled());
             for (int i = 0; i < 4; i++) {

@@ -199,7 +199,8 @@ class BadInputTest {
             c.raw(b);
             bed.pump();
             assertTrue(((PipeChannel) c.ch).peerClosed());
-            assertTrue(bed.transportErrors.get(0).startsWith("protocol:CONNECTION_ABORTED"), bed.transportErrors.toString());
+            assertTrue(bed.transportErrors.get(0).startsWith("protocol:CONNECTION_ABORTED"),
+                    bed.transportErrors.toString());
             stillServes(bed);
         }
     }

@@ -22,7 +22,8 @@ class CodecPropertyTest {
     final MemorySegment seg = Arena.ofAuto().allocate(8192);
 
     @Property
-    void dataPduRoundTrip(@ForAll @IntRange(min = 0, max = 0xffff) int cid, @ForAll @IntRange(min = 0, max = 0xffff) int ttag,
+    void dataPduRoundTrip(@ForAll @IntRange(min = 0, max = 0xffff) int cid,
+                          @ForAll @IntRange(min = 0, max = 0xffff) int ttag,
                           @ForAll @IntRange(min = 0) int off, @ForAll @IntRange(min = 0) int len, @ForAll boolean r2t) {
         int type = r2t ? NvmeTcpPdu.TYPE_R2T : NvmeTcpPdu.TYPE_C2H_DATA;
         DataPdu.encode(seg, 16, type, 5, 28, 1000, cid, ttag, off, len);

@@ -57,7 +57,8 @@ class IoPathTest {
         c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
         assertEquals(10, c.cqeCid());
         assertEquals(0, c.cqeStatus());
-        assertEquals(0, MemorySegment.mismatch(data, 0, len, bed.backend.segment(), slba * BS, slba * BS + len) == -1 ? 0 : 1);
+        assertEquals(0, MemorySegment.mismatch(data, 0, len, bed.backend.segment(), slba * BS, slba * BS + len) == -1
+                ? 0 : 1);
         c.read(11, slba, nlb, BS);
         c.expect(NvmeTcpPdu.TYPE_C2H_DATA);
         assertEquals(11, DataPdu.cccid(c.rx, 0));
@@ -116,7 +117,8 @@ class IoPathTest {
             TestClient c = new TestClient(bed, p[1]);
             c.icReq(false, false);
             c.expect(NvmeTcpPdu.TYPE_IC_RESP);
-            c.connect(1, 1, 31, TestClient.HOST, TestBed.NQN, io.jdoca.sta.nvme.FabricsConnectCommand.CATTR_DISABLE_SQ_FLOW);
+            c.connect(1, 1, 31, TestClient.HOST, TestBed.NQN,
+                    io.jdoca.sta.nvme.FabricsConnectCommand.CATTR_DISABLE_SQ_FLOW);
             c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
             assertTrue(qp.sqFlowControlDisabled());
             c.read(2, 0, 1, BS);
@@ -433,7 +435,8 @@ class IoPathTest {
             assertEquals(r, bed.completed.get(0));
             assertEquals(-1, MemorySegment.mismatch(data, 0, 512, dst, 0, 512));
             r.free();
-            StaIoTaskNonOffloadWriteSend w = bed.io.taskNonOffloadWriteSendAllocInit(bed.lastQp, 9, data, 0, 100, 0, 42, 0, 0);
+            StaIoTaskNonOffloadWriteSend w = bed.io.taskNonOffloadWriteSendAllocInit(bed.lastQp, 9, data, 0, 100, 0,
+                    42, 0, 0);
             assertEquals(DocaError.SUCCESS, w.submit());
             c.expect(NvmeTcpPdu.TYPE_C2H_DATA);
             assertEquals(100, c.dataLength());

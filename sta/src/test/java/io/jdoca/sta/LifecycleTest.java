@@ -119,10 +119,14 @@ class LifecycleTest {
     @Test
     void subsystemsAndNamespaces() {
         try (TestBed bed = new TestBed(1 << 20, 4096)) {
-            assertEquals(DocaError.ALREADY_EXIST, assertThrows(DocaException.class, () -> bed.sta.subsystemCreate(TestBed.NQN)).error());
-            assertEquals(DocaError.ALREADY_EXIST, assertThrows(DocaException.class, () -> bed.subsys.addNs(1, 4096, 1, bed.backend)).error());
-            assertEquals(DocaError.NOT_SUPPORTED, assertThrows(DocaException.class, () -> bed.subsys.addNs(2, 1024, 1, bed.backend)).error());
-            assertEquals(DocaError.INVALID_VALUE, assertThrows(DocaException.class, () -> bed.subsys.addNs(0, 4096, 1, bed.backend)).error());
+            assertEquals(DocaError.ALREADY_EXIST, assertThrows(DocaException.class, () ->
+                    bed.sta.subsystemCreate(TestBed.NQN)).error());
+            assertEquals(DocaError.ALREADY_EXIST, assertThrows(DocaException.class, () -> bed.subsys.addNs(1, 4096, 1,
+                    bed.backend)).error());
+            assertEquals(DocaError.NOT_SUPPORTED, assertThrows(DocaException.class, () -> bed.subsys.addNs(2, 1024, 1,
+                    bed.backend)).error());
+            assertEquals(DocaError.INVALID_VALUE, assertThrows(DocaException.class, () -> bed.subsys.addNs(0, 4096, 1,
+                    bed.backend)).error());
             assertEquals(DocaError.IN_USE, bed.sta.backendDestroy(bed.backend));
             assertEquals(DocaError.IN_USE, bed.sta.subsystemDestroy(bed.subsys));
             StaNamespace ns2 = bed.subsys.addNs(2, 512, 1, bed.sta.backendCreate(new NullBackend("null0", 1 << 20)));

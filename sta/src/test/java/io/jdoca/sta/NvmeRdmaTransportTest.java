@@ -51,7 +51,8 @@ class NvmeRdmaTransportTest {
     void up() {
         bed = new TestBed(4 << 20, BS);
         host = new FakeRdmaQueuePair(1 << 20);
-        qp = bed.adopt(host, DEPTH, new InetSocketAddress("10.0.2.15", 40000), new InetSocketAddress("10.0.2.15", 4420));
+        qp = bed.adopt(host, DEPTH, new InetSocketAddress("10.0.2.15", 40000), new InetSocketAddress("10.0.2.15",
+                4420));
         bed.pump();
         assertEquals(DEPTH + 1, host.postedReceives(), "one receive per host SQ entry, plus the spare");
         // The I/O queue's Connect, in-capsule as the Linux host sends it (offset SGL, 1024 bytes).
@@ -148,11 +149,13 @@ class NvmeRdmaTransportTest {
         FabricsConnectCommand.encodeData(admin.host, 0x100, new byte[16], 0xffff, TestBed.NQN, "nqn.host");
         assertTrue(admin.capsule(sqe, null, 0));
         bed.pump();
-        assertEquals(NvmeOpcode.FABRICS + "/" + NvmeOpcode.FCTYPE_CONNECT + "/0/false", bed.nonOffloaded.get(bed.nonOffloaded.size() - 1),
+        assertEquals(NvmeOpcode.FABRICS + "/" + NvmeOpcode.FCTYPE_CONNECT + "/0/false",
+                bed.nonOffloaded.get(bed.nonOffloaded.size() - 1),
                 "delivered as 'data still with the host' so the application fetches it");
         // The application's fetch is an RDMA READ of the host's descriptor.
         MemorySegment dst = Arena.ofAuto().allocate(FabricsConnectCommand.DATA_LEN);
-        StaIoTaskNonOffloadRead t = bed.io.taskNonOffloadReadAllocInit(aq, 5, dst, 0, FabricsConnectCommand.DATA_LEN, 0);
+        StaIoTaskNonOffloadRead t = bed.io.taskNonOffloadReadAllocInit(aq, 5, dst, 0, FabricsConnectCommand.DATA_LEN,
+                0);
         assertEquals(io.jdoca.core.DocaError.SUCCESS, t.submit());
         bed.pump();
         assertEquals(List.of("READ 1024"), admin.ops);
@@ -246,7 +249,8 @@ class NvmeRdmaTransportTest {
         NvmeRdmaCmRequest.encode(pd, 0, 1, 128, 4095, 1); // 4096 entries: beyond the engine's queue size
         NvmeRdmaConnectRequest req = NvmeRdmaConnectRequest.of(pd, 32, null, null);
         DocaException e = assertThrows(DocaException.class, () -> bed.io.qpConnect(req));
-        assertTrue(e.getMessage().contains(NvmeRdmaCmReject.describe(NvmeRdmaCmReject.STS_INVALID_HSQSIZE)), e.getMessage());
+        assertTrue(e.getMessage().contains(NvmeRdmaCmReject.describe(NvmeRdmaCmReject.STS_INVALID_HSQSIZE)),
+                e.getMessage());
         assertTrue(req.answered());
         NvmeRdmaConnectRequest shortOne = NvmeRdmaConnectRequest.of(pd, 16, null, null);
         e = assertThrows(DocaException.class, () -> bed.io.qpConnect(shortOne));
@@ -274,7 +278,8 @@ class NvmeRdmaTransportTest {
             }
         };
         AllocationMeter.Result r = AllocationMeter.steadyState(20_000, 50_000, op);
-        assertTrue(r.bytesPerOp() < 1.0, "bytes/op " + r.bytesPerOp() + " (" + r.bytes() + " bytes over " + r.ops() + " I/Os)");
+        assertTrue(r.bytesPerOp() < 1.0, "bytes/op " + r.bytesPerOp() + " (" + r.bytes() + " bytes over " + r.ops()
+                + " I/Os)");
         assertFalse(qp.state() == NvmfQpairState.CLOSED);
     }
 

@@ -83,7 +83,8 @@ class StaApiTest {
             assertEquals(qp, bed.io.qpAccept(qp, p[0]));
             assertEquals(StaQp.TRTYPE_TCP, qp.transportType());
             PipeChannel[] q = PipeChannel.pair(1 << 16);
-            assertEquals(DocaError.BAD_STATE, assertThrows(DocaException.class, () -> bed.io.qpAccept(qp, q[0])).error());
+            assertEquals(DocaError.BAD_STATE, assertThrows(DocaException.class, () -> bed.io.qpAccept(qp,
+                    q[0])).error());
             assertEquals(DocaError.NOT_SUPPORTED,
                     assertThrows(DocaException.class, () -> bed.io.qpAccept(bed.io.qpAlloc(), "a string")).error(),
                     "no transport serves it");

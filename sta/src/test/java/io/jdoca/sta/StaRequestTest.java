@@ -214,7 +214,8 @@ class StaRequestTest {
             c.io(NvmeOpcode.IO_COMPARE, 12, 1, 1 << 20, 1, BS, data, BS);
             c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
             assertEquals(NvmeStatus.LBA_OUT_OF_RANGE, c.cqeStatus());
-            assertEquals(List.of(NEED_BUFFER, READY_TO_EXECUTE, EXECUTED, TRANSFERRING_CONTROLLER_TO_HOST, COMPLETED, FREE),
+            assertEquals(List.of(NEED_BUFFER, READY_TO_EXECUTE, EXECUTED, TRANSFERRING_CONTROLLER_TO_HOST, COMPLETED,
+                    FREE),
                     walkSince(pool, m), "compare out of range");
 
             // Refused without a namespace.
@@ -243,7 +244,8 @@ class StaRequestTest {
         long sqe = c.beginCapsule();
         NvmeCommand.encode(c.tx, sqe, NvmeOpcode.IO_DATASET_MANAGEMENT, cid, 1);
         NvmeCommand.putCdw(c.tx, sqe, 44, 0x4);
-        NvmeCommand.putSgl(c.tx, sqe, inCapsule ? NvmeCommand.SGL_DATA_BLOCK_OFFSET : NvmeCommand.SGL_TRANSPORT_DATA_BLOCK, 0, 16);
+        NvmeCommand.putSgl(c.tx, sqe, inCapsule
+                ? NvmeCommand.SGL_DATA_BLOCK_OFFSET : NvmeCommand.SGL_TRANSPORT_DATA_BLOCK, 0, 16);
         if (inCapsule) {
             c.endCapsule(ranges, 0, 16);
         } else {

@@ -80,9 +80,11 @@ final class TestBed implements AutoCloseable {
         assertEquals(DocaError.SUCCESS, sta.start());
         io = StaIo.create(sta);
         assertEquals(DocaError.SUCCESS, io.nonOffloadRegisterCb(this::onCommand, 7));
-        assertEquals(DocaError.SUCCESS, io.eventTransportErrorRegisterCb((qp, op, why, d) -> transportErrors.add(op + ":" + why + ":" + d)));
+        assertEquals(DocaError.SUCCESS, io.eventTransportErrorRegisterCb((qp, op, why, d) -> transportErrors.add(op
+                + ":" + why + ":" + d)));
         assertEquals(DocaError.SUCCESS, io.taskNonOffloadSendSetConf((t, a, b) -> t.free(), (t, a, b) -> t.free(), 64));
-        assertEquals(DocaError.SUCCESS, io.taskNonOffloadWriteSendSetConf((t, a, b) -> t.free(), (t, a, b) -> t.free(), 16));
+        assertEquals(DocaError.SUCCESS, io.taskNonOffloadWriteSendSetConf((t, a, b) -> t.free(), (t, a, b) -> t.free(),
+                16));
         assertEquals(DocaError.SUCCESS, io.taskNonOffloadReadSetConf((t, a, b) -> {
             completed.add(t);
         }, (t, a, b) -> {
@@ -131,7 +133,8 @@ final class TestBed implements AutoCloseable {
                 if (qp.qid() > 0) {
                     assertEquals(DocaError.SUCCESS, io.qpAddSubsystem(qp, subsys));
                 }
-                assertEquals(DocaError.SUCCESS, io.qpConnectSetSqSize(qp, FabricsConnectCommand.sqsize(cmd.segment(), cmd.base()) + 1));
+                assertEquals(DocaError.SUCCESS, io.qpConnectSetSqSize(qp, FabricsConnectCommand.sqsize(cmd.segment(),
+                        cmd.base()) + 1));
             }
         }
         StaIoTaskNonOffloadSend t = io.taskNonOffloadSendAllocInit(qp, cmd.cid(), status, dw0, 0, 0);
@@ -167,7 +170,10 @@ final class TestBed implements AutoCloseable {
         pe.close();
     }
 
-    /** An NVMe/RDMA queue pair over an already connected {@code rq} (a fake playing the host): accepted through the registry. */
+    /**
+     * An NVMe/RDMA queue pair over an already connected {@code rq} (a fake playing the host): accepted through the
+     * registry.
+     */
     StaQp adopt(RdmaQueuePair rq, int depth, java.net.SocketAddress remote,
                 java.net.SocketAddress local) {
         return io.qpAccept(io.qpAlloc(), new NvmfRdmaTransport.Connection(rq, depth, remote, local));

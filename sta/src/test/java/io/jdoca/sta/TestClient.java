@@ -97,7 +97,8 @@ final class TestClient {
             }
             bed.pump();
             try {
-                rxBuf.limit(rx.byteSize() > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) rx.byteSize()).position(rxLen);
+                rxBuf.limit(rx.byteSize() > Integer.MAX_VALUE
+                        ? Integer.MAX_VALUE : (int) rx.byteSize()).position(rxLen);
                 int n = ch.read(rxBuf);
                 rxBuf.clear();
                 if (n < 0) {
@@ -155,7 +156,9 @@ final class TestClient {
         dd = ddgst;
     }
 
-    /** Starts a CapsuleCmd at txLen; returns the SQE offset. The caller fills the SQE then calls {@link #endCapsule}. */
+    /**
+     * Starts a CapsuleCmd at txLen; returns the SQE offset. The caller fills the SQE then calls {@link #endCapsule}.
+     */
     long beginCapsule() {
         return txLen + NvmeTcpPdu.CH_LEN;
     }
@@ -235,7 +238,8 @@ final class TestClient {
         long sqe = beginCapsule();
         NvmeCommand.encode(tx, sqe, opcode, cid, nsid);
         NvmeCommand.putRange(tx, sqe, slba, nlb);
-        NvmeCommand.putSgl(tx, sqe, dataLen > 0 ? NvmeCommand.SGL_DATA_BLOCK_OFFSET : NvmeCommand.SGL_TRANSPORT_DATA_BLOCK, 0, sglLen);
+        NvmeCommand.putSgl(tx, sqe, dataLen > 0
+                ? NvmeCommand.SGL_DATA_BLOCK_OFFSET : NvmeCommand.SGL_TRANSPORT_DATA_BLOCK, 0, sglLen);
         endCapsule(data, 0, dataLen);
     }
 
@@ -245,7 +249,8 @@ final class TestClient {
         int hdl = hd ? 4 : 0;
         int ddl = dd ? 4 : 0;
         int pdo = NvmeTcpPdu.DATA_HLEN + hdl;
-        int flags = (last ? NvmeTcpPdu.FLAG_DATA_LAST : 0) | (hd ? NvmeTcpPdu.FLAG_HDGSTF : 0) | (dd ? NvmeTcpPdu.FLAG_DDGSTF : 0);
+        int flags = (last ? NvmeTcpPdu.FLAG_DATA_LAST : 0) | (hd ? NvmeTcpPdu.FLAG_HDGSTF : 0)
+                | (dd ? NvmeTcpPdu.FLAG_DDGSTF : 0);
         DataPdu.encode(tx, base, NvmeTcpPdu.TYPE_H2C_DATA, flags, pdo, pdo + len + ddl, cid, ttag, offset, len);
         if (hd) {
             txDigest.put(base, NvmeTcpPdu.DATA_HLEN);

@@ -86,7 +86,8 @@ class VectorTest {
             assertEquals(0, qp.qid());
             assertEquals(0, bed.digestErrors());
             // Answer as the capture's listener did: Connect Invalid Host.
-            StaIoTaskNonOffloadSend t = bed.io.taskNonOffloadSendAllocInit(qp, bed.lastCid, NvmeStatus.CONNECT_INVALID_HOST, 0, 0, 0);
+            StaIoTaskNonOffloadSend t = bed.io.taskNonOffloadSendAllocInit(qp, bed.lastCid,
+                    NvmeStatus.CONNECT_INVALID_HOST, 0, 0, 0);
             assertEquals(DocaError.SUCCESS, t.submit());
             c.expect(NvmeTcpPdu.TYPE_CAPSULE_RESP);
             int plen = (int) NvmeTcpPdu.plen(c.rx, 0);
@@ -129,11 +130,13 @@ class VectorTest {
         byte[] b = load("icreq-connect-admin-hdgst-ddgst.bin");
         int base = 128;
         int hcrc = PduDigest.crc32c(b, base, 72);
-        int stored = (b[base + 72] & 0xff) | (b[base + 73] & 0xff) << 8 | (b[base + 74] & 0xff) << 16 | (b[base + 75] & 0xff) << 24;
+        int stored = (b[base + 72] & 0xff) | (b[base + 73] & 0xff) << 8 | (b[base + 74] & 0xff) << 16
+                | (b[base + 75] & 0xff) << 24;
         assertEquals(0xff0e9150, stored);
         assertEquals(stored, hcrc);
         int dcrc = PduDigest.crc32c(b, base + 76, 1024);
-        int dstored = (b[base + 1100] & 0xff) | (b[base + 1101] & 0xff) << 8 | (b[base + 1102] & 0xff) << 16 | (b[base + 1103] & 0xff) << 24;
+        int dstored = (b[base + 1100] & 0xff) | (b[base + 1101] & 0xff) << 8 | (b[base + 1102] & 0xff) << 16
+                | (b[base + 1103] & 0xff) << 24;
         assertEquals(0x5281d42d, dstored);
         assertEquals(dstored, dcrc);
         assertEquals(0xE3069283, PduDigest.crc32c("123456789".getBytes(), 0, 9));

@@ -31,12 +31,15 @@ public final class FileBackend extends StaBackend {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIBC = LINKER.defaultLookup();
     private static final MethodHandle OPEN = LINKER.downcallHandle(LIBC.find("open").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT),
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_INT),
             Linker.Option.firstVariadicArg(2));
     private static final MethodHandle PREAD = LINKER.downcallHandle(LIBC.find("pread").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
+                    ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
     private static final MethodHandle PWRITE = LINKER.downcallHandle(LIBC.find("pwrite").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
+                    ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
     private static final MethodHandle FDATASYNC = LINKER.downcallHandle(LIBC.find("fdatasync").orElseThrow(),
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
     private static final MethodHandle CLOSE = LINKER.downcallHandle(LIBC.find("close").orElseThrow(),
@@ -75,7 +78,8 @@ public final class FileBackend extends StaBackend {
             }
             return new FileBackend(name, path, size);
         } catch (java.io.IOException e) {
-            throw new DocaException(DocaError.OPERATING_SYSTEM, "cannot open back-end file " + path + ": " + e.getMessage(), e);
+            throw new DocaException(DocaError.OPERATING_SYSTEM, "cannot open back-end file " + path + ": "
+                    + e.getMessage(), e);
         }
     }
 

@@ -10,7 +10,8 @@ import java.lang.foreign.ValueLayout;
  * its first touch, then touched page by page so that no page fault is left for the data path (DOCA's rule:
  * allocate at start). Why: with 4 KiB pages every random 4 KiB read of a 1 GiB RAM disk is a TLB miss; random
  * 4 KiB reads of the memory back-end gained about 10 % with huge pages, 128 KiB sequential reads nothing
- * (docs/performance/nvmf.md, 2026-11-28), and SPDK's malloc bdev lives in hugepages too. Debian's default THP mode is {@code madvise},
+ * (docs/performance/nvmf.md, 2026-11-28), and SPDK's malloc bdev lives in hugepages too. Debian's default THP mode is
+ * {@code madvise},
  * which gives huge pages only to advised ranges; with THP {@code never}, or when {@code mmap} fails, the memory
  * is the same, on 4 KiB pages.
  *

@@ -76,9 +76,11 @@ final class IoUring implements AutoCloseable {
     static final long IORING_OFF_SQES = 0x10000000L;
 
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final MethodHandle SYSCALL = LINKER.downcallHandle(LINKER.defaultLookup().find("syscall").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
-                    ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG),
+    private static final MethodHandle SYSCALL = LINKER.downcallHandle(
+            LINKER.defaultLookup().find("syscall").orElseThrow(),
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_LONG),
             Linker.Option.firstVariadicArg(1));
     private static final MethodHandle CLOSE = LINKER.downcallHandle(LINKER.defaultLookup().find("close").orElseThrow(),
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
@@ -111,7 +113,10 @@ final class IoUring implements AutoCloseable {
     private final Arena argArena = Arena.ofShared();
     private final MemorySegment waitArg;
 
-    /** Sets up a ring of {@code entries} submissions; throws IllegalStateException when the kernel refuses. Control path. */
+    /**
+     * Sets up a ring of {@code entries} submissions; throws IllegalStateException when the kernel refuses. Control
+     * path.
+     */
     IoUring(int entries) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = a.allocate(PARAMS_SIZE, 8);
@@ -202,7 +207,10 @@ final class IoUring implements AutoCloseable {
         return unsubmitted;
     }
 
-    /** Publishes the queued SQEs and submits them ({@code io_uring_enter}); returns how many the kernel took, -1 on error. */
+    /**
+     * Publishes the queued SQEs and submits them ({@code io_uring_enter}); returns how many the kernel took, -1 on
+     * error.
+     */
     int enter() {
         if (unsubmitted == 0) {
             return 0;
@@ -256,7 +264,8 @@ final class IoUring implements AutoCloseable {
     /** User data of the {@code i}-th ready completion (0 = oldest). */
     long userData(int i) {
         int head = cqRing.get(U32, cqHead);
-        return cqRing.get(ValueLayout.JAVA_LONG_UNALIGNED, cqes + (long) ((head + i) & cqMask) * CQE_SIZE + CQE_USER_DATA);
+        return cqRing.get(ValueLayout.JAVA_LONG_UNALIGNED, cqes + (long) ((head + i) & cqMask) * CQE_SIZE
+                + CQE_USER_DATA);
     }
 
     /** Result ({@code res}: bytes, or -errno) of the {@code i}-th ready completion. */
@@ -274,7 +283,8 @@ final class IoUring implements AutoCloseable {
     /** Waits in the kernel for at least one completion (control path: draining at close). */
     void waitOne() {
         try {
-            long ignored = (long) SYSCALL.invokeExact(SYS_IO_URING_ENTER, (long) fd, 0L, 1L, (long) IORING_ENTER_GETEVENTS, 0L, 0L);
+            long ignored = (long) SYSCALL.invokeExact(SYS_IO_URING_ENTER, (long) fd, 0L, 1L,
+                    (long) IORING_ENTER_GETEVENTS, 0L, 0L);
         } catch (Throwable t) {
             // closing anyway
         }

@@ -63,7 +63,8 @@ public final class IoUringChannel extends StaBackendChannel {
             long ud = ring.userData(i);
             int res = ring.result(i);
             int expect = (int) (ud >>> 32);
-            int st = res < 0 ? NvmeStatus.INTERNAL_ERROR : res != expect ? NvmeStatus.DATA_TRANSFER_ERROR : NvmeStatus.SUCCESS;
+            int st = res < 0 ? NvmeStatus.INTERNAL_ERROR : res != expect
+                    ? NvmeStatus.DATA_TRANSFER_ERROR : NvmeStatus.SUCCESS;
             outstanding--;
             sink.onComplete((int) ud, st);
         }

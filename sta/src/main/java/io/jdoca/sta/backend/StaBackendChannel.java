@@ -31,7 +31,9 @@ public abstract class StaBackendChannel {
      */
     public abstract boolean submit(int op, long offset, MemorySegment buf, int len, int tag);
 
-    /** Hands submitted operations to the device and reaps finished ones into {@code sink}; returns how many finished. */
+    /**
+     * Hands submitted operations to the device and reaps finished ones into {@code sink}; returns how many finished.
+     */
     public abstract int poll(Sink sink);
 
     /**

@@ -124,7 +124,8 @@ public final class FabricsConnectCommand {
     private static final int OFF_FCTYPE_BYTE = 4;
 
     /** Encodes Connect data. */
-    public static void encodeData(MemorySegment s, long base, byte[] hostId, int cntlid, String subNqn, String hostNqn) {
+    public static void encodeData(MemorySegment s, long base, byte[] hostId, int cntlid, String subNqn,
+            String hostNqn) {
         s.asSlice(base, DATA_LEN).fill((byte) 0);
         MemorySegment.copy(MemorySegment.ofArray(hostId), 0, s, base + DATA_OFF_HOSTID, Math.min(16, hostId.length));
         s.set(LE16, base + DATA_OFF_CNTLID, (short) cntlid);

@@ -37,7 +37,9 @@ public final class NvmeCommand {
 
     /** SGL identifier of in-capsule data: Data Block descriptor, Offset sub-type (0x0 << 4 | 0x1). */
     public static final int SGL_DATA_BLOCK_OFFSET = 0x01;
-    /** SGL identifier NVMe/TCP uses for host-memory data: Transport Data Block, sub-type Transport A (0x5 << 4 | 0xA). */
+    /**
+     * SGL identifier NVMe/TCP uses for host-memory data: Transport Data Block, sub-type Transport A (0x5 << 4 | 0xA).
+     */
     public static final int SGL_TRANSPORT_DATA_BLOCK = 0x5a;
 
     private MemorySegment seg;

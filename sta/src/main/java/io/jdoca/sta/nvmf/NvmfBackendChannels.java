@@ -60,7 +60,8 @@ public final class NvmfBackendChannels implements StaBackendChannel.Sink {
         try {
             ch = be.openChannel(2 * SLOTS);
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "{0}: no asynchronous channel ({1}); synchronous I/O", be, e.getMessage());
+            LOG.log(System.Logger.Level.WARNING, "{0}: no asynchronous channel ({1}); synchronous I/O", be,
+                    e.getMessage());
         }
         if (ch != null && arena == null) {
             arena = Arena.ofShared();
@@ -238,7 +239,8 @@ public final class NvmfBackendChannels implements StaBackendChannel.Sink {
         long limit = group.backendTimeoutNanos();
         for (int s = 0; s < SLOTS; s++) {
             NvmfRequest r = slotReq[s];
-            if (r != null && !slotReported[s] && r.state() == NvmfRequestState.EXECUTING && now - slotStart[s] > limit) {
+            if (r != null && !slotReported[s] && r.state() == NvmfRequestState.EXECUTING
+                    && now - slotStart[s] > limit) {
                 // Reported while the operation is still outstanding, once per operation.
                 slotReported[s] = true;
                 r.queue.counters(group.index()).timeout();
@@ -278,7 +280,8 @@ public final class NvmfBackendChannels implements StaBackendChannel.Sink {
         channels = new StaBackendChannel[0];
         backends = new StaBackend[0];
         if (busy > 0) {
-            LOG.log(System.Logger.Level.WARNING, "{0} back-end operation(s) never finished; their buffers stay allocated", busy);
+            LOG.log(System.Logger.Level.WARNING,
+                    "{0} back-end operation(s) never finished; their buffers stay allocated", busy);
             for (int s = 0; s < SLOTS; s++) {
                 NvmfRequest r = slotReq[s];
                 if (r != null && r.state() == NvmfRequestState.EXECUTING) {

@@ -314,7 +314,8 @@ public final class NvmfCommandExecutor {
         for (int tag = 0; tag < pool.size(); tag++) {
             NvmfRequest r = pool.at(tag);
             NvmfRequestState s = r.state();
-            boolean waitingData = s == NvmfRequestState.TRANSFERRING_HOST_TO_CONTROLLER || s == NvmfRequestState.NEED_BUFFER;
+            boolean waitingData = s == NvmfRequestState.TRANSFERRING_HOST_TO_CONTROLLER
+                    || s == NvmfRequestState.NEED_BUFFER;
             boolean application = r.kind == NvmfRequest.KIND_APPLICATION
                     && (s == NvmfRequestState.EXECUTING || s == NvmfRequestState.TRANSFERRING_HOST_TO_APPLICATION);
             if ((!waitingData && !application) || !tr.reserve(0)) {

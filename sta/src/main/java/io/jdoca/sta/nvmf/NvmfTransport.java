@@ -76,7 +76,10 @@ public interface NvmfTransport {
     /** Sends {@code len} bytes of {@code src} to the host as {@code r}'s data (a copy). */
     void sendData(NvmfRequest r, MemorySegment src, long srcOff, int len);
 
-    /** Asks the host for {@code len} bytes of {@code r}'s data at {@code offset}; they arrive through {@link NvmfCommandExecutor#onHostData}. */
+    /**
+     * Asks the host for {@code len} bytes of {@code r}'s data at {@code offset}; they arrive through {@link
+     * NvmfCommandExecutor#onHostData}.
+     */
     void requestHostData(NvmfRequest r, int offset, int len);
 
     /** Negotiated header digest (NVMe/TCP; false for transports without it). */

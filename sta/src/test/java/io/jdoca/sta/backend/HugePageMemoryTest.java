@@ -20,10 +20,12 @@ class HugePageMemoryTest {
         String out = CProgram.run(dir, "sys/mman.h", """
                 #include <sys/mman.h>
                 #include <stdio.h>
-                int main(void) { printf("%d %d %d %d %ld\\n", PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, MAP_PRIVATE | MAP_ANONYMOUS,
+                int main(void) { printf("%d %d %d %d %ld\\n", PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+                        MAP_PRIVATE | MAP_ANONYMOUS,
                         MADV_HUGEPAGE, (long) MAP_FAILED); return 0; }
                 """);
-        assertThat(out).isEqualTo(Mman.PROT_READ_WRITE + " " + Mman.MAP_SHARED_POPULATE + " " + Mman.MAP_PRIVATE_ANONYMOUS + " "
+        assertThat(out).isEqualTo(Mman.PROT_READ_WRITE + " " + Mman.MAP_SHARED_POPULATE + " "
+                + Mman.MAP_PRIVATE_ANONYMOUS + " "
                 + Mman.MADV_HUGEPAGE + " " + Mman.MAP_FAILED);
     }
 
@@ -46,7 +48,8 @@ class HugePageMemoryTest {
             // it depends on the machine's memory, so AnonHugePages is printed, not asserted.
             assertThat(smapsField(m.address(), "VmFlags:")).as("VmFlags of the mapping at 0x%x", m.address())
                     .matches(".*\\bhg\\b.*");
-            System.out.println("HugePageMemoryTest: " + smapsField(m.address(), "AnonHugePages:").strip() + " of 64 MiB");
+            System.out.println("HugePageMemoryTest: " + smapsField(m.address(), "AnonHugePages:").strip()
+                    + " of 64 MiB");
         }
         arena.close();
         assertThatThrownBy(() -> m.get(ValueLayout.JAVA_LONG, 0)).isInstanceOf(IllegalStateException.class);
@@ -62,7 +65,9 @@ class HugePageMemoryTest {
         }
     }
 
-    /** The rest of line {@code field} of the /proc/self/smaps entry of the mapping that contains {@code addr}, or "". */
+    /**
+     * The rest of line {@code field} of the /proc/self/smaps entry of the mapping that contains {@code addr}, or "".
+     */
     private static String smapsField(long addr, String field) throws IOException {
         boolean in = false;
         for (String line : Files.readAllLines(Path.of("/proc/self/smaps"))) {

@@ -81,7 +81,8 @@ public final class KeyedSgl {
         s.set(U8, sqe + OFF_LENGTH + 1, (byte) (len >>> 8));
         s.set(U8, sqe + OFF_LENGTH + 2, (byte) (len >>> 16));
         s.set(LE32, sqe + OFF_KEY, key);
-        s.set(U8, sqe + OFF_ID, (byte) (TYPE_KEYED_DATA_BLOCK << 4 | (invalidate ? SUBTYPE_INVALIDATE_KEY : SUBTYPE_ADDRESS)));
+        s.set(U8, sqe + OFF_ID, (byte) (TYPE_KEYED_DATA_BLOCK << 4 | (invalidate
+                ? SUBTYPE_INVALIDATE_KEY : SUBTYPE_ADDRESS)));
     }
 
     /** Writes an in-capsule (offset) data block descriptor (initiators, tests). */

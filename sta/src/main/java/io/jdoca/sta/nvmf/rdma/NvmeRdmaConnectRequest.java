@@ -94,7 +94,10 @@ public final class NvmeRdmaConnectRequest {
         return req;
     }
 
-    /** 0, or the reject status ({@link NvmeRdmaCmReject}) this request earns with queues of at most {@code maxQueueSize}. */
+    /**
+     * 0, or the reject status ({@link NvmeRdmaCmReject}) this request earns with queues of at most {@code
+     * maxQueueSize}.
+     */
     public int validate(int maxQueueSize) {
         return req.validate(maxQueueSize);
     }
@@ -126,7 +129,8 @@ public final class NvmeRdmaConnectRequest {
         NvmeRdmaCmAccept.encode(pd, 0, crqsize);
         MemorySegment cp = arena.allocate(VerbsLayouts.RDMA_CONN_PARAM);
         cp.set(ADDRESS, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "private_data"), pd);
-        cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "private_data_len"), (byte) NvmeRdmaCmAccept.LEN);
+        cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "private_data_len"),
+                (byte) NvmeRdmaCmAccept.LEN);
         // We only RDMA-READ (host data of writes); the host reads nothing of ours.
         cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "initiator_depth"),
                 (byte) Math.min(Math.max(initiatorDepth, 1), 16));

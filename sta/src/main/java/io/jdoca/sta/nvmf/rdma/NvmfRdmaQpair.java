@@ -58,7 +58,9 @@ public final class NvmfRdmaQpair implements NvmfTransport, RdmaCompletionSink {
     private final NvmfRequestPool pool;
     /** One 16-byte response buffer per request, at {@code tag × 16}. */
     private final MemorySegment respArea;
-    /** {@link #dataBuffers} data buffers of {@link #maxIo} bytes, plus a scratch one (data the host gave no place for). */
+    /**
+     * {@link #dataBuffers} data buffers of {@link #maxIo} bytes, plus a scratch one (data the host gave no place for).
+     */
     private final MemorySegment dataArea;
     private final int dataBuffers;
     private final int[] freeData;

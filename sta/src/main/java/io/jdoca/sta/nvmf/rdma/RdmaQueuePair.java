@@ -21,13 +21,22 @@ public interface RdmaQueuePair {
     /** Posts a receive of up to {@code len} bytes at {@code off} of the receive area. */
     int postRecv(long wrId, long off, int len);
 
-    /** Posts a signaled SEND of {@code len} bytes at {@code off} of the response area; with Invalidate of {@code rkey} if asked. */
+    /**
+     * Posts a signaled SEND of {@code len} bytes at {@code off} of the response area; with Invalidate of {@code rkey}
+     * if asked.
+     */
     int postSend(long wrId, long off, int len, boolean invalidate, int rkey);
 
-    /** Posts an unsignaled RDMA WRITE of {@code len} bytes at {@code off} of the data area to the host's {@code raddr}/{@code rkey}. */
+    /**
+     * Posts an unsignaled RDMA WRITE of {@code len} bytes at {@code off} of the data area to the host's {@code
+     * raddr}/{@code rkey}.
+     */
     int postWrite(long wrId, long off, int len, long raddr, int rkey);
 
-    /** Posts a signaled RDMA READ of {@code len} bytes of the host's {@code raddr}/{@code rkey} into {@code off} of the data area. */
+    /**
+     * Posts a signaled RDMA READ of {@code len} bytes of the host's {@code raddr}/{@code rkey} into {@code off} of the
+     * data area.
+     */
     int postRead(long wrId, long off, int len, long raddr, int rkey);
 
     /** Hands up to {@code max} completions to {@code sink}; returns how many, or a negative value on error. */

@@ -167,7 +167,8 @@ public final class VerbsQueuePair implements RdmaQueuePair {
         try {
             for (int i = 0; i < n && !destroyPending; i++) {
                 long b = i * WC_SIZE;
-                sink.onCompletion(wcs.get(JAVA_LONG, b + VerbsLayouts.WC_WR_ID), wcs.get(JAVA_INT, b + VerbsLayouts.WC_STATUS),
+                sink.onCompletion(wcs.get(JAVA_LONG, b + VerbsLayouts.WC_WR_ID), wcs.get(JAVA_INT, b
+                        + VerbsLayouts.WC_STATUS),
                         wcs.get(JAVA_INT, b + VerbsLayouts.WC_BYTE_LEN));
             }
         } finally {
@@ -202,7 +203,10 @@ public final class VerbsQueuePair implements RdmaQueuePair {
         }
     }
 
-    /** Leaves the rdma_cm id to the caller on {@link #destroy} (a failed accept: the listener frees it after the event's ack). */
+    /**
+     * Leaves the rdma_cm id to the caller on {@link #destroy} (a failed accept: the listener frees it after the event's
+     * ack).
+     */
     public void keepId() {
         keepId = true;
     }

@@ -224,7 +224,8 @@ public final class NvmfTcpQpair implements NvmfTransport {
         int pdo = c2hPdo;
         int hdr = txTail;
         int data = hdr + pdo;
-        int flags = NvmeTcpPdu.FLAG_DATA_LAST | (hdgst ? NvmeTcpPdu.FLAG_HDGSTF : 0) | (dd != 0 ? NvmeTcpPdu.FLAG_DDGSTF : 0)
+        int flags = NvmeTcpPdu.FLAG_DATA_LAST | (hdgst ? NvmeTcpPdu.FLAG_HDGSTF : 0) | (dd != 0
+                ? NvmeTcpPdu.FLAG_DDGSTF : 0)
                 | (complete ? NvmeTcpPdu.FLAG_DATA_SUCCESS : 0);
         DataPdu.encode(tx, hdr, NvmeTcpPdu.TYPE_C2H_DATA, flags, pdo, pdo + n + dd, r.cid(), 0, 0, n);
         if (hdgst) {
@@ -365,7 +366,8 @@ public final class NvmfTcpQpair implements NvmfTransport {
             case NvmeTcpPdu.TYPE_CAPSULE_CMD -> handleCapsule(base, hlen, plen);
             case NvmeTcpPdu.TYPE_H2C_DATA -> handleH2CData(base, hlen, plen);
             case NvmeTcpPdu.TYPE_H2C_TERM_REQ -> {
-                LOG.log(System.Logger.Level.WARNING, "{0}: host sent H2CTermReq FES {1}", this, TermReqPdu.fes(rx, base));
+                LOG.log(System.Logger.Level.WARNING, "{0}: host sent H2CTermReq FES {1}", this, TermReqPdu.fes(rx,
+                        base));
                 qp.fail("protocol", DocaError.CONNECTION_ABORTED, TermReqPdu.fes(rx, base));
             }
             case NvmeTcpPdu.TYPE_IC_REQ -> fatal(base, TermReqPdu.FES_PDU_SEQUENCE_ERROR, 0);
@@ -375,7 +377,8 @@ public final class NvmfTcpQpair implements NvmfTransport {
 
     private void handleIcReq(int base, int hlen, int plen) {
         if (hlen != NvmeTcpPdu.IC_LEN || plen != NvmeTcpPdu.IC_LEN) {
-            fatal(base, TermReqPdu.FES_INVALID_HEADER_FIELD, hlen != NvmeTcpPdu.IC_LEN ? NvmeTcpPdu.OFF_HLEN : NvmeTcpPdu.OFF_PLEN);
+            fatal(base, TermReqPdu.FES_INVALID_HEADER_FIELD, hlen != NvmeTcpPdu.IC_LEN
+                    ? NvmeTcpPdu.OFF_HLEN : NvmeTcpPdu.OFF_PLEN);
             return;
         }
         icReq.wrap(rx, base);

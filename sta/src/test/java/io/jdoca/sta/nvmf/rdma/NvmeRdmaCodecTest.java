@@ -48,7 +48,8 @@ class NvmeRdmaCodecTest {
     void encodeRoundTrips() {
         MemorySegment s = arena.allocate(32);
         NvmeRdmaCmRequest.encode(s, 0, 0, 32, 31, 0xffff);
-        assertEquals("0000000020001f00ffff" + "00".repeat(22), HexFormat.of().formatHex(s.toArray(ValueLayout.JAVA_BYTE)));
+        assertEquals("0000000020001f00ffff" + "00".repeat(22),
+                HexFormat.of().formatHex(s.toArray(ValueLayout.JAVA_BYTE)));
         NvmeRdmaCmRequest r = new NvmeRdmaCmRequest().wrap(s, 0, 32);
         assertEquals(0, r.qid());
         assertEquals(32, r.recvQueueSize());
@@ -92,7 +93,8 @@ class NvmeRdmaCodecTest {
 
     @Test
     void keyedSglHasAThreeByteLengthAndAKey() {
-        // SQE bytes 24..39: address 0x0000_7f00_1234_5000, length 0x001000, key 0x89abcdef, id 0x4F (keyed, invalidate).
+        // SQE bytes 24..39: address 0x0000_7f00_1234_5000, length 0x001000, key 0x89abcdef, id 0x4F (keyed,
+        // invalidate).
         MemorySegment sqe = arena.allocate(64);
         MemorySegment.copy(bytes("0050341200 7f0000 001000 efcdab89 4f"), 0, sqe, 24, 16);
         assertEquals(0x00007f0012345000L, KeyedSgl.address(sqe, 0));

@@ -60,8 +60,10 @@ class NvmeRdmaPrivateDataFuzzTest {
     }
 
     @Property(tries = 500)
-    void validRequestsRoundTrip(@ForAll @IntRange(min = 0, max = 0xfffe) int qid, @ForAll @IntRange(min = 1, max = 1023) int hsq,
-                                @ForAll @IntRange(min = 1, max = 1025) int hrq, @ForAll @IntRange(min = 0, max = 0xffff) int cntlid) {
+    void validRequestsRoundTrip(@ForAll @IntRange(min = 0, max = 0xfffe) int qid,
+                                @ForAll @IntRange(min = 1, max = 1023) int hsq,
+                                @ForAll @IntRange(min = 1, max = 1025) int hrq,
+                                @ForAll @IntRange(min = 0, max = 0xffff) int cntlid) {
         MemorySegment s = Arena.ofAuto().allocate(32);
         NvmeRdmaCmRequest.encode(s, 0, qid, hrq, hsq, cntlid);
         NvmeRdmaCmRequest r = new NvmeRdmaCmRequest().wrap(s, 0, 32);
