@@ -99,7 +99,8 @@ public final class ArgpJson {
         String name = key.startsWith("--") ? key.substring(2) : key.startsWith("-") ? key.substring(1) : key;
         OptionSpec o = name.isEmpty() ? null : longOption(spec, "--" + name);
         if (o == null) {
-            throw fail(spec, file, key, "unknown flag for " + appName(spec) + " (keys are its long flag names, see --help)");
+            throw fail(spec, file, key,
+                    "unknown flag for " + appName(spec) + " (keys are its long flag names, see --help)");
         }
         if (o == self) {
             throw fail(spec, file, key, "a flag file cannot name another flag file");

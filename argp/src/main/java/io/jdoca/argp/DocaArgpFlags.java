@@ -60,7 +60,8 @@ public class DocaArgpFlags extends DocaFlags {
             OptionSpec self = (OptionSpec) argSpec;
             if (args.isEmpty()) {
                 throw new MissingParameterException(spec.commandLine(), argSpec,
-                        "Missing required parameter for option '" + self.longestName() + "' (" + self.paramLabel() + ")");
+                        "Missing required parameter for option '" + self.longestName() + "' ("
+                                + self.paramLabel() + ")");
             }
             String value = args.pop();
             if (value.equals(MARKER)) {
@@ -71,7 +72,8 @@ public class DocaArgpFlags extends DocaFlags {
             try {
                 file = Path.of(value);
             } catch (InvalidPathException e) {
-                throw new ArgpJsonException(spec.commandLine(), "-j " + value + ": not a file name (" + e.getReason() + ")");
+                throw new ArgpJsonException(spec.commandLine(),
+                        "-j " + value + ": not a file name (" + e.getReason() + ")");
             }
             self.setValue(file);
             for (ArgpJson.Entry e : ArgpJson.read(file, spec, self)) {

@@ -237,7 +237,8 @@ class DocaArgpFlagsTest {
 
     @Test
     void unknownKeysAreRefused() throws IOException {
-        assertJsonError("{\"device\": \"sw0\", \"cpu\": 0, \"listen-prot\": 1}", "listen-prot", "unknown flag for demo-app");
+        assertJsonError("{\"device\": \"sw0\", \"cpu\": 0, \"listen-prot\": 1}", "listen-prot",
+                "unknown flag for demo-app");
         assertJsonError("{\"d\": \"sw0\"}", "d", "unknown flag");
         assertJsonError("{\"\": 1}", "", "unknown flag");
         assertJsonError("{\"doca_dpdk_flags\": {}}", "doca_dpdk_flags", "unknown flag");
@@ -316,7 +317,8 @@ class DocaArgpFlagsTest {
 
     @Test
     void helpAndVersionAreDocasFlags() {
-        assertThat(new CommandLine(new App()).getUsageMessage()).contains("-h, --help", "-v, --version", "--sdk-log-level=<10..70>",
+        assertThat(new CommandLine(new App()).getUsageMessage()).contains("-h, --help", "-v, --version",
+                "--sdk-log-level=<10..70>",
                 "-j, --json=<path>", "Parse command line flags from an input json file");
         CommandLine cl = new CommandLine(new App());
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -336,8 +338,10 @@ class DocaArgpFlagsTest {
             root.setLevel(Level.WARN); // what the app's -l 40 sets
             App app = parse("-d", "x", "--cpu", "0", "--sdk-log-level", "60");
             app.argp.applySdkLogLevel();
-            assertThat(((Logger) LoggerFactory.getLogger("io.jdoca.rdma.Rdma")).getEffectiveLevel()).isEqualTo(Level.DEBUG);
-            assertThat(((Logger) LoggerFactory.getLogger("io.jdoca.sta.StaIo")).getEffectiveLevel()).isEqualTo(Level.DEBUG);
+            assertThat(((Logger) LoggerFactory.getLogger("io.jdoca.rdma.Rdma")).getEffectiveLevel())
+                    .isEqualTo(Level.DEBUG);
+            assertThat(((Logger) LoggerFactory.getLogger("io.jdoca.sta.StaIo")).getEffectiveLevel())
+                    .isEqualTo(Level.DEBUG);
             assertThat(((Logger) LoggerFactory.getLogger("io.jdoca.storage.targetrdma.TargetRdma")).getEffectiveLevel())
                     .isEqualTo(Level.WARN);
             assertThat(((Logger) LoggerFactory.getLogger("io.jdoca.nvmf.StaTargetApp")).getEffectiveLevel())

@@ -246,8 +246,12 @@ public final class Compress extends InlineEngineCtx {
         return init(compressLz4StreamPool.alloc(), src, dst, userData);
     }
 
-    /** {@code doca_compress_task_decompress_lz4_stream_alloc_init(compress, has_block_checksum, are_blocks_independent, src, dst, ud)}. */
-    public CompressTaskDecompressLz4Stream taskDecompressLz4StreamAllocInit(boolean hasBlockChecksum, boolean blocksIndependent,
+    /**
+     * {@code doca_compress_task_decompress_lz4_stream_alloc_init(compress, has_block_checksum,
+     * are_blocks_independent, src, dst, ud)}.
+     */
+    public CompressTaskDecompressLz4Stream taskDecompressLz4StreamAllocInit(boolean hasBlockChecksum,
+            boolean blocksIndependent,
             Buf src, Buf dst, long userData) {
         CompressTaskDecompressLz4Stream t = init(decompressLz4StreamPool.alloc(), src, dst, userData);
         if (t != null) {
@@ -269,7 +273,8 @@ public final class Compress extends InlineEngineCtx {
 
     @Override
     protected DocaError startEngine() {
-        if (!compressDeflatePool.isConfigured() && !decompressDeflatePool.isConfigured() && !compressLz4BlockPool.isConfigured()
+        if (!compressDeflatePool.isConfigured() && !decompressDeflatePool.isConfigured()
+                && !compressLz4BlockPool.isConfigured()
                 && !decompressLz4BlockPool.isConfigured() && !compressLz4StreamPool.isConfigured()
                 && !decompressLz4StreamPool.isConfigured()) {
             return DocaError.BAD_STATE;
@@ -366,7 +371,8 @@ public final class Compress extends InlineEngineCtx {
     /** The codec call for the task's type: an output length or a negative {@link Lz4Codec} error. */
     private int run(CompressTask t, MemorySegment s, long soff, int srcLen, MemorySegment d, long doff, int cap) {
         if (t instanceof CompressTaskDecompressLz4Stream ds) {
-            return lz4Stream.decompress(ds.hasBlockChecksum(), ds.areBlocksIndependent(), s, soff, srcLen, d, doff, cap);
+            return lz4Stream.decompress(ds.hasBlockChecksum(), ds.areBlocksIndependent(),
+                    s, soff, srcLen, d, doff, cap);
         } else if (t instanceof CompressTaskCompressLz4Stream) {
             return lz4Stream.compress(s, soff, srcLen, d, doff, cap);
         } else if (t instanceof CompressTaskDecompressLz4Block) {

@@ -3,7 +3,8 @@ package io.jdoca.compress;
 import io.jdoca.core.exec.TaskPool;
 
 /**
- * {@code doca_compress_task_compress_deflate}: raw deflate (RFC 1951) of the source data into the destination's tailroom.
+ * {@code doca_compress_task_compress_deflate}: raw deflate (RFC 1951) of the source data into the
+ * destination's tailroom.
  *
  * <p>Not thread-safe: the Compress context's progress-engine thread only.
  */

@@ -3,7 +3,8 @@ package io.jdoca.compress;
 import io.jdoca.core.exec.TaskPool;
 
 /**
- * {@code doca_compress_task_compress_lz4_block (jdoca; DOCA's hardware only decompresses)}: the source data as one LZ4 block.
+ * {@code doca_compress_task_compress_lz4_block (jdoca; DOCA's hardware only decompresses)}: the source
+ * data as one LZ4 block.
  *
  * <p>Not thread-safe: the Compress context's progress-engine thread only.
  */

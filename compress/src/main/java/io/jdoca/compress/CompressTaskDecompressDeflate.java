@@ -3,7 +3,8 @@ package io.jdoca.compress;
 import io.jdoca.core.exec.TaskPool;
 
 /**
- * {@code doca_compress_task_decompress_deflate}: one complete raw-deflate stream in the source data, inflated into the destination's tailroom.
+ * {@code doca_compress_task_decompress_deflate}: one complete raw-deflate stream in the source data,
+ * inflated into the destination's tailroom.
  *
  * <p>Not thread-safe: the Compress context's progress-engine thread only.
  */
@@ -20,7 +21,10 @@ public final class CompressTaskDecompressDeflate extends CompressTask {
         return crcCs;
     }
 
-    /** {@code doca_compress_task_decompress_deflate_get_adler_cs}: Adler-32 of the decompressed output; valid as {@link #crcCs()}. */
+    /**
+     * {@code doca_compress_task_decompress_deflate_get_adler_cs}: Adler-32 of the decompressed output; valid
+     * as {@link #crcCs()}.
+     */
     public int adlerCs() {
         return adlerCs;
     }

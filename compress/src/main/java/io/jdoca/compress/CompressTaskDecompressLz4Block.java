@@ -3,7 +3,8 @@ package io.jdoca.compress;
 import io.jdoca.core.exec.TaskPool;
 
 /**
- * {@code doca_compress_task_decompress_lz4_block}: one LZ4 block (block format, no framing) in the source data, decoded into the destination's tailroom.
+ * {@code doca_compress_task_decompress_lz4_block}: one LZ4 block (block format, no framing) in the
+ * source data, decoded into the destination's tailroom.
  *
  * <p>Not thread-safe: the Compress context's progress-engine thread only.
  */
@@ -20,7 +21,10 @@ public final class CompressTaskDecompressLz4Block extends CompressTask {
         return crcCs;
     }
 
-    /** {@code doca_compress_task_decompress_lz4_block_get_xxh_cs}: xxHash-32 (seed 0) of the decompressed output; valid as {@link #crcCs()}. */
+    /**
+     * {@code doca_compress_task_decompress_lz4_block_get_xxh_cs}: xxHash-32 (seed 0) of the decompressed
+     * output; valid as {@link #crcCs()}.
+     */
     public int xxhCs() {
         return xxhCs;
     }

@@ -44,7 +44,10 @@ public final class CompressTaskDecompressLz4Stream extends CompressTask {
         return crcCs;
     }
 
-    /** {@code doca_compress_task_decompress_lz4_stream_get_xxh_cs}: xxHash-32 (seed 0) of the decompressed output; valid as {@link #crcCs()}. */
+    /**
+     * {@code doca_compress_task_decompress_lz4_stream_get_xxh_cs}: xxHash-32 (seed 0) of the decompressed
+     * output; valid as {@link #crcCs()}.
+     */
     public int xxhCs() {
         return xxhCs;
     }

@@ -27,7 +27,10 @@ public final class DeflateCodec implements AutoCloseable {
         this(Deflater.DEFAULT_COMPRESSION);
     }
 
-    /** Compresses into {@code dst[dstOff, +dstCap)}; the length or ERR_DST_TOO_SMALL (or ERR_MALFORMED for unusable segments). */
+    /**
+     * Compresses into {@code dst[dstOff, +dstCap)}; the length or ERR_DST_TOO_SMALL (or ERR_MALFORMED for
+     * unusable segments).
+     */
     public int compress(MemorySegment src, long srcOff, int srcLen, MemorySegment dst, long dstOff, int dstCap) {
         ByteBuffer in = buffers.window(buffers.in(src), srcOff, srcLen);
         ByteBuffer out = buffers.window(buffers.out(dst), dstOff, dstCap);

@@ -17,7 +17,8 @@ import java.lang.foreign.ValueLayout;
 final class JavaLz4Codec implements Lz4Codec {
     private static final ValueLayout.OfByte B = ValueLayout.JAVA_BYTE;
     private static final ValueLayout.OfLong L = ValueLayout.JAVA_LONG_UNALIGNED;
-    private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt I =
+            ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
     private static final int HASH_LOG = 12;
     /** LZ4 block rules: the last 5 bytes are literals, the last match starts 12 bytes before the end. */
     private static final int LAST_LITERALS = 5;
@@ -80,7 +81,8 @@ final class JavaLz4Codec implements Lz4Codec {
     }
 
     /** Writes one sequence (literals, then a match unless {@code ml == 0}); -1 if it does not fit. */
-    private static long emit(MemorySegment src, long lit, int litLen, int offset, int ml, MemorySegment dst, long op, long oe) {
+    private static long emit(MemorySegment src, long lit, int litLen, int offset, int ml,
+            MemorySegment dst, long op, long oe) {
         long need = 1 + litLen + litLen / 255 + 1 + (ml == 0 ? 0 : 2 + ml / 255 + 1);
         if (need > oe - op) {
             return -1;
@@ -135,7 +137,8 @@ final class JavaLz4Codec implements Lz4Codec {
      * (capacity {@code dCap}); matches may refer back as far as {@code windowStart} (&le; dOff).
      * Returns the decoded length or a negative error.
      */
-    static int decodeBlock(MemorySegment src, long sOff, int sLen, MemorySegment dst, long dOff, int dCap, long windowStart) {
+    static int decodeBlock(MemorySegment src, long sOff, int sLen,
+            MemorySegment dst, long dOff, int dCap, long windowStart) {
         if (sOff < 0 || sLen < 0 || sOff + sLen > src.byteSize() || dOff < 0 || dCap < 0 || dOff + dCap > dst.byteSize()
                 || windowStart < 0 || windowStart > dOff) {
             return ERR_MALFORMED;

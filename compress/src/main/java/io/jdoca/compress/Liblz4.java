@@ -14,7 +14,8 @@ import java.lang.invoke.MethodHandle;
  * nanoseconds and allocate nothing (aircompressor's MemorySegment API needs a slice object per
  * argument and a regular downcall). Thread-safe (static handles; state belongs to the caller).
  */
-@SuppressWarnings("restricted") // FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
+// FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
+@SuppressWarnings("restricted")
 final class Liblz4 {
     static final boolean AVAILABLE;
     static final String LOAD_ERROR;
@@ -34,16 +35,21 @@ final class Liblz4 {
         int version = 0;
         int stateSize = 0;
         try {
-            SymbolLookup l = SymbolLookup.libraryLookup(System.getProperty("jdoca.compress.liblz4", "liblz4.so.1"), Arena.global());
+            SymbolLookup l = SymbolLookup.libraryLookup(System.getProperty("jdoca.compress.liblz4", "liblz4.so.1"),
+                    Arena.global());
             Linker linker = Linker.nativeLinker();
             Linker.Option crit = Linker.Option.critical(false);
             ValueLayout.OfInt i = ValueLayout.JAVA_INT;
             ValueLayout.OfLong p = ValueLayout.JAVA_LONG; // pointers as addresses: no MemorySegment per call
-            version = (int) linker.downcallHandle(l.findOrThrow("LZ4_versionNumber"), FunctionDescriptor.of(i)).invokeExact();
-            stateSize = (int) linker.downcallHandle(l.findOrThrow("LZ4_sizeofState"), FunctionDescriptor.of(i)).invokeExact();
+            version = (int) linker.downcallHandle(l.findOrThrow("LZ4_versionNumber"), FunctionDescriptor.of(i))
+                    .invokeExact();
+            stateSize = (int) linker.downcallHandle(l.findOrThrow("LZ4_sizeofState"), FunctionDescriptor.of(i))
+                    .invokeExact();
             init = linker.downcallHandle(l.findOrThrow("LZ4_initStream"), FunctionDescriptor.of(p, p, p));
-            comp = linker.downcallHandle(l.findOrThrow("LZ4_compress_fast_extState"), FunctionDescriptor.of(i, p, p, p, i, i, i), crit);
-            dec = linker.downcallHandle(l.findOrThrow("LZ4_decompress_safe"), FunctionDescriptor.of(i, p, p, i, i), crit);
+            comp = linker.downcallHandle(l.findOrThrow("LZ4_compress_fast_extState"),
+                    FunctionDescriptor.of(i, p, p, p, i, i, i), crit);
+            dec = linker.downcallHandle(l.findOrThrow("LZ4_decompress_safe"),
+                    FunctionDescriptor.of(i, p, p, i, i), crit);
             decDict = linker.downcallHandle(l.findOrThrow("LZ4_decompress_safe_usingDict"),
                     FunctionDescriptor.of(i, p, p, i, i, p, i), crit);
             if (version < 10900) {

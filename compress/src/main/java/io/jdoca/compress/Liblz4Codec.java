@@ -61,7 +61,8 @@ final class Liblz4Codec implements Lz4Codec {
     }
 
     /** A dependent block whose window is {@code dst[windowOff, dstOff)}, just before the output. */
-    int decompressWithPrefix(MemorySegment src, long srcOff, int srcLen, MemorySegment dst, long dstOff, int dstCap, long windowOff) {
+    int decompressWithPrefix(MemorySegment src, long srcOff, int srcLen,
+            MemorySegment dst, long dstOff, int dstCap, long windowOff) {
         if (!inRange(src, srcOff, srcLen) || !inRange(dst, dstOff, dstCap) || windowOff < 0 || windowOff > dstOff
                 || dst.isReadOnly()) {
             return ERR_MALFORMED;

@@ -104,13 +104,15 @@ public interface Lz4Codec {
             case "auto":
                 break;
             default:
-                System.getLogger("io.jdoca.compress").log(Level.WARNING, "unknown jdoca.compress.lz4.engine=" + p + ", using auto");
+                System.getLogger("io.jdoca.compress").log(Level.WARNING,
+                        "unknown jdoca.compress.lz4.engine=" + p + ", using auto");
         }
         if (isLiblz4Available()) {
             return liblz4();
         }
         if (isNativeAvailable()) {
-            System.getLogger("io.jdoca.compress").log(Level.INFO, "system liblz4 unavailable; using aircompressor's bundled liblz4");
+            System.getLogger("io.jdoca.compress").log(Level.INFO,
+                    "system liblz4 unavailable; using aircompressor's bundled liblz4");
             return aircompressorNative();
         }
         System.getLogger("io.jdoca.compress").log(Level.INFO, "no native LZ4; using jdoca's pure-Java codec");

@@ -6,8 +6,8 @@ import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
- * LZ4 through lz4-java (at.yawk.lz4, the maintained fork): its JNI binding, or its pure-Java safe codec. lz4-java works on
- * ByteBuffers: the segments are viewed through cached whole-segment direct buffers
+ * LZ4 through lz4-java (at.yawk.lz4, the maintained fork): its JNI binding, or its pure-Java safe codec.
+ * lz4-java works on ByteBuffers: the segments are viewed through cached whole-segment direct buffers
  * ({@link SegmentBuffers}), so a call allocates nothing once a segment has been seen. Segments
  * that are not native or larger than 2 GiB go to aircompressor's pure-Java codec. One thread at a time.
  */

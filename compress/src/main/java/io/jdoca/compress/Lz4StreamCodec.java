@@ -108,7 +108,8 @@ public final class Lz4StreamCodec {
      * or {@link #ERR_CHECKSUM}. A zero block size (an end mark left in) ends the stream; bytes after
      * it are malformed.
      */
-    public int decompress(boolean hasBlockChecksum, boolean blocksIndependent, MemorySegment src, long srcOff, int srcLen,
+    public int decompress(boolean hasBlockChecksum, boolean blocksIndependent,
+            MemorySegment src, long srcOff, int srcLen,
             MemorySegment dst, long dstOff, int dstCap) {
         if (srcOff < 0 || srcLen < 0 || srcOff + srcLen > src.byteSize() || dstOff < 0 || dstCap < 0
                 || dstOff + dstCap > dst.byteSize()) {

@@ -13,7 +13,8 @@ public final class XxHash32 {
     private static final int P3 = 0xC2B2AE3D;
     private static final int P4 = 0x27D4EB2F;
     private static final int P5 = 0x165667B1;
-    private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt I =
+            ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
 
     private XxHash32() {
     }
@@ -36,7 +37,8 @@ public final class XxHash32 {
                 v4 = round(v4, s.get(I, p + 12));
                 p += 16;
             } while (p <= limit);
-            h = Integer.rotateLeft(v1, 1) + Integer.rotateLeft(v2, 7) + Integer.rotateLeft(v3, 12) + Integer.rotateLeft(v4, 18);
+            h = Integer.rotateLeft(v1, 1) + Integer.rotateLeft(v2, 7) + Integer.rotateLeft(v3, 12)
+                    + Integer.rotateLeft(v4, 18);
         } else {
             h = seed + P5;
         }

@@ -52,7 +52,8 @@ class CompressChainPropertiesTest {
                     assertThat(c.status()).as(as).isEqualTo(DocaError.SUCCESS);
                     byte[] comp = c.out();
                     if (fmt == Fmt.DEFLATE) {
-                        assertThat(c.sums()).as("compress_deflate checksums of the source").isEqualTo(expected(data, fmt));
+                        assertThat(c.sums()).as("compress_deflate checksums of the source")
+                                .isEqualTo(expected(data, fmt));
                     }
                     for (int room : rooms(comp.length, r)) {
                         Outcome one = single(f, true, fmt, data, room);
@@ -66,7 +67,8 @@ class CompressChainPropertiesTest {
                         }
                     }
                     if (n > 0) {
-                        assertThat(chained(f, true, fmt, data, comp.length - 1, r).status()).as(as).isEqualTo(DocaError.TOO_BIG);
+                        assertThat(chained(f, true, fmt, data, comp.length - 1, r).status()).as(as)
+                                .isEqualTo(DocaError.TOO_BIG);
                     }
                     for (int room : rooms(n, r)) {
                         Outcome one = single(f, false, fmt, comp, room);
@@ -126,10 +128,12 @@ class CompressChainPropertiesTest {
     static CompressTask task(CompressFixture f, boolean compress, Fmt fmt, Buf s, Buf d) {
         Compress c = f.c;
         return switch (fmt) {
-            case LZ4_BLOCK -> compress ? c.taskCompressLz4BlockAllocInit(s, d, 0) : c.taskDecompressLz4BlockAllocInit(s, d, 0);
+            case LZ4_BLOCK -> compress ? c.taskCompressLz4BlockAllocInit(s, d, 0)
+                    : c.taskDecompressLz4BlockAllocInit(s, d, 0);
             case LZ4_STREAM -> compress ? c.taskCompressLz4StreamAllocInit(s, d, 0)
                     : c.taskDecompressLz4StreamAllocInit(false, true, s, d, 0);
-            case DEFLATE -> compress ? c.taskCompressDeflateAllocInit(s, d, 0) : c.taskDecompressDeflateAllocInit(s, d, 0);
+            case DEFLATE -> compress ? c.taskCompressDeflateAllocInit(s, d, 0)
+                    : c.taskDecompressDeflateAllocInit(s, d, 0);
         };
     }
 

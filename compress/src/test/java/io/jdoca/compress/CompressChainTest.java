@@ -151,7 +151,8 @@ class CompressChainTest {
         try (CompressFixture f = new CompressFixture(1 << 20, Lz4Codec.create())) {
             f.restart(c -> assertThat(c.setMaxChainedTaskSize(0)).isEqualTo(DocaError.SUCCESS));
             f.put(0, TestData.text(4096, 3));
-            CompressTaskCompressLz4Block t = f.c.taskCompressLz4BlockAllocInit(list(f, 0, 2, 2048, true), f.dst(100_000, 8192), 0);
+            CompressTaskCompressLz4Block t = f.c.taskCompressLz4BlockAllocInit(list(f, 0, 2, 2048, true),
+                    f.dst(100_000, 8192), 0);
             assertThat(t.submit()).isEqualTo(DocaError.NOT_SUPPORTED);
             t.setSrc(f.data(0, 4096));
             t.setDst(list(f, 200_000, 2, 4096, false));

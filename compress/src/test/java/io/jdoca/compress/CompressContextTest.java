@@ -53,7 +53,8 @@ class CompressContextTest {
             assertThat(f.run(cb)).isEqualTo(DocaError.SUCCESS);
             cb.free();
             Buf back = f.dst(200_000, 65536);
-            CompressTaskDecompressLz4Block db = f.c.taskDecompressLz4BlockAllocInit(f.data(100_000, dst.dataLen()), back, 0);
+            CompressTaskDecompressLz4Block db = f.c.taskDecompressLz4BlockAllocInit(f.data(100_000, dst.dataLen()),
+                    back, 0);
             assertThat(f.run(db)).isEqualTo(DocaError.SUCCESS);
             assertThat(f.get(200_000, 65536)).isEqualTo(data);
             db.free();
@@ -63,7 +64,8 @@ class CompressContextTest {
             assertThat(zd.dataLen()).isLessThan(data.length / 2);
             cd.free();
             Buf zback = f.dst(400_000, 65536);
-            CompressTaskDecompressDeflate dd = f.c.taskDecompressDeflateAllocInit(f.data(300_000, zd.dataLen()), zback, 0);
+            CompressTaskDecompressDeflate dd = f.c.taskDecompressDeflateAllocInit(f.data(300_000, zd.dataLen()),
+                    zback, 0);
             assertThat(f.run(dd)).isEqualTo(DocaError.SUCCESS);
             assertThat(zback.dataLen()).isEqualTo(65536);
             assertThat(f.get(400_000, 65536)).isEqualTo(data);
@@ -95,7 +97,8 @@ class CompressContextTest {
             c.free();
             // Destination too small for the decompressed data.
             Buf small = f.dst(300_000, data.length - 1);
-            CompressTaskDecompressLz4Stream d = f.c.taskDecompressLz4StreamAllocInit(false, true, f.data(100_000, clen), small, 0);
+            CompressTaskDecompressLz4Stream d = f.c.taskDecompressLz4StreamAllocInit(false, true,
+                    f.data(100_000, clen), small, 0);
             assertThat(f.run(d)).isEqualTo(DocaError.TOO_BIG);
             assertThat(small.dataLen()).isZero();
             // Corrupt stream: a block size larger than the data.

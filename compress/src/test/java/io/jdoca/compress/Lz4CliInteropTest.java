@@ -51,7 +51,8 @@ class Lz4CliInteropTest {
     /** The parsed frame: where the blocks start, the flags, where they end. */
     record Frame(int blocksStart, int blocksEnd, boolean blockChecksum, boolean independent) {
         static Frame parse(byte[] f) {
-            assertThat(f[0] & 0xff | (f[1] & 0xff) << 8 | (f[2] & 0xff) << 16 | (f[3] & 0xff) << 24).isEqualTo(0x184D2204);
+            assertThat(f[0] & 0xff | (f[1] & 0xff) << 8 | (f[2] & 0xff) << 16 | (f[3] & 0xff) << 24)
+                    .isEqualTo(0x184D2204);
             int flg = f[4] & 0xff;
             int p = 6 + ((flg & 0x08) != 0 ? 8 : 0) + ((flg & 0x01) != 0 ? 4 : 0) + 1; // FLG, BD, [size], [dictID], HC
             int end = f.length - ((flg & 0x04) != 0 ? 4 : 0) - 4; // [content checksum], end mark
@@ -109,7 +110,8 @@ class Lz4CliInteropTest {
             MemorySegment comp = a.allocate(s.maxCompressedLength(data.length));
             int cl = s.compress(src, 0, data.length, comp, 0, (int) comp.byteSize());
             byte[] blocks = comp.asSlice(0, cl).toArray(ValueLayout.JAVA_BYTE);
-            // LZ4F header for: version 01, independent blocks, no checksums; 64 KiB blocks; HC = (xxh32(FLG,BD) >> 8) & 0xff.
+            // LZ4F header for: version 01, independent blocks, no checksums; 64 KiB blocks;
+            // HC = (xxh32(FLG,BD) >> 8) & 0xff.
             byte flg = 0x60;
             byte bd = 0x40;
             MemorySegment hd = Lz4PropertiesTest.seg(a, new byte[] {flg, bd});

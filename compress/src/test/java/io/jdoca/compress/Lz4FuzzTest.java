@@ -68,7 +68,8 @@ class Lz4FuzzTest {
                 int n = c.decompress(in, 0, len, out, 0, cap);
                 assertThat(n).isLessThanOrEqualTo(cap).isGreaterThanOrEqualTo(Lz4Codec.ERR_DST_TOO_SMALL);
             }
-            int n = new Lz4StreamCodec(Lz4Codec.aircompressorJava()).decompress(r.nextBoolean(), r.nextBoolean(), in, 0, len, out, 0, cap);
+            int n = new Lz4StreamCodec(Lz4Codec.aircompressorJava()).decompress(r.nextBoolean(), r.nextBoolean(),
+                    in, 0, len, out, 0, cap);
             assertThat(n).isLessThanOrEqualTo(cap).isGreaterThanOrEqualTo(Lz4StreamCodec.ERR_CHECKSUM);
         }
     }
@@ -103,7 +104,8 @@ class Lz4FuzzTest {
         byte[] data = TestData.text(1 + r.nextInt(100_000), seed);
         try (CompressFixture f = new CompressFixture(4 << 20, CODECS[r.nextInt(CODECS.length)])) {
             f.c.setChecksumsEnabled(r.nextBoolean());
-            byte[] bytes = CompressChainPropertiesTest.single(f, true, fmt, data, data.length + data.length / 8 + 1024).out();
+            byte[] bytes = CompressChainPropertiesTest.single(f, true, fmt, data,
+                    data.length + data.length / 8 + 1024).out();
             for (int i = 0; i < flips; i++) {
                 bytes[r.nextInt(bytes.length)] = (byte) r.nextInt(256);
             }
@@ -111,8 +113,10 @@ class Lz4FuzzTest {
                 bytes = java.util.Arrays.copyOf(bytes, r.nextInt(bytes.length + 1));
             }
             int room = r.nextBoolean() ? data.length : r.nextInt(data.length + 1);
-            Buf src = Chains.source(f, CompressChainPropertiesTest.SRC_LIST, bytes, 1 + r.nextInt(Compress.MAX_BUF_LIST_LEN), r);
-            Chains.Dst dst = Chains.destination(f, CompressChainPropertiesTest.DST_LIST, room, 1 + r.nextInt(Compress.MAX_BUF_LIST_LEN), r);
+            Buf src = Chains.source(f, CompressChainPropertiesTest.SRC_LIST, bytes,
+                    1 + r.nextInt(Compress.MAX_BUF_LIST_LEN), r);
+            Chains.Dst dst = Chains.destination(f, CompressChainPropertiesTest.DST_LIST, room,
+                    1 + r.nextInt(Compress.MAX_BUF_LIST_LEN), r);
             CompressTask t = CompressChainPropertiesTest.task(f, false, fmt, src, dst.head);
             if (t instanceof CompressTaskDecompressLz4Stream ds) {
                 ds.setHasBlockChecksum(r.nextBoolean());

@@ -71,7 +71,8 @@ class Lz4PropertiesTest {
     }
 
     @Property(tries = 40)
-    void streamRoundTrip(@ForAll("kind") String kind, @ForAll @IntRange(min = 0, max = 300000) int n, @ForAll long seed) {
+    void streamRoundTrip(@ForAll("kind") String kind, @ForAll @IntRange(min = 0, max = 300000) int n,
+            @ForAll long seed) {
         byte[] data = TestData.of(kind, n, seed);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment src = seg(a, data);
@@ -88,8 +89,10 @@ class Lz4PropertiesTest {
                 assertThat(dl).as(c.name()).isEqualTo(n);
                 assertThat(out.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(data);
                 if (n > 0) {
-                    assertThat(s.decompress(false, true, comp, 0, cl, out, 0, n - 1)).isEqualTo(Lz4Codec.ERR_DST_TOO_SMALL);
-                    assertThat(s.compress(src, 0, n, comp, 0, Math.min(cl - 1, 3))).isEqualTo(Lz4Codec.ERR_DST_TOO_SMALL);
+                    assertThat(s.decompress(false, true, comp, 0, cl, out, 0, n - 1))
+                            .isEqualTo(Lz4Codec.ERR_DST_TOO_SMALL);
+                    assertThat(s.compress(src, 0, n, comp, 0, Math.min(cl - 1, 3)))
+                            .isEqualTo(Lz4Codec.ERR_DST_TOO_SMALL);
                 }
             }
         }

@@ -75,7 +75,8 @@ public final class Dma extends InlineEngineCtx {
     // ------------------------------------------------------------------ tasks
 
     /** {@code doca_dma_task_memcpy_set_conf}. */
-    public DocaError taskMemcpySetConf(TaskCallback<DmaTaskMemcpy> success, TaskCallback<DmaTaskMemcpy> error, int numTasks) {
+    public DocaError taskMemcpySetConf(TaskCallback<DmaTaskMemcpy> success, TaskCallback<DmaTaskMemcpy> error,
+            int numTasks) {
         return memcpyPool.setConf(success, error, numTasks);
     }
 

@@ -12,6 +12,7 @@ public final class DmaCapabilities implements CapabilityProvider {
         return List.of(
                 new Capability("dma", "task_memcpy_is_supported", String.valueOf(Dma.capTaskMemcpyIsSupported(d))),
                 new Capability("dma", "task_memcpy_max_buf_size", String.valueOf(Dma.capTaskMemcpyGetMaxBufSize(d))),
-                new Capability("dma", "task_memcpy_max_buf_list_len", String.valueOf(Dma.capTaskMemcpyGetMaxBufListLen(d))));
+                new Capability("dma", "task_memcpy_max_buf_list_len",
+                        String.valueOf(Dma.capTaskMemcpyGetMaxBufListLen(d))));
     }
 }

@@ -37,7 +37,8 @@ class DmaTest {
         arena = Arena.ofShared();
         pe = ProgressEngine.create();
         dma = Dma.create(dev);
-        assertThat(dma.taskMemcpySetConf((t, a, b) -> done.add(t), (t, a, b) -> failed.add(t), 16)).isEqualTo(DocaError.SUCCESS);
+        assertThat(dma.taskMemcpySetConf((t, a, b) -> done.add(t), (t, a, b) -> failed.add(t), 16))
+                .isEqualTo(DocaError.SUCCESS);
         pe.connectCtx(dma);
         assertThat(dma.start()).isEqualTo(DocaError.SUCCESS);
         inv = BufInventory.create(32);

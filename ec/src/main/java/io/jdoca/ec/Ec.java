@@ -143,17 +143,20 @@ public final class Ec extends InlineEngineCtx {
     // ------------------------------------------------------------------ tasks
 
     /** {@code doca_ec_task_create_set_conf}. */
-    public DocaError taskCreateSetConf(TaskCallback<EcTaskCreate> success, TaskCallback<EcTaskCreate> error, int numTasks) {
+    public DocaError taskCreateSetConf(TaskCallback<EcTaskCreate> success, TaskCallback<EcTaskCreate> error,
+            int numTasks) {
         return createPool.setConf(success, error, numTasks);
     }
 
     /** {@code doca_ec_task_recover_set_conf}. */
-    public DocaError taskRecoverSetConf(TaskCallback<EcTaskRecover> success, TaskCallback<EcTaskRecover> error, int numTasks) {
+    public DocaError taskRecoverSetConf(TaskCallback<EcTaskRecover> success, TaskCallback<EcTaskRecover> error,
+            int numTasks) {
         return recoverPool.setConf(success, error, numTasks);
     }
 
     /** {@code doca_ec_task_update_set_conf}. */
-    public DocaError taskUpdateSetConf(TaskCallback<EcTaskUpdate> success, TaskCallback<EcTaskUpdate> error, int numTasks) {
+    public DocaError taskUpdateSetConf(TaskCallback<EcTaskUpdate> success, TaskCallback<EcTaskUpdate> error,
+            int numTasks) {
         return updatePool.setConf(success, error, numTasks);
     }
 

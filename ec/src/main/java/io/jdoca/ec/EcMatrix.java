@@ -100,7 +100,8 @@ public final class EcMatrix {
     private static void checkShape(int k, int m) {
         if (k < 1 || k > MAX_DATA_BLOCKS || m < 1 || m > MAX_RDNC_BLOCKS) {
             throw new DocaException(DocaError.INVALID_VALUE,
-                    "EC matrix needs 1 <= k <= " + MAX_DATA_BLOCKS + " and 1 <= m <= " + MAX_RDNC_BLOCKS + ", got k=" + k + " m=" + m);
+                    "EC matrix needs 1 <= k <= " + MAX_DATA_BLOCKS + " and 1 <= m <= " + MAX_RDNC_BLOCKS
+                            + ", got k=" + k + " m=" + m);
         }
     }
 
@@ -115,7 +116,8 @@ public final class EcMatrix {
         long mask = 0;
         for (int idx : missing) {
             if (idx < 0 || idx >= k + m || (mask & (1L << idx)) != 0) {
-                throw new DocaException(DocaError.INVALID_VALUE, "bad missing index " + idx + " in " + Arrays.toString(missing));
+                throw new DocaException(DocaError.INVALID_VALUE, "bad missing index " + idx + " in "
+                        + Arrays.toString(missing));
             }
             mask |= 1L << idx;
         }
@@ -199,7 +201,8 @@ public final class EcMatrix {
         requireCoding();
         int n = updated.length;
         if (n == 0 || 2 * n + m > RsEngine.MAX_INPUTS) {
-            throw new DocaException(DocaError.INVALID_VALUE, "update needs 1.." + (RsEngine.MAX_INPUTS - m) / 2 + " indices");
+            throw new DocaException(DocaError.INVALID_VALUE, "update needs 1.." + (RsEngine.MAX_INPUTS - m) / 2
+                    + " indices");
         }
         long seen = 0;
         int inputs = 2 * n + m;
@@ -219,7 +222,8 @@ public final class EcMatrix {
         for (int r = 0; r < m; r++) {
             c[r * inputs + 2 * n + r] = 1;
         }
-        return new EcMatrix(Kind.UPDATE, type, k, m, generator, RsTables.of(inputs, m, c, 0), updated.clone(), this, owner);
+        return new EcMatrix(Kind.UPDATE, type, k, m, generator, RsTables.of(inputs, m, c, 0),
+                updated.clone(), this, owner);
     }
 
     private void requireCoding() {
@@ -278,6 +282,7 @@ public final class EcMatrix {
 
     @Override
     public String toString() {
-        return "EcMatrix[" + kind + ", " + type + ", " + k + "+" + m + (indices == null ? "" : ", " + Arrays.toString(indices)) + "]";
+        return "EcMatrix[" + kind + ", " + type + ", " + k + "+" + m
+                + (indices == null ? "" : ", " + Arrays.toString(indices)) + "]";
     }
 }

@@ -14,7 +14,8 @@ import java.lang.invoke.MethodHandle;
  * it never blocks or calls back, and skipping the thread-state transition is what keeps the FFM
  * cost below the coding cost at 4 KiB. Thread-safe (static handles).
  */
-@SuppressWarnings("restricted") // FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
+// FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
+@SuppressWarnings("restricted")
 final class Isal {
     static final boolean AVAILABLE;
     static final String LOAD_ERROR;

@@ -32,7 +32,8 @@ final class JavaRsEngine implements RsEngine {
     private static final ByteVector NIBBLE = ByteVector.broadcast(SPECIES, (byte) 0x0f);
     /** {@code -Djdoca.ec.horner=false} forces the table kernel for Vandermonde rows too (benchmarks, tests). */
     private static final boolean HORNER = Boolean.parseBoolean(System.getProperty("jdoca.ec.horner", "true"));
-    private static final boolean WORD_SHIFT = Boolean.parseBoolean(System.getProperty("jdoca.ec.wordShift", String.valueOf(VLEN >= 32)));
+    private static final boolean WORD_SHIFT = Boolean.parseBoolean(System.getProperty("jdoca.ec.wordShift",
+            String.valueOf(VLEN >= 32)));
     /** {@code -Djdoca.ec.syndrome=false} forces the generic decode for Horner-coded patterns (benchmarks, tests). */
     static final boolean SYNDROME = Boolean.parseBoolean(System.getProperty("jdoca.ec.syndrome", "true"));
     /**
@@ -113,7 +114,8 @@ final class JavaRsEngine implements RsEngine {
      * whose widest byte permute is AVX2's. One straight-line kernel per row count so every vector
      * stays in a register.
      */
-    private static void horner(int len, RsTables t, MemorySegment[] src, long[] srcOff, MemorySegment[] dst, long[] dstOff) {
+    private static void horner(int len, RsTables t, MemorySegment[] src, long[] srcOff,
+            MemorySegment[] dst, long[] dstOff) {
         int last = t.k - 1;
         switch (t.rows) {
             case 1 -> xor(len, t.k, src, srcOff, dst[0], dstOff[0]);
@@ -123,7 +125,8 @@ final class JavaRsEngine implements RsEngine {
         }
     }
 
-    private static void horner2(int len, int last, MemorySegment[] src, long[] srcOff, MemorySegment[] dst, long[] dstOff) {
+    private static void horner2(int len, int last, MemorySegment[] src, long[] srcOff,
+            MemorySegment[] dst, long[] dstOff) {
         for (long off = 0; off < len; off += VLEN) {
             ByteVector a0 = load(src[last], srcOff[last] + off);
             ByteVector a1 = a0;
@@ -137,7 +140,8 @@ final class JavaRsEngine implements RsEngine {
         }
     }
 
-    private static void horner3(int len, int last, MemorySegment[] src, long[] srcOff, MemorySegment[] dst, long[] dstOff) {
+    private static void horner3(int len, int last, MemorySegment[] src, long[] srcOff,
+            MemorySegment[] dst, long[] dstOff) {
         for (long off = 0; off < len; off += VLEN) {
             ByteVector a0 = load(src[last], srcOff[last] + off);
             ByteVector a1 = a0;
@@ -154,7 +158,8 @@ final class JavaRsEngine implements RsEngine {
         }
     }
 
-    private static void horner4(int len, int last, MemorySegment[] src, long[] srcOff, MemorySegment[] dst, long[] dstOff) {
+    private static void horner4(int len, int last, MemorySegment[] src, long[] srcOff,
+            MemorySegment[] dst, long[] dstOff) {
         for (long off = 0; off < len; off += VLEN) {
             ByteVector a0 = load(src[last], srcOff[last] + off);
             ByteVector a1 = a0;
@@ -549,7 +554,9 @@ final class JavaRsEngine implements RsEngine {
         int pin = p.k - e;
         for (long off = from; off < to; off += VLEN) {
             for (int i = 0; i < e; i++) {
-                ByteVector.fromMemorySegment(SPECIES, dst[i], dstOff[i] + off, BO).lanewise(VectorOperators.XOR, ByteVector.fromMemorySegment(SPECIES, src[pin + i], srcOff[pin + i] + off, BO))
+                ByteVector.fromMemorySegment(SPECIES, dst[i], dstOff[i] + off, BO)
+                        .lanewise(VectorOperators.XOR,
+                                ByteVector.fromMemorySegment(SPECIES, src[pin + i], srcOff[pin + i] + off, BO))
                         .intoMemorySegment(dst[i], dstOff[i] + off, BO);
             }
         }
@@ -567,10 +574,12 @@ final class JavaRsEngine implements RsEngine {
             for (int i = 0; i < 1; i++) {
                 ByteVector v = ByteVector.fromMemorySegment(SPECIES, dst[i], dstOff[i] + off, BO);
                 ByteVector l = v.and(NIBBLE);
-                ByteVector h = v.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(NIBBLE);
+                ByteVector h = v.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4)
+                        .reinterpretAsBytes().and(NIBBLE);
                 int o = i * rs;
                 a0 = a0.lanewise(VectorOperators.XOR, l.selectFrom(ByteVector.fromArray(SPECIES, tb, 0 * step + o))
-                        .lanewise(VectorOperators.XOR, h.selectFrom(ByteVector.fromArray(SPECIES, tb, 0 * step + o + VLEN))));
+                        .lanewise(VectorOperators.XOR,
+                                h.selectFrom(ByteVector.fromArray(SPECIES, tb, 0 * step + o + VLEN))));
             }
             a0.intoMemorySegment(g0, go0 + off, BO);
         }
@@ -591,12 +600,15 @@ final class JavaRsEngine implements RsEngine {
             for (int i = 0; i < 2; i++) {
                 ByteVector v = ByteVector.fromMemorySegment(SPECIES, dst[i], dstOff[i] + off, BO);
                 ByteVector l = v.and(NIBBLE);
-                ByteVector h = v.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(NIBBLE);
+                ByteVector h = v.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4)
+                        .reinterpretAsBytes().and(NIBBLE);
                 int o = i * rs;
                 a0 = a0.lanewise(VectorOperators.XOR, l.selectFrom(ByteVector.fromArray(SPECIES, tb, 0 * step + o))
-                        .lanewise(VectorOperators.XOR, h.selectFrom(ByteVector.fromArray(SPECIES, tb, 0 * step + o + VLEN))));
+                        .lanewise(VectorOperators.XOR,
+                                h.selectFrom(ByteVector.fromArray(SPECIES, tb, 0 * step + o + VLEN))));
                 a1 = a1.lanewise(VectorOperators.XOR, l.selectFrom(ByteVector.fromArray(SPECIES, tb, 1 * step + o))
-                        .lanewise(VectorOperators.XOR, h.selectFrom(ByteVector.fromArray(SPECIES, tb, 1 * step + o + VLEN))));
+                        .lanewise(VectorOperators.XOR,
+                                h.selectFrom(ByteVector.fromArray(SPECIES, tb, 1 * step + o + VLEN))));
             }
             a0.intoMemorySegment(g0, go0 + off, BO);
             a1.intoMemorySegment(g1, go1 + off, BO);
@@ -621,14 +633,18 @@ final class JavaRsEngine implements RsEngine {
             for (int i = 0; i < 3; i++) {
                 ByteVector v = ByteVector.fromMemorySegment(SPECIES, dst[i], dstOff[i] + off, BO);
                 ByteVector l = v.and(NIBBLE);
-                ByteVector h = v.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(NIBBLE);
+                ByteVector h = v.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4)
+                        .reinterpretAsBytes().and(NIBBLE);
                 int o = i * rs;
                 a0 = a0.lanewise(VectorOperators.XOR, l.selectFrom(ByteVector.fromArray(SPECIES, tb, 0 * step + o))
-                        .lanewise(VectorOperators.XOR, h.selectFrom(ByteVector.fromArray(SPECIES, tb, 0 * step + o + VLEN))));
+                        .lanewise(VectorOperators.XOR,
+                                h.selectFrom(ByteVector.fromArray(SPECIES, tb, 0 * step + o + VLEN))));
                 a1 = a1.lanewise(VectorOperators.XOR, l.selectFrom(ByteVector.fromArray(SPECIES, tb, 1 * step + o))
-                        .lanewise(VectorOperators.XOR, h.selectFrom(ByteVector.fromArray(SPECIES, tb, 1 * step + o + VLEN))));
+                        .lanewise(VectorOperators.XOR,
+                                h.selectFrom(ByteVector.fromArray(SPECIES, tb, 1 * step + o + VLEN))));
                 a2 = a2.lanewise(VectorOperators.XOR, l.selectFrom(ByteVector.fromArray(SPECIES, tb, 2 * step + o))
-                        .lanewise(VectorOperators.XOR, h.selectFrom(ByteVector.fromArray(SPECIES, tb, 2 * step + o + VLEN))));
+                        .lanewise(VectorOperators.XOR,
+                                h.selectFrom(ByteVector.fromArray(SPECIES, tb, 2 * step + o + VLEN))));
             }
             a0.intoMemorySegment(g0, go0 + off, BO);
             a1.intoMemorySegment(g1, go1 + off, BO);
@@ -657,16 +673,21 @@ final class JavaRsEngine implements RsEngine {
             for (int i = 0; i < 4; i++) {
                 ByteVector v = ByteVector.fromMemorySegment(SPECIES, dst[i], dstOff[i] + off, BO);
                 ByteVector l = v.and(NIBBLE);
-                ByteVector h = v.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and(NIBBLE);
+                ByteVector h = v.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4)
+                        .reinterpretAsBytes().and(NIBBLE);
                 int o = i * rs;
                 a0 = a0.lanewise(VectorOperators.XOR, l.selectFrom(ByteVector.fromArray(SPECIES, tb, 0 * step + o))
-                        .lanewise(VectorOperators.XOR, h.selectFrom(ByteVector.fromArray(SPECIES, tb, 0 * step + o + VLEN))));
+                        .lanewise(VectorOperators.XOR,
+                                h.selectFrom(ByteVector.fromArray(SPECIES, tb, 0 * step + o + VLEN))));
                 a1 = a1.lanewise(VectorOperators.XOR, l.selectFrom(ByteVector.fromArray(SPECIES, tb, 1 * step + o))
-                        .lanewise(VectorOperators.XOR, h.selectFrom(ByteVector.fromArray(SPECIES, tb, 1 * step + o + VLEN))));
+                        .lanewise(VectorOperators.XOR,
+                                h.selectFrom(ByteVector.fromArray(SPECIES, tb, 1 * step + o + VLEN))));
                 a2 = a2.lanewise(VectorOperators.XOR, l.selectFrom(ByteVector.fromArray(SPECIES, tb, 2 * step + o))
-                        .lanewise(VectorOperators.XOR, h.selectFrom(ByteVector.fromArray(SPECIES, tb, 2 * step + o + VLEN))));
+                        .lanewise(VectorOperators.XOR,
+                                h.selectFrom(ByteVector.fromArray(SPECIES, tb, 2 * step + o + VLEN))));
                 a3 = a3.lanewise(VectorOperators.XOR, l.selectFrom(ByteVector.fromArray(SPECIES, tb, 3 * step + o))
-                        .lanewise(VectorOperators.XOR, h.selectFrom(ByteVector.fromArray(SPECIES, tb, 3 * step + o + VLEN))));
+                        .lanewise(VectorOperators.XOR,
+                                h.selectFrom(ByteVector.fromArray(SPECIES, tb, 3 * step + o + VLEN))));
             }
             a0.intoMemorySegment(g0, go0 + off, BO);
             a1.intoMemorySegment(g1, go1 + off, BO);
@@ -681,7 +702,10 @@ final class JavaRsEngine implements RsEngine {
      * are few), stage 2 divides by x_i + x_j: e(e-1)/2 lookups where the matrix solve needs e^2.
      */
 
-    /** Two lost data blocks, one pass: Horner rows 0 and 1, syndromes, then b1 = (S1 + x0 S0) / (x1 + x0), b0 = S0 + b1. */
+    /**
+     * Two lost data blocks, one pass: Horner rows 0 and 1, syndromes, then b1 = (S1 + x0 S0) / (x1 + x0),
+     * b0 = S0 + b1.
+     */
     private static void bpFused2(long from, long to, SyndromePlan p, MemorySegment[] src, long[] srcOff,
             MemorySegment[] dst, long[] dstOff) {
         int top = p.top;
@@ -788,14 +812,17 @@ final class JavaRsEngine implements RsEngine {
             b2 = b2.lanewise(VectorOperators.XOR, m);
             b2 = b2.and(NIBBLE).selectFrom(ByteVector.fromArray(SPECIES, tb, 0 * rs))
                     .lanewise(VectorOperators.XOR, b2.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4)
-                            .reinterpretAsBytes().and(NIBBLE).selectFrom(ByteVector.fromArray(SPECIES, tb, 0 * rs + VLEN)));
+                            .reinterpretAsBytes().and(NIBBLE)
+                            .selectFrom(ByteVector.fromArray(SPECIES, tb, 0 * rs + VLEN)));
             b1 = b1.lanewise(VectorOperators.XOR, b2);
             b1 = b1.and(NIBBLE).selectFrom(ByteVector.fromArray(SPECIES, tb, 1 * rs))
                     .lanewise(VectorOperators.XOR, b1.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4)
-                            .reinterpretAsBytes().and(NIBBLE).selectFrom(ByteVector.fromArray(SPECIES, tb, 1 * rs + VLEN)));
+                            .reinterpretAsBytes().and(NIBBLE)
+                            .selectFrom(ByteVector.fromArray(SPECIES, tb, 1 * rs + VLEN)));
             b2 = b2.and(NIBBLE).selectFrom(ByteVector.fromArray(SPECIES, tb, 2 * rs))
                     .lanewise(VectorOperators.XOR, b2.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4)
-                            .reinterpretAsBytes().and(NIBBLE).selectFrom(ByteVector.fromArray(SPECIES, tb, 2 * rs + VLEN)));
+                            .reinterpretAsBytes().and(NIBBLE)
+                            .selectFrom(ByteVector.fromArray(SPECIES, tb, 2 * rs + VLEN)));
             b0 = b0.lanewise(VectorOperators.XOR, b1);
             b1 = b1.lanewise(VectorOperators.XOR, b2);
             b0.intoMemorySegment(g0, go0 + off, BO);
@@ -849,10 +876,14 @@ final class JavaRsEngine implements RsEngine {
                     b3 = b3.lanewise(VectorOperators.XOR, v);
                 }
             }
-            b0.lanewise(VectorOperators.XOR, ByteVector.fromMemorySegment(SPECIES, ps0, pso0 + off, BO)).intoMemorySegment(g0, go0 + off, BO);
-            b1.lanewise(VectorOperators.XOR, ByteVector.fromMemorySegment(SPECIES, ps1, pso1 + off, BO)).intoMemorySegment(g1, go1 + off, BO);
-            b2.lanewise(VectorOperators.XOR, ByteVector.fromMemorySegment(SPECIES, ps2, pso2 + off, BO)).intoMemorySegment(g2, go2 + off, BO);
-            b3.lanewise(VectorOperators.XOR, ByteVector.fromMemorySegment(SPECIES, ps3, pso3 + off, BO)).intoMemorySegment(g3, go3 + off, BO);
+            b0.lanewise(VectorOperators.XOR, ByteVector.fromMemorySegment(SPECIES, ps0, pso0 + off, BO))
+                    .intoMemorySegment(g0, go0 + off, BO);
+            b1.lanewise(VectorOperators.XOR, ByteVector.fromMemorySegment(SPECIES, ps1, pso1 + off, BO))
+                    .intoMemorySegment(g1, go1 + off, BO);
+            b2.lanewise(VectorOperators.XOR, ByteVector.fromMemorySegment(SPECIES, ps2, pso2 + off, BO))
+                    .intoMemorySegment(g2, go2 + off, BO);
+            b3.lanewise(VectorOperators.XOR, ByteVector.fromMemorySegment(SPECIES, ps3, pso3 + off, BO))
+                    .intoMemorySegment(g3, go3 + off, BO);
         }
     }
 
@@ -909,25 +940,31 @@ final class JavaRsEngine implements RsEngine {
             b3 = b3.lanewise(VectorOperators.XOR, m);
             b3 = b3.and(NIBBLE).selectFrom(ByteVector.fromArray(SPECIES, tb, 0 * rs))
                     .lanewise(VectorOperators.XOR, b3.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4)
-                            .reinterpretAsBytes().and(NIBBLE).selectFrom(ByteVector.fromArray(SPECIES, tb, 0 * rs + VLEN)));
+                            .reinterpretAsBytes().and(NIBBLE)
+                            .selectFrom(ByteVector.fromArray(SPECIES, tb, 0 * rs + VLEN)));
             b2 = b2.lanewise(VectorOperators.XOR, b3);
             b2 = b2.and(NIBBLE).selectFrom(ByteVector.fromArray(SPECIES, tb, 1 * rs))
                     .lanewise(VectorOperators.XOR, b2.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4)
-                            .reinterpretAsBytes().and(NIBBLE).selectFrom(ByteVector.fromArray(SPECIES, tb, 1 * rs + VLEN)));
+                            .reinterpretAsBytes().and(NIBBLE)
+                            .selectFrom(ByteVector.fromArray(SPECIES, tb, 1 * rs + VLEN)));
             b3 = b3.and(NIBBLE).selectFrom(ByteVector.fromArray(SPECIES, tb, 2 * rs))
                     .lanewise(VectorOperators.XOR, b3.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4)
-                            .reinterpretAsBytes().and(NIBBLE).selectFrom(ByteVector.fromArray(SPECIES, tb, 2 * rs + VLEN)));
+                            .reinterpretAsBytes().and(NIBBLE)
+                            .selectFrom(ByteVector.fromArray(SPECIES, tb, 2 * rs + VLEN)));
             b1 = b1.lanewise(VectorOperators.XOR, b2);
             b2 = b2.lanewise(VectorOperators.XOR, b3);
             b1 = b1.and(NIBBLE).selectFrom(ByteVector.fromArray(SPECIES, tb, 3 * rs))
                     .lanewise(VectorOperators.XOR, b1.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4)
-                            .reinterpretAsBytes().and(NIBBLE).selectFrom(ByteVector.fromArray(SPECIES, tb, 3 * rs + VLEN)));
+                            .reinterpretAsBytes().and(NIBBLE)
+                            .selectFrom(ByteVector.fromArray(SPECIES, tb, 3 * rs + VLEN)));
             b2 = b2.and(NIBBLE).selectFrom(ByteVector.fromArray(SPECIES, tb, 4 * rs))
                     .lanewise(VectorOperators.XOR, b2.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4)
-                            .reinterpretAsBytes().and(NIBBLE).selectFrom(ByteVector.fromArray(SPECIES, tb, 4 * rs + VLEN)));
+                            .reinterpretAsBytes().and(NIBBLE)
+                            .selectFrom(ByteVector.fromArray(SPECIES, tb, 4 * rs + VLEN)));
             b3 = b3.and(NIBBLE).selectFrom(ByteVector.fromArray(SPECIES, tb, 5 * rs))
                     .lanewise(VectorOperators.XOR, b3.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4)
-                            .reinterpretAsBytes().and(NIBBLE).selectFrom(ByteVector.fromArray(SPECIES, tb, 5 * rs + VLEN)));
+                            .reinterpretAsBytes().and(NIBBLE)
+                            .selectFrom(ByteVector.fromArray(SPECIES, tb, 5 * rs + VLEN)));
             b0 = b0.lanewise(VectorOperators.XOR, b1);
             b1 = b1.lanewise(VectorOperators.XOR, b2);
             b2 = b2.lanewise(VectorOperators.XOR, b3);

@@ -16,7 +16,8 @@ class EcCapabilitiesTest {
         List<Capability> ec = Devices.capabilities(d).stream().filter(c -> c.library().equals("ec")).toList();
         assertThat(ec).extracting(Capability::name).contains("task_create_is_supported", "task_recover_is_supported",
                 "task_update_is_supported", "max_data_blocks", "max_rdnc_blocks", "engine");
-        assertThat(ec).filteredOn(c -> c.name().equals("max_data_blocks")).extracting(Capability::value).containsExactly("32");
+        assertThat(ec).filteredOn(c -> c.name().equals("max_data_blocks")).extracting(Capability::value)
+                .containsExactly("32");
         assertThat(Ec.capGetMaxRdncBlocks(d)).isEqualTo(8);
     }
 }

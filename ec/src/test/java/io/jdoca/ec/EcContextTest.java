@@ -128,12 +128,14 @@ class EcContextTest {
             fill(f.mem, uOff + len, len, 6);
             MemorySegment.copy(f.mem, 100_000, f.mem, uOff + 2L * len, (long) m * len);
             EcMatrix up = f.ec.matrixCreateUpdate(mx, new int[] {2});
-            EcTaskUpdate u = f.ec.taskUpdateAllocInit(up, f.data(uOff, (long) (2 + m) * len), f.dst(300_000, (long) m * len), 0);
+            EcTaskUpdate u = f.ec.taskUpdateAllocInit(up, f.data(uOff, (long) (2 + m) * len),
+                    f.dst(300_000, (long) m * len), 0);
             assertThat(f.run(u)).isEqualTo(DocaError.SUCCESS);
             u.free();
             // Fresh create over the updated data.
             MemorySegment.copy(f.mem, uOff + len, f.mem, 2L * len, len);
-            EcTaskCreate c2 = f.ec.taskCreateAllocInit(mx, f.data(0, (long) k * len), f.dst(400_000, (long) m * len), 0);
+            EcTaskCreate c2 = f.ec.taskCreateAllocInit(mx, f.data(0, (long) k * len),
+                    f.dst(400_000, (long) m * len), 0);
             assertThat(f.run(c2)).isEqualTo(DocaError.SUCCESS);
             c2.free();
             assertThat(bytes(f.mem, 300_000, m * len)).isEqualTo(bytes(f.mem, 400_000, m * len));
@@ -190,7 +192,8 @@ class EcContextTest {
             // Control-path errors.
             assertThatThrownBy(() -> f.ec.matrixCreate(EcMatrixType.CAUCHY, 33, 2)).isInstanceOf(DocaException.class);
             assertThatThrownBy(() -> f.ec.matrixCreate(EcMatrixType.CAUCHY, 4, 9)).isInstanceOf(DocaException.class);
-            assertThatThrownBy(() -> f.ec.matrixCreateRecover(mx, new int[] {0, 1, 2})).isInstanceOf(DocaException.class);
+            assertThatThrownBy(() -> f.ec.matrixCreateRecover(mx, new int[] {0, 1, 2}))
+                    .isInstanceOf(DocaException.class);
             assertThatThrownBy(() -> f.ec.matrixCreateRecover(mx, new int[] {6})).isInstanceOf(DocaException.class);
             assertThatThrownBy(() -> f.ec.matrixCreateFromRaw(new byte[3], 2, 2)).isInstanceOf(DocaException.class);
         }

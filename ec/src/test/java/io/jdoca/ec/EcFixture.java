@@ -69,7 +69,8 @@ final class EcFixture implements AutoCloseable {
             return e;
         }
         int before = completed;
-        if (!pe.progressUntil(() -> completed > before, io.jdoca.core.exec.IdleStrategy.backoff(), TimeUnit.SECONDS.toNanos(10))) {
+        if (!pe.progressUntil(() -> completed > before, io.jdoca.core.exec.IdleStrategy.backoff(),
+                TimeUnit.SECONDS.toNanos(10))) {
             throw new AssertionError("task did not complete");
         }
         return lastStatus;
@@ -82,7 +83,8 @@ final class EcFixture implements AutoCloseable {
             return e;
         }
         int before = completed;
-        if (!pe.progressUntil(() -> completed > before, io.jdoca.core.exec.IdleStrategy.backoff(), TimeUnit.SECONDS.toNanos(10))) {
+        if (!pe.progressUntil(() -> completed > before, io.jdoca.core.exec.IdleStrategy.backoff(),
+                TimeUnit.SECONDS.toNanos(10))) {
             throw new AssertionError("task did not complete");
         }
         return lastStatus;
@@ -101,7 +103,8 @@ final class EcFixture implements AutoCloseable {
         if (ec.state() != io.jdoca.core.exec.CtxState.IDLE) {
             ec.stop();
         }
-        pe.progressUntil(() -> ec.state() == io.jdoca.core.exec.CtxState.IDLE, io.jdoca.core.exec.IdleStrategy.backoff(), TimeUnit.SECONDS.toNanos(5));
+        pe.progressUntil(() -> ec.state() == io.jdoca.core.exec.CtxState.IDLE,
+                io.jdoca.core.exec.IdleStrategy.backoff(), TimeUnit.SECONDS.toNanos(5));
         pe.close();
         mmap.stop();
         arena.close();

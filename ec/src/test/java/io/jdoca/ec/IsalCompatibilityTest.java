@@ -65,7 +65,8 @@ class IsalCompatibilityTest {
     @ParameterizedTest
     @CsvSource({"2,1", "4,2", "8,3", "10,4", "1,1", "16,8", "32,8", "20,5"})
     void matricesAndTablesEqualLiveIsal(int k, int m) {
-        assumeTrue(RsEngine.isNativeAvailable(), "libisal.so.2 not installed (scripts/ensure-packages.sh libisal2): skipped");
+        assumeTrue(RsEngine.isNativeAvailable(),
+                "libisal.so.2 not installed (scripts/ensure-packages.sh libisal2): skipped");
         assertThat(Gf256.genRsMatrix(k + m, k)).isEqualTo(Isal.genRsMatrix(k + m, k));
         assertThat(Gf256.genCauchy1Matrix(k + m, k)).isEqualTo(Isal.genCauchy1Matrix(k + m, k));
         EcMatrix mx = EcMatrix.create(EcMatrixType.CAUCHY, k, m);
@@ -96,9 +97,11 @@ class IsalCompatibilityTest {
         // serves them (and the property tests therefore exercise it); Cauchy rows are not.
         assertThat(mx.tables().horner).isTrue();
         assertThat(EcMatrix.create(EcMatrixType.CAUCHY, k, m).tables().horner).isFalse();
-        assertThat(mx.createRecover(new int[] {0}).tables().isXor()).as("one lost data block: decode row is XOR").isTrue();
+        assertThat(mx.createRecover(new int[] {0}).tables().isXor()).as("one lost data block: decode row is XOR")
+                .isTrue();
         if (m >= 2) {
-            assertThat(mx.createRecover(new int[] {0, 1}).tables().horner).as("decode rows use the table kernel").isFalse();
+            assertThat(mx.createRecover(new int[] {0, 1}).tables().horner).as("decode rows use the table kernel")
+                    .isFalse();
         }
     }
 }

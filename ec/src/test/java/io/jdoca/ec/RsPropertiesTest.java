@@ -36,7 +36,8 @@ class RsPropertiesTest {
     }
 
     static RsEngine[] engines() {
-        return RsEngine.isNativeAvailable() ? new RsEngine[] {RsEngine.java(), RsEngine.isal()} : new RsEngine[] {RsEngine.java()};
+        return RsEngine.isNativeAvailable() ? new RsEngine[] {RsEngine.java(), RsEngine.isal()}
+                : new RsEngine[] {RsEngine.java()};
     }
 
     /** Scalar reference: out[r] = sum c[r][j] * in[j]. */
@@ -285,7 +286,8 @@ class RsPropertiesTest {
     }
 
     @Property(tries = 200)
-    void gfInverseAndMulAreConsistent(@ForAll @IntRange(min = 1, max = 255) int a, @ForAll @IntRange(min = 0, max = 255) int b) {
+    void gfInverseAndMulAreConsistent(@ForAll @IntRange(min = 1, max = 255) int a,
+            @ForAll @IntRange(min = 0, max = 255) int b) {
         assertThat(Gf256.mul(a, Gf256.inv(a))).isEqualTo(1);
         assertThat(Gf256.mul(a, b)).isEqualTo(Gf256.mul(b, a));
         assertThat(Gf256.mul(Gf256.mul(a, b), Gf256.inv(a))).isEqualTo(b);

@@ -41,7 +41,8 @@ public final class CProgram {
      * what it printed (stdout and stderr), stripped. {@code what} names the check in the skip
      * message, e.g. "linux/io_uring.h".
      */
-    public static String run(Path dir, String what, String source, String... ccFlags) throws IOException, InterruptedException {
+    public static String run(Path dir, String what, String source, String... ccFlags)
+            throws IOException, InterruptedException {
         String cc = compiler();
         assumeTrue(cc != null, "skipped: no C compiler (cc, gcc, clang) on PATH to read " + what);
         Path src = dir.resolve("probe.c");

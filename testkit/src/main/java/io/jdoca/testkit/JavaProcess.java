@@ -30,7 +30,8 @@ public final class JavaProcess implements AutoCloseable {
      * flags this JVM was started with ({@link #inheritedFlags}).
      */
     public static List<String> jvmFlags() {
-        List<String> flags = new ArrayList<>(List.of("--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector",
+        List<String> flags = new ArrayList<>(List.of("--enable-native-access=ALL-UNNAMED",
+                "--add-modules=jdk.incubator.vector",
                 "-XX:+UseSerialGC", "-XX:MaxDirectMemorySize=16g", "-Xmx512m"));
         List<String> inherited = inheritedFlags(ManagementFactory.getRuntimeMXBean().getInputArguments());
         if (!inherited.contains("-XX:-TieredCompilation")) {
@@ -72,7 +73,8 @@ public final class JavaProcess implements AutoCloseable {
     public static JavaProcess startApp(String name, Path repoRoot, List<String> jdocaArgs) throws IOException {
         Path jar = repoRoot.resolve("cli/target/jdoca.jar");
         if (!Files.exists(jar)) {
-            throw new IllegalStateException("launcher jar missing: " + jar + " (run the cli module's package phase first)");
+            throw new IllegalStateException("launcher jar missing: " + jar
+                    + " (run the cli module's package phase first)");
         }
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -129,10 +131,12 @@ public final class JavaProcess implements AutoCloseable {
                 return m;
             }
             if (!process.isAlive()) {
-                throw new AssertionError(name + " exited (" + process.exitValue() + ") before printing /" + pattern + "/:\n" + output());
+                throw new AssertionError(name + " exited (" + process.exitValue() + ") before printing /" + pattern
+                        + "/:\n" + output());
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError(name + " did not print /" + pattern + "/ within " + timeout + ":\n" + output());
+                throw new AssertionError(name + " did not print /" + pattern + "/ within " + timeout + ":\n"
+                        + output());
             }
             sleep(20);
         }

@@ -22,7 +22,8 @@ public final class PrometheusTextParser {
     private static final Pattern SAMPLE = Pattern.compile(
             "([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{((?:[a-zA-Z_][a-zA-Z0-9_]*=\"(?:[^\"\\\\\\n]|\\\\[\\\\\"n])*\",?)*)\\})? "
                     + "(NaN|[+-]Inf|[+-]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][+-]?\\d+)?)( -?\\d+)?");
-    private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\\\n]|\\\\[\\\\\"n])*)\"");
+    private static final Pattern LABEL = Pattern.compile(
+            "([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\\\n]|\\\\[\\\\\"n])*)\"");
 
     /**
      * Parses exposition text by the format's rules (names, label syntax and escapes, values, one
@@ -46,7 +47,8 @@ public final class PrometheusTextParser {
                 if (f.length >= 3 && (f[1].equals("HELP") || f[1].equals("TYPE"))) {
                     assertTrue(NAME.matcher(f[2]).matches(), "line " + n + ": bad metric name " + line);
                     if (f[1].equals("TYPE")) {
-                        assertTrue(Set.of("counter", "gauge", "histogram", "summary", "untyped").contains(f[3]), "line " + n + ": " + line);
+                        assertTrue(Set.of("counter", "gauge", "histogram", "summary", "untyped").contains(f[3]),
+                                "line " + n + ": " + line);
                         if (types.put(f[2], f[3]) != null) {
                             fail("line " + n + ": second TYPE for " + f[2]);
                         }
