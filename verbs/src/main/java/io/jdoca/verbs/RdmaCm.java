@@ -323,4 +323,32 @@ public final class RdmaCm {
                 4);
         return sa;
     }
+
+    /**
+     * The rdma-core device that owns IPv4 address {@code addr} (the device an {@code rdma_bind_addr}
+     * to it selects), or null when no RDMA device serves that address. A throw-away event channel
+     * and id; control path (an application choosing its devices before it starts).
+     */
+    public static String deviceNameOf(Inet4Address addr) {
+        MemorySegment channel;
+        try {
+            channel = createEventChannel();
+        } catch (VerbsException e) {
+            return null; // no rdma_cm device at all
+        }
+        MemorySegment id = MemorySegment.NULL;
+        try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
+            id = createId(channel, VerbsConstants.RDMA_PS_TCP);
+            bindAddr(id, sockaddrIn(a.allocate(VerbsLayouts.SOCKADDR_IN), addr, 0));
+            MemorySegment ctx = verbs(id);
+            return ctx.equals(MemorySegment.NULL) ? null : Verbs.contextDeviceName(ctx);
+        } catch (VerbsException e) {
+            return null; // no RDMA device has the address (rdma_bind_addr: EADDRNOTAVAIL / ENODEV)
+        } finally {
+            if (!id.equals(MemorySegment.NULL)) {
+                destroyId(id);
+            }
+            destroyEventChannel(channel);
+        }
+    }
 }

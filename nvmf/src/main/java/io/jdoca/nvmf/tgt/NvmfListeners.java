@@ -75,6 +75,7 @@ final class NvmfListeners {
     Listener open(String trtype, String address, int port, boolean topLevel) throws IOException {
         InetAddress ip = TargetConfig.ipLiteral("address", address);
         if (StaQp.TRTYPE_RDMA.equals(trtype)) {
+            NvmfNetworkDevices.checkRdmaListener(target.sta(), ip);
             if (rdmaCm == null) {
                 rdmaCm = new RdmaCmService(this::acceptRdma);
             }

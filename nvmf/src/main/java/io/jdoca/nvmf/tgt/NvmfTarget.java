@@ -115,7 +115,7 @@ public final class NvmfTarget implements AutoCloseable {
     }
 
     private void startContexts() throws IOException {
-        check(sta.addDev(dev), "add network device");
+        NvmfNetworkDevices.addTo(sta, dev, config);
         check(sta.setMaxStaIo(Math.max(1, config.ioThreads())), "set max IO contexts");
         check(sta.setMaxIoSize(config.maxIoSize()), "set max IO size");
         check(sta.taskRmNsSetConf((t, ud, cud) -> finishRmNs(t, true), (t, ud, cud) -> finishRmNs(t, false), 64), "rm_ns conf");
