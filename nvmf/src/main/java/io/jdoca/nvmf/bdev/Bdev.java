@@ -15,8 +15,9 @@ import java.util.UUID;
  * with {@code nvmf_subsystem_add_ns}. A bdev backs at most one namespace at a time (SPDK's
  * exclusive-write claim); a claimed bdev cannot be deleted.
  *
- * <p>Threads: created, claimed and released under the target's lock (control path); the claim is
- * volatile so describing threads see it. I/O goes straight to the back-end.
+ * <p>Threads: created, claimed and released by {@code sta-main} (the target state's single
+ * writer); the claim is volatile so other threads describing it see the latest. I/O goes straight
+ * to the back-end.
  *
  * @see io.jdoca.nvmf.tgt.NvmfTarget#createBdev
  */

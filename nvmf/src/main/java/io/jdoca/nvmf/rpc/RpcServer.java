@@ -478,9 +478,9 @@ public final class RpcServer implements AutoCloseable {
                 p.onlyDefault("passthrough", false);
                 p.onlyDefault("enable_nssr", false);
                 Boolean any = p.bool("allow_any_host");
-                var created = target.createSubsystem(new TargetConfig.SubsystemConfig(nqn, p.str("serial_number", false),
-                        p.str("model_number", false), any != null && any, null, null));
-                created.setMaxNamespaces(maxNs == null ? 0 : maxNs.intValue());
+                target.createSubsystem(new TargetConfig.SubsystemConfig(nqn, p.str("serial_number", false),
+                        p.str("model_number", false), any != null && any, null, null), false,
+                        maxNs == null ? 0 : maxNs.intValue());
                 return true;
             }
             case "nvmf_delete_subsystem": {

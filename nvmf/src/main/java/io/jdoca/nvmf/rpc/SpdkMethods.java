@@ -81,14 +81,14 @@ final class SpdkMethods {
                 RpcServer.Params p = new RpcServer.Params(params, "", "name");
                 String name = p.str("name", true);
                 return switch (name) {
-                    case "bdev" -> bdevConfig(t);
-                    case "nvmf" -> nvmfConfig(t);
+                    case "bdev" -> t.query("framework_get_config", () -> bdevConfig(t));
+                    case "nvmf" -> t.query("framework_get_config", () -> nvmfConfig(t));
                     default -> throw new RpcError(-19, "No such device: jdoca has the subsystems bdev and nvmf, not " + name);
                 };
             }
             case "save_config": {
                 new RpcServer.Params(params, "");
-                return saveConfig(t);
+                return t.query("save_config", () -> saveConfig(t));
             }
             case "log_set_level", "log_set_print_level": {
                 RpcServer.Params p = new RpcServer.Params(params, "", "level");
@@ -156,7 +156,7 @@ final class SpdkMethods {
                 return true;
             }
             case "nvmf_get_stats":
-                return stats(t, params);
+                return t.query("nvmf_get_stats", () -> stats(t, params));
             case "bdev_malloc_create", "bdev_null_create":
                 return createMallocOrNull(t, method.equals("bdev_malloc_create") ? Bdev.Module.MALLOC : Bdev.Module.NULL, params);
             case "bdev_aio_create": {

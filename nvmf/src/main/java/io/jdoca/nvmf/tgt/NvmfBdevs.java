@@ -11,7 +11,10 @@ import io.jdoca.nvmf.bdev.Bdev;
 import io.jdoca.nvmf.bdev.TimedBackend;
 import io.jdoca.nvmf.config.ConfigException;
 import io.jdoca.nvmf.config.MemoryBudget;
+import io.jdoca.nvmf.config.TargetConfig;
+import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -28,8 +31,7 @@ import org.slf4j.LoggerFactory;
  * IO engine. A bdev is claimed by the namespace that exposes it; one made by jdoca's own namespace
  * form goes with its namespace.
  *
- * <p><b>Threads.</b> Control path only, under the target's lock (its synchronized management
- * methods); not thread-safe on its own.
+ * <p><b>Threads.</b> {@code sta-main} only (the target's management commands); no lock.
  */
 final class NvmfBdevs {
     private static final Logger LOG = LoggerFactory.getLogger(NvmfBdevs.class);
@@ -89,6 +91,74 @@ final class NvmfBdevs {
         return d;
     }
 
+    /** A bdev made for a namespace in jdoca's own form, and the file it created (null if none). */
+    record Made(Bdev bdev, Path createdFile) {
+    }
+
+    /**
+     * Makes the bdev {@code name} for a namespace in jdoca's own form ({@code backend=memory
+     * size_mb=...}): owned by its namespace, gone with it. {@code uuid}: the namespace's.
+     */
+    Made createForNamespace(String name, TargetConfig.NamespaceConfig n, UUID uuid) {
+        if (!Sta.isLogicalBlockSizeSupported(n.blockSize())) {
+            throw new ConfigException("namespace.block_size", n.blockSize() + " must be 512 or 4096");
+        }
+        long size = n.sizeMb() * 1024L * 1024L;
+        if (n.isRam()) {
+            MemoryBudget.check("namespace.size_mb", size);
+        }
+        if (bdevs.containsKey(name)) {
+            throw new ConfigException("namespace", "a bdev named " + name + " already exists");
+        }
+        Path created = null;
+        Bdev.Module module;
+        StaBackend be = switch (n.backend()) {
+            case "memory", "malloc" -> {
+                if (size <= 0) {
+                    throw new DocaException(DocaError.INVALID_VALUE, "memory namespace needs size_mb");
+                }
+                module = Bdev.Module.MALLOC;
+                yield new MemoryBackend(name, size);
+            }
+            case "null" -> {
+                if (size <= 0) {
+                    throw new DocaException(DocaError.INVALID_VALUE, "null namespace needs size_mb");
+                }
+                module = Bdev.Module.NULL;
+                yield new NullBackend(name, size);
+            }
+            case "file", "aio", "bdev" -> {
+                if (n.path() == null) {
+                    throw new DocaException(DocaError.INVALID_VALUE, "file namespace needs path");
+                }
+                Path f = Path.of(n.path());
+                created = Files.exists(f, LinkOption.NOFOLLOW_LINKS) ? null : f;
+                module = Bdev.Module.AIO;
+                yield FileBackend.open(name, f, size);
+            }
+            default -> throw new DocaException(DocaError.INVALID_VALUE, "unknown backend " + n.backend()
+                    + " (memory, file, null)");
+        };
+        be = register(be);
+        Bdev d = new Bdev(name, module, n.blockSize(), be.sizeBytes() / n.blockSize(), uuid, be,
+                module == Bdev.Module.AIO ? Path.of(n.path()) : null, true);
+        bdevs.put(name, d);
+        return new Made(d, created);
+    }
+
+    /** Undoes {@link #createForNamespace} when its namespace could not be added. */
+    void discard(Made m) {
+        bdevs.remove(m.bdev().name());
+        destroy(m.bdev().backend());
+        if (m.createdFile() != null) {
+            try {
+                Files.deleteIfExists(m.createdFile());
+            } catch (IOException ignored) {
+                // the caller reports the original error
+            }
+        }
+    }
+
     /** See {@link NvmfTarget#deleteBdev}. */
     void delete(Bdev.Module module, String name) {
         Bdev d = bdevs.get(name);
@@ -102,15 +172,6 @@ final class NvmfBdevs {
         bdevs.remove(name);
         destroy(d.backend());
         LOG.info("bdev {} deleted", name);
-    }
-
-    /** Adds a bdev a namespace made for itself (its back-end already {@link #register registered}). */
-    void add(Bdev d) {
-        bdevs.put(d.name(), d);
-    }
-
-    void remove(String name) {
-        bdevs.remove(name);
     }
 
     Bdev get(String name) {
