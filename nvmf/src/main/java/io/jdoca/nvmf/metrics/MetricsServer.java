@@ -142,7 +142,7 @@ public final class MetricsServer implements AutoCloseable {
             out.family(c[1], "counter", c[2]);
             for (Bdev b : bdevs) {
                 out.sample(c[1], ((Number) b.iostat().get(c[0])).doubleValue(), "bdev", b.name(),
-                        "module", b.module().id);
+                        "module", b.module().name());
             }
         }
         for (String kind : List.of("read", "write")) {

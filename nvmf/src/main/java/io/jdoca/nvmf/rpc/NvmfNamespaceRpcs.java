@@ -3,6 +3,7 @@ package io.jdoca.nvmf.rpc;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.jdoca.core.DocaException;
 import io.jdoca.nvmf.bdev.Bdev;
+import io.jdoca.nvmf.bdev.BdevModules;
 import io.jdoca.nvmf.config.ConfigException;
 import io.jdoca.nvmf.config.JsonParams;
 import io.jdoca.nvmf.config.TargetConfig;
@@ -111,7 +112,8 @@ final class NvmfNamespaceRpcs implements RpcRegistry.Family {
             Bdev d = t.bdev(bdev);
             if (d == null) {
                 throw new ConfigException(n.name("bdev_name"), "no bdev " + bdev + " (create it first: "
-                        + "bdev_malloc_create, bdev_null_create, bdev_aio_create)");
+                        + String.join(", ", BdevModules.all().stream().map(m -> "bdev_" + m.name() + "_create")
+                                .toList()) + ")");
             }
             if (d.claimedBy() != null) {
                 throw new ConfigException(n.name("bdev_name"), "bdev " + bdev + " is already claimed by "

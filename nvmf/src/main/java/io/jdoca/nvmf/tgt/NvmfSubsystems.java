@@ -8,6 +8,7 @@ import io.jdoca.sta.StaNamespace;
 import io.jdoca.sta.StaSubsystem;
 import io.jdoca.sta.StaTaskRmNs;
 import io.jdoca.nvmf.bdev.Bdev;
+import io.jdoca.nvmf.bdev.BdevModules;
 import io.jdoca.nvmf.config.ConfigException;
 import io.jdoca.nvmf.config.TargetConfig;
 import java.io.IOException;
@@ -192,6 +193,7 @@ final class NvmfSubsystems {
     int addNamespace(String nqn, TargetConfig.NamespaceConfig n) {
         NvmfSubsystem s = require(nqn);
         n.validate("namespace");
+        BdevModules.checkNamespace(n, "namespace");
         int nsid = pickNsid(s, n.nsid(), "namespace.nsid");
         NvmfBdevs.Made made = target.bdevTable().createForNamespace(nqn + "/ns" + nsid, n,
                 n.uuid() != null ? UUID.fromString(n.uuid()) : s.uuid(nsid));

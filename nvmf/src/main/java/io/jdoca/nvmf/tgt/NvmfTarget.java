@@ -13,6 +13,8 @@ import io.jdoca.sta.StaQp;
 import io.jdoca.sta.StaStats;
 import io.jdoca.sta.StaSubsystem;
 import io.jdoca.nvmf.bdev.Bdev;
+import io.jdoca.nvmf.bdev.BdevModule;
+import io.jdoca.nvmf.bdev.BdevSpec;
 import io.jdoca.nvmf.config.TargetConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -453,18 +455,17 @@ public final class NvmfTarget implements AutoCloseable {
     // ------------------------------------------------------------------ bdevs (SPDK's bdev layer)
 
     /**
-     * Creates a bdev. {@code malloc} and {@code null}: {@code numBlocks} blocks of
-     * {@code blockSize}; {@code aio}: an existing file or block device, its size rounded down to
-     * blocks. ALREADY_EXIST when the name is taken; ConfigException for a bad value.
+     * Creates a bdev of {@code module} as {@code spec} says (its module parsed it from
+     * {@code bdev_<module>_create}'s params: {@link BdevModule#parseCreate}). ALREADY_EXIST when
+     * the name is taken; ConfigException for a bad value.
      */
-    public Bdev createBdev(Bdev.Module module, String name, int blockSize, long numBlocks, UUID uuid, Path filename) {
-        return call("bdev_" + module.id + "_create",
-                () -> bdevs.create(module, name, blockSize, numBlocks, uuid, filename));
+    public Bdev createBdev(BdevModule module, BdevSpec spec) {
+        return call("bdev_" + module.name() + "_create", () -> bdevs.create(module, spec));
     }
 
-    /** Deletes a bdev of {@code module}: NOT_FOUND if there is none, IN_USE while a namespace has it. */
-    public void deleteBdev(Bdev.Module module, String name) {
-        call("bdev_" + module.id + "_delete", () -> {
+    /** Deletes a bdev of module {@code module}: NOT_FOUND if there is none, IN_USE while a namespace has it. */
+    public void deleteBdev(String module, String name) {
+        call("bdev_" + module + "_delete", () -> {
             bdevs.delete(module, name);
             return null;
         });
