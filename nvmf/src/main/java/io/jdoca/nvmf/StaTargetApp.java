@@ -4,6 +4,7 @@ import io.jdoca.argp.DocaFlags;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.agent.ShutdownHook;
 import io.jdoca.core.util.DocaLogLevel;
+import io.jdoca.nvmf.bdev.BdevModules;
 import io.jdoca.nvmf.config.ConfigException;
 import io.jdoca.nvmf.config.TargetConfig;
 import io.jdoca.nvmf.metrics.MetricsServer;
@@ -39,25 +40,27 @@ public final class StaTargetApp implements Callable<Integer> {
     @Mixin
     DocaFlags doca;
 
-    @Option(names = {"-j", "--json"}, description = "The JSON configuration file in jdoca's own form (see examples/sta-target.json); "
-            + "optional: without -j and -c the target starts empty, to be configured over RPC.")
+    @Option(names = {"-j", "--json"}, description = "The JSON configuration file in jdoca's own form (see "
+            + "examples/sta-target.json); optional: without -j and -c the target starts empty, to be configured "
+            + "over RPC.")
     Path json;
 
     @Option(names = {"-c", "--config"}, paramLabel = "FILE",
-            description = "SPDK's JSON configuration (what save_config writes, from jdoca or SPDK), replayed after start "
-                    + "and after -j's configuration.")
+            description = "SPDK's JSON configuration (what save_config writes, from jdoca or SPDK), replayed after "
+                    + "start and after -j's configuration.")
     Path spdkConfig;
 
-    @Option(names = {"-l", "--log-level"}, defaultValue = "50", description = "DOCA log level 10..70 (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-l", "--log-level"}, defaultValue = "50",
+            description = "DOCA log level 10..70 (default: ${DEFAULT-VALUE}).")
     int logLevel;
 
     @Option(names = {"-r", "--rpc-socket"}, paramLabel = "PATH",
-            description = "JSON-RPC Unix socket (SPDK's -r), created mode 0600 and refused if a live server answers there "
-                    + "(overrides rpc_socket in the JSON; default: none unless the JSON names one).")
+            description = "JSON-RPC Unix socket (SPDK's -r), created mode 0600 and refused if a live server answers "
+                    + "there (overrides rpc_socket in the JSON; default: none unless the JSON names one).")
     String rpcSocket;
 
-    @Option(names = "--io-threads", description = "IO engine threads (overrides io_threads in the JSON; with -m the default is "
-            + "one per CPU of the mask).")
+    @Option(names = "--io-threads", description = "IO engine threads (overrides io_threads in the JSON; with -m the "
+            + "default is one per CPU of the mask).")
     Integer ioThreads;
 
     @Option(names = "--metrics-port", paramLabel = "PORT",
@@ -116,8 +119,8 @@ public final class StaTargetApp implements Callable<Integer> {
             if (rpcSocket != null) {
                 TargetConfig.checkSocketPath("--rpc-socket", rpcSocket);
             }
-            cfg = new TargetConfig(ioThreads != null ? ioThreads : cfg.ioThreads(),
-                    rpcSocket != null ? rpcSocket : cfg.rpcSocket(), ls, cfg.subsystems(), cfg.maxIoSize()).validate();
+            cfg = BdevModules.check(new TargetConfig(ioThreads != null ? ioThreads : cfg.ioThreads(),
+                    rpcSocket != null ? rpcSocket : cfg.rpcSocket(), ls, cfg.subsystems(), cfg.maxIoSize()).validate());
         } catch (ConfigException e) {
             return fail(e.getMessage());
         } catch (java.io.IOException e) {
@@ -159,7 +162,8 @@ public final class StaTargetApp implements Callable<Integer> {
                 rpc.close();
             }
             target.close();
-            return fail("--metrics-port " + metricsPort + ": cannot listen on " + metricsAddress + ": " + e.getMessage());
+            return fail("--metrics-port " + metricsPort + ": cannot listen on " + metricsAddress + ": "
+                    + e.getMessage());
         } catch (ConfigException | DocaException | java.io.IOException | java.io.UncheckedIOException e) {
             LOG.debug("start failed", e);
             if (rpc != null) {

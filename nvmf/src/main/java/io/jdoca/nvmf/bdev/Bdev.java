@@ -2,65 +2,49 @@ package io.jdoca.nvmf.bdev;
 
 import io.jdoca.sta.backend.StaBackend;
 import io.jdoca.sta.backend.StaBeQueue;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
 /**
- * A named block device in SPDK's sense: one STA back-end (memory for {@code malloc}, null for
- * {@code null}, a file or block device for {@code aio}) with a block size, a block count and a
- * UUID, created and deleted over RPC ({@code bdev_malloc_create}, ...) and exposed as a namespace
- * with {@code nvmf_subsystem_add_ns}. A bdev backs at most one namespace at a time (SPDK's
- * exclusive-write claim); a claimed bdev cannot be deleted.
+ * A named block device in SPDK's sense: one STA back-end made by its {@link BdevModule} (memory
+ * for {@code malloc}, null for {@code null}, a file or block device for {@code aio}) with a block
+ * size, a block count and a UUID, created and deleted over RPC ({@code bdev_<module>_create}, ...)
+ * and exposed as a namespace with {@code nvmf_subsystem_add_ns}. A bdev backs at most one
+ * namespace at a time (SPDK's exclusive-write claim); a claimed bdev cannot be deleted.
  *
- * <p>Threads: created, claimed and released under the target's lock (control path); the claim is
- * volatile so describing threads see it. I/O goes straight to the back-end.
+ * <p>Threads: created, claimed and released by {@code sta-main} (the target state's single
+ * writer); the claim is volatile so other threads describing it see the latest. I/O goes straight
+ * to the back-end.
  *
  * @see io.jdoca.nvmf.tgt.NvmfTarget#createBdev
  */
 public final class Bdev {
-    /** SPDK's bdev modules jdoca provides. */
-    public enum Module {
-        MALLOC("malloc", "Malloc disk", "bdev_malloc_create"),
-        NULL("null", "Null disk", "bdev_null_create"),
-        AIO("aio", "AIO disk", "bdev_aio_create");
-
-        public final String id;
-        public final String productName;
-        public final String createMethod;
-
-        Module(String id, String productName, String createMethod) {
-            this.id = id;
-            this.productName = productName;
-            this.createMethod = createMethod;
-        }
-    }
-
     private final String name;
-    private final Module module;
+    private final BdevModule module;
     private final int blockSize;
     private final long numBlocks;
     private final UUID uuid;
     private final StaBackend backend;
-    private final Path filename;
+    private final Map<String, Object> options;
     private final boolean ownedByNamespace;
     private volatile String claimedBy;
 
     /**
+     * @param options          its module's options ({@link BdevSpec#options()}, e.g. aio's filename)
      * @param ownedByNamespace made implicitly by jdoca's own namespace form ({@code backend=memory
      *                         size_mb=...}): destroyed with its namespace
      */
-    public Bdev(String name, Module module, int blockSize, long numBlocks, UUID uuid, StaBackend backend, Path filename,
-                boolean ownedByNamespace) {
+    public Bdev(String name, BdevModule module, int blockSize, long numBlocks, UUID uuid, StaBackend backend,
+                Map<String, Object> options, boolean ownedByNamespace) {
         this.name = name;
         this.module = module;
         this.blockSize = blockSize;
         this.numBlocks = numBlocks;
         this.uuid = uuid;
         this.backend = backend;
-        this.filename = filename;
+        this.options = Map.copyOf(options);
         this.ownedByNamespace = ownedByNamespace;
     }
 
@@ -68,7 +52,7 @@ public final class Bdev {
         return name;
     }
 
-    public Module module() {
+    public BdevModule module() {
         return module;
     }
 
@@ -88,9 +72,9 @@ public final class Bdev {
         return backend;
     }
 
-    /** The file or block device of an aio bdev, else null. */
-    public Path filename() {
-        return filename;
+    /** One of its module's options (e.g. aio's {@code filename}), or null. */
+    public Object option(String key) {
+        return options.get(key);
     }
 
     public boolean ownedByNamespace() {
@@ -111,7 +95,7 @@ public final class Bdev {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("name", name);
         m.put("aliases", List.of());
-        m.put("product_name", module.productName);
+        m.put("product_name", module.productName());
         m.put("block_size", blockSize);
         m.put("num_blocks", numBlocks);
         m.put("uuid", uuid.toString());
@@ -125,7 +109,7 @@ public final class Bdev {
         Map<String, Object> io = new LinkedHashMap<>();
         io.put("read", true);
         io.put("write", true);
-        io.put("unmap", module != Module.NULL);
+        io.put("unmap", module.supportsUnmap());
         io.put("flush", true);
         io.put("reset", false);
         io.put("nvme_admin", false);
@@ -135,12 +119,7 @@ public final class Bdev {
         io.put("compare_and_write", false);
         io.put("abort", false);
         m.put("supported_io_types", io);
-        Map<String, Object> drv = new LinkedHashMap<>();
-        if (module == Module.AIO) {
-            drv.put("aio", Map.of("filename", filename.toString(), "block_size_override", true, "readonly", false,
-                    "fallocate", false));
-        }
-        m.put("driver_specific", drv);
+        m.put("driver_specific", module.driverSpecific(this));
         m.put("jdoca_backend", backend.kind());
         return m;
     }
@@ -203,25 +182,9 @@ public final class Bdev {
 
     /** The {@code {method, params}} entry that recreates this bdev (save_config). */
     public Map<String, Object> configEntry() {
-        Map<String, Object> p = new LinkedHashMap<>();
-        p.put("name", name);
-        switch (module) {
-            case MALLOC, NULL -> {
-                p.put("num_blocks", numBlocks);
-                p.put("block_size", blockSize);
-                p.put("uuid", uuid.toString());
-            }
-            case AIO -> {
-                p.put("block_size", blockSize);
-                p.put("filename", filename.toString());
-                p.put("readonly", false);
-                p.put("fallocate", false);
-                p.put("uuid", uuid.toString());
-            }
-        }
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("method", module.createMethod);
-        m.put("params", p);
+        m.put("method", "bdev_" + module.name() + "_create");
+        m.put("params", module.configParams(this));
         return m;
     }
 }

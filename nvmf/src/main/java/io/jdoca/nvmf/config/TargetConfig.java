@@ -47,7 +47,8 @@ public record TargetConfig(
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
-            .setDefaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_NULL, JsonInclude.Include.USE_DEFAULTS));
+            .setDefaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_NULL,
+                    JsonInclude.Include.USE_DEFAULTS));
 
     public TargetConfig {
         ioThreads = ioThreads == null ? 1 : ioThreads;
@@ -81,7 +82,8 @@ public record TargetConfig(
         msg = msg.lines().findFirst().orElse(msg).replaceAll(" \\(class [^)]*\\)", "")
                 .replaceAll("`[a-z.]+\\.([A-Za-z$]+)`", "$1");
         if (e instanceof com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException u) {
-            msg = "unknown key (known: " + String.join(", ", u.getKnownPropertyIds().stream().map(String::valueOf).sorted().toList()) + ")";
+            msg = "unknown key (known: " + String.join(", ",
+                    u.getKnownPropertyIds().stream().map(String::valueOf).sorted().toList()) + ")";
         } else if (msg.startsWith("Cannot coerce Floating-point")) {
             msg = "must be a whole number";
         }
@@ -108,8 +110,10 @@ public record TargetConfig(
     }
 
     /**
-     * Checks every value (ranges, NQNs, addresses, duplicate nsids, file directories, and that the
-     * RAM namespaces fit in memory). Throws ConfigException naming the first bad field.
+     * Checks every value (ranges, NQNs, addresses, duplicate nsids). Throws ConfigException naming
+     * the first bad field. What depends on a namespace's back-end (its fields, file directories,
+     * the memory the RAM namespaces need together) is its bdev module's to check:
+     * {@code io.jdoca.nvmf.bdev.BdevModules.check}.
      */
     public TargetConfig validate() {
         if (ioThreads < 1 || ioThreads > 64) {
@@ -125,7 +129,6 @@ public record TargetConfig(
             listeners.get(i).validate("listeners[" + i + "]");
         }
         Set<String> nqns = new HashSet<>();
-        long ramBytes = 0;
         for (int i = 0; i < subsystems.size(); i++) {
             SubsystemConfig s = subsystems.get(i);
             String w = "subsystems[" + i + "]";
@@ -133,12 +136,6 @@ public record TargetConfig(
             if (!nqns.add(s.nqn())) {
                 throw new ConfigException(w + ".nqn", "\"" + s.nqn() + "\" is defined twice");
             }
-            for (NamespaceConfig n : s.namespaces()) {
-                ramBytes += n.isRam() ? n.sizeMb() << 20 : 0;
-            }
-        }
-        if (ramBytes > 0) {
-            MemoryBudget.check("subsystems[].namespaces[].size_mb", ramBytes);
         }
         return this;
     }
@@ -158,7 +155,8 @@ public record TargetConfig(
         try {
             return InetAddress.ofLiteral(address == null ? "" : address);
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(field, "\"" + address + "\" is not an IP address (e.g. 127.0.0.1, 0.0.0.0 or ::1)");
+            throw new ConfigException(field, "\"" + address
+                    + "\" is not an IP address (e.g. 127.0.0.1, 0.0.0.0 or ::1)");
         }
     }
 
@@ -212,7 +210,8 @@ public record TargetConfig(
         void validate(String where) {
             InetAddress ip = ipLiteral(where.startsWith("-") ? where : f(where, "address"), address);
             if (port < 0 || port > 65535) {
-                throw new ConfigException(where.startsWith("-") ? where : f(where, "port"), port + " is out of range 0..65535");
+                throw new ConfigException(where.startsWith("-") ? where : f(where, "port"),
+                        port + " is out of range 0..65535");
             }
             if (!trtype.equals("TCP") && !trtype.equals("RDMA")) {
                 throw new ConfigException(where.startsWith("-") ? where : f(where, "trtype"),
@@ -273,7 +272,8 @@ public record TargetConfig(
                 NamespaceConfig n = namespaces.get(j);
                 n.validate(f(where, "namespaces[" + j + "]"));
                 if (n.nsid() != 0 && !nsids.add(n.nsid())) {
-                    throw new ConfigException(f(where, "namespaces[" + j + "].nsid"), n.nsid() + " is used twice in " + nqn);
+                    throw new ConfigException(f(where, "namespaces[" + j + "].nsid"),
+                            n.nsid() + " is used twice in " + nqn);
                 }
             }
         }
@@ -288,7 +288,8 @@ public record TargetConfig(
      * A namespace.
      *
      * @param nsid      front-end namespace id (1-based); 0 or absent = next free
-     * @param backend   "memory", "file" (file or block device) or "null"
+     * @param backend   the back-end, named as its bdev module lists it: "memory", "file" (file or
+     *                  block device) or "null" (see {@code io.jdoca.nvmf.bdev.BdevModules})
      * @param sizeMb    size in MiB (memory and null; file: created/extended to it, 0 = existing size)
      * @param blockSize logical block size, 512 or 4096
      * @param path      file or block device path (file back-end)
@@ -308,51 +309,21 @@ public record TargetConfig(
             blockSize = blockSize == null ? 4096 : blockSize;
         }
 
-        /** True for back-ends held in this process's memory. */
-        public boolean isRam() {
-            return backend.equals("memory") || backend.equals("malloc");
-        }
-
         /**
-         * Checks this namespace alone (not the memory budget, nor nsid clashes); {@code where}
-         * prefixes field names (e.g. "subsystems[0].namespaces[1]" or "namespace").
+         * Checks the fields every namespace has (not its back-end's: its bdev module checks those;
+         * nor nsid clashes); {@code where} prefixes field names (e.g. "subsystems[0].namespaces[1]"
+         * or "namespace").
          */
         public void validate(String where) {
             if (nsid < 0 || nsid > io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM) {
-                throw new ConfigException(f(where, "nsid"), nsid + " is out of range 1.." + io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM + " (0 = next free)");
+                throw new ConfigException(f(where, "nsid"), nsid + " is out of range 1.."
+                        + io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM + " (0 = next free)");
             }
             if (blockSize != 512 && blockSize != 4096) {
                 throw new ConfigException(f(where, "block_size"), blockSize + " must be 512 or 4096");
             }
             if (sizeMb < 0 || sizeMb > (Long.MAX_VALUE >> 21)) {
                 throw new ConfigException(f(where, "size_mb"), sizeMb + " must be a positive number of MiB");
-            }
-            switch (backend) {
-                case "memory", "malloc", "null" -> {
-                    if (sizeMb == 0) {
-                        throw new ConfigException(f(where, "size_mb"), "a " + backend + " namespace needs a size (MiB > 0)");
-                    }
-                    if (path != null) {
-                        throw new ConfigException(f(where, "path"), "only file namespaces have a path");
-                    }
-                }
-                case "file", "aio", "bdev" -> {
-                    if (path == null || path.isBlank()) {
-                        throw new ConfigException(f(where, "path"), "a file namespace needs a path");
-                    }
-                    Path p = Path.of(path);
-                    Path dir = p.toAbsolutePath().getParent();
-                    if (dir != null && !Files.isDirectory(dir)) {
-                        throw new ConfigException(f(where, "path"), "directory " + dir + " does not exist");
-                    }
-                    if (Files.isDirectory(p)) {
-                        throw new ConfigException(f(where, "path"), path + " is a directory");
-                    }
-                    if (sizeMb == 0 && !Files.exists(p)) {
-                        throw new ConfigException(f(where, "size_mb"), path + " does not exist: give size_mb to create it");
-                    }
-                }
-                default -> throw new ConfigException(f(where, "backend"), "\"" + backend + "\" is not memory, file or null");
             }
             if (uuid != null) {
                 try {

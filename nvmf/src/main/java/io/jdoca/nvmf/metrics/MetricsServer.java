@@ -20,13 +20,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A Prometheus scrape endpoint ({@code GET /metrics}, text exposition format 0.0.4) on the JDK's
- * {@code HttpServer} (core {@link MetricsHttpServer}, {@link PrometheusText}): I/O counts and bytes by subsystem and namespace, errors by kind, the IO
- * engines' counters and busy/idle time, bdev counters, controllers and connected hosts.
+ * {@code HttpServer} (core {@link MetricsHttpServer}, {@link PrometheusText}): I/O counts and
+ * bytes by subsystem and namespace, errors by kind, the IO engines' counters and busy/idle time,
+ * bdev counters, controllers and connected hosts.
  *
  * <p>Reading adds nothing to the I/O path: every value is read from counters the engines already
  * keep (single-writer fields read racily, or STA's existing counters); a scrape is a control-path
- * walk over the target. Binds where the operator says ({@code --metrics-address}, default
- * 127.0.0.1). Threads: one HTTP thread.
+ * walk over the target, taken as one command on {@code sta-main} (the owner of the target state).
+ * Binds where the operator says ({@code --metrics-address}, default 127.0.0.1). Threads: one HTTP
+ * thread.
  */
 public final class MetricsServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MetricsServer.class);
@@ -42,7 +44,8 @@ public final class MetricsServer implements AutoCloseable {
     public static MetricsServer start(InetAddress address, int port, Supplier<NvmfTarget> target) throws IOException {
         MetricsHttpServer s = MetricsHttpServer.start("sta", address, port, () -> {
             NvmfTarget t = target.get();
-            return t == null ? "" : render(t);
+            // One consistent view, taken on sta-main (the target state's owner).
+            return t == null ? "" : t.query("metrics", () -> render(t));
         });
         LOG.info("Prometheus metrics on http://{}:{}/metrics", address.getHostAddress(), s.port());
         return new MetricsServer(s);
@@ -62,8 +65,10 @@ public final class MetricsServer implements AutoCloseable {
             {"writes", "jdoca_nvmf_namespace_writes_total", "Write commands completed, by namespace."},
             {"read_bytes", "jdoca_nvmf_namespace_read_bytes_total", "Bytes read, by namespace."},
             {"write_bytes", "jdoca_nvmf_namespace_write_bytes_total", "Bytes written, by namespace."},
-            {"other_ops", "jdoca_nvmf_namespace_other_ops_total", "Other I/O commands (flush, write zeroes, DSM), by namespace."},
-            {"errors", "jdoca_nvmf_namespace_errors_total", "I/O commands completed with an error status, by namespace."},
+            {"other_ops", "jdoca_nvmf_namespace_other_ops_total",
+                "Other I/O commands (flush, write zeroes, DSM), by namespace."},
+            {"errors", "jdoca_nvmf_namespace_errors_total",
+                "I/O commands completed with an error status, by namespace."},
         };
         for (String[] c : nsCounters) {
             out.family(c[1], "counter", c[2]);
@@ -97,7 +102,8 @@ public final class MetricsServer implements AutoCloseable {
             {"writes", "jdoca_sta_engine_writes_total", "counter", "Writes completed by the IO engine."},
             {"read_bytes", "jdoca_sta_engine_read_bytes_total", "counter", "Bytes read through the IO engine."},
             {"write_bytes", "jdoca_sta_engine_write_bytes_total", "counter", "Bytes written through the IO engine."},
-            {"non_offloaded", "jdoca_sta_engine_non_offloaded_total", "counter", "Commands handed to the target (admin, fabrics)."},
+            {"non_offloaded", "jdoca_sta_engine_non_offloaded_total", "counter",
+                "Commands handed to the target (admin, fabrics)."},
             {"qps_accepted", "jdoca_sta_engine_qpairs_accepted_total", "counter", "Queue pairs accepted."},
             {"qps_live", "jdoca_sta_engine_qpairs", "gauge", "Queue pairs connected now."},
         };
@@ -108,12 +114,14 @@ public final class MetricsServer implements AutoCloseable {
                 out.sample(c[1], io.stats().get(c[0]), "engine", io.name());
             }
         }
-        out.family("jdoca_sta_engine_errors_total", "counter", "Errors by kind: I/O status, digest (CRC32C), protocol.");
+        out.family("jdoca_sta_engine_errors_total", "counter",
+                "Errors by kind: I/O status, digest (CRC32C), protocol.");
         for (StaIo io : ios) {
             StaStats st = io.stats();
             out.sample("jdoca_sta_engine_errors_total", st.get("io_errors"), "engine", io.name(), "kind", "io");
             out.sample("jdoca_sta_engine_errors_total", st.get("digest_errors"), "engine", io.name(), "kind", "digest");
-            out.sample("jdoca_sta_engine_errors_total", st.get("protocol_errors"), "engine", io.name(), "kind", "protocol");
+            out.sample("jdoca_sta_engine_errors_total", st.get("protocol_errors"), "engine", io.name(),
+                    "kind", "protocol");
         }
         out.family("jdoca_sta_engine_seconds_total", "counter", "IO engine time since start: busy (polling, working) "
                 + "or idle (asleep waiting for the sockets).");
@@ -133,7 +141,8 @@ public final class MetricsServer implements AutoCloseable {
         for (String[] c : bd) {
             out.family(c[1], "counter", c[2]);
             for (Bdev b : bdevs) {
-                out.sample(c[1], ((Number) b.iostat().get(c[0])).doubleValue(), "bdev", b.name(), "module", b.module().id);
+                out.sample(c[1], ((Number) b.iostat().get(c[0])).doubleValue(), "bdev", b.name(),
+                        "module", b.module().name());
             }
         }
         for (String kind : List.of("read", "write")) {
@@ -146,7 +155,8 @@ public final class MetricsServer implements AutoCloseable {
                         out.sample(name, h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(q * 100) / 1e9,
                                 "bdev", b.name(), "quantile", Double.toString(q));
                     }
-                    out.sample(name + "_sum", h.getTotalCount() == 0 ? 0 : h.getMean() * h.getTotalCount() / 1e9, "bdev", b.name());
+                    out.sample(name + "_sum", h.getTotalCount() == 0 ? 0 : h.getMean() * h.getTotalCount() / 1e9,
+                            "bdev", b.name());
                     out.sample(name + "_count", h.getTotalCount(), "bdev", b.name());
                 }
             }

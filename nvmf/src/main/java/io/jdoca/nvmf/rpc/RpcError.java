@@ -1,5 +1,8 @@
 package io.jdoca.nvmf.rpc;
 
+import io.jdoca.core.DocaError;
+import io.jdoca.core.DocaException;
+
 /**
  * A JSON-RPC error answered with SPDK's code and message: a negative errno as SPDK's methods
  * answer them (-19 "No such device", -16 "Device or resource busy", -17 "File exists") or a
@@ -16,5 +19,21 @@ public final class RpcError extends RuntimeException {
 
     public int code() {
         return code;
+    }
+
+    /** A DOCA error as SPDK's methods answer it: a negative errno and its strerror before the message. */
+    public static RpcError errno(DocaException ex) {
+        DocaError d = ex.error();
+        String msg = ex.getMessage().replaceAll(" \\(DOCA_ERROR_[A-Z_]+: [^)]*\\)$", "");
+        if (d == DocaError.NOT_FOUND) {
+            return new RpcError(-19, "No such device: " + msg);
+        } else if (d == DocaError.IN_USE) {
+            return new RpcError(-16, "Device or resource busy: " + msg);
+        } else if (d == DocaError.ALREADY_EXIST) {
+            return new RpcError(-17, "File exists: " + msg);
+        } else if (d == DocaError.NO_MEMORY || d == DocaError.FULL) {
+            return new RpcError(-12, "Cannot allocate memory: " + msg);
+        }
+        return new RpcError(-5, "Input/output error: " + msg);
     }
 }

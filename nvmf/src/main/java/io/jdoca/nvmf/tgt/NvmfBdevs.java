@@ -3,14 +3,16 @@ package io.jdoca.nvmf.tgt;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.nvmf.bdev.Bdev;
+import io.jdoca.nvmf.bdev.BdevModule;
+import io.jdoca.nvmf.bdev.BdevModules;
+import io.jdoca.nvmf.bdev.BdevSpec;
 import io.jdoca.nvmf.bdev.TimedBackend;
 import io.jdoca.nvmf.config.ConfigException;
 import io.jdoca.nvmf.config.MemoryBudget;
+import io.jdoca.nvmf.config.TargetConfig;
 import io.jdoca.sta.Sta;
-import io.jdoca.sta.backend.FileBackend;
-import io.jdoca.sta.backend.MemoryBackend;
-import io.jdoca.sta.backend.NullBackend;
 import io.jdoca.sta.backend.StaBackend;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,14 +24,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@link NvmfTarget}'s named block devices (SPDK's bdev layer: {@code bdev_malloc_create},
- * {@code bdev_aio_create}, {@code bdev_null_create} and their deletes), in creation order, and the
- * registration of their back-ends with STA: each wrapped in a {@link TimedBackend}, one queue per
- * IO engine. A bdev is claimed by the namespace that exposes it; one made by jdoca's own namespace
- * form goes with its namespace.
+ * The {@link NvmfTarget}'s named block devices (SPDK's bdev layer), in creation order: made by
+ * their {@link BdevModule} ({@code bdev_<module>_create}, or a namespace in jdoca's own form),
+ * deleted ({@code bdev_<module>_delete}), and the registration of their back-ends with STA: each
+ * wrapped in a {@link TimedBackend}, one queue per IO engine. A bdev is claimed by the namespace
+ * that exposes it; one made by jdoca's own namespace form goes with its namespace. No module is
+ * named here: they are {@link BdevModules}'.
  *
- * <p><b>Threads.</b> Control path only, under the target's lock (its synchronized management
- * methods); not thread-safe on its own.
+ * <p><b>Threads.</b> {@code sta-main} only (the target's management commands); no lock.
  */
 final class NvmfBdevs {
     private static final Logger LOG = LoggerFactory.getLogger(NvmfBdevs.class);
@@ -42,58 +44,85 @@ final class NvmfBdevs {
     }
 
     /** See {@link NvmfTarget#createBdev}. */
-    Bdev create(Bdev.Module module, String name, int blockSize, long numBlocks, UUID uuid, Path filename) {
+    Bdev create(BdevModule module, BdevSpec spec) {
+        String name = spec.name() != null ? spec.name() : defaultName(module);
         if (name == null || name.isEmpty()) {
             throw new ConfigException("name", "missing (required)");
         }
         if (bdevs.containsKey(name)) {
             throw new DocaException(DocaError.ALREADY_EXIST, "bdev " + name + " already exists");
         }
-        if (!Sta.isLogicalBlockSizeSupported(blockSize)) {
-            throw new ConfigException("block_size", blockSize + ": jdoca supports 512 or 4096");
+        if (!Sta.isLogicalBlockSizeSupported(spec.blockSize())) {
+            throw new ConfigException("block_size", spec.blockSize() + ": jdoca supports 512 or 4096");
         }
-        StaBackend be;
-        switch (module) {
-            case MALLOC, NULL -> {
-                if (numBlocks <= 0 || numBlocks > (Long.MAX_VALUE / blockSize)) {
-                    throw new ConfigException("num_blocks", numBlocks + " must be a positive number of blocks");
-                }
-                long bytes = numBlocks * blockSize;
-                if (module == Bdev.Module.MALLOC) {
-                    MemoryBudget.check("num_blocks", bytes);
-                    be = new MemoryBackend(name, bytes);
-                } else {
-                    be = new NullBackend(name, bytes);
-                }
-            }
-            case AIO -> {
-                if (!Files.exists(filename)) {
-                    throw new ConfigException("filename", filename + " does not exist");
-                }
-                if (Files.isDirectory(filename)) {
-                    throw new ConfigException("filename", filename + " is a directory");
-                }
-                be = FileBackend.open(name, filename, 0);
-                numBlocks = be.sizeBytes() / blockSize;
-                if (numBlocks == 0) {
-                    closeUnregistered(be);
-                    throw new ConfigException("filename", filename + " is smaller than one " + blockSize + "-byte block");
-                }
-            }
-            default -> throw new IllegalStateException(module.toString());
-        }
-        be = register(be);
-        Bdev d = new Bdev(name, module, blockSize, numBlocks, uuid != null ? uuid : UUID.randomUUID(), be, filename, false);
+        BdevModule.Opened o = module.open(name, spec, this::closeUnregistered);
+        StaBackend be = register(o.backend());
+        Bdev d = new Bdev(name, module, spec.blockSize(), o.numBlocks(),
+                spec.uuid() != null ? spec.uuid() : UUID.randomUUID(), be, spec.options(), false);
         bdevs.put(name, d);
-        LOG.info("bdev {} created ({} , {} x {} B)", name, module.productName, numBlocks, blockSize);
+        LOG.info("bdev {} created ({}, {} x {} B)", name, module.productName(), o.numBlocks(), spec.blockSize());
         return d;
     }
 
+    /** SPDK's name for an unnamed bdev of {@code module}: its prefix and the first free number (Malloc0...). */
+    private String defaultName(BdevModule module) {
+        String prefix = module.defaultNamePrefix();
+        if (prefix == null) {
+            return null;
+        }
+        int i = 0;
+        while (bdevs.containsKey(prefix + i)) {
+            i++;
+        }
+        return prefix + i;
+    }
+
+    /** A bdev made for a namespace in jdoca's own form, and the file it created (null if none). */
+    record Made(Bdev bdev, Path createdFile) {
+    }
+
+    /**
+     * Makes the bdev {@code name} for a namespace in jdoca's own form ({@code backend=memory
+     * size_mb=...}): owned by its namespace, gone with it. {@code uuid}: the namespace's.
+     */
+    Made createForNamespace(String name, TargetConfig.NamespaceConfig n, UUID uuid) {
+        BdevModule module = BdevModules.checkNamespace(n, "namespace");
+        if (!Sta.isLogicalBlockSizeSupported(n.blockSize())) {
+            throw new ConfigException("namespace.block_size", n.blockSize() + " must be 512 or 4096");
+        }
+        if (module.inMemory()) {
+            MemoryBudget.check("namespace.size_mb", n.sizeMb() << 20);
+        }
+        if (bdevs.containsKey(name)) {
+            throw new ConfigException("namespace", "a bdev named " + name + " already exists");
+        }
+        BdevSpec spec = module.namespaceSpec(n);
+        BdevModule.Opened o = module.open(name, spec, this::closeUnregistered);
+        StaBackend be = register(o.backend());
+        Bdev d = new Bdev(name, module, n.blockSize(), o.numBlocks(), uuid, be, spec.options(), true);
+        bdevs.put(name, d);
+        return new Made(d, o.createdFile());
+    }
+
+    /** Undoes {@link #createForNamespace} when its namespace could not be added. */
+    void discard(Made m) {
+        bdevs.remove(m.bdev().name());
+        destroy(m.bdev().backend());
+        m.bdev().module().deleted(m.bdev());
+        if (m.createdFile() != null) {
+            try {
+                Files.deleteIfExists(m.createdFile());
+            } catch (IOException ignored) {
+                // the caller reports the original error
+            }
+        }
+    }
+
     /** See {@link NvmfTarget#deleteBdev}. */
-    void delete(Bdev.Module module, String name) {
+    void delete(String module, String name) {
         Bdev d = bdevs.get(name);
-        if (d == null || d.module() != module) {
-            throw new DocaException(DocaError.NOT_FOUND, "no " + module.id + " bdev " + name);
+        if (d == null || !d.module().name().equals(module)) {
+            throw new DocaException(DocaError.NOT_FOUND, "no " + module + " bdev " + name);
         }
         if (d.claimedBy() != null) {
             throw new DocaException(DocaError.IN_USE, "bdev " + name + " is used by namespace " + d.claimedBy()
@@ -101,16 +130,8 @@ final class NvmfBdevs {
         }
         bdevs.remove(name);
         destroy(d.backend());
+        d.module().deleted(d);
         LOG.info("bdev {} deleted", name);
-    }
-
-    /** Adds a bdev a namespace made for itself (its back-end already {@link #register registered}). */
-    void add(Bdev d) {
-        bdevs.put(d.name(), d);
-    }
-
-    void remove(String name) {
-        bdevs.remove(name);
     }
 
     Bdev get(String name) {
@@ -136,24 +157,24 @@ final class NvmfBdevs {
      * namespace form made it), a bare back-end destroyed.
      */
     void release(StaBackend b) {
-        for (Bdev d : bdevs.values()) {
-            if (d.backend() == b) {
-                d.claim(null);
-                if (d.ownedByNamespace()) {
-                    bdevs.remove(d.name());
-                    destroy(b);
-                }
-                return;
-            }
+        Bdev d = of(b);
+        if (d == null) {
+            destroy(b);
+            return;
         }
-        destroy(b);
+        d.claim(null);
+        if (d.ownedByNamespace()) {
+            bdevs.remove(d.name());
+            destroy(b);
+            d.module().deleted(d);
+        }
     }
 
     /**
      * Registers a back-end with STA, wrapped to measure latency ({@link TimedBackend}), with one
      * queue per IO engine. Returns the wrapper (what namespaces use).
      */
-    StaBackend register(StaBackend raw) {
+    private StaBackend register(StaBackend raw) {
         Sta sta = target.sta();
         TimedBackend be = new TimedBackend(raw);
         sta.backendCreate(raw);

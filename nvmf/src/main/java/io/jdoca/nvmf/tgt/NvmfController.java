@@ -1,18 +1,21 @@
 package io.jdoca.nvmf.tgt;
 
 import io.jdoca.sta.StaQp;
+import io.jdoca.sta.nvme.NvmeStatus;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 
 /**
- * One NVMe-oF controller (dynamic model): created by an admin-queue Connect, joined by I/O-queue
- * Connects with its CNTLID. Holds the controller properties (CC, CSTS), features, keep-alive
- * and asynchronous-event state.
+ * One NVMe-oF controller (dynamic model; SPDK's {@code spdk_nvmf_ctrlr}): created by an admin-queue
+ * Connect, joined by I/O-queue Connects with its CNTLID. Holds the controller properties (CC,
+ * CSTS), features, keep-alive and asynchronous-event state.
  *
- * <p>Thread-safe: every mutator is synchronized (admin and I/O queues may be on different IO
- * threads; the keep-alive monitor and RPC run on their own).
+ * <p>Threads: owned by {@code sta-main}, which executes every admin command ({@link AdminHandler})
+ * and is the only thread that reads or writes its mutable state; no lock. Other threads may read
+ * its identity ({@link #cntlid}, {@link #subsystem}, {@link #hostNqn}, {@link #hostId},
+ * {@link #adminQp}) and {@link #ioQps} (an immutable list replaced on change).
  */
 public final class NvmfController {
     private final int cntlid;
@@ -20,17 +23,19 @@ public final class NvmfController {
     private final String hostNqn;
     private final byte[] hostId;
     private final StaQp adminQp;
-    private final List<StaQp> ioQps = new ArrayList<>();
+    /** Replaced, never changed in place, so other threads may read it. */
+    private volatile List<StaQp> ioQps = List.of();
     private long cc;
     private int csts;
     private long katoMs;
-    private volatile long lastKeepAliveNanos = System.nanoTime();
+    private long lastKeepAliveNanos = System.nanoTime();
     private int grantedIoQueues;
     private int aec;
-    private final ArrayDeque<Integer> aerCids = new ArrayDeque<>();
+    /** Outstanding Asynchronous Event Requests, answered when an event comes. */
+    private final ArrayDeque<NvmfAdminCommand> aers = new ArrayDeque<>();
     private final ArrayDeque<Integer> pendingEvents = new ArrayDeque<>();
     private final TreeSet<Integer> changedNs = new TreeSet<>();
-    private volatile boolean dead;
+    private boolean dead;
     // Feature values (Set/Get Features). Nothing is saveable: they start at their defaults on
     // every new controller (see AdminHandler for what each one means here).
     private int arbitration;
@@ -47,7 +52,8 @@ public final class NvmfController {
     /** Default over-temperature threshold: the target has no sensor, so it never reports one crossed. */
     public static final int TEMP_OVER_DEFAULT = 0xffff;
 
-    NvmfController(int cntlid, NvmfSubsystem subsystem, String hostNqn, byte[] hostId, StaQp adminQp, long katoMs, int maxIoQueues) {
+    NvmfController(int cntlid, NvmfSubsystem subsystem, String hostNqn, byte[] hostId, StaQp adminQp, long katoMs,
+                   int maxIoQueues) {
         this.cntlid = cntlid;
         this.subsystem = subsystem;
         this.hostNqn = hostNqn;
@@ -77,32 +83,38 @@ public final class NvmfController {
         return adminQp;
     }
 
-    public synchronized List<StaQp> ioQps() {
-        return new ArrayList<>(ioQps);
+    /** The connected I/O queues. Any thread (a snapshot). */
+    public List<StaQp> ioQps() {
+        return ioQps;
     }
 
-    synchronized void addIoQp(StaQp qp) {
-        ioQps.add(qp);
+    void addIoQp(StaQp qp) {
+        List<StaQp> l = new ArrayList<>(ioQps);
+        l.add(qp);
+        ioQps = List.copyOf(l);
     }
 
-    synchronized void removeIoQp(StaQp qp) {
-        ioQps.remove(qp);
+    void removeIoQp(StaQp qp) {
+        List<StaQp> l = new ArrayList<>(ioQps);
+        if (l.remove(qp)) {
+            ioQps = List.copyOf(l);
+        }
     }
 
-    public synchronized long cc() {
+    long cc() {
         return cc;
     }
 
-    public synchronized int csts() {
+    int csts() {
         return csts;
     }
 
-    public synchronized boolean ready() {
+    boolean ready() {
         return (csts & 1) != 0;
     }
 
     /** Property Set CC (Base 2.0 §3.1.5): EN 0→1 sets CSTS.RDY; EN 1→0 clears it; SHN sets SHST complete. */
-    synchronized void setCc(long value) {
+    void setCc(long value) {
         long old = cc;
         cc = value & 0xffffffffL;
         boolean en = (cc & 1) != 0;
@@ -119,57 +131,57 @@ public final class NvmfController {
         }
     }
 
-    public synchronized long katoMs() {
+    long katoMs() {
         return katoMs;
     }
 
-    synchronized void setKatoMs(long ms) {
+    void setKatoMs(long ms) {
         katoMs = ms;
     }
 
+    /** Any admin command counts as traffic for the keep-alive deadline. */
     void keepAlive() {
         lastKeepAliveNanos = System.nanoTime();
     }
 
-    public long lastKeepAliveNanos() {
+    long lastKeepAliveNanos() {
         return lastKeepAliveNanos;
     }
 
-    public synchronized int grantedIoQueues() {
+    int grantedIoQueues() {
         return grantedIoQueues;
     }
 
-    synchronized void setGrantedIoQueues(int n) {
+    void setGrantedIoQueues(int n) {
         grantedIoQueues = n;
     }
 
-    public synchronized int aec() {
+    int aec() {
         return aec;
     }
 
-    synchronized void setAec(int v) {
+    void setAec(int v) {
         aec = v;
     }
 
-    /** Queues an AER's cid; false when AERL+1 are outstanding. */
-    synchronized boolean addAer(int cid, int limit) {
-        if (aerCids.size() >= limit) {
+    /** Keeps an AER until an event comes; false when AERL+1 are outstanding. */
+    boolean addAer(NvmfAdminCommand aer, int limit) {
+        if (aers.size() >= limit) {
             return false;
         }
-        aerCids.add(cid);
+        aers.add(aer);
         return true;
     }
 
-    /** Pairs an outstanding AER with a pending event: {cid, dw0} or null. */
-    synchronized int[] takeAerAndEvent() {
-        if (aerCids.isEmpty() || pendingEvents.isEmpty()) {
-            return null;
+    /** Answers outstanding AERs with pending events (each posted to the admin QP's IO thread). */
+    void deliverEvents() {
+        while (!aers.isEmpty() && !pendingEvents.isEmpty()) {
+            aers.poll().complete(NvmeStatus.SUCCESS, pendingEvents.poll(), 0);
         }
-        return new int[] {aerCids.poll(), pendingEvents.poll()};
     }
 
     /** Records a namespace change and queues the notice if the host enabled it (AEC bit 8). */
-    synchronized boolean namespaceChanged(int nsid) {
+    boolean namespaceChanged(int nsid) {
         boolean first = changedNs.isEmpty();
         changedNs.add(nsid);
         if ((aec & (1 << 8)) != 0 && first) {
@@ -181,26 +193,26 @@ public final class NvmfController {
     }
 
     /** Reads and clears the changed namespace list (Get Log Page 04h). */
-    synchronized List<Integer> takeChangedNs() {
+    List<Integer> takeChangedNs() {
         List<Integer> l = new ArrayList<>(changedNs);
         changedNs.clear();
         return l;
     }
 
-    public synchronized int arbitration() {
+    int arbitration() {
         return arbitration;
     }
 
-    synchronized void setArbitration(int v) {
+    void setArbitration(int v) {
         arbitration = v;
     }
 
     /** Composite temperature threshold: {@code under} selects the under-temperature one. */
-    public synchronized int tempThreshold(boolean under) {
+    int tempThreshold(boolean under) {
         return under ? tempUnderComposite : tempOverComposite;
     }
 
-    synchronized void setTempThreshold(boolean under, int kelvin) {
+    void setTempThreshold(boolean under, int kelvin) {
         if (under) {
             tempUnderComposite = kelvin;
         } else {
@@ -208,19 +220,19 @@ public final class NvmfController {
         }
     }
 
-    public synchronized int errorRecovery() {
+    int errorRecovery() {
         return errorRecovery;
     }
 
-    synchronized void setErrorRecovery(int v) {
+    void setErrorRecovery(int v) {
         errorRecovery = v;
     }
 
-    public synchronized int writeAtomicity() {
+    int writeAtomicity() {
         return writeAtomicity;
     }
 
-    synchronized void setWriteAtomicity(int v) {
+    void setWriteAtomicity(int v) {
         writeAtomicity = v;
     }
 
@@ -229,7 +241,7 @@ public final class NvmfController {
      * NVMe Base figure "Error Information Log Entry"): error count, SQID, CID, status field,
      * parameter error location (FFFFh: not specific), NSID, transport type (TCP).
      */
-    synchronized void logError(int sqid, int cid, int status, int nsid) {
+    void logError(int sqid, int cid, int status, int nsid) {
         errorCount++;
         java.nio.ByteBuffer e = IdentifyData.le(IdentifyData.ERROR_ENTRY_SIZE);
         e.putLong(0, errorCount);
@@ -246,16 +258,16 @@ public final class NvmfController {
     }
 
     /** The error log entries, newest first. */
-    synchronized List<byte[]> errorLog() {
+    List<byte[]> errorLog() {
         return new ArrayList<>(errorLog);
     }
 
     /** Errors recorded over the controller's life (SMART "Number of Error Information Log Entries"). */
-    public synchronized long errorCount() {
+    long errorCount() {
         return errorCount;
     }
 
-    public boolean isDead() {
+    boolean isDead() {
         return dead;
     }
 

@@ -3,43 +3,45 @@ package io.jdoca.nvmf.tgt;
 import io.jdoca.core.DocaError;
 import io.jdoca.sta.StaIoTaskDisconnect;
 import io.jdoca.sta.StaQp;
-import io.jdoca.sta.nvme.NvmeStatus;
 import io.jdoca.sta.nvmf.NvmfQpairState;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@link NvmfTarget}'s controller registry (SPDK's {@code nvmf_subsystem} controller list and
- * keep-alive poller): controller ids (CNTLID 1..0xFFEF), asynchronous events for namespace
- * changes, the teardown of a controller with its queues (subsystem deleted, host removed, admin
- * queue closed, keep-alive timeout).
+ * The {@link NvmfTarget}'s controller registry (SPDK's {@code nvmf_subsystem} controller list,
+ * the qpair-to-controller binding and the keep-alive poller): controller ids (CNTLID 1..0xFFEF),
+ * which controller each connected QP belongs to, asynchronous events for namespace changes, the
+ * teardown of a controller with its queues (subsystem deleted, host removed, admin queue closed,
+ * keep-alive timeout).
  *
- * <p><b>Threads.</b> Any thread: the registry is a concurrent map; a QP is answered or disconnected
- * through its IO engine's {@code post}. {@link #checkKeepAlive} runs on the main agent's thread.
+ * <p>Threads: {@code sta-main} only (plain maps, no lock). A QP is answered or disconnected by
+ * posting to its IO context ({@code StaIo.post}), never touched from here directly.
  */
 final class NvmfControllers {
     private static final Logger LOG = LoggerFactory.getLogger(NvmfControllers.class);
+    static final int MAX_CNTLID = 0xffef;
 
-    private final Map<Integer, NvmfController> controllers = new ConcurrentHashMap<>();
-    private final AtomicInteger nextCntlid = new AtomicInteger(1);
+    private final Map<Integer, NvmfController> controllers = new HashMap<>();
+    /** The controller each connected QP (admin or I/O) belongs to. */
+    private final Map<StaQp, NvmfController> owners = new IdentityHashMap<>();
+    private int nextCntlid = 1;
 
     /** A new controller for a Connect on {@code adminQp}, or null when every CNTLID is taken. */
     NvmfController create(NvmfSubsystem s, String hostNqn, byte[] hostId, StaQp adminQp, long kato) {
-        for (int i = 0; i < 0xffef; i++) {
-            int id = nextCntlid.getAndIncrement();
-            if (id > 0xffef) {
-                nextCntlid.set(1);
-                continue;
-            }
-            NvmfController c = new NvmfController(id, s, hostNqn, hostId, adminQp, kato, NvmfTarget.MAX_IO_QUEUES);
-            if (controllers.putIfAbsent(id, c) == null) {
+        for (int i = 0; i < MAX_CNTLID; i++) {
+            int id = nextCntlid;
+            nextCntlid = id >= MAX_CNTLID ? 1 : id + 1;
+            if (!controllers.containsKey(id)) {
+                NvmfController c = new NvmfController(id, s, hostNqn, hostId, adminQp, kato, NvmfTarget.MAX_IO_QUEUES);
+                controllers.put(id, c);
+                owners.put(adminQp, c);
                 return c;
             }
         }
@@ -50,49 +52,54 @@ final class NvmfControllers {
         return controllers.get(cntlid);
     }
 
+    /** The controller {@code qp} was connected to, or null (no Connect yet). */
+    NvmfController owner(StaQp qp) {
+        return owners.get(qp);
+    }
+
+    /** An I/O queue joined {@code c}. */
+    void addIoQp(NvmfController c, StaQp qp) {
+        owners.put(qp, c);
+        c.addIoQp(qp);
+    }
+
     List<NvmfController> all() {
-        return new ArrayList<>(controllers.values());
+        List<NvmfController> l = new ArrayList<>(controllers.values());
+        l.sort((a, b) -> Integer.compare(a.cntlid(), b.cntlid()));
+        return l;
     }
 
     /** Namespace attribute changed: record it on every controller of the subsystem and notify hosts. */
     void namespaceChanged(NvmfSubsystem s, int nsid) {
         for (NvmfController c : controllers.values()) {
             if (c.subsystem() == s && c.namespaceChanged(nsid)) {
-                deliverEvents(c);
+                c.deliverEvents();
             }
         }
     }
 
-    /** Completes outstanding AERs with pending events, on the admin QP's IO thread. */
-    void deliverEvents(NvmfController c) {
-        StaQp qp = c.adminQp();
-        qp.io().post(() -> {
-            int[] pair;
-            while ((pair = c.takeAerAndEvent()) != null) {
-                AdminHandler.send(qp.io(), qp, pair[0], NvmeStatus.SUCCESS, pair[1], 0);
-            }
-        });
+    /** Closes {@code qp}: a disconnect task submitted on its IO thread. Any thread. */
+    static void disconnect(StaQp qp) {
+        NvmfMain.post(qp.io(), () -> submitDisconnect(qp));
     }
 
-    /** Disconnects one QP (IO thread of the QP). */
-    void disconnectQp(StaQp qp) {
-        qp.io().post(() -> {
-            if (qp.state() == NvmfQpairState.CLOSED) {
-                return;
-            }
-            StaIoTaskDisconnect t = qp.io().taskDisconnectAllocInit(qp, 0);
-            if (t == null) {
-                return;
-            }
-            if (t.submit() != DocaError.SUCCESS) {
-                t.free();
-            }
-        });
+    /** Submits a disconnect task for {@code qp}. The QP's IO thread. */
+    static void submitDisconnect(StaQp qp) {
+        if (qp.state() == NvmfQpairState.CLOSED) {
+            return;
+        }
+        StaIoTaskDisconnect t = qp.io().taskDisconnectAllocInit(qp, 0);
+        if (t == null) {
+            return;
+        }
+        if (t.submit() != DocaError.SUCCESS) {
+            t.free();
+        }
     }
 
     /** Tears down every controller {@code which} selects (e.g. of a deleted subsystem). */
     void killAll(Predicate<NvmfController> which, String why) {
-        for (NvmfController c : controllers.values()) {
+        for (NvmfController c : new ArrayList<>(controllers.values())) {
             if (which.test(c)) {
                 kill(c, why);
             }
@@ -104,16 +111,21 @@ final class NvmfControllers {
             c.markDead();
             LOG.info("{}: torn down ({})", c, why);
             for (StaQp qp : c.ioQps()) {
-                disconnectQp(qp);
+                owners.remove(qp);
+                disconnect(qp);
             }
-            disconnectQp(c.adminQp());
+            owners.remove(c.adminQp());
+            disconnect(c.adminQp());
         }
     }
 
-    /** A QP died (peer closed it, or a fatal error): an admin QP takes its controller with it. */
+    /**
+     * A QP is gone (the peer closed it, a fatal error, a Fabrics Disconnect): an admin QP takes its
+     * controller with it, an I/O QP leaves its controller.
+     */
     void qpGone(StaQp qp, String why) {
-        Object o = qp.userObject();
-        if (o instanceof NvmfController c) {
+        NvmfController c = owners.remove(qp);
+        if (c != null) {
             if (c.adminQp() == qp) {
                 kill(c, "admin queue closed: " + why);
             } else {
@@ -128,7 +140,7 @@ final class NvmfControllers {
      * a controller silent for twice its KATO at {@code now} is torn down.
      */
     void checkKeepAlive(long now) {
-        for (NvmfController c : controllers.values()) {
+        for (NvmfController c : new ArrayList<>(controllers.values())) {
             long kato = c.katoMs();
             // NVMe Base 2.0 §3.9: the controller may add slack; Linux sends Keep Alive every KATO/2.
             if (kato > 0 && now - c.lastKeepAliveNanos() > TimeUnit.MILLISECONDS.toNanos(kato * 2)) {

@@ -18,9 +18,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,10 +28,10 @@ import org.slf4j.LoggerFactory;
  * NVMe/RDMA; which subsystem a host may reach on which listener; the ports the discovery log names.
  * A connection is handed to the next IO engine, round robin.
  *
- * <p><b>Threads.</b> Opening, closing and changing listeners: under the target's lock (its
- * synchronized management methods). Lookups ({@link #reachable}, {@link #listenerOf}, the
- * descriptions) from any thread: the list is copy-on-write. One acceptor thread per TCP listener;
- * NVMe/RDMA requests arrive on the rdma_cm service's thread.
+ * <p><b>Threads.</b> {@code sta-main} only: opening, closing, changing and looking up listeners
+ * (a plain list, no lock). Each TCP listener has its acceptor thread and NVMe/RDMA requests arrive
+ * on the rdma_cm service's thread; those threads touch only their own socket or id and hand each
+ * connection to an IO engine ({@code StaIo.qpAccept}), never this table.
  */
 final class NvmfListeners {
     private static final Logger LOG = LoggerFactory.getLogger(NvmfListeners.class);
@@ -62,16 +60,16 @@ final class NvmfListeners {
     }
 
     private final NvmfTarget target;
-    private final List<Listener> listeners = new CopyOnWriteArrayList<>();
-    private final AtomicInteger nextPortId = new AtomicInteger(1);
-    /** The rdma_cm service, opened with the first NVMe/RDMA listener (guarded by the target's lock). */
+    private final List<Listener> listeners = new ArrayList<>();
+    private int nextPortId = 1;
+    /** The rdma_cm service, opened with the first NVMe/RDMA listener. */
     private RdmaCmService rdmaCm;
 
     NvmfListeners(NvmfTarget target) {
         this.target = target;
     }
 
-    /** Opens a listener on {@code address:port} (port 0: any free one). Target's lock. */
+    /** Opens a listener on {@code address:port} (port 0: any free one). */
     Listener open(String trtype, String address, int port, boolean topLevel) throws IOException {
         InetAddress ip = TargetConfig.ipLiteral("address", address);
         if (StaQp.TRTYPE_RDMA.equals(trtype)) {
@@ -80,7 +78,7 @@ final class NvmfListeners {
                 rdmaCm = new RdmaCmService(this::acceptRdma);
             }
             long[] idPort = rdmaCm.listen(ip, port);
-            Listener l = new Listener(trtype, ip.getHostAddress(), ip, (int) idPort[1], nextPortId.getAndIncrement(), topLevel,
+            Listener l = new Listener(trtype, ip.getHostAddress(), ip, (int) idPort[1], nextPortId++, topLevel,
                     null, idPort[0], null, new AtomicBoolean(true));
             listeners.add(l);
             target.discoveryChanged();
@@ -98,7 +96,7 @@ final class NvmfListeners {
         int actual = ((InetSocketAddress) ch.getLocalAddress()).getPort();
         Thread t = new Thread(() -> acceptLoop(ch), "sta-listen-" + actual);
         t.setDaemon(true);
-        Listener l = new Listener(StaQp.TRTYPE_TCP, ip.getHostAddress(), ip, actual, nextPortId.getAndIncrement(), topLevel, ch,
+        Listener l = new Listener(StaQp.TRTYPE_TCP, ip.getHostAddress(), ip, actual, nextPortId++, topLevel, ch,
                 0, t, new AtomicBoolean(true));
         listeners.add(l);
         target.discoveryChanged();
@@ -159,9 +157,9 @@ final class NvmfListeners {
         }
     }
 
-    /** Closes per-subsystem listeners that no subsystem uses any more (nothing to reach there). Target's lock. */
+    /** Closes per-subsystem listeners that no subsystem uses any more (nothing to reach there). */
     void closeUnused(Collection<NvmfSubsystem> subsystems) {
-        for (Listener l : listeners) {
+        for (Listener l : new ArrayList<>(listeners)) {
             if (!l.topLevel() && subsystems.stream().noneMatch(s -> s.hasListener(l.key()))) {
                 listeners.remove(l);
                 close(l);
@@ -174,7 +172,8 @@ final class NvmfListeners {
     private StaQp acceptRdma(NvmeRdmaConnectRequest req) {
         if (!target.running()) {
             req.reject(NvmeRdmaCmReject.STS_NO_RSC);
-            throw new DocaException(DocaError.BAD_STATE, "target stopping: NVMe/RDMA connection from " + req.remoteAddress() + " refused");
+            throw new DocaException(DocaError.BAD_STATE, "target stopping: NVMe/RDMA connection from "
+                    + req.remoteAddress() + " refused");
         }
         // DOCA's rdma_offload.c: doca_sta_io_qp_connect on the connect request (alloc + accept in one call).
         return target.nextEngine().io.qpConnect(req);

@@ -6,17 +6,20 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The target's view of a subsystem: the library's {@link StaSubsystem} plus what the controller
- * logic needs (serial and model numbers, host allow-list, namespace UUIDs). The discovery
- * subsystem has no StaSubsystem.
+ * The target's view of a subsystem (SPDK's {@code spdk_nvmf_subsystem}): the library's
+ * {@link StaSubsystem} plus what the controller logic needs (serial and model numbers, host
+ * allow-list, listeners, namespace UUIDs and NGUIDs). The discovery subsystem has no StaSubsystem.
  *
- * <p>Thread-safe: concurrent collections; mutated on RPC and control threads.
+ * <p>Threads: changed only by {@code sta-main} (the package-private setters, called by
+ * {@link NvmfSubsystems}). Every mutable value is a volatile scalar or an immutable set or map
+ * that a change replaces, so any thread may read a consistent snapshot with the public getters.
  */
 public final class NvmfSubsystem {
     public static final String DISCOVERY_NQN = "nqn.2014-08.org.nvmexpress.discovery";
@@ -26,17 +29,17 @@ public final class NvmfSubsystem {
     private final String serial;
     private final String model;
     private volatile boolean allowAnyHost;
-    private final Set<String> hosts = ConcurrentHashMap.newKeySet();
-    private final Map<Integer, UUID> uuids = new ConcurrentHashMap<>();
-    private final Map<Integer, byte[]> nguids = new ConcurrentHashMap<>();
+    private volatile Set<String> hosts = Set.of();
+    private volatile Map<Integer, UUID> uuids = Map.of();
+    private volatile Map<Integer, byte[]> nguids = Map.of();
     /** SPDK's max_namespaces: nsids 1..this (at most the STA subsystem's own limit). */
     private volatile int maxNamespaces;
     /** "address:port" of the listeners this subsystem was given (SPDK's listen addresses). */
-    private final Set<String> listeners = ConcurrentHashMap.newKeySet();
+    private volatile Set<String> listeners = Set.of();
     /** Defined by the JSON without listeners of its own: also reachable on the top-level ones. */
     private volatile boolean followsTopLevel;
 
-    public NvmfSubsystem(String nqn, StaSubsystem sta, String serial, String model, boolean allowAnyHost) {
+    NvmfSubsystem(String nqn, StaSubsystem sta, String serial, String model, boolean allowAnyHost) {
         this.nqn = nqn;
         this.sta = sta;
         this.serial = serial == null ? defaultSerial(nqn) : serial;
@@ -50,9 +53,10 @@ public final class NvmfSubsystem {
         return maxNamespaces;
     }
 
-    /** SPDK's max_namespaces; 0 = the STA subsystem's limit. Control path, before namespaces are added. */
-    public void setMaxNamespaces(int n) {
-        maxNamespaces = n <= 0 || sta == null ? (sta == null ? 0 : sta.maxNamespaces()) : Math.min(n, sta.maxNamespaces());
+    /** SPDK's max_namespaces; 0 = the STA subsystem's limit. sta-main, before namespaces are added. */
+    void setMaxNamespaces(int n) {
+        int limit = sta == null ? 0 : sta.maxNamespaces();
+        maxNamespaces = n <= 0 ? limit : Math.min(n, limit);
     }
 
     private static String defaultSerial(String nqn) {
@@ -83,21 +87,57 @@ public final class NvmfSubsystem {
         return allowAnyHost;
     }
 
-    public void setAllowAnyHost(boolean v) {
+    void setAllowAnyHost(boolean v) {
         allowAnyHost = v;
     }
 
+    /** The allowed host NQNs (an immutable snapshot). */
     public Set<String> hosts() {
         return hosts;
+    }
+
+    /** Allows {@code host}; false if it already was. sta-main. */
+    boolean addHost(String host) {
+        if (hosts.contains(host)) {
+            return false;
+        }
+        Set<String> s = new HashSet<>(hosts);
+        s.add(host);
+        hosts = Set.copyOf(s);
+        return true;
+    }
+
+    /** No longer allows {@code host}; false if it was not. sta-main. */
+    boolean removeHost(String host) {
+        if (!hosts.contains(host)) {
+            return false;
+        }
+        Set<String> s = new HashSet<>(hosts);
+        s.remove(host);
+        hosts = Set.copyOf(s);
+        return true;
     }
 
     public boolean hostAllowed(String hostNqn) {
         return allowAnyHost || hosts.contains(hostNqn);
     }
 
-    /** Gives the subsystem a listener, "address:port" as bound (SPDK's nvmf_subsystem_add_listener). */
-    public void addListener(String key) {
-        listeners.add(key);
+    /** Gives the subsystem a listener, "address:port" as bound (SPDK's nvmf_subsystem_add_listener). sta-main. */
+    void addListener(String key) {
+        Set<String> s = new HashSet<>(listeners);
+        s.add(key);
+        listeners = Set.copyOf(s);
+    }
+
+    /** Gives up the listener "address:port"; true if the subsystem had it. sta-main. */
+    boolean removeListener(String key) {
+        if (!listeners.contains(key)) {
+            return false;
+        }
+        Set<String> s = new HashSet<>(listeners);
+        s.remove(key);
+        listeners = Set.copyOf(s);
+        return true;
     }
 
     /** Whether the subsystem was given the listener "address:port". */
@@ -109,17 +149,25 @@ public final class NvmfSubsystem {
         return followsTopLevel;
     }
 
-    public void setFollowsTopLevelListeners(boolean v) {
+    void setFollowsTopLevelListeners(boolean v) {
         followsTopLevel = v;
     }
 
-    public void setUuid(int nsid, UUID uuid) {
-        uuids.put(nsid, uuid);
+    /** Sets (or with null, forgets) a namespace's configured UUID. sta-main. */
+    void setUuid(int nsid, UUID uuid) {
+        Map<Integer, UUID> m = new HashMap<>(uuids);
+        if (uuid == null) {
+            m.remove(nsid);
+        } else {
+            m.put(nsid, uuid);
+        }
+        uuids = Map.copyOf(m);
     }
 
     /** The namespace's UUID: configured, else derived from the NQN and nsid (stable across restarts). */
     public UUID uuid(int nsid) {
-        return uuids.computeIfAbsent(nsid, id -> UUID.nameUUIDFromBytes((nqn + "/" + id).getBytes(StandardCharsets.UTF_8)));
+        UUID u = uuids.get(nsid);
+        return u != null ? u : UUID.nameUUIDFromBytes((nqn + "/" + nsid).getBytes(StandardCharsets.UTF_8));
     }
 
     public byte[] uuidBytes(int nsid) {
@@ -127,18 +175,15 @@ public final class NvmfSubsystem {
         return ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();
     }
 
-    /** Sets (or with null, clears) a namespace's configured NGUID (16 bytes). */
-    public void setNguid(int nsid, byte[] nguid) {
+    /** Sets (or with null, clears) a namespace's configured NGUID (16 bytes). sta-main. */
+    void setNguid(int nsid, byte[] nguid) {
+        Map<Integer, byte[]> m = new HashMap<>(nguids);
         if (nguid == null) {
-            nguids.remove(nsid);
+            m.remove(nsid);
         } else {
-            nguids.put(nsid, nguid.clone());
+            m.put(nsid, nguid.clone());
         }
-    }
-
-    /** Gives up the listener "address:port"; true if the subsystem had it. */
-    public boolean removeListener(String key) {
-        return listeners.remove(key);
+        nguids = Map.copyOf(m);
     }
 
     /** NGUID: configured, else 16 bytes of SHA-256 over NQN and nsid. */

@@ -37,8 +37,10 @@ import org.slf4j.LoggerFactory;
  * Events are acknowledged at once; an id whose request was refused is destroyed after its ack
  * ({@code rdma_destroy_id} waits for it).
  *
- * <p>Thread rules: {@link #listen} and {@link #unlisten} from any control thread (synchronized);
- * events on the service's own thread.
+ * <p>Thread rules: {@link #listen} and {@link #unlisten} on {@code sta-main} (the listener table's
+ * owner, {@link NvmfListeners}), {@link #close} on the control thread once {@code sta-main} has
+ * ended; events on the service's own thread, which hands each request to an IO engine. No lock:
+ * the event channel and the connection map are the service's own, not target state.
  */
 final class RdmaCmService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaCmService.class);
@@ -53,7 +55,10 @@ final class RdmaCmService implements AutoCloseable {
     private final Thread thread;
     private volatile boolean open = true;
 
-    /** Opens the event channel and starts the service thread; {@code accept} hands a request to an engine (or throws). */
+    /**
+     * Opens the event channel and starts the service thread; {@code accept} hands a request to an
+     * engine (or throws).
+     */
     RdmaCmService(Function<NvmeRdmaConnectRequest, StaQp> accept) throws IOException {
         if (!RdmaCm.isAvailable()) {
             throw new IOException("NVMe/RDMA needs librdmacm: " + RdmaCm.unavailableReason());
@@ -77,8 +82,9 @@ final class RdmaCmService implements AutoCloseable {
      * Binds an rdma_cm id to {@code ip}:{@code port} (exactly there: never a wildcard unless the
      * operator wrote one) and listens; returns the id and the bound port.
      */
-    @SuppressWarnings("restricted") // reads the bound port out of rdma_cm's struct rdma_cm_id (layout checked by VerbsLayoutTest)
-    synchronized long[] listen(InetAddress ip, int port) throws IOException {
+    // Reads the bound port out of rdma_cm's struct rdma_cm_id (layout checked by VerbsLayoutTest).
+    @SuppressWarnings("restricted")
+    long[] listen(InetAddress ip, int port) throws IOException {
         if (!(ip instanceof Inet4Address v4)) {
             throw new IOException("NVMe/RDMA listeners take an IPv4 address (" + ip.getHostAddress() + ")");
         }
@@ -100,12 +106,13 @@ final class RdmaCmService implements AutoCloseable {
                     // the error below is what the operator needs
                 }
             }
-            throw new IOException("cannot listen (NVMe/RDMA) on " + ip.getHostAddress() + ":" + port + ": " + e.getMessage(), e);
+            throw new IOException("cannot listen (NVMe/RDMA) on " + ip.getHostAddress() + ":" + port + ": "
+                    + e.getMessage(), e);
         }
     }
 
     /** Stops listening on the id {@link #listen} returned (established connections stay). */
-    synchronized void unlisten(long id) {
+    void unlisten(long id) {
         try {
             RdmaCm.destroyId(MemorySegment.ofAddress(id));
         } catch (VerbsException e) {

@@ -1,0 +1,154 @@
+package io.jdoca.nvmf.rpc;
+
+import io.jdoca.argp.DocaFlags;
+import io.jdoca.nvmf.bdev.Bdev;
+import io.jdoca.nvmf.config.JsonParams;
+import io.jdoca.nvmf.tgt.NvmfSubsystem;
+import io.jdoca.nvmf.tgt.NvmfTarget;
+import io.jdoca.sta.StaNamespace;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * SPDK's framework methods ({@code lib/rpc/rpc.c}, {@code lib/init/subsystem_rpc.c},
+ * {@code lib/event/app_rpc.c}): {@code rpc_get_methods} (the registry's names),
+ * {@code spdk_get_version}, {@code framework_wait_init}, {@code framework_get_subsystems},
+ * {@code framework_get_config} and {@code save_config} (the config rpc.py writes and
+ * {@code sta-target -c} replays: the bdev subsystem, then the nvmf one).
+ *
+ * <p>Threads: handlers on the RPC client's thread; a configuration is read as one command on the
+ * target's {@code sta-main} (a consistent view).
+ */
+final class FrameworkRpcs implements RpcRegistry.Family {
+    private final Supplier<NvmfTarget> target;
+    private final RpcRegistry registry;
+
+    FrameworkRpcs(Supplier<NvmfTarget> target, RpcRegistry registry) {
+        this.target = target;
+        this.registry = registry;
+    }
+
+    @Override
+    public void registerWith(RpcRegistry r) {
+        r.register("rpc_get_methods", p -> {
+            JsonParams a = new JsonParams(p, "", "current", "include_aliases");
+            a.bool("current");
+            a.bool("include_aliases");
+            return a;
+        }, a -> registry.names());
+        r.register("spdk_get_version", FrameworkRpcs::none, a -> {
+            Map<String, Object> fields = new LinkedHashMap<>();
+            fields.put("major", 25);
+            fields.put("minor", 9);
+            fields.put("patch", 0);
+            fields.put("suffix", "-jdoca-" + DocaFlags.jdocaVersion());
+            return Map.of("version", "SPDK v25.09 RPC dialect (jdoca " + DocaFlags.jdocaVersion() + ")", "fields",
+                    fields);
+        });
+        // The target is up before its socket answers; jdoca examines nothing.
+        r.register("framework_wait_init", FrameworkRpcs::none, a -> true);
+        r.register("framework_get_subsystems", FrameworkRpcs::none, a -> List.of(
+                Map.of("subsystem", "bdev", "depends_on", List.of()),
+                Map.of("subsystem", "nvmf", "depends_on", List.of("bdev"))));
+        r.register("framework_get_config", p -> new JsonParams(p, "", "name").str("name", true), name -> {
+            NvmfTarget t = target.get();
+            return switch (name) {
+                case "bdev" -> t.query("framework_get_config", () -> bdevConfig(t));
+                case "nvmf" -> t.query("framework_get_config", () -> nvmfConfig(t));
+                default -> throw new RpcError(-19, "No such device: jdoca has the subsystems bdev and nvmf, not "
+                        + name);
+            };
+        });
+        r.register("save_config", FrameworkRpcs::none, a -> {
+            NvmfTarget t = target.get();
+            return t.query("save_config", () -> saveConfig(t));
+        });
+    }
+
+    /** Params of a method that takes none. */
+    static JsonParams none(com.fasterxml.jackson.databind.JsonNode p) {
+        return new JsonParams(p, "");
+    }
+
+    static Map<String, Object> saveConfig(NvmfTarget t) {
+        return Map.of("subsystems", List.of(subsystem("bdev", bdevConfig(t)), subsystem("nvmf", nvmfConfig(t))));
+    }
+
+    private static Map<String, Object> subsystem(String name, List<Map<String, Object>> config) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("subsystem", name);
+        m.put("config", config);
+        return m;
+    }
+
+    private static Map<String, Object> entry(String method, Map<String, Object> params) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("method", method);
+        if (params != null) {
+            m.put("params", params);
+        }
+        return m;
+    }
+
+    static List<Map<String, Object>> bdevConfig(NvmfTarget t) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Bdev d : t.bdevs()) {
+            out.add(d.configEntry());
+        }
+        out.add(entry("bdev_wait_for_examine", null));
+        return out;
+    }
+
+    static List<Map<String, Object>> nvmfConfig(NvmfTarget t) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (var e : NvmfTransportRpcs.effectiveTransports(t).entrySet()) {
+            Map<String, Object> p = new LinkedHashMap<>();
+            p.put("trtype", e.getKey());
+            p.putAll(e.getValue());
+            out.add(entry("nvmf_create_transport", p));
+        }
+        for (NvmfSubsystem s : t.subsystems()) {
+            if (s.isDiscovery()) {
+                continue;
+            }
+            Map<String, Object> c = new LinkedHashMap<>();
+            c.put("nqn", s.nqn());
+            c.put("allow_any_host", s.allowAnyHost());
+            c.put("serial_number", s.serial());
+            c.put("model_number", s.model());
+            c.put("max_namespaces", s.maxNamespaces());
+            c.put("min_cntlid", 1);
+            c.put("max_cntlid", 0xffef);
+            c.put("ana_reporting", false);
+            out.add(entry("nvmf_create_subsystem", c));
+            for (Map<String, Object> a : t.listenAddresses(s)) {
+                Map<String, Object> l = new LinkedHashMap<>();
+                l.put("nqn", s.nqn());
+                l.put("secure_channel", false);
+                l.put("listen_address", a);
+                out.add(entry("nvmf_subsystem_add_listener", l));
+            }
+            for (String h : s.hosts().stream().sorted().toList()) {
+                out.add(entry("nvmf_subsystem_add_host", new LinkedHashMap<>(Map.of("nqn", s.nqn(), "host", h))));
+            }
+            for (StaNamespace ns : s.sta().namespaces()) {
+                Bdev d = t.bdevOf(ns.backend());
+                Map<String, Object> n = new LinkedHashMap<>();
+                n.put("nsid", ns.nsid());
+                n.put("bdev_name", d != null ? d.name() : ns.backend().name());
+                n.put("nguid", HexFormat.of().withUpperCase().formatHex(s.nguid(ns.nsid())));
+                n.put("uuid", s.uuid(ns.nsid()).toString());
+                n.put("no_auto_visible", false);
+                Map<String, Object> a = new LinkedHashMap<>();
+                a.put("nqn", s.nqn());
+                a.put("namespace", n);
+                out.add(entry("nvmf_subsystem_add_ns", a));
+            }
+        }
+        return out;
+    }
+}

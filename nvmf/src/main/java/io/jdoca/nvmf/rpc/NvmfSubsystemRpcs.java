@@ -1,0 +1,103 @@
+package io.jdoca.nvmf.rpc;
+
+import io.jdoca.nvmf.config.ConfigException;
+import io.jdoca.nvmf.config.JsonParams;
+import io.jdoca.nvmf.config.TargetConfig;
+import io.jdoca.nvmf.tgt.NvmfTarget;
+import io.jdoca.sta.Sta;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * SPDK's subsystem methods ({@code lib/nvmf/nvmf_rpc.c}): {@code nvmf_get_subsystems},
+ * {@code nvmf_create_subsystem}, {@code nvmf_delete_subsystem}, {@code nvmf_subsystem_add_host},
+ * {@code nvmf_subsystem_remove_host}, with SPDK's parameter names; what jdoca does not implement
+ * (ANA, passthrough, authentication, other cntlid ranges) is accepted only at SPDK's default.
+ *
+ * <p>Threads: handlers on the RPC client's thread; each target call is a {@code sta-main} command.
+ */
+final class NvmfSubsystemRpcs implements RpcRegistry.Family {
+    private final Supplier<NvmfTarget> target;
+
+    NvmfSubsystemRpcs(Supplier<NvmfTarget> target) {
+        this.target = target;
+    }
+
+    /** nvmf_create_subsystem's params. */
+    private record Create(TargetConfig.SubsystemConfig config, int maxNamespaces) {
+    }
+
+    /** A host of a subsystem. */
+    private record Host(String nqn, String host) {
+    }
+
+    @Override
+    public void registerWith(RpcRegistry r) {
+        r.register("nvmf_get_subsystems", p -> {
+            JsonParams a = new JsonParams(p, "", "nqn", "tgt_name");
+            a.noTarget();
+            return java.util.Optional.ofNullable(a.str("nqn", false));
+        }, nqn -> {
+            List<Map<String, Object>> l = target.get().describeSubsystems(nqn.orElse(null));
+            if (nqn.isPresent() && l.isEmpty()) {
+                throw new ConfigException("nqn", "no subsystem " + nqn.get());
+            }
+            return l;
+        });
+        r.register("nvmf_create_subsystem", NvmfSubsystemRpcs::create, c -> {
+            target.get().createSubsystem(c.config(), false, c.maxNamespaces());
+            return true;
+        });
+        r.register("nvmf_delete_subsystem", p -> {
+            JsonParams a = new JsonParams(p, "", "nqn", "tgt_name");
+            a.noTarget();
+            return a.str("nqn", true);
+        }, nqn -> {
+            target.get().deleteSubsystem(nqn);
+            return true;
+        });
+        r.register("nvmf_subsystem_add_host", p -> {
+            JsonParams a = new JsonParams(p, "", "nqn", "host", "tgt_name", "psk", "dhchap_key", "dhchap_ctrlr_key");
+            a.noTarget();
+            for (String k : List.of("psk", "dhchap_key", "dhchap_ctrlr_key")) {
+                if (a.has(k)) {
+                    throw new ConfigException(k, "authentication and TLS are not supported by jdoca");
+                }
+            }
+            String nqn = a.str("nqn", true);
+            return new Host(nqn, a.nqn("host"));
+        }, h -> {
+            target.get().addHost(h.nqn(), h.host());
+            return true;
+        });
+        r.register("nvmf_subsystem_remove_host", p -> {
+            JsonParams a = new JsonParams(p, "", "nqn", "host", "tgt_name");
+            a.noTarget();
+            String nqn = a.str("nqn", true);
+            return new Host(nqn, a.str("host", true));
+        }, h -> {
+            target.get().removeHost(h.nqn(), h.host());
+            return true;
+        });
+    }
+
+    private static Create create(com.fasterxml.jackson.databind.JsonNode params) {
+        JsonParams p = new JsonParams(params, "", "nqn", "serial_number", "model_number", "allow_any_host",
+                "max_namespaces", "tgt_name", "ana_reporting", "min_cntlid", "max_cntlid", "max_discard_size_kib",
+                "max_write_zeroes_size_kib", "passthrough", "enable_nssr");
+        p.noTarget();
+        String nqn = p.nqn("nqn");
+        Long maxNs = p.integer("max_namespaces", false, 0, Sta.MAX_NS_PER_SUBSYSTEM);
+        p.onlyDefault("ana_reporting", false);
+        p.onlyDefault("min_cntlid", 1);
+        p.onlyDefault("max_cntlid", 0xffef);
+        p.onlyDefault("max_discard_size_kib", 0);
+        p.onlyDefault("max_write_zeroes_size_kib", 0);
+        p.onlyDefault("passthrough", false);
+        p.onlyDefault("enable_nssr", false);
+        Boolean any = p.bool("allow_any_host");
+        return new Create(new TargetConfig.SubsystemConfig(nqn, p.str("serial_number", false),
+                p.str("model_number", false), any != null && any, null, null), maxNs == null ? 0 : maxNs.intValue());
+    }
+}

@@ -1,0 +1,90 @@
+package io.jdoca.nvmf.tgt;
+
+import io.jdoca.core.DocaError;
+import io.jdoca.sta.StaIo;
+import io.jdoca.sta.StaIoTaskNonOffloadRead;
+import io.jdoca.sta.StaNonOffloadCallback;
+import io.jdoca.sta.StaQp;
+import io.jdoca.sta.StaTransportErrorCallback;
+import io.jdoca.sta.nvme.FabricsConnectCommand;
+import io.jdoca.sta.nvme.NvmeCommand;
+import io.jdoca.sta.nvme.NvmeOpcode;
+import io.jdoca.sta.nvme.NvmeStatus;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The IO engines' side of the control plane: the STA non-offload callback and transport error
+ * event of every IO context. It only copies: a command the engine did not execute becomes an
+ * {@link NvmfAdminCommand} (SQE, and a Connect's data, fetched from the host first when it was not
+ * in the capsule) handed to {@code sta-main}; a QP's end is reported the same way. It reads and
+ * changes no target state, takes no lock and never waits for {@code sta-main}: when the admin
+ * queue is full the command is answered Command Interrupted at once (a retryable status).
+ *
+ * <p>Threads: {@link #onCommand} and {@link #onTransportError} run on the calling IO context's
+ * thread (several engines share this stateless object).
+ */
+final class NvmfCommandForwarder implements StaNonOffloadCallback, StaTransportErrorCallback {
+    private static final Logger LOG = LoggerFactory.getLogger(NvmfCommandForwarder.class);
+
+    private final NvmfMain main;
+
+    NvmfCommandForwarder(NvmfMain main) {
+        this.main = main;
+    }
+
+    @Override
+    public void onCommand(StaQp qp, NvmeCommand cmd, MemorySegment payload, int payloadLen, boolean payloadValid,
+                          long ud) {
+        NvmfAdminCommand c = NvmfAdminCommand.of(qp, cmd, !payloadValid);
+        if (cmd.opcode() == NvmeOpcode.FABRICS && cmd.fctype() == NvmeOpcode.FCTYPE_CONNECT) {
+            if (payload != null && payloadLen >= FabricsConnectCommand.DATA_LEN) {
+                c.data = MemorySegment.ofArray(new byte[FabricsConnectCommand.DATA_LEN]);
+                MemorySegment.copy(payload, 0, c.data, 0, FabricsConnectCommand.DATA_LEN);
+            } else if (!payloadValid && cmd.sglLength() >= FabricsConnectCommand.DATA_LEN) {
+                fetchConnectData(qp, c);
+                return;
+            }
+        }
+        forward(c);
+    }
+
+    /** Connect data not in the capsule: fetched from the host (non-offload read), then forwarded. IO thread. */
+    private void fetchConnectData(StaQp qp, NvmfAdminCommand c) {
+        StaIo io = qp.io();
+        MemorySegment buf = Arena.ofAuto().allocate(FabricsConnectCommand.DATA_LEN);
+        StaIoTaskNonOffloadRead t = io.taskNonOffloadReadAllocInit(qp, c.cid(), buf, 0,
+                FabricsConnectCommand.DATA_LEN, 0);
+        if (t == null) {
+            NvmfAdminCommand.send(io, qp, c.cid(), NvmeStatus.INTERNAL_ERROR, 0, 0);
+            return;
+        }
+        // Run by the read task's completion on this IO thread (see NvmfTarget's read task conf).
+        t.setUserObject((Runnable) () -> {
+            c.data = buf;
+            forward(c);
+        });
+        if (t.submit() != DocaError.SUCCESS) {
+            t.free();
+            NvmfAdminCommand.send(io, qp, c.cid(), NvmeStatus.INTERNAL_ERROR, 0, 0);
+        }
+    }
+
+    private void forward(NvmfAdminCommand c) {
+        if (!main.offerAdmin(c)) {
+            LOG.warn("{}: sta-main's admin queue is full: command {} answered Command Interrupted", c.qp, c.cid());
+            NvmfAdminCommand.send(c.qp.io(), c.qp, c.cid(), NvmeStatus.COMMAND_INTERRUPTED, 0, 0);
+        }
+    }
+
+    @Override
+    public void onTransportError(StaQp qp, String operation, DocaError why, int detail) {
+        String reason = operation + ": " + why + (detail != 0 ? " FES " + detail : "");
+        if (!main.offerAdmin(NvmfAdminCommand.gone(qp, reason))) {
+            LOG.error("{} closed ({}) but sta-main's admin queue is full: its controller waits for keep-alive",
+                    qp, reason);
+        }
+    }
+}

@@ -1,0 +1,349 @@
+package io.jdoca.nvmf.tgt;
+
+import io.jdoca.core.DocaError;
+import io.jdoca.core.DocaException;
+import io.jdoca.nvmf.bdev.Bdev;
+import io.jdoca.nvmf.bdev.BdevModules;
+import io.jdoca.nvmf.config.ConfigException;
+import io.jdoca.nvmf.config.TargetConfig;
+import io.jdoca.sta.Sta;
+import io.jdoca.sta.StaNamespace;
+import io.jdoca.sta.StaSubsystem;
+import io.jdoca.sta.StaTaskRmNs;
+import io.jdoca.sta.backend.StaBackend;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The target's subsystems (SPDK's {@code lib/nvmf/subsystem.c}): creation and deletion, their
+ * namespaces (added from a bdev or in jdoca's own namespace form, removed once their in-flight
+ * I/O drained), allowed hosts and the listeners each one was given. Every change that a host can
+ * see raises what it raises in SPDK: the namespace-changed event on the subsystem's controllers,
+ * a new discovery log generation.
+ *
+ * <p>Threads: {@code sta-main} only (plain map, no lock); {@link NvmfTarget} submits each public
+ * management method here as a command. The STA rm-ns task completes on {@code sta-main} too (its
+ * main context's progress engine).
+ */
+final class NvmfSubsystems {
+    private static final Logger LOG = LoggerFactory.getLogger(NvmfSubsystems.class);
+
+    private final NvmfTarget target;
+    private final Map<String, NvmfSubsystem> subsystems = new HashMap<>();
+
+    NvmfSubsystems(NvmfTarget target) {
+        this.target = target;
+        subsystems.put(NvmfSubsystem.DISCOVERY_NQN, new NvmfSubsystem(NvmfSubsystem.DISCOVERY_NQN, null, "discovery",
+                "jdoca discovery", true));
+    }
+
+    NvmfSubsystem get(String nqn) {
+        return nqn == null ? null : subsystems.get(nqn);
+    }
+
+    /** Every subsystem (the discovery one too), by NQN. */
+    List<NvmfSubsystem> all() {
+        List<NvmfSubsystem> l = new ArrayList<>(subsystems.values());
+        l.sort((a, b) -> a.nqn().compareTo(b.nqn()));
+        return l;
+    }
+
+    /** An NVM subsystem (not the discovery one), or NOT_FOUND. */
+    NvmfSubsystem require(String nqn) {
+        NvmfSubsystem s = subsystems.get(nqn);
+        if (s == null || s.isDiscovery()) {
+            throw new DocaException(DocaError.NOT_FOUND, "no subsystem " + nqn);
+        }
+        return s;
+    }
+
+    // ------------------------------------------------------------------ subsystems
+
+    /** See {@link NvmfTarget#createSubsystem(TargetConfig.SubsystemConfig, boolean)}. */
+    NvmfSubsystem create(TargetConfig.SubsystemConfig c, boolean fromConfig, int maxNamespaces) {
+        if (!fromConfig) {
+            // The JSON is validated as a whole (TargetConfig.validate) by the app before start.
+            c.validate("");
+        }
+        if (c.nqn() == null || subsystems.containsKey(c.nqn())) {
+            throw new ConfigException("nqn", "subsystem " + c.nqn() + " already exists");
+        }
+        StaSubsystem s = target.sta().subsystemCreate(c.nqn());
+        NvmfSubsystem ns = new NvmfSubsystem(c.nqn(), s, c.serialNumber(), c.modelNumber(), c.allowAnyHost());
+        ns.setFollowsTopLevelListeners(fromConfig && c.listeners() == null);
+        ns.setMaxNamespaces(maxNamespaces);
+        for (String h : c.hosts()) {
+            ns.addHost(h);
+        }
+        subsystems.put(c.nqn(), ns);
+        try {
+            if (c.listeners() != null) {
+                for (TargetConfig.ListenerConfig l : c.listeners()) {
+                    try {
+                        addListener(c.nqn(), l.trtype(), l.address(), l.port());
+                    } catch (IOException e) {
+                        throw new DocaException(DocaError.OPERATING_SYSTEM, e.getMessage(), e);
+                    }
+                }
+            }
+            for (TargetConfig.NamespaceConfig n : c.namespaces()) {
+                addNamespace(c.nqn(), n);
+            }
+        } catch (RuntimeException e) {
+            delete(c.nqn()); // nothing can be in flight: no host could connect while this command ran
+            throw e;
+        }
+        target.discovery().changed();
+        LOG.info("subsystem {} created ({} namespace(s), allow_any_host={})", c.nqn(), c.namespaces().size(),
+                c.allowAnyHost());
+        return ns;
+    }
+
+    /**
+     * Deletes a subsystem: disconnects its controllers, removes its namespaces and back-ends, closes
+     * the listeners nobody uses any more. The result completes once the namespaces with I/O still
+     * in flight have drained (rm-ns tasks); at once when there is none.
+     */
+    CompletableFuture<Void> delete(String nqn) {
+        NvmfSubsystem s = require(nqn);
+        target.controllerRegistry().killAll(c -> c.subsystem() == s, "subsystem deleted");
+        subsystems.remove(nqn);
+        List<CompletableFuture<Void>> draining = new ArrayList<>();
+        for (StaNamespace ns : s.sta().namespaces()) {
+            DocaError e = s.sta().rmNs(ns);
+            if (e == DocaError.SUCCESS) {
+                target.bdevTable().release(ns.backend());
+            } else if (e == DocaError.IN_USE) {
+                draining.add(removeWhenDrained(s, ns));
+            }
+        }
+        target.listenerTable().closeUnused(subsystems.values());
+        target.discovery().changed();
+        CompletableFuture<Void> done = CompletableFuture.allOf(draining.toArray(CompletableFuture[]::new));
+        return done.thenRun(() -> {
+            DocaError e = target.sta().subsystemDestroy(s.sta());
+            if (e != DocaError.SUCCESS) {
+                LOG.warn("subsystem {} destroy: {}", nqn, e);
+            }
+            LOG.info("subsystem {} deleted", nqn);
+        });
+    }
+
+    // ------------------------------------------------------------------ hosts
+
+    void addHost(String nqn, String host) {
+        require(nqn).addHost(host);
+        target.discovery().changed();
+    }
+
+    /** Disallows {@code host}: its controllers on the subsystem are torn down (unless any host may connect). */
+    void removeHost(String nqn, String host) {
+        NvmfSubsystem s = require(nqn);
+        s.removeHost(host);
+        target.controllerRegistry().killAll(c -> c.subsystem() == s && c.hostNqn().equals(host) && !s.allowAnyHost(),
+                "host removed");
+        target.discovery().changed();
+    }
+
+    // ------------------------------------------------------------------ listeners
+
+    /** See {@link NvmfTarget#addSubsystemListener(String, String, String, int)}. */
+    int addListener(String nqn, String trtype, String address, int port) throws IOException {
+        NvmfSubsystem s = subsystems.get(nqn); // the discovery subsystem too: a discovery-only port
+        if (s == null) {
+            throw new DocaException(DocaError.NOT_FOUND, "no subsystem " + nqn);
+        }
+        InetAddress ip = TargetConfig.ipLiteral("listen_address.traddr", address);
+        NvmfListeners.Listener use = port != 0 ? target.listenerTable().find(trtype, ip, port) : null;
+        if (use == null) {
+            use = target.listenerTable().open(trtype, address, port, false);
+        }
+        s.addListener(use.key());
+        target.discovery().changed();
+        return use.port();
+    }
+
+    /** See {@link NvmfTarget#removeSubsystemListener(String, String, String, int)}. */
+    void removeListener(String nqn, String trtype, String address, int port) {
+        NvmfSubsystem s = subsystems.get(nqn);
+        if (s == null) {
+            throw new DocaException(DocaError.NOT_FOUND, "no subsystem " + nqn);
+        }
+        InetAddress ip = TargetConfig.ipLiteral("listen_address.traddr", address);
+        if (!target.listenerTable().removeFrom(s, trtype, ip, port)) {
+            throw new DocaException(DocaError.NOT_FOUND, nqn + " has no listener " + address + ":" + port);
+        }
+        target.listenerTable().closeUnused(subsystems.values());
+        target.discovery().changed();
+    }
+
+    // ------------------------------------------------------------------ namespaces
+
+    /** See {@link NvmfTarget#addNamespace}. */
+    int addNamespace(String nqn, TargetConfig.NamespaceConfig n) {
+        NvmfSubsystem s = require(nqn);
+        n.validate("namespace");
+        BdevModules.checkNamespace(n, "namespace");
+        int nsid = pickNsid(s, n.nsid(), "namespace.nsid");
+        NvmfBdevs.Made made = target.bdevTable().createForNamespace(nqn + "/ns" + nsid, n,
+                n.uuid() != null ? UUID.fromString(n.uuid()) : s.uuid(nsid));
+        try {
+            attach(s, nsid, made.bdev(), n.uuid() != null ? made.bdev().uuid() : null, null);
+        } catch (RuntimeException e) {
+            target.bdevTable().discard(made);
+            throw e;
+        }
+        target.fileCreated(made.createdFile());
+        return nsid;
+    }
+
+    /** See {@link NvmfTarget#addBdevNamespace}. */
+    int addBdevNamespace(String nqn, int nsid, String bdevName, UUID uuid, byte[] nguid) {
+        NvmfSubsystem s = require(nqn);
+        Bdev d = target.bdevTable().get(bdevName);
+        if (d == null) {
+            throw new DocaException(DocaError.NOT_FOUND, "no bdev " + bdevName);
+        }
+        if (d.claimedBy() != null) {
+            throw new DocaException(DocaError.IN_USE, "bdev " + bdevName + " is already claimed by " + d.claimedBy());
+        }
+        int id = pickNsid(s, nsid, "namespace.nsid");
+        attach(s, id, d, uuid != null ? uuid : d.uuid(), nguid);
+        return id;
+    }
+
+    private static int pickNsid(NvmfSubsystem s, int nsid, String field) {
+        if (nsid > s.maxNamespaces()) {
+            throw new ConfigException(field, nsid + " is above the subsystem's max_namespaces " + s.maxNamespaces());
+        }
+        if (nsid == 0) {
+            nsid = 1;
+            while (s.sta().ns(nsid) != null) {
+                nsid++;
+            }
+            if (nsid > s.maxNamespaces()) {
+                throw new DocaException(DocaError.FULL, s.nqn() + " already has max_namespaces " + s.maxNamespaces()
+                        + " namespaces");
+            }
+        } else if (s.sta().ns(nsid) != null) {
+            throw new ConfigException(field, "namespace " + nsid + " already exists in " + s.nqn());
+        }
+        return nsid;
+    }
+
+    private void attach(NvmfSubsystem s, int nsid, Bdev d, UUID uuid, byte[] nguid) {
+        s.sta().addNs(nsid, d.blockSize(), 1, d.backend());
+        d.claim(s.nqn() + " nsid " + nsid);
+        s.setUuid(nsid, uuid);
+        s.setNguid(nsid, nguid);
+        LOG.info("namespace {} of {}: bdev {} ({} back-end, {} B, {}-byte blocks)", nsid, s.nqn(), d.name(),
+                d.backend().kind(), d.backend().sizeBytes(), d.blockSize());
+        target.controllerRegistry().namespaceChanged(s, nsid);
+    }
+
+    /**
+     * Removes a namespace: new I/O to it fails at once (Invalid Namespace); the result completes
+     * once the I/O in flight drained (STA's rm-ns task), its back-end released and the hosts told.
+     */
+    CompletableFuture<Void> removeNamespace(String nqn, int nsid) {
+        NvmfSubsystem s = subsystems.get(nqn);
+        StaNamespace ns = s == null || s.isDiscovery() ? null : s.ns(nsid);
+        if (ns == null) {
+            return CompletableFuture.failedFuture(new DocaException(DocaError.NOT_FOUND, "no namespace " + nsid
+                    + " in " + nqn));
+        }
+        return removeWhenDrained(s, ns).thenRun(() -> {
+            target.controllerRegistry().namespaceChanged(s, ns.nsid());
+            LOG.info("namespace {} of {} removed", ns.nsid(), nqn);
+        });
+    }
+
+    /**
+     * Submits STA's rm-ns task for {@code ns}; completes (on sta-main) once it detached and its
+     * back-end is released.
+     */
+    private CompletableFuture<Void> removeWhenDrained(NvmfSubsystem s, StaNamespace ns) {
+        Sta sta = target.sta();
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        StaTaskRmNs t = sta.taskRmNsAllocInit(ns, 0);
+        if (t == null) {
+            return CompletableFuture.failedFuture(new DocaException(sta.lastError(), "rm_ns task"));
+        }
+        t.setUserObject(f);
+        DocaError e = t.submit();
+        if (e != DocaError.SUCCESS) {
+            t.free();
+            return CompletableFuture.failedFuture(new DocaException(e, "rm_ns submit"));
+        }
+        return f.thenRun(() -> target.bdevTable().release(ns.backend()));
+    }
+
+    /** STA's rm-ns task completed (sta-main: the main context's progress). */
+    @SuppressWarnings("unchecked")
+    static void finishRmNs(StaTaskRmNs t, boolean ok) {
+        CompletableFuture<Void> f = (CompletableFuture<Void>) t.userObject();
+        t.free();
+        if (ok) {
+            f.complete(null);
+        } else {
+            f.completeExceptionally(new DocaException(DocaError.IO_FAILED, "rm_ns failed"));
+        }
+    }
+
+    // ------------------------------------------------------------------ descriptions
+
+    /** See {@link NvmfTarget#describeSubsystems}. */
+    List<Map<String, Object>> describe(String onlyNqn) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (NvmfSubsystem s : all()) {
+            if (onlyNqn != null && !onlyNqn.equals(s.nqn())) {
+                continue;
+            }
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("nqn", s.nqn());
+            m.put("subtype", s.isDiscovery() ? "Discovery" : "NVMe");
+            m.put("listen_addresses", target.listenerTable().addressesOf(s));
+            m.put("allow_any_host", s.allowAnyHost());
+            m.put("hosts", s.hosts().stream().sorted().map(h -> Map.of("nqn", h)).toList());
+            if (!s.isDiscovery()) {
+                m.put("serial_number", s.serial());
+                m.put("model_number", s.model());
+                m.put("max_namespaces", s.maxNamespaces());
+                m.put("min_cntlid", 1);
+                m.put("max_cntlid", NvmfControllers.MAX_CNTLID);
+                List<Map<String, Object>> nss = new ArrayList<>();
+                for (StaNamespace ns : s.sta().namespaces()) {
+                    nss.add(describe(s, ns));
+                }
+                m.put("namespaces", nss);
+            }
+            out.add(m);
+        }
+        return out;
+    }
+
+    private static Map<String, Object> describe(NvmfSubsystem s, StaNamespace ns) {
+        StaBackend b = ns.backend();
+        Map<String, Object> n = new LinkedHashMap<>();
+        n.put("nsid", ns.nsid());
+        n.put("bdev_name", b.name());
+        n.put("name", b.name());
+        n.put("nguid", HexFormat.of().withUpperCase().formatHex(s.nguid(ns.nsid())));
+        n.put("uuid", s.uuid(ns.nsid()).toString());
+        n.put("no_auto_visible", false);
+        n.put("block_size", ns.blockSize());
+        n.put("num_blocks", ns.sizeBlocks());
+        n.put("backend", b.kind());
+        return n;
+    }
+}
