@@ -323,8 +323,8 @@ class DocaArgpFlagsTest {
         cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
         assertThat(cl.execute("-v")).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8))
-                .startsWith("demo-app (jdoca " + DocaFlags.jdocaVersion() + ")")
-                .contains("Version (Compilation)", "Java");
+                .isEqualTo(DocaFlags.versionLine() + System.lineSeparator())
+                .startsWith("jdoca " + DocaFlags.jdocaVersion() + " (Java ");
         assertThat(DocaFlags.jdocaVersion()).isNotEqualTo("unknown").doesNotContain("${");
     }
 

@@ -1,5 +1,6 @@
 package io.jdoca.nvmf.perf;
 
+import io.jdoca.argp.DocaFlags;
 import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.core.util.TimerSlack;
 import io.jdoca.sta.nvme.NvmeOpcode;
@@ -29,9 +30,16 @@ import picocli.CommandLine.Option;
  *
  * <p>Picocli command; one instance per process.
  */
-@Command(name = "nvme-perf", mixinStandardHelpOptions = true,
+@Command(name = "nvme-perf", versionProvider = DocaFlags.Version.class,
         description = "NVMe/TCP and NVMe/RDMA initiator benchmark (like spdk_nvme_perf): IOPS, MiB/s, latency percentiles.")
 public final class NvmePerfApp implements Callable<Integer> {
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Print a help synopsis.")
+    boolean help;
+
+    /** Long only: spdk_nvme_perf's -v is its full help and -V enables VMD. */
+    @Option(names = "--version", versionHelp = true, description = "Print program version information.")
+    boolean version;
+
     @Option(names = {"-a", "--address"}, defaultValue = "127.0.0.1", description = "Target address (default: ${DEFAULT-VALUE}).")
     String address;
 
