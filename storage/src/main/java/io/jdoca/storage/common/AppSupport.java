@@ -60,7 +60,7 @@ public final class AppSupport {
             // Leaving the try means finished: the hook then no longer waits for us.
             try (ShutdownHook hook = ShutdownHook.install(app + "-ctrl-c", () -> abort.set(true), 8_000)) {
                 ControlService<?> service = create.apply(abort);
-                try (MetricsHttpServer m = metrics.startIfAsked(app, service.metrics()::render)) {
+                try (MetricsHttpServer m = metrics.startIfAsked(app, service.metrics())) {
                     return service.run(System.out);
                 }
             }

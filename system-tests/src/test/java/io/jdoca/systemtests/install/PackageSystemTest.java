@@ -92,7 +92,8 @@ class PackageSystemTest {
                 "MANWIDTH", "100", "LANG", "C");
         Run man = run(List.of("man", "jdoca-sta-target"), dir, env, T);
         assertThat(man.rc()).as(man.out()).isZero();
-        assertThat(man.out().replaceAll("[ \t]+", " ")).contains("JDOCA-STA-TARGET(1)", "NAME", "jdoca-sta-target - NVMe-oF/TCP target",
+        assertThat(man.out().replaceAll("[ \t]+", " ")).contains("JDOCA-STA-TARGET(1)", "NAME",
+                "jdoca-sta-target - NVMe-oF/TCP target",
                 "SYNOPSIS", "OPTIONS", "-c, --config=FILE", "jdoca(1)");
     }
 
