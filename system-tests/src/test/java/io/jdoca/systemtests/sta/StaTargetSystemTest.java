@@ -58,7 +58,7 @@ class StaTargetSystemTest {
     }
 
     private static void perf(int port, int nsid, String workload, String ioSize, String... extra) throws Exception {
-        List<String> args = new java.util.ArrayList<>(List.of("nvme-perf", "-s", String.valueOf(port), "-n", NQN,
+        List<String> args = new java.util.ArrayList<>(List.of("nvme-perf", "--port", String.valueOf(port), "-n", NQN,
                 "--nsid", String.valueOf(nsid), "-w", workload, "-o", ioSize, "-q", "16", "-t", "2", "--warmup", "0.5",
                 "--verify", "--range-mb", "8"));
         args.addAll(List.of(extra));

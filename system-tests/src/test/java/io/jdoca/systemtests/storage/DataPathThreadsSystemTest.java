@@ -230,7 +230,7 @@ class DataPathThreadsSystemTest {
                 "--metrics-port", String.valueOf(metricsPort)));
         target.awaitOutput("STA TARGET READY", T);
         // Two queues on two connections: round robin puts them on both engines.
-        JavaProcess perf = start("nvme-perf", List.of("nvme-perf", "-s", String.valueOf(port), "-n", NQN, "--nsid", "1",
+        JavaProcess perf = start("nvme-perf", List.of("nvme-perf", "--port", String.valueOf(port), "-n", NQN, "--nsid", "1",
                 "-w", "randread", "-o", "4096", "-q", "8", "-P", "2", "-t", "120", "--warmup", "0", "--range-mb", "8"));
 
         // The host is connected and its reads go through the target's engines.
