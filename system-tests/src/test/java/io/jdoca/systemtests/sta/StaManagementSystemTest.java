@@ -176,7 +176,7 @@ class StaManagementSystemTest {
             if (rc == 0) {
                 assertThat(p.output()).as(p.output()).contains("verify mismatches: 0").contains("errors: 0");
             } else {
-                assertThat(p.output()).as(p.output()).containsAnyOf("Connect to " + nqn + " failed", "Connection refused");
+                assertThat(p.output()).as(p.output()).containsAnyOf("Connect to " + nqn + " refused", "Connection refused");
             }
             return rc;
         }

@@ -35,7 +35,7 @@ class StaTargetSystemTest {
                 """.formatted(sock, port, NQN));
         try (JavaProcess target = JavaProcess.start("sta-target", "io.jdoca.cli.Main", List.of("sta-target", "-j", cfg.toString()))) {
             target.awaitOutput("STA TARGET READY", T);
-            perf(port, 1, "randrw", "4096", "-g", "-G");
+            perf(port, 1, "randrw", "4096", "-H", "-I");
             perf(port, 1, "randrw", "131072", "-c", "2");
 
             Path img = dir.resolve("ns2.img");
