@@ -41,7 +41,8 @@ public final class NvmePerfApp implements Callable<Integer> {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Print a help synopsis.")
     boolean help;
 
-    @Option(names = {"-v", "--help-full"}, description = "Print the help with every spdk_nvme_perf flag and its status.")
+    @Option(names = {"-v", "--help-full"},
+            description = "Print the help with every spdk_nvme_perf flag and its status.")
     boolean helpFull;
 
     /** Long only: spdk_nvme_perf's -v is its full help and -V enables VMD. */
@@ -52,15 +53,16 @@ public final class NvmePerfApp implements Callable<Integer> {
             description = "spdk_nvme_perf's transport ID, repeatable, e.g. 'trtype:TCP adrfam:IPv4 traddr:127.0.0.1 "
                     + "trsvcid:4420 subnqn:nqn.2016-06.io.spdk:cnode1' (trtype TCP or RDMA; keys: trtype, adrfam, "
                     + "traddr, trsvcid, subnqn, hostnqn, ns). Without subnqn: a discovery service (every NVM subsystem "
-                    + "its log lists at that address); without ns: every active namespace. Overrides --address, --port, "
-                    + "-n, --hostnqn and --nsid.")
+                    + "its log lists at that address); without ns: every active namespace. Overrides --address, "
+                    + "--port, -n, --hostnqn and --nsid.")
     List<String> trids = new ArrayList<>();
 
     @Option(names = "--address", defaultValue = "127.0.0.1", description = "Target address without -r "
             + "(default: ${DEFAULT-VALUE}).")
     String address;
 
-    @Option(names = "--port", defaultValue = "4420", description = "Target port without -r (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--port", defaultValue = "4420",
+            description = "Target port without -r (default: ${DEFAULT-VALUE}).")
     int port;
 
     @Option(names = {"-n", "--nqn"}, defaultValue = "nqn.2024-01.io.jdoca:demo",
@@ -90,7 +92,8 @@ public final class NvmePerfApp implements Callable<Integer> {
             description = "Read percentage for rw and randrw (default: ${DEFAULT-VALUE}).")
     int mixRead;
 
-    @Option(names = {"-t", "--time"}, defaultValue = "10", description = "Seconds to measure (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-t", "--time"}, defaultValue = "10",
+            description = "Seconds to measure (default: ${DEFAULT-VALUE}).")
     double seconds;
 
     @Option(names = {"-a", "--warmup-time", "--warmup"}, paramLabel = "SECONDS",
@@ -129,7 +132,8 @@ public final class NvmePerfApp implements Callable<Integer> {
     boolean cpuUsage;
 
     @Option(names = {"-k", "--keepalive"}, defaultValue = "10000", paramLabel = "MS", description = "Keep-alive "
-            + "timeout in ms sent at Connect; Keep Alive goes out every half of it; 0: none (default: ${DEFAULT-VALUE}).")
+            + "timeout in ms sent at Connect; Keep Alive goes out every half of it; 0: none "
+            + "(default: ${DEFAULT-VALUE}).")
     long keepAliveMs;
 
     @Option(names = "--io-queue-size", paramLabel = "N", description = "I/O submission queue entries asked at Connect "
@@ -143,8 +147,8 @@ public final class NvmePerfApp implements Callable<Integer> {
     @Option(names = "--verify", description = "Write a pattern over the range first, then check every read.")
     boolean verify;
 
-    @Option(names = "--no-prefill", description = "With --verify, do not write the pattern first: check what an earlier "
-            + "--verify run left on the namespace (e.g. after the target restarted).")
+    @Option(names = "--no-prefill", description = "With --verify, do not write the pattern first: check what an "
+            + "earlier --verify run left on the namespace (e.g. after the target restarted).")
     boolean noPrefill;
 
     @Option(names = "--in-capsule", defaultValue = "8192",
@@ -152,7 +156,8 @@ public final class NvmePerfApp implements Callable<Integer> {
     int inCapsule;
 
     @Option(names = "--disable-sqflow",
-            description = "Disable SQ flow control at Connect, so reads complete with C2HData SUCCESS (no CapsuleResp).")
+            description = "Disable SQ flow control at Connect, so reads complete with C2HData SUCCESS "
+                    + "(no CapsuleResp).")
     boolean disableSqFlow;
 
     /** How a queue waits for answers (see {@link HybridPoll}). */
@@ -303,7 +308,8 @@ public final class NvmePerfApp implements Callable<Integer> {
         rand = workload.startsWith("rand");
         readPct = readPct();
         if (readPct < 0) {
-            return "-w/--io-pattern must be one of read, write, randread, randwrite, rw, randrw (got '" + workload + "')";
+            return "-w/--io-pattern must be one of read, write, randread, randwrite, rw, randrw (got '" + workload
+                    + "')";
         }
         return null;
     }
@@ -416,8 +422,8 @@ public final class NvmePerfApp implements Callable<Integer> {
                 for (PerfController c : controllers(t)) {
                     current = c.trid;
                     if (qd > c.maxQueueEntries - 1) {
-                        return usage(String.format("-q/--io-depth %d exceeds the queue size limit %d of %s (CAP.MQES+1, "
-                                + "one entry kept free)", qd, c.maxQueueEntries, c.trid.name()));
+                        return usage(String.format("-q/--io-depth %d exceeds the queue size limit %d of %s "
+                                + "(CAP.MQES+1, one entry kept free)", qd, c.maxQueueEntries, c.trid.name()));
                     }
                     List<PerfController.Namespace> l = c.namespaces(ioSize, rangeMb > 0 ? rangeMb << 20
                             : verify ? 64L << 20 : 0);
@@ -567,10 +573,14 @@ public final class NvmePerfApp implements Callable<Integer> {
         if (w.errors > 0) {
             throw new IOException(w.errors + " write(s) of the verify pattern failed on " + ns.name());
         }
-        System.err.printf("nvme-perf: verify: wrote the pattern over %d MiB of %s%n", ns.ios() * ioSize >> 20, ns.name());
+        System.err.printf("nvme-perf: verify: wrote the pattern over %d MiB of %s%n", ns.ios() * ioSize >> 20,
+                ns.name());
     }
 
-    /** Fills {@code len} bytes for blocks starting at {@code lba}: each block starts with its LBA, then an LBA-seeded xorshift. */
+    /**
+     * Fills {@code len} bytes for blocks starting at {@code lba}: each block starts with its LBA, then an
+     * LBA-seeded xorshift.
+     */
     static void pattern(MemorySegment m, long off, long lba, int len, int bs) {
         for (int b = 0; b < len / bs; b++) {
             long x = (lba + b) * 0x9E3779B97F4A7C15L + 1;

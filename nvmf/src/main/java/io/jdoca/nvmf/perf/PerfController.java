@@ -58,7 +58,8 @@ final class PerfController implements AutoCloseable {
             admin.initialize();
             int[] c = admin.connect(0, 31, t.connectNqn(), t.hostnqn(), 0xffff, katoMs, 0);
             if (c[0] != 0) {
-                throw new Failure("admin Connect to " + t.connectNqn() + " refused: " + PerfStatus.connect(c[0], c[1]), 1);
+                throw new Failure("admin Connect to " + t.connectNqn() + " refused: "
+                        + PerfStatus.connect(c[0], c[1]), 1);
             }
             int[] cap = admin.propertyGet(0x00, true);
             int mqes = cap[0] == 0 ? cap[1] & 0xffff : 0xffff; // CAP.MQES: largest queue size, 0's based
@@ -114,14 +115,15 @@ final class PerfController implements AutoCloseable {
         byte[] head = new byte[1024];
         int st = admin.adminRead(NvmeOpcode.ADMIN_GET_LOG_PAGE, 0, logCdw10(0x70, head.length), 0, head);
         if (st != 0) {
-            throw new Failure("discovery log of " + trid.traddr() + ":" + trid.trsvcid() + ": " + PerfStatus.name(st), 1);
+            throw new Failure("discovery log of " + trid.traddr() + ":" + trid.trsvcid() + ": "
+                    + PerfStatus.name(st), 1);
         }
         long numrec = ByteBuffer.wrap(head).order(ByteOrder.LITTLE_ENDIAN).getLong(8);
         int n = (int) Math.min(numrec, 64);
         byte[] log = new byte[1024 + 1024 * n];
         if (n > 0) {
-            st = admin.adminRead(NvmeOpcode.ADMIN_GET_LOG_PAGE, 0, logCdw10(0x70, log.length), (log.length / 4 - 1) >>> 16,
-                    log);
+            int numdu = (log.length / 4 - 1) >>> 16;
+            st = admin.adminRead(NvmeOpcode.ADMIN_GET_LOG_PAGE, 0, logCdw10(0x70, log.length), numdu, log);
             if (st != 0) {
                 throw new Failure("discovery log: " + PerfStatus.name(st), 1);
             }

@@ -79,8 +79,8 @@ final class PerfReport {
         String bar = "=".repeat(w + 57);
         System.out.println(bar);
         System.out.printf(Locale.ROOT, "%" + (w + 57) + "s%n", "Latency(us)");
-        System.out.printf(Locale.ROOT, "%-" + w + "s: %10s %10s %10s %10s %10s%n", "Device Information", "IOPS", "MiB/s",
-                "Average", "min", "max");
+        System.out.printf(Locale.ROOT, "%-" + w + "s: %10s %10s %10s %10s %10s%n", "Device Information", "IOPS",
+                "MiB/s", "Average", "min", "max");
         for (Side s : sides) {
             if (s.reads.getTotalCount() > 0) {
                 row(w, s.name + " reads", s.reads);

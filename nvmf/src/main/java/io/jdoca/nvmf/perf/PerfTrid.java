@@ -110,7 +110,8 @@ record PerfTrid(boolean rdma, boolean ipv6, String traddr, int trsvcid, String s
             throw new IllegalArgumentException(flag + ": adrfam:IPv6 is not supported with trtype:RDMA (IPv4 only)");
         }
         if (rdma && !isIpv4Literal(traddr)) {
-            throw new IllegalArgumentException(flag + ": traddr:" + traddr + " must be an IPv4 address with trtype:RDMA");
+            throw new IllegalArgumentException(flag + ": traddr:" + traddr
+                    + " must be an IPv4 address with trtype:RDMA");
         }
     }
 

@@ -124,8 +124,9 @@ final class PerfWorker extends Thread implements NvmeTcpHost.Listener {
             wallNanos = System.nanoTime() - wall0;
             if (hybridPoll != null && !prefill) {
                 System.err.printf("nvme-perf: queue %d hybrid wait: %d sleeps (%d found an answer waiting), %d blocks; "
-                        + "mean latency %d us, sleep overshoot %d us%n", index + 1, hybridPoll.sleeps, hybridPoll.overslept,
-                        hybridPoll.blocks, hybridPoll.meanLatency() / 1000, hybridPoll.overshoot() / 1000);
+                        + "mean latency %d us, sleep overshoot %d us%n", index + 1, hybridPoll.sleeps,
+                        hybridPoll.overslept, hybridPoll.blocks, hybridPoll.meanLatency() / 1000,
+                        hybridPoll.overshoot() / 1000);
             }
         } catch (Exception e) {
             failure = e;

@@ -30,7 +30,8 @@ import picocli.CommandLine;
  */
 class MetricsServerTest {
     static final String NQN = "nqn.2016-06.io.spdk:metrics";
-    static final String WRITES = "jdoca_nvmf_namespace_ops_total{bdev=Malloc0, nsid=1, op=write, subsystem=" + NQN + "}";
+    static final String WRITES = "jdoca_nvmf_namespace_ops_total{bdev=Malloc0, nsid=1, op=write, subsystem="
+            + NQN + "}";
     static Map<String, Double> parse(String text) {
         return PrometheusTextParser.parse(text);
     }
@@ -89,8 +90,8 @@ class MetricsServerTest {
                 perf.join(60_000);
                 assertEquals(0, rc.get(), "nvme-perf exit");
                 Map<String, Double> after = parse(scrape(http, ms.port()));
-                assertTrue(after.get("jdoca_nvmf_namespace_bytes_total{bdev=Malloc0, nsid=1, op=read, subsystem=" + NQN + "}")
-                        > 0);
+                assertTrue(after.get("jdoca_nvmf_namespace_bytes_total{bdev=Malloc0, nsid=1, op=read, subsystem="
+                        + NQN + "}") > 0);
                 // Latency as a histogram (issue 30): cumulative buckets, every write under 10 s.
                 double writes = after.get("jdoca_bdev_latency_seconds_count{bdev=Malloc0, op=write}");
                 assertTrue(writes > 0, "write latency samples");
