@@ -105,7 +105,7 @@ public final class DistDocs {
             b.append(".SH ARGUMENTS\n");
             for (PositionalParamSpec p : params) {
                 b.append(".TP\n\\fI").append(esc(p.paramLabel())).append("\\fR\n");
-                b.append(lines(String.join(" ", p.renderedDescription())));
+                b.append(lines(String.join(" ", p.description())));
             }
         }
         List<OptionSpec> options = spec.options().stream().filter(o -> !o.hidden()).toList();
@@ -113,7 +113,7 @@ public final class DistDocs {
             b.append(".SH OPTIONS\n");
             for (OptionSpec o : options) {
                 b.append(".TP\n").append(optionHead(o)).append('\n');
-                b.append(lines(String.join(" ", o.renderedDescription())));
+                b.append(lines(String.join(" ", o.description())));
             }
         }
         if (!cmd.getSubcommands().isEmpty()) {

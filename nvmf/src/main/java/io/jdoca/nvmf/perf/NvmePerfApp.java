@@ -101,7 +101,7 @@ public final class NvmePerfApp implements Callable<Integer> {
     Double warmupArg;
 
     @Option(names = {"-d", "--number-ios"}, paramLabel = "N|N%",
-            description = "I/Os per namespace (or N% of its I/O range), spread over its -P queues; the run ends when "
+            description = "I/Os per namespace (or N%% of its I/O range), spread over its -P queues; the run ends when "
                     + "they are done (or at -t). Not with -a, as SPDK.")
     String numberIos;
 
