@@ -27,12 +27,12 @@ import org.HdrHistogram.HistogramIterationValue;
  */
 public final class MetricFamilies {
     /**
-     * Upper bounds, in seconds, of the latency histograms: 5 µs to 10 s, about three per decade, the same
+     * Upper bounds, in seconds, of the latency histograms: 1 µs to 10 s, about three per decade, the same
      * for every app, so {@code histogram_quantile} can aggregate across targets and apps.
      */
     public static final double[] LATENCY_BUCKETS_SECONDS = {
-        5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0.1, 0.25, 0.5, 1, 2.5,
-        5, 10, Double.POSITIVE_INFINITY,
+        1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2,
+        0.1, 0.25, 0.5, 1, 2.5, 5, 10, Double.POSITIVE_INFINITY,
     };
 
     private enum Type { COUNTER, GAUGE, HISTOGRAM }
