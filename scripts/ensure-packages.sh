@@ -6,6 +6,8 @@
 #                 bindings' layout test (verbs/VerbsLayoutTest) compiles a C program against them
 #   gcc           the C compiler that test uses (skipped when one is already on PATH)
 #   fio           baseline of the file back-end figures of ./jdoca bench nvmf (io_uring, O_DIRECT)
+# Tests ask for their own tools by name when they run: prometheus (promtool and the server:
+# PrometheusSystemTest), systemd and man-db (systemd-analyze, man: PackageSystemTest).
 # Usage: scripts/ensure-packages.sh [PKG ...]   (default: the list above)
 # Never fails the caller: prints what it could not install and why; tests then skip with a message.
 set -u

@@ -12,16 +12,16 @@ import picocli.CommandLine.TypeConversionException;
 
 /**
  * DOCA's general program flags that every jdoca app shares ("DOCA Flags" in a DOCA app's usage):
- * {@code -h/--help}, {@code -v/--version} and {@code --sdk-log-level}, as a picocli mixin. An app
- * adds it with {@code @Mixin DocaFlags doca;} <em>instead of</em> {@code mixinStandardHelpOptions}
- * (whose {@code -V/--version} would clash with DOCA's {@code -v/--version}); {@link DocaArgpFlags}
+ * {@code -h/--help}, {@code -v/--version} ({@link HelpVersionFlags}) and {@code --sdk-log-level}, as a
+ * picocli mixin. An app adds it with {@code @Mixin DocaFlags doca;} <em>instead of</em>
+ * {@code mixinStandardHelpOptions} (whose {@code -V/--version} would clash with DOCA's {@code -v/--version}); {@link DocaArgpFlags}
  * adds {@code -j/--json}. Each app keeps its own {@code -l/--log-level} (their defaults differ).
  *
  * <p>Thread rules: one instance per command object, written by picocli while parsing and read by
  * the command on the same thread; not thread-safe.
  */
 @Command(versionProvider = DocaFlags.Version.class)
-public class DocaFlags {
+public class DocaFlags extends HelpVersionFlags {
     /**
      * Logger prefixes of the DOCA "SDK" part of jdoca, the libraries: what {@code --sdk-log-level}
      * sets. Everything else (the apps, {@code io.jdoca.storage}, {@code io.jdoca.nvmf}, ...)
@@ -32,12 +32,6 @@ public class DocaFlags {
 
     /** App packages that live under an SDK prefix; they keep the program's level. */
     static final String[] APP_LOGGERS_UNDER_SDK = {"io.jdoca.nvmf"};
-
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Print a help synopsis.")
-    boolean help;
-
-    @Option(names = {"-v", "--version"}, versionHelp = true, description = "Print program version information.")
-    boolean version;
 
     @Option(names = "--sdk-log-level", paramLabel = "<10..70>", converter = LevelConverter.class,
             description = "Set the SDK (numeric) log level for the program <10=DISABLE, 20=CRITICAL, 30=ERROR, "
@@ -101,18 +95,19 @@ public class DocaFlags {
     }
 
     /**
-     * {@code -v/--version}: the app, jdoca's version and the Java runtime, in DOCA's two-line shape
-     * ({@code ${COMMAND-NAME}} is interpolated by picocli with the app's name).
+     * The one version line every app prints for its version flag, the launcher's included: the same text
+     * whichever app is asked, so scripts and bug reports need not know which one answered.
      */
-    static final class Version implements IVersionProvider {
+    public static String versionLine() {
+        return String.format(Locale.ROOT, "jdoca %s (Java %s, %s)", jdocaVersion(), Runtime.version(),
+                System.getProperty("java.vm.vendor", "?"));
+    }
+
+    /** The version provider of every app's version flag: {@link #versionLine()}, one line. */
+    public static final class Version implements IVersionProvider {
         @Override
         public String[] getVersion() {
-            return new String[] {
-                "${COMMAND-NAME} (jdoca " + jdocaVersion() + ")",
-                "jdoca SDK     Version (Compilation): " + jdocaVersion(),
-                String.format(Locale.ROOT, "jdoca Runtime Version (Runtime):     %s on Java %s (%s)", jdocaVersion(),
-                        Runtime.version(), System.getProperty("java.vm.vendor", "?")),
-            };
+            return new String[] {versionLine()};
         }
     }
 

@@ -16,12 +16,12 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 class DocaArgpFlagsTest {
     @TempDir
@@ -325,8 +325,8 @@ class DocaArgpFlagsTest {
         cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
         assertThat(cl.execute("-v")).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8))
-                .startsWith("demo-app (jdoca " + DocaFlags.jdocaVersion() + ")")
-                .contains("Version (Compilation)", "Java");
+                .isEqualTo(DocaFlags.versionLine() + System.lineSeparator())
+                .startsWith("jdoca " + DocaFlags.jdocaVersion() + " (Java ");
         assertThat(DocaFlags.jdocaVersion()).isNotEqualTo("unknown").doesNotContain("${");
     }
 

@@ -2,6 +2,7 @@ package io.jdoca.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.jdoca.argp.HelpVersionFlags;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -11,15 +12,20 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code ./jdoca bench <suite>}: runs a suite, prints a table, writes {@code bench-results/<suite>.json}. */
-@Command(name = "bench", mixinStandardHelpOptions = true,
+@Command(name = "bench",
         description = {"Runs a benchmark suite, prints a table and writes bench-results/<suite>.json.",
             "Suites: core, rdma, ec, compress, storage, nvmf. Each figure is compared with a baseline",
             "measured in the same run (memcpy, raw socket, ISA-L, ...) and the ratio is reported."})
 public final class BenchCommand implements Callable<Integer> {
+    /** -h/--help and -v/--version (the one version line of every app). */
+    @Mixin
+    HelpVersionFlags helpVersion;
+
     public static final List<String> SUITES = List.of("core", "rdma", "ec", "compress", "storage", "nvmf");
 
     @Parameters(index = "0", description = "suite: ${COMPLETION-CANDIDATES}, or jmh to run the JMH micro-benchmarks",

@@ -1,9 +1,11 @@
 package io.jdoca.cli;
 
+import io.jdoca.argp.HelpVersionFlags;
 import java.io.PrintStream;
 import java.lang.reflect.Method;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -12,7 +14,7 @@ import picocli.CommandLine.Option;
  * zero-copy relay and the initiator. {@code dma}: the DMA sample through the progress engine.
  * A mode whose apps are not in this build says so and runs the DMA sample instead.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
+@Command(name = "demo",
         description = {"Runs the storage pipeline on loopback with defaults and prints the stats tables.",
             "Modes: gga (default: 3 targets + EC/LZ4 gateway + initiator), zero-copy (target + relay + initiator),",
             "dma (DMA copy through the progress engine).",
@@ -20,6 +22,10 @@ import picocli.CommandLine.Option;
             "By hand, each piece is its own app: ./jdoca target-rdma --help, ./jdoca gga-offload --help,",
             "./jdoca zero-copy --help, ./jdoca initiator-comch --help, ./jdoca sbc-generator --help (docs/STORAGE.md)."})
 public final class DemoCommand implements Callable<Integer> {
+    /** -h/--help and -v/--version (the one version line of every app). */
+    @Mixin
+    HelpVersionFlags helpVersion;
+
     @Option(names = "--mode", defaultValue = "gga", description = "gga | zero-copy | dma (default: ${DEFAULT-VALUE})")
     String mode;
 

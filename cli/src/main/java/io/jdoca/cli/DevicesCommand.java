@@ -1,5 +1,6 @@
 package io.jdoca.cli;
 
+import io.jdoca.argp.HelpVersionFlags;
 import io.jdoca.core.dev.Capability;
 import io.jdoca.core.dev.DevInfo;
 import io.jdoca.core.dev.DevInfoRep;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -17,10 +19,14 @@ import picocli.CommandLine.Option;
  * then the machine's RDMA devices (rdma-core: {@code ibv_get_device_list}) with the capabilities DOCA's
  * {@code cap_*} queries report. Runs on the caller's thread; no state.
  */
-@Command(name = "devices", mixinStandardHelpOptions = true,
+@Command(name = "devices",
         description = "Lists the software devices (name, ibdev, interface, PCI address), their representors and each "
                 + "library's capabilities, then the RDMA devices rdma-core finds (e.g. mlx5_0, rxe0) with theirs.")
 public final class DevicesCommand implements Callable<Integer> {
+    /** -h/--help and -v/--version (the one version line of every app). */
+    @Mixin
+    HelpVersionFlags helpVersion;
+
     @Option(names = {"-d", "--device"},
             description = "only this device (name, ibdev name, interface or PCI address; or an RDMA device name such as rxe0)")
     String device;

@@ -1,5 +1,6 @@
 package io.jdoca.cli;
 
+import io.jdoca.argp.HelpVersionFlags;
 import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
@@ -20,6 +21,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -27,9 +29,13 @@ import picocli.CommandLine.Option;
  * imported as the DPU would, and copied into DPU-local memory by DMA tasks through a progress
  * engine (the DOCA DMA-copy flow); the data is verified and the rate printed.
  */
-@Command(name = "dma-copy", mixinStandardHelpOptions = true,
+@Command(name = "dma-copy",
         description = "DMA sample: export host memory (PCI), import it, copy it with DMA tasks through a progress engine, verify.")
 public final class DmaCopyCommand implements Callable<Integer> {
+    /** -h/--help and -v/--version (the one version line of every app). */
+    @Mixin
+    HelpVersionFlags helpVersion;
+
     @Option(names = {"-d", "--device"}, defaultValue = "sw0", description = "device (default: ${DEFAULT-VALUE})")
     String device;
 

@@ -1,20 +1,21 @@
 package io.jdoca.cli;
 
 import io.jdoca.argp.ArgpJsonException;
+import io.jdoca.argp.DocaFlags;
 import io.jdoca.argp.JdocaApps;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /**
  * {@code ./jdoca <app> [flags]}: the one launcher. Each app is a picocli command living in its own
  * module, which registers it with {@link ServiceLoader} ({@link JdocaApps}), so an app module never
  * edits a shared file and an app's name is its {@code @Command(name)}. Apps are listed by name.
  */
-@Command(name = "jdoca", versionProvider = Main.Version.class,
+@Command(name = "jdoca", versionProvider = DocaFlags.Version.class,
         description = "A pure-Java implementation of NVIDIA DOCA's storage-offload stack.%n",
         commandListHeading = "%nApps:%n",
         footer = {"", "Run './jdoca <app> --help' for an app's flags. './jdoca test' runs the test suite."})
@@ -79,13 +80,5 @@ public final class Main implements Runnable {
     @Override
     public void run() {
         commandLine().usage(System.out);
-    }
-
-    /** {@code -v}: jdoca's version and the Java runtime. */
-    static final class Version implements CommandLine.IVersionProvider {
-        @Override
-        public String[] getVersion() {
-            return new String[] {"jdoca " + io.jdoca.argp.DocaFlags.jdocaVersion() + " on Java " + Runtime.version()};
-        }
     }
 }

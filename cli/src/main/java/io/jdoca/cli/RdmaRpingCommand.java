@@ -1,5 +1,6 @@
 package io.jdoca.cli;
 
+import io.jdoca.argp.DocaFlags;
 import io.jdoca.verbs.samples.Rping;
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -12,7 +13,7 @@ import picocli.CommandLine.Option;
  * {@code ./jdoca rdma-rping}: rdma-core's {@code rping} on jdoca's verbs bindings, with rping's flags, so a
  * C rping can be either peer. Flags are checked before anything is created. Runs on the caller's thread.
  */
-@Command(name = "rdma-rping", sortOptions = false,
+@Command(name = "rdma-rping", sortOptions = false, versionProvider = DocaFlags.Version.class,
         description = {"rping (rdma-core librdmacm/examples/rping.c) on jdoca's verbs bindings: same flags, same wire.",
             "  server: ./jdoca rdma-rping -s -a ADDR [-p PORT] [-S SIZE] [-v] [-V]",
             "  client: ./jdoca rdma-rping -c -a ADDR [-p PORT] [-C COUNT] [-S SIZE] [-v] [-V]",
@@ -36,6 +37,8 @@ public final class RdmaRpingCommand implements Callable<Integer> {
             description = "at the end, print the bytes the ping loop allocated per block of 50 pings (steady state: least after warm-up)")
     boolean allocReport;
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help") boolean help;
+    /** Long only: rping's -v displays and -V validates the ping data. */
+    @Option(names = "--version", versionHelp = true, description = "print program version information") boolean version;
 
     @Override
     public Integer call() {

@@ -18,11 +18,11 @@ import org.junit.jupiter.api.Test;
 /**
  * Issue 17: the launcher finds its apps with {@code ServiceLoader}, not by class-name strings.
  * Every {@code ./jdoca <app>} the README and docs/*.md show is found (the launcher script's own
- * commands {@code test}, {@code build}, {@code mvn} aside), and so is every app module's app.
+ * commands {@code test}, {@code build}, {@code package}, {@code mvn} aside), and so is every app module's app.
  */
 class AppDiscoveryTest {
     /** Commands the {@code ./jdoca} shell script handles itself, before Java starts. */
-    private static final Set<String> SCRIPT_COMMANDS = Set.of("test", "build", "mvn");
+    private static final Set<String> SCRIPT_COMMANDS = Set.of("test", "build", "package", "mvn");
     private static final Pattern MENTION = Pattern.compile("\\./jdoca ([a-z][a-z-]*)");
 
     @Test

@@ -72,20 +72,20 @@ public final class GgaService extends ControlService<ServiceControlState> {
 
     /** gga-offload's worker series, the order of {@link GgaWorker#readCounters}. */
     static final List<DataPathMetrics.Series> METRICS = List.of(
-            new DataPathMetrics.Series("jdoca_storage_operations_total",
-                    "Storage operations (IO requests) completed by the data path, by worker (one per --cpu).", null, null),
-            new DataPathMetrics.Series("jdoca_gga_io_total", "Completed I/Os by worker and kind.", "kind", "read"),
-            new DataPathMetrics.Series("jdoca_gga_io_total", "Completed I/Os by worker and kind.", "kind", "write"),
-            new DataPathMetrics.Series("jdoca_storage_errors_total", "Data-path errors by worker and kind: failed I/O, write "
+            new DataPathMetrics.Series("jdoca_storage_requests",
+                    "IO requests the data path completed, by worker (one per --cpu).", null, null),
+            new DataPathMetrics.Series("jdoca_storage_ops", "Completed I/Os by worker and op (read, write).", "op", "read"),
+            new DataPathMetrics.Series("jdoca_storage_ops", "", "op", "write"),
+            new DataPathMetrics.Series("jdoca_storage_errors", "Data-path errors by worker and kind: failed I/O, write "
                     + "refused (target out of service), write too big, illegal transaction transition.", "kind", "io"),
-            new DataPathMetrics.Series("jdoca_storage_errors_total", "", "kind", "refused_write"),
-            new DataPathMetrics.Series("jdoca_storage_errors_total", "", "kind", "too_big_write"),
-            new DataPathMetrics.Series("jdoca_storage_errors_total", "", "kind", "illegal_transition"),
-            new DataPathMetrics.Series("jdoca_gga_recoveries_total", "Reads served by recovery (EC decode), by worker.",
+            new DataPathMetrics.Series("jdoca_storage_errors", "", "kind", "refused_write"),
+            new DataPathMetrics.Series("jdoca_storage_errors", "", "kind", "too_big_write"),
+            new DataPathMetrics.Series("jdoca_storage_errors", "", "kind", "illegal_transition"),
+            new DataPathMetrics.Series("jdoca_gga_recoveries", "Reads served by recovery (EC decode), by worker.",
                     null, null),
-            new DataPathMetrics.Series("jdoca_gga_degraded_reads_total", "Recovery reads because a target is out of "
+            new DataPathMetrics.Series("jdoca_gga_degraded_reads", "Recovery reads because a target is out of "
                     + "service, by worker.", null, null),
-            new DataPathMetrics.Series("jdoca_gga_refetches_total", "Chunk re-fetches, by worker.", null, null));
+            new DataPathMetrics.Series("jdoca_gga_refetches", "Chunk re-fetches, by worker.", null, null));
 
     private final List<WorkerStats> finalStats = new ArrayList<>();
     /** The workers' final figures of the last ended session ({@link #stats()} after the run; any thread reads). */

@@ -349,6 +349,7 @@ public final class GgaWorker extends DataPathWorker implements GgaTxnPort {
             return;
         }
         GgaWorkerContexts.TxnTasks t = cx.txns[(int) ud];
+        requestArrived(ud);
         machine.onHostRequest((int) ud, t.host, t.hostBuf.dataLen());
     }
 
@@ -417,6 +418,7 @@ public final class GgaWorker extends DataPathWorker implements GgaTxnPort {
 
     void onReplySent(ComchProducerTaskSend task, long ud, long cud) {
         if (!tearingDown) {
+            requestAnswered(ud);
             machine.onReplySent((int) ud, task.status());
         }
     }

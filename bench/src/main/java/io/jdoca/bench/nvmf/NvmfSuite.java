@@ -68,7 +68,8 @@ public final class NvmfSuite implements BenchSuite {
                 """.formatted(tport, NQN, NQN_FILE, img, FILE_MB));
         int eport = freePort();
         Process target = start(targetCpu, dir.resolve("target.log"), "sta-target", "-j", cfg.toString(), "-l", "30");
-        Process echo = start(targetCpu, dir.resolve("echo.log"), "nvme-perf", "--echo-server", String.valueOf(eport), "-l", "30");
+        Process echo = start(targetCpu, dir.resolve("echo.log"), "nvme-perf", "--echo-server", String.valueOf(eport),
+                "--log-level", "30");
         try {
             waitFor(dir.resolve("target.log"), "STA TARGET READY");
             waitFor(dir.resolve("echo.log"), "ECHO READY");
@@ -229,7 +230,8 @@ public final class NvmfSuite implements BenchSuite {
 
     private JsonNode perf(String cpu, Path dir, int port, String nqn, Load l, double secs) throws Exception {
         Path log = dir.resolve("perf-" + port + "-" + l.name() + ".log");
-        List<String> args = new ArrayList<>(List.of("nvme-perf", "-s", String.valueOf(port), "-n", nqn, "-w", l.workload(), "-o",
+        List<String> args = new ArrayList<>(List.of("nvme-perf", "--port", String.valueOf(port), "-n", nqn, "--nsid", "1",
+                "-w", l.workload(), "-o",
                 String.valueOf(l.ioSize()), "-q", String.valueOf(l.qd()), "-t", String.valueOf(secs), "--warmup", "1",
                 "--range-mb", "512", "--disable-sqflow", "--json"));
         Process p = start(cpu, log, args.toArray(String[]::new));

@@ -1,81 +1,126 @@
 package io.jdoca.core.metrics;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.jdoca.core.util.JdocaVersion;
+import io.prometheus.metrics.core.metrics.Info;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.Executors;
-import java.util.function.Supplier;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A Prometheus scrape endpoint on the JDK's {@link HttpServer}: {@code GET /metrics} answers the
- * text a {@code Supplier<String>} renders (usually with {@link PrometheusText}); {@code /} says
- * where the metrics are, anything else is 404, methods other than GET/HEAD 405.
+ * An app's Prometheus scrape endpoint, made with Prometheus's Java client: its {@code HTTPServer} (on the
+ * JDK's) serves {@code /metrics} in the format the scraper asks for (text 0.0.4, OpenMetrics, protobuf),
+ * from a registry holding the app's own families (a {@link MultiCollector}, usually built with
+ * {@link MetricFamilies}), the JVM's and the process's ({@code jvm_*}, {@code process_*}), and
+ * {@code jdoca_build_info{version, java_version, app}}.
  *
- * <p>The renderer runs on the endpoint's single HTTP thread (control path), so an app's renderer
- * reads its data-path counters racily (plain or opaque longs written by one worker thread): a
- * scrape may see a value a moment old, never adds a lock or atomic to the data path. Binds exactly
- * where the caller says (apps default to 127.0.0.1).
+ * <p>Hardened (issue 29 item 2: one slow client blocked every scrape): a scrape runs on the endpoint's
+ * own small pool ({@value #THREADS} daemon threads {@code <app>-metrics-<n>}, never an engine thread),
+ * so a stalled client holds one thread, not the endpoint; every connection has a read deadline
+ * ({@value #READ_DEADLINE_SECONDS} s for the whole request) and a write deadline
+ * ({@value #WRITE_DEADLINE_SECONDS} s for the whole response), after which the JDK's server closes it;
+ * at most {@value #MAX_CONNECTIONS} connections are open at once (more are closed at accept) and
+ * {@value #QUEUE} requests wait for a thread (more are closed). The deadlines and the bound are the JDK
+ * server's settings ({@code sun.net.httpserver.maxReqTime}, {@code maxRspTime},
+ * {@code jdk.httpserver.maxConnections}): JVM-wide, read once when the first server starts, so they are
+ * set here before that unless the operator set them with {@code -D}. Nothing else in jdoca runs the
+ * JDK's HTTP server.
+ *
+ * <p>Binds exactly where the caller says (apps default to 127.0.0.1). Scrapes read the data path's
+ * counters racily (single-writer fields): a scrape may see a value a moment old and adds no lock or
+ * atomic to the data path. Start and close on the control path.
  */
 public final class MetricsHttpServer implements AutoCloseable {
-    private final HttpServer server;
+    /** Seconds a client has to send its whole request. */
+    public static final long READ_DEADLINE_SECONDS = 5;
+    /** Seconds the endpoint has to send a whole response. */
+    public static final long WRITE_DEADLINE_SECONDS = 10;
+    /** Open connections at most. */
+    public static final int MAX_CONNECTIONS = 16;
+    /** Threads serving scrapes. */
+    public static final int THREADS = 4;
+    /** Requests waiting for a thread at most. */
+    public static final int QUEUE = 8;
 
-    private MetricsHttpServer(HttpServer server) {
+    static {
+        setIfAbsent("sun.net.httpserver.maxReqTime", Long.toString(READ_DEADLINE_SECONDS));
+        setIfAbsent("sun.net.httpserver.maxRspTime", Long.toString(WRITE_DEADLINE_SECONDS));
+        setIfAbsent("jdk.httpserver.maxConnections", Integer.toString(MAX_CONNECTIONS));
+    }
+
+    private final HTTPServer server;
+    private final ThreadPoolExecutor pool;
+    private final PrometheusRegistry registry;
+
+    private MetricsHttpServer(HTTPServer server, ThreadPoolExecutor pool, PrometheusRegistry registry) {
         this.server = server;
+        this.pool = pool;
+        this.registry = registry;
+    }
+
+    private static void setIfAbsent(String key, String value) {
+        if (System.getProperty(key) == null) {
+            System.setProperty(key, value);
+        }
     }
 
     /**
-     * Serves {@code render} at http://address:port/metrics (port 0 = any free one); {@code app}
-     * names the thread and the index page. IOException when the address or port cannot be bound.
+     * Serves {@code appMetrics} with the JVM, process and build-info metrics at
+     * http://address:port/metrics (port 0 = any free one); {@code app} names the threads and labels the
+     * build info. IOException when the address or port cannot be bound.
      */
-    public static MetricsHttpServer start(String app, InetAddress address, int port, Supplier<String> render)
+    public static MetricsHttpServer start(String app, InetAddress address, int port, MultiCollector appMetrics)
             throws IOException {
-        HttpServer s = HttpServer.create(new InetSocketAddress(address, port), 16);
-        s.createContext("/metrics", ex -> serve(ex, render));
-        s.createContext("/", ex -> {
-            byte[] b = ("jdoca " + app + ": metrics at /metrics\n").getBytes(StandardCharsets.UTF_8);
-            ex.sendResponseHeaders(ex.getRequestURI().getPath().equals("/") ? 200 : 404, b.length);
-            try (OutputStream o = ex.getResponseBody()) {
-                o.write(b);
-            }
-        });
-        s.setExecutor(Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, app + "-metrics");
-            t.setDaemon(true);
-            return t;
-        }));
-        s.start();
-        return new MetricsHttpServer(s);
+        PrometheusRegistry registry = registry(app, appMetrics);
+        AtomicInteger n = new AtomicInteger();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(QUEUE), r -> {
+                    Thread t = new Thread(r, app + "-metrics-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                }, new ThreadPoolExecutor.AbortPolicy()); // a refused request's connection is closed by the server
+        pool.allowCoreThreadTimeOut(true);
+        try {
+            HTTPServer s = HTTPServer.builder().inetAddress(address).port(port).registry(registry).executorService(pool)
+                    .buildAndStart();
+            return new MetricsHttpServer(s, pool, registry);
+        } catch (IOException | RuntimeException e) {
+            pool.shutdownNow();
+            throw e;
+        }
+    }
+
+    /** A registry with {@code appMetrics}, the JVM's and process's metrics and jdoca_build_info. */
+    public static PrometheusRegistry registry(String app, MultiCollector appMetrics) {
+        PrometheusRegistry registry = new PrometheusRegistry();
+        JvmMetrics.builder().register(registry);
+        Info build = Info.builder().name("jdoca_build_info")
+                .help("jdoca's version and the Java runtime it runs on (value 1).")
+                .labelNames("version", "java_version", "app").register(registry);
+        build.setLabelValues(JdocaVersion.version(), Runtime.version().toString(), app);
+        registry.register(appMetrics);
+        return registry;
     }
 
     /** The bound port. */
     public int port() {
-        return server.getAddress().getPort();
+        return server.getPort();
     }
 
-    private static void serve(HttpExchange ex, Supplier<String> render) throws IOException {
-        String method = ex.getRequestMethod();
-        if (!method.equals("GET") && !method.equals("HEAD")) {
-            ex.sendResponseHeaders(405, -1);
-            ex.close();
-            return;
-        }
-        String text = render.get();
-        byte[] body = (text == null ? "" : text).getBytes(StandardCharsets.UTF_8);
-        ex.getResponseHeaders().set("Content-Type", PrometheusText.CONTENT_TYPE);
-        ex.sendResponseHeaders(200, method.equals("HEAD") ? -1 : body.length);
-        try (OutputStream o = ex.getResponseBody()) {
-            if (!method.equals("HEAD")) {
-                o.write(body);
-            }
-        }
+    /** The registry served (tests, and apps that add families). */
+    public PrometheusRegistry registry() {
+        return registry;
     }
 
     @Override
     public void close() {
-        server.stop(0);
+        server.close();
+        pool.shutdownNow();
     }
 }

@@ -156,6 +156,7 @@ public final class GgaDemo {
         boolean queried = false;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms(RUN_TIMEOUT_MS));
         long lastTick = 0;
+        long dataPathStart = 0;
         while (initiator.process.isAlive()) {
             if (System.nanoTime() > deadline) {
                 out.println("demo: the initiator did not finish in time");
@@ -172,8 +173,10 @@ public final class GgaDemo {
                         + " EC recover every %dth read, LZ4 decompress into the initiator's memory) ...", RECOVER_EVERY_N);
             }
             if (started && System.nanoTime() - lastTick > 2_000_000_000L) {
-                if (lastTick != 0) {
-                    progress("... running");
+                if (lastTick == 0) {
+                    dataPathStart = System.nanoTime();
+                } else {
+                    progress("... data path running for %.0f s", (System.nanoTime() - dataPathStart) / 1e9);
                 }
                 lastTick = System.nanoTime();
             }
@@ -183,6 +186,10 @@ public final class GgaDemo {
         progress("initiator finished (exit %d)", iniRc);
         out.println();
         out.println("== initiator-comch ==");
+        // The figures below are of one cold pass, not of steady state: say so before anyone quotes them.
+        out.printf(Locale.ROOT, "(not a performance figure: one cold pass, %d writes then %d reads, each block once, in"
+                + " JVMs just started:%n the IO rate and latencies include JIT warm-up and the recovery reads."
+                + " Steady state: ./jdoca bench storage)%n", BLOCKS, BLOCKS);
         out.print(initiator.text(true));
         int svcRc = waitExit(service);
         out.println("== gga-offload ==");

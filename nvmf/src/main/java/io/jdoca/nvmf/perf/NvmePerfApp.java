@@ -1,119 +1,173 @@
 package io.jdoca.nvmf.perf;
 
+import io.jdoca.argp.DocaFlags;
 import io.jdoca.core.util.DocaLogLevel;
-import io.jdoca.core.util.TimerSlack;
-import io.jdoca.sta.nvme.NvmeOpcode;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
-import org.HdrHistogram.Histogram;
+import java.util.function.BooleanSupplier;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
- * {@code ./jdoca nvme-perf}: an NVMe/TCP and NVMe/RDMA ({@code -r trtype:RDMA}, {@link NvmeRdmaHost}) initiator benchmark in the spirit of SPDK's
- * {@code spdk_nvme_perf}: connects an admin queue and N I/O queues (one thread each), keeps
- * {@code -q} commands outstanding per queue for {@code -t} seconds and prints IOPS, MiB/s and
- * latency percentiles (HdrHistogram). {@code --verify} writes a known pattern over the range first
- * and checks every byte read. {@code --echo-server PORT} instead runs a trivial NVMe/TCP responder
- * (the transport ceiling used as the benchmark baseline).
+ * {@code ./jdoca nvme-perf}: an NVMe/TCP and NVMe/RDMA ({@code -r trtype:RDMA}, {@link NvmeRdmaHost})
+ * initiator benchmark speaking SPDK's {@code spdk_nvme_perf} dialect: every spdk_nvme_perf flag means what
+ * SPDK means or is refused with one line ({@link PerfFlags}); several {@code -r}, a discovery trid, every
+ * active namespace when none is named. For each namespace it connects {@code -P} I/O queues (one thread
+ * each, {@link PerfWorker}), keeps {@code -q} commands outstanding per queue for {@code -t} seconds (or
+ * {@code -d} I/Os) and prints IOPS, MiB/s and latency ({@link PerfReport}). {@code --verify} writes a known
+ * pattern over the range first and checks every byte read. {@code --echo-server PORT} instead runs a
+ * trivial NVMe/TCP responder (the transport ceiling used as the benchmark baseline).
  *
- * <p>Picocli command; one instance per process.
+ * <p>Picocli command; one instance per process. The main thread runs the control path (the controllers'
+ * admin queues, Keep Alive); the queue threads touch only their own queue.
  */
-@Command(name = "nvme-perf", mixinStandardHelpOptions = true,
-        description = "NVMe/TCP and NVMe/RDMA initiator benchmark (like spdk_nvme_perf): IOPS, MiB/s, latency percentiles.")
+@Command(name = "nvme-perf", versionProvider = DocaFlags.Version.class, modelTransformer = NvmePerfApp.Refused.class,
+        description = "NVMe/TCP and NVMe/RDMA initiator benchmark (like spdk_nvme_perf): IOPS, MiB/s, latency "
+                + "percentiles. -v lists every spdk_nvme_perf flag and what nvme-perf does with it.")
 public final class NvmePerfApp implements Callable<Integer> {
-    @Option(names = {"-a", "--address"}, defaultValue = "127.0.0.1", description = "Target address (default: ${DEFAULT-VALUE}).")
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Print a help synopsis.")
+    boolean help;
+
+    @Option(names = {"-v", "--help-full"},
+            description = "Print the help with every spdk_nvme_perf flag and its status.")
+    boolean helpFull;
+
+    /** Long only: spdk_nvme_perf's -v is its full help and -V enables VMD. */
+    @Option(names = "--version", versionHelp = true, description = "Print program version information.")
+    boolean version;
+
+    @Option(names = {"-r", "--transport", "--transport-id"}, paramLabel = "TRID",
+            description = "spdk_nvme_perf's transport ID, repeatable, e.g. 'trtype:TCP adrfam:IPv4 traddr:127.0.0.1 "
+                    + "trsvcid:4420 subnqn:nqn.2016-06.io.spdk:cnode1' (trtype TCP or RDMA; keys: trtype, adrfam, "
+                    + "traddr, trsvcid, subnqn, hostnqn, ns). Without subnqn: a discovery service (every NVM subsystem "
+                    + "its log lists at that address); without ns: every active namespace. Overrides --address, "
+                    + "--port, -n, --hostnqn and --nsid.")
+    List<String> trids = new ArrayList<>();
+
+    @Option(names = "--address", defaultValue = "127.0.0.1", description = "Target address without -r "
+            + "(default: ${DEFAULT-VALUE}).")
     String address;
 
-    @Option(names = {"-s", "--port"}, defaultValue = "4420", description = "Target port (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--port", defaultValue = "4420",
+            description = "Target port without -r (default: ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = {"-n", "--nqn"}, defaultValue = "nqn.2024-01.io.jdoca:demo", description = "Subsystem NQN (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-n", "--nqn"}, defaultValue = "nqn.2024-01.io.jdoca:demo",
+            description = "Subsystem NQN without -r (default: ${DEFAULT-VALUE}).")
     String nqn;
 
     @Option(names = "--hostnqn", defaultValue = "nqn.2014-08.org.nvmexpress:uuid:6a646f63-612d-7065-7266-000000000001",
-            description = "Host NQN sent at Connect.")
+            description = "Host NQN sent at Connect (a trid's hostnqn: wins).")
     String hostnqn;
 
-    @Option(names = {"-q", "--queue-depth"}, defaultValue = "32", description = "Outstanding I/Os per queue (default: ${DEFAULT-VALUE}).")
-    int qd;
+    @Option(names = "--nsid", description = "Namespace id without a trid's ns: (default: every active namespace).")
+    Integer nsidArg;
 
-    @Option(names = {"-o", "--io-size"}, defaultValue = "4096", description = "I/O size in bytes (default: ${DEFAULT-VALUE}).")
-    int ioSize;
+    @Option(names = {"-q", "--io-depth", "--queue-depth"}, defaultValue = "32", paramLabel = "N",
+            description = "Outstanding I/Os per queue, SPDK's units allowed (default: ${DEFAULT-VALUE}).")
+    String qdArg;
 
-    @Option(names = {"-w", "--workload"}, defaultValue = "randread",
-            description = "Workload: read, write, randread, randwrite, rw or randrw (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-o", "--io-size"}, defaultValue = "4096", paramLabel = "BYTES",
+            description = "I/O size: bytes or SPDK's units, e.g. 4k, 128K, 1M (default: ${DEFAULT-VALUE}).")
+    String ioSizeArg;
+
+    @Option(names = {"-w", "--io-pattern", "--workload"}, defaultValue = "randread",
+            description = "read, write, randread, randwrite, rw or randrw (default: ${DEFAULT-VALUE}).")
     String workload;
 
-    @Option(names = {"-M", "--rwmixread"}, defaultValue = "50", description = "Read percentage for rw and randrw (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-M", "--rwmixread"}, defaultValue = "50",
+            description = "Read percentage for rw and randrw (default: ${DEFAULT-VALUE}).")
     int mixRead;
 
-    @Option(names = {"-t", "--time"}, defaultValue = "10", description = "Seconds to measure (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-t", "--time"}, defaultValue = "10",
+            description = "Seconds to measure (default: ${DEFAULT-VALUE}).")
     double seconds;
 
-    @Option(names = "--warmup", defaultValue = "1", description = "Seconds of warm-up before measuring (default: ${DEFAULT-VALUE}).")
-    double warmup;
+    @Option(names = {"-a", "--warmup-time", "--warmup"}, paramLabel = "SECONDS",
+            description = "Seconds of warm-up before measuring (default: 1; 0 with -d).")
+    Double warmupArg;
 
-    @Option(names = {"-P", "--queues"}, defaultValue = "1",
-            description = "I/O queue pairs, one thread each (spdk_nvme_perf's -P; default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-d", "--number-ios"}, paramLabel = "N|N%",
+            description = "I/Os per namespace (or N%% of its I/O range), spread over its -P queues; the run ends when "
+                    + "they are done (or at -t). Not with -a, as SPDK.")
+    String numberIos;
+
+    @Option(names = {"-P", "--num-qpairs", "--queues"}, defaultValue = "1",
+            description = "I/O queue pairs per namespace, one thread each (default: ${DEFAULT-VALUE}).")
     int queues;
 
     @Option(names = {"-c", "--core-mask"}, paramLabel = "MASK",
-            description = "The core mask of spdk_nvme_perf (e.g. 0x2 or [0,1]): queue thread i is pinned to the i-th CPU of the mask. "
+            description = "Core mask (e.g. 0x2 or [0,1]): queue thread i is pinned to the i-th CPU of the mask. "
                     + "Default: not pinned.")
     String coreMask;
 
-    @Option(names = "-L", description = "-L: print latency percentiles; -LL: also a latency histogram (as spdk_nvme_perf).")
+    @Option(names = {"-H", "--enable-tcp-hdgst", "--hdr-digest"}, description = "NVMe/TCP header digest (CRC32C).")
+    boolean hdgst;
+
+    @Option(names = {"-I", "--enable-tcp-ddgst", "--data-digest"}, description = "NVMe/TCP data digest (CRC32C).")
+    boolean ddgst;
+
+    @Option(names = {"-L", "--enable-sw-latency-tracking"},
+            description = "-L: print latency percentiles; -LL: also a latency histogram.")
     boolean[] latencyDetail = new boolean[0];
 
-    @Option(names = "--nsid", defaultValue = "1", description = "Namespace id (default: ${DEFAULT-VALUE}).")
-    int nsid;
+    @Option(names = {"-Q", "--continue-on-error"}, paramLabel = "N", description = "Continue on I/O errors "
+            + "(they do not make the exit status 1) and print every Nth. Without it: the first 5, exit status 1.")
+    Integer continueOnError;
 
-    @Option(names = "--range-mb", defaultValue = "0", description = "Limit I/O to the first N MiB (0 = the whole namespace; with --verify the default is 64).")
+    @Option(names = {"-m", "--cpu-usage"}, description = "Print each queue thread's CPU use.")
+    boolean cpuUsage;
+
+    @Option(names = {"-k", "--keepalive"}, defaultValue = "10000", paramLabel = "MS", description = "Keep-alive "
+            + "timeout in ms sent at Connect; Keep Alive goes out every half of it; 0: none "
+            + "(default: ${DEFAULT-VALUE}).")
+    long keepAliveMs;
+
+    @Option(names = "--io-queue-size", paramLabel = "N", description = "I/O submission queue entries asked at Connect "
+            + "(default: -q + 1, at least 32).")
+    String ioQueueSizeArg;
+
+    @Option(names = "--range-mb", defaultValue = "0",
+            description = "Limit I/O to the first N MiB (0 = the whole namespace; with --verify the default is 64).")
     long rangeMb;
 
     @Option(names = "--verify", description = "Write a pattern over the range first, then check every read.")
     boolean verify;
 
-    @Option(names = "--no-prefill", description = "With --verify, do not write the pattern first: check what an earlier "
-            + "--verify run left on the namespace (e.g. after the target restarted).")
+    @Option(names = "--no-prefill", description = "With --verify, do not write the pattern first: check what an "
+            + "earlier --verify run left on the namespace (e.g. after the target restarted).")
     boolean noPrefill;
 
-    @Option(names = {"-r", "--transport-id"}, paramLabel = "TRID",
-            description = "The transport ID of spdk_nvme_perf, e.g. 'trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420 "
-                    + "subnqn:nqn.2016-06.io.spdk:cnode1' (trtype TCP or RDMA; keys: trtype, adrfam, traddr, trsvcid, subnqn, hostnqn, ns); "
-                    + "overrides -a, -s, -n, --hostnqn and --nsid.")
-    String trid;
-
-    @Option(names = {"-H", "-g", "--hdr-digest"}, description = "Enable the TCP header digest (CRC32C).")
-    boolean hdgst;
-
-    @Option(names = {"-I", "-G", "--data-digest"}, description = "Enable the TCP data digest (CRC32C).")
-    boolean ddgst;
-
-    @Option(names = "--in-capsule", defaultValue = "8192", description = "Largest write sent in the capsule, in bytes (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--in-capsule", defaultValue = "8192",
+            description = "Largest write sent in the capsule, in bytes (default: ${DEFAULT-VALUE}).")
     int inCapsule;
 
-    @Option(names = "--disable-sqflow", description = "Disable SQ flow control at Connect, so reads complete with C2HData SUCCESS (no CapsuleResp).")
+    @Option(names = "--disable-sqflow",
+            description = "Disable SQ flow control at Connect, so reads complete with C2HData SUCCESS "
+                    + "(no CapsuleResp).")
     boolean disableSqFlow;
 
     /** How a queue waits for answers (see {@link HybridPoll}). */
     enum Idle { spin, sleep, hybrid }
 
-    @Option(names = "--idle", defaultValue = "spin", description = "How a queue with nothing to read or send waits: spin "
-            + "(busy-poll, as spdk_nvme_perf does), sleep (in the socket, as fio on a kernel initiator sleeps in the kernel) "
-            + "or hybrid (sleep through the first half of the usual wait, then spin; Linux's hybrid polling). On a shared "
-            + "machine a spinning initiator loses its core to other processes; see docs/performance/nvmf.md. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--idle", defaultValue = "spin", description = "How a queue with nothing to read or send waits: "
+            + "spin (busy-poll, as spdk_nvme_perf does), sleep (in the socket, as fio on a kernel initiator sleeps in "
+            + "the kernel) or hybrid (sleep through the first half of the usual wait, then spin; Linux's hybrid "
+            + "polling). On a shared machine a spinning initiator loses its core to other processes; see "
+            + "docs/performance/nvmf.md. Default: ${DEFAULT-VALUE}.")
     Idle idle;
 
     @Option(names = "--idle-sleep", description = "Same as --idle sleep.")
@@ -122,19 +176,40 @@ public final class NvmePerfApp implements Callable<Integer> {
     @Option(names = "--json", description = "Also print one JSON line with the results.")
     boolean json;
 
-    @Option(names = "--echo-server", description = "Run the trivial NVMe/TCP echo responder on this port instead (the benchmark baseline).")
+    @Option(names = "--echo-server",
+            description = "Run the trivial NVMe/TCP echo responder on this port instead (the benchmark baseline).")
     Integer echoPort;
 
-    @Option(names = {"-l", "--log-level"}, defaultValue = "40", description = "DOCA log level 10..70 (default: ${DEFAULT-VALUE}).")
-    int logLevel;
+    @Option(names = "--log-level", defaultValue = "warning", paramLabel = "LEVEL", description = "SPDK's error, "
+            + "warning, notice, info or debug, or a DOCA level 10..70 (default: ${DEFAULT-VALUE}).")
+    String logLevel;
 
-    private List<Integer> cpus = List.of();
-    private boolean rdma;
-    private boolean ipv6;
-    private volatile java.util.concurrent.CountDownLatch connected = new java.util.concurrent.CountDownLatch(0);
-    private volatile boolean measuring;
-    private volatile boolean stop;
-    private final AtomicLong verifyErrors = new AtomicLong();
+    /** Adds spdk_nvme_perf's refused flags as hidden options (picocli model transformer). */
+    public static final class Refused implements CommandLine.IModelTransformer {
+        @Override
+        public CommandSpec transform(CommandSpec s) {
+            PerfFlags.addRefused(s);
+            return s;
+        }
+    }
+
+    // ---- the run's settings (from the flags, badFlag) and shared state, read by PerfWorker and PerfReport
+    int qd;
+    int ioSize;
+    int sqsize0;
+    boolean rand;
+    int readPct;
+    /** -Q's N, 0 without -Q. */
+    int quietCount;
+    double warmup;
+    List<Integer> cpus = List.of();
+    private final List<PerfTrid> targets = new ArrayList<>();
+    volatile boolean measuring;
+    volatile boolean stop;
+    volatile CountDownLatch connected = new CountDownLatch(0);
+    final CountDownLatch go = new CountDownLatch(1);
+    final AtomicLong verifyErrors = new AtomicLong();
+    private final List<PerfController> ctrls = new ArrayList<>();
 
     /** Exit status for bad flags (picocli's invalid-input code). */
     static final int EXIT_USAGE = 2;
@@ -144,32 +219,45 @@ public final class NvmePerfApp implements Callable<Integer> {
      * Limits that depend on the target (MDTS, MQES, queues granted) are checked after Connect.
      */
     String badFlag() {
-        if (trid != null) {
-            String bad = applyTrid(trid);
-            if (bad != null) {
-                return bad;
+        try {
+            qd = intSize("-q/--io-depth", qdArg);
+            ioSize = intSize("-o/--io-size", ioSizeArg);
+            int sq = ioQueueSizeArg == null ? Math.max(qd + 1, 32) : intSize("--io-queue-size", ioQueueSizeArg);
+            sqsize0 = sq - 1;
+            targets.clear();
+            PerfTrid base = new PerfTrid(false, false, address, port, nqn, hostnqn, nsidArg == null ? 0 : nsidArg);
+            for (String t : trids) {
+                targets.add(PerfTrid.parse(t, base));
             }
+            if (trids.isEmpty()) {
+                targets.add(base);
+            }
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
         }
+        boolean anyRdma = targets.stream().anyMatch(PerfTrid::rdma);
         if (noPrefill && !verify) {
             return "--no-prefill needs --verify";
         }
-        if (rdma && (hdgst || ddgst)) {
+        if (anyRdma && (hdgst || ddgst)) {
             return "-H/-I (header/data digest) are NVMe/TCP options, not for trtype:RDMA";
         }
-        if (rdma && echoPort != null) {
-            return "--echo-server is an NVMe/TCP responder, not for trtype:RDMA";
-        }
         if (echoPort != null) {
-            return echoPort < 0 || echoPort > 65535 ? "--echo-server must be a TCP port 0..65535 (got " + echoPort + ")" : null;
+            return echoPort < 0 || echoPort > 65535 ? "--echo-server must be a TCP port 0..65535 (got " + echoPort + ")"
+                    : null;
         }
         if (port < 1 || port > 65535) {
-            return "-s/--port must be a TCP port 1..65535 (got " + port + ")";
+            return "--port must be a TCP port 1..65535 (got " + port + ")";
         }
         if (qd < 1 || qd > 65535) {
-            return "-q/--queue-depth must be 1..65535 (got " + qd + ")";
+            return "-q/--io-depth must be 1..65535 (got " + qdArg + ")";
+        }
+        if (sqsize0 < qd || sqsize0 > 65535) {
+            return "--io-queue-size must be more than -q (one entry stays free) and at most 65536 (got "
+                    + ioQueueSizeArg + ")";
         }
         if (queues < 1 || queues > 65535) {
-            return "-P/--queues must be 1..65535 (got " + queues + ")";
+            return "-P/--num-qpairs must be 1..65535 (got " + queues + ")";
         }
         if (coreMask != null) {
             try {
@@ -180,7 +268,7 @@ public final class NvmePerfApp implements Callable<Integer> {
             }
         }
         if (ioSize < 1) {
-            return "-o/--io-size must be a positive number of bytes (got " + ioSize + ")";
+            return "-o/--io-size must be a positive number of bytes (got " + ioSizeArg + ")";
         }
         if (mixRead < 0 || mixRead > 100) {
             return "-M/--rwmixread must be a percentage 0..100 (got " + mixRead + ")";
@@ -188,11 +276,28 @@ public final class NvmePerfApp implements Callable<Integer> {
         if (!(seconds > 0) || Double.isInfinite(seconds) || seconds > 1e7) {
             return "-t/--time must be a positive number of seconds (got " + seconds + ")";
         }
-        if (!(warmup >= 0) || Double.isInfinite(warmup) || warmup > 1e7) {
-            return "--warmup must be 0 or more seconds (got " + warmup + ")";
+        if (numberIos != null && warmupArg != null && warmupArg > 0) {
+            return "-d (--number-ios) with -a (--warmup-time) is not supported";
         }
-        if (nsid < 1 || nsid == 0xffffffff) {
-            return "--nsid must be a namespace id 1..4294967294 (got " + Integer.toUnsignedString(nsid) + ")";
+        warmup = warmupArg != null ? warmupArg : numberIos != null ? 0 : 1;
+        if (!(warmup >= 0) || Double.isInfinite(warmup) || warmup > 1e7) {
+            return "-a/--warmup-time must be 0 or more seconds (got " + warmup + ")";
+        }
+        if (numberIos != null) {
+            String bad = checkNumberIos();
+            if (bad != null) {
+                return bad;
+            }
+        }
+        if (continueOnError != null && continueOnError < 1) {
+            return "-Q (--continue-on-error) value must be greater than 0 (got " + continueOnError + ")";
+        }
+        quietCount = continueOnError == null ? 0 : continueOnError;
+        if (keepAliveMs < 0 || keepAliveMs > 0xffffffffL) {
+            return "-k/--keepalive must be 0..4294967295 ms (got " + keepAliveMs + ")";
+        }
+        if (nsidArg != null && (nsidArg == 0 || nsidArg == -1)) {
+            return "--nsid must be a namespace id 1..4294967294 (got " + Integer.toUnsignedString(nsidArg) + ")";
         }
         if (rangeMb < 0 || rangeMb > (1L << 43)) {
             return "--range-mb must be 0 (whole namespace) or a positive number of MiB (got " + rangeMb + ")";
@@ -200,92 +305,50 @@ public final class NvmePerfApp implements Callable<Integer> {
         if (inCapsule < 0) {
             return "--in-capsule must be 0 or more bytes (got " + inCapsule + ")";
         }
-        if (readPct() < 0) {
-            return "-w/--workload must be one of read, write, randread, randwrite, rw, randrw (got '" + workload + "')";
+        rand = workload.startsWith("rand");
+        readPct = readPct();
+        if (readPct < 0) {
+            return "-w/--io-pattern must be one of read, write, randread, randwrite, rw, randrw (got '" + workload
+                    + "')";
         }
         return null;
     }
 
-    /** Applies spdk_nvme_perf's {@code -r} transport ID; returns one line naming what is wrong, or null. */
-    String applyTrid(String t) {
-        for (String kv : t.trim().split("\\s+")) {
-            int c = kv.indexOf(':');
-            if (c <= 0) {
-                return "-r: '" + kv + "' is not key:value (e.g. 'trtype:TCP traddr:127.0.0.1 trsvcid:4420 subnqn:NQN')";
+    private String checkNumberIos() {
+        String v = numberIos.trim();
+        try {
+            long n = v.endsWith("%") ? Long.parseLong(v.substring(0, v.length() - 1)) : PerfFlags.size("-d", v);
+            if (n < 1) {
+                return "-d/--number-ios must be a positive count or percentage (got " + numberIos + ")";
             }
-            String k = kv.substring(0, c).toLowerCase(Locale.ROOT);
-            String v = kv.substring(c + 1);
-            switch (k) {
-                case "trtype" -> {
-                    if (v.equalsIgnoreCase("rdma")) {
-                        rdma = true;
-                    } else if (v.equalsIgnoreCase("tcp")) {
-                        rdma = false;
-                    } else {
-                        return "-r: trtype:" + v + " is not supported (nvme-perf speaks TCP and RDMA)";
-                    }
-                }
-                case "adrfam" -> {
-                    if (!v.equalsIgnoreCase("ipv4") && !v.equalsIgnoreCase("ipv6")) {
-                        return "-r: adrfam:" + v + " must be IPv4 or IPv6";
-                    }
-                    ipv6 = v.equalsIgnoreCase("ipv6");
-                }
-                case "traddr" -> address = v;
-                case "trsvcid" -> {
-                    try {
-                        port = Integer.parseInt(v);
-                    } catch (NumberFormatException e) {
-                        return "-r: trsvcid:" + v + " is not a port number";
-                    }
-                }
-                case "subnqn" -> nqn = v;
-                case "hostnqn" -> hostnqn = v;
-                case "ns" -> {
-                    try {
-                        nsid = Integer.parseUnsignedInt(v);
-                    } catch (NumberFormatException e) {
-                        return "-r: ns:" + v + " is not a namespace id";
-                    }
-                }
-                default -> {
-                    return "-r: unknown key '" + k + "' (trtype, adrfam, traddr, trsvcid, subnqn, hostnqn, ns)";
-                }
+            if (!v.endsWith("%") && n < qd) {
+                return "-d (--number-ios) less than -q (--io-depth) is not supported";
             }
-        }
-        if (rdma) {
-            if (ipv6) {
-                return "-r: adrfam:IPv6 is not supported with trtype:RDMA (IPv4 only)";
-            }
-            if (!isIpv4Literal(address)) {
-                return "-r: traddr:" + address + " must be an IPv4 address with trtype:RDMA";
-            }
+        } catch (NumberFormatException e) {
+            return "-d/--number-ios must be a count (4096, 1M) or a percentage (50%) (got " + numberIos + ")";
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
         }
         return null;
     }
 
-    /** True for a dotted-quad IPv4 literal (no name lookup: rdma_cm is given the address as is). */
-    static boolean isIpv4Literal(String a) {
-        String[] p = a.split("\\.", -1);
-        if (p.length != 4) {
-            return false;
+    private static int intSize(String flag, String v) {
+        long n = PerfFlags.size(flag, v);
+        if (n > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(flag + " must be below 2 GiB (got " + v + ")");
         }
-        for (String x : p) {
-            if (x.isEmpty() || x.length() > 3 || !x.chars().allMatch(Character::isDigit) || Integer.parseInt(x) > 255) {
-                return false;
-            }
-        }
-        return true;
+        return (int) n;
     }
 
-    /** The transport this run speaks: NVMe/RDMA with -r trtype:RDMA, else NVMe/TCP. */
-    boolean rdma() {
-        return rdma;
+    /** The trids of this run (after {@link #badFlag()}). */
+    List<PerfTrid> targets() {
+        return targets;
     }
 
-    /** A host queue of the run's transport for cids 0..maxCid-1 of at most maxIo bytes. */
-    private NvmeHostQueue openQueue(int maxCid, int maxIo) throws IOException {
-        return rdma ? new NvmeRdmaHost(address, port, maxCid, maxIo) : new NvmeTcpHost(address, port, hdgst, ddgst, maxCid, maxIo);
+    /** A host queue of {@code t}'s transport for cids 0..maxCid-1 of at most maxIo bytes. */
+    NvmeHostQueue openQueue(PerfTrid t, int maxCid, int maxIo) throws IOException {
+        return t.rdma() ? new NvmeRdmaHost(t.traddr(), t.trsvcid(), maxCid, maxIo)
+                : new NvmeTcpHost(t.traddr(), t.trsvcid(), hdgst, ddgst, maxCid, maxIo);
     }
 
     /** Read percentage of the workload, -1 when the workload is unknown. */
@@ -299,6 +362,24 @@ public final class NvmePerfApp implements Callable<Integer> {
         };
     }
 
+    /** The DOCA level of --log-level (SPDK's names or 10..70), or -1. */
+    static int docaLevel(String v) {
+        return switch (v.trim().toLowerCase(Locale.ROOT)) {
+            case "error" -> 30;
+            case "warning", "warn" -> 40;
+            case "notice", "info" -> 50;
+            case "debug" -> 60;
+            default -> {
+                try {
+                    int n = Integer.parseInt(v.trim());
+                    yield n >= 10 && n <= 70 ? n : -1;
+                } catch (NumberFormatException e) {
+                    yield -1;
+                }
+            }
+        };
+    }
+
     private static int usage(String line) {
         System.err.println("nvme-perf: " + line);
         return EXIT_USAGE;
@@ -306,7 +387,22 @@ public final class NvmePerfApp implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        DocaLogLevel.apply(logLevel);
+        if (helpFull) {
+            spec.commandLine().usage(System.out);
+            System.out.println();
+            System.out.print(PerfFlags.table());
+            return 0;
+        }
+        String refused = PerfFlags.refusal(spec.commandLine().getParseResult());
+        if (refused != null) {
+            return usage(refused);
+        }
+        int level = docaLevel(logLevel);
+        if (level < 0) {
+            return usage("--log-level must be error, warning, notice, info, debug or a DOCA level 10..70 (got '"
+                    + logLevel + "')");
+        }
+        DocaLogLevel.apply(level);
         String bad = badFlag();
         if (bad != null) {
             return usage(bad);
@@ -318,270 +414,182 @@ public final class NvmePerfApp implements Callable<Integer> {
             echo.serve();
             return 0;
         }
-        boolean rand = workload.startsWith("rand");
-        int readPct = readPct();
-        try (NvmeHostQueue admin = openQueue(64, 8192)) {
-            admin.initialize();
-            int[] c = admin.connect(0, 31, nqn, hostnqn, 0xffff, 0, 0);
-            if (c[0] != 0) {
-                System.err.printf("nvme-perf: admin Connect to %s failed: status 0x%04x%n", nqn, c[0]);
-                return 1;
-            }
-            int cntlid = c[1] & 0xffff;
-            int[] cap = admin.propertyGet(0x00, true);
-            int mqes = cap[1] & 0xffff;           // CAP.MQES: largest queue size, 0's based
-            int mpsmin = (cap[2] >>> 16) & 0xf;   // CAP.MPSMIN (bits 51:48): MDTS unit = 2^(12+MPSMIN)
-            if (cap[0] == 0 && qd > mqes) {
-                return usage(String.format("-q/--queue-depth %d exceeds the target's queue size limit %d (CAP.MQES+1, "
-                        + "one entry kept free)", qd, mqes));
-            }
-            int[] cc = admin.propertySet(0x14, 1 | (6 << 16) | (4 << 20)); // CC.EN, IOSQES 64 B, IOCQES 16 B
-            if (cc[0] != 0) {
-                System.err.printf("nvme-perf: Property Set CC.EN failed: status 0x%04x%n", cc[0]);
-                return 1;
-            }
-            String notReady = awaitReady(admin);
-            if (notReady != null) {
-                System.err.println("nvme-perf: " + notReady);
-                return 1;
-            }
-            int[] nq = admin.adminSimple(NvmeOpcode.ADMIN_SET_FEATURES, 0, 0x07, ((queues - 1) << 16) | (queues - 1));
-            if (nq[0] == 0 && Math.min(nq[1] & 0xffff, nq[1] >>> 16) + 1 < queues) {
-                return usage(String.format("-P/--queues %d exceeds the %d I/O queue(s) the target grants (Number of Queues)",
-                        queues, Math.min(nq[1] & 0xffff, nq[1] >>> 16) + 1));
-            }
-            byte[] idctrl = new byte[4096];
-            if (admin.adminRead(NvmeOpcode.ADMIN_IDENTIFY, 0, 0x01, 0, idctrl) == 0 && cap[0] == 0) {
-                int mdts = idctrl[77] & 0xff;
-                long maxIo = mdts == 0 ? Long.MAX_VALUE : 1L << (12 + mpsmin + mdts);
-                if (ioSize > maxIo) {
-                    return usage(String.format("-o/--io-size %d exceeds the target's maximum data transfer size %d (MDTS)",
-                            ioSize, maxIo));
+        PerfTrid current = targets.getFirst();
+        try {
+            List<PerfController.Namespace> nss = new ArrayList<>();
+            for (PerfTrid t : targets) {
+                current = t;
+                for (PerfController c : controllers(t)) {
+                    current = c.trid;
+                    if (qd > c.maxQueueEntries - 1) {
+                        return usage(String.format("-q/--io-depth %d exceeds the queue size limit %d of %s "
+                                + "(CAP.MQES+1, one entry kept free)", qd, c.maxQueueEntries, c.trid.name()));
+                    }
+                    List<PerfController.Namespace> l = c.namespaces(ioSize, rangeMb > 0 ? rangeMb << 20
+                            : verify ? 64L << 20 : 0);
+                    c.grantQueues(queues * l.size());
+                    nss.addAll(l);
                 }
             }
-            byte[] idns = new byte[4096];
-            int st = admin.adminRead(NvmeOpcode.ADMIN_IDENTIFY, nsid, 0x00, 0, idns);
-            ByteBuffer b = ByteBuffer.wrap(idns).order(ByteOrder.LITTLE_ENDIAN);
-            long nsze = b.getLong(0);
-            int lbads = idns[128 + 2];
-            if (st != 0 || nsze == 0) {
-                System.err.printf("nvme-perf: namespace %d not found (status 0x%04x)%n", nsid, st);
+            if (nss.isEmpty()) {
+                System.err.println("nvme-perf: no NVM subsystem to run against (the discovery log lists none here)");
                 return 1;
             }
-            int bs = 1 << lbads;
-            if (ioSize % bs != 0) {
-                return usage(String.format("-o/--io-size %d is not a multiple of the %d-byte block", ioSize, bs));
-            }
-            long rangeBytes = nsze * bs;
-            long limit = rangeMb > 0 ? rangeMb << 20 : (verify ? 64L << 20 : rangeBytes);
-            rangeBytes = Math.min(rangeBytes, limit);
-            long ios = rangeBytes / ioSize;
-            if (ios == 0) {
-                return usage(String.format("-o/--io-size %d is larger than the %d-byte range (--range-mb, namespace size)",
-                        ioSize, rangeBytes));
-            }
-            if (verify && !noPrefill) {
-                prefill(cntlid, bs, ios);
-            }
-            List<Worker> workers = new ArrayList<>();
-            for (int i = 0; i < queues; i++) {
-                workers.add(new Worker(i, cntlid, bs, ios, rand, readPct));
-            }
-            connected = new java.util.concurrent.CountDownLatch(workers.size());
-            for (Worker w : workers) {
-                w.start();
-            }
-            // The clock starts once every queue is connected (or failed): Connect is not I/O time.
-            if (!connected.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
-                System.err.println("nvme-perf: the I/O queues did not connect within 60 s");
-            }
-            Thread.sleep((long) (warmup * 1000));
-            measuring = true;
-            long t0 = System.nanoTime();
-            Thread.sleep((long) (seconds * 1000));
-            measuring = false;
-            long elapsed = System.nanoTime() - t0;
-            stop = true;
-            Histogram all = new Histogram(3_600_000_000_000L, 3);
-            Histogram reads = new Histogram(3_600_000_000_000L, 3);
-            Histogram writes = new Histogram(3_600_000_000_000L, 3);
-            long errors = 0;
-            int failedQueues = 0;
-            for (Worker w : workers) {
-                w.join(30_000);
-                all.add(w.hist);
-                reads.add(w.readHist);
-                writes.add(w.writeHist);
-                errors += w.errors;
-                if (w.failure != null) {
-                    System.err.println("nvme-perf: queue " + w.index + " failed: " + w.failure.getMessage());
-                    failedQueues++;
-                }
-            }
-            report(all, elapsed, errors);
-            spdkTable(reads, writes, all, elapsed);
-            if (json) {
-                printJson(all, reads, writes, elapsed, errors);
-            }
-            if (errors > 0) {
-                System.err.printf("nvme-perf: %d I/O(s) failed (not counted in IOPS or latency)%n", errors);
-            }
-            return errors == 0 && failedQueues == 0 && verifyErrors.get() == 0 ? 0 : 1;
+            return run(nss);
+        } catch (PerfController.Failure f) {
+            System.err.println("nvme-perf: " + f.getMessage());
+            return f.exit;
         } catch (IOException e) {
             // control path (connect, admin): one line naming what failed, exit 1
-            System.err.println("nvme-perf: " + (rdma ? "NVMe/RDMA " : "NVMe/TCP ") + address + ":" + port + ": " + e.getMessage());
+            System.err.println("nvme-perf: " + (current.rdma() ? "NVMe/RDMA " : "NVMe/TCP ") + current.traddr() + ":"
+                    + current.trsvcid() + ": " + e.getMessage());
             return 1;
+        } finally {
+            for (PerfController c : ctrls) {
+                c.close();
+            }
         }
+    }
+
+    /** The controllers of {@code t}: itself, or for a discovery trid every subsystem its log lists here. */
+    private List<PerfController> controllers(PerfTrid t) throws IOException, PerfController.Failure {
+        List<PerfTrid> subs;
+        if (t.discovery()) {
+            List<String> notes = new ArrayList<>();
+            try (PerfController d = PerfController.open(t, this, 0)) {
+                subs = d.discoveryLog(notes);
+            }
+            for (String n : notes) {
+                System.err.println("nvme-perf: " + n);
+            }
+        } else {
+            subs = List.of(t);
+        }
+        List<PerfController> out = new ArrayList<>();
+        for (PerfTrid s : subs) {
+            PerfController c = PerfController.open(s, this, keepAliveMs);
+            ctrls.add(c);
+            out.add(c);
+        }
+        return out;
+    }
+
+    private int run(List<PerfController.Namespace> nss) throws Exception {
+        if (verify && !noPrefill) {
+            for (PerfController.Namespace ns : nss) {
+                prefill(ns);
+            }
+        }
+        List<PerfWorker> workers = new ArrayList<>();
+        for (PerfController.Namespace ns : nss) {
+            long total = numberIos == null ? 0 : numberIos.trim().endsWith("%")
+                    ? Math.max(1, ns.ios() * Long.parseLong(numberIos.trim().replace("%", "")) / 100)
+                    : PerfFlags.size("-d", numberIos);
+            for (int q = 0; q < queues; q++) {
+                long quota = total == 0 ? 0 : total / queues + (q < total % queues ? 1 : 0);
+                if (total != 0 && quota == 0) {
+                    continue; // fewer I/Os than queues: this one has none
+                }
+                workers.add(new PerfWorker(this, ns, workers.size(), ns.ctrl().nextQid(), quota,
+                        q * (ns.ios() / queues), false));
+            }
+        }
+        connected = new CountDownLatch(workers.size());
+        for (PerfWorker w : workers) {
+            w.start();
+        }
+        // The clock starts once every queue is connected (or failed): Connect is not I/O time.
+        if (!awaitKeepingAlive(60_000_000_000L, () -> connected.getCount() == 0)) {
+            System.err.println("nvme-perf: the I/O queues did not connect within 60 s");
+        }
+        long t0;
+        if (warmup <= 0) {
+            // No warm-up: the count starts before the first I/O (after go, a loaded machine could let some
+            // complete before this thread set measuring, and -d would report fewer I/Os than it ran).
+            measuring = true;
+            t0 = System.nanoTime();
+            go.countDown();
+        } else {
+            go.countDown();
+            awaitKeepingAlive((long) (warmup * 1e9), null);
+            measuring = true;
+            t0 = System.nanoTime();
+        }
+        awaitKeepingAlive((long) (seconds * 1e9), numberIos == null ? null
+                : () -> workers.stream().noneMatch(Thread::isAlive));
+        measuring = false;
+        long elapsed = System.nanoTime() - t0;
+        stop = true;
+        int failedQueues = 0;
+        for (PerfWorker w : workers) {
+            w.join(30_000);
+            if (w.failure != null) {
+                System.err.println("nvme-perf: queue " + w.index + " (" + w.ns.name() + ") failed: "
+                        + w.failure.getMessage());
+                failedQueues++;
+            }
+        }
+        PerfReport report = new PerfReport(this, workers, elapsed);
+        report.print();
+        if (report.errors > 0) {
+            System.err.printf("nvme-perf: %d I/O(s) failed (not counted in IOPS or latency)%n", report.errors);
+        }
+        boolean ioErrorsFail = report.errors > 0 && quietCount == 0;
+        return !ioErrorsFail && failedQueues == 0 && verifyErrors.get() == 0 ? 0 : 1;
     }
 
     /**
-     * After CC.EN = 1, polls CSTS until RDY (a controller may become ready later, NVMe Base 2.0 §3.5.1);
-     * null when ready (or when CSTS cannot be read: the commands that follow then tell), else one line.
+     * Waits {@code nanos} (or until {@code done} says so), sending Keep Alive on every controller every half
+     * of {@code -k}; true when {@code done} became true (always false without it).
      */
-    private static String awaitReady(NvmeHostQueue admin) throws IOException {
-        long deadline = System.nanoTime() + 60_000_000_000L; // a TCG guest is slow, not dead
+    private boolean awaitKeepingAlive(long nanos, BooleanSupplier done) throws InterruptedException {
+        long end = System.nanoTime() + nanos;
+        long every = keepAliveMs > 0 ? keepAliveMs * 500_000L : Long.MAX_VALUE / 4;
+        long nextKa = System.nanoTime() + every;
         while (true) {
-            int[] csts = admin.propertyGet(0x1c, false);
-            if (csts[0] != 0 || (csts[1] & 1) != 0) {
-                return null;
+            if (done != null && done.getAsBoolean()) {
+                return true;
             }
-            if ((csts[1] & 2) != 0) {
-                return "the controller reports a fatal status (CSTS.CFS) after CC.EN";
+            long now = System.nanoTime();
+            if (now - end >= 0) {
+                return false;
             }
-            if (System.nanoTime() > deadline) {
-                return "the controller did not become ready (CSTS.RDY) within 60 s of CC.EN";
+            if (now - nextKa >= 0) {
+                for (PerfController c : ctrls) {
+                    String failed = c.keepAlive();
+                    if (failed != null) {
+                        System.err.println("nvme-perf: " + failed);
+                    }
+                }
+                nextKa = now + every;
             }
-            Thread.onSpinWait();
+            long sleep = Math.min(end - now, nextKa - now);
+            if (done != null) {
+                sleep = Math.min(sleep, 5_000_000L); // poll the condition every 5 ms
+            }
+            Thread.sleep(Math.max(1, sleep / 1_000_000L), (int) (sleep % 1_000_000L));
         }
     }
 
-    private void prefill(int cntlid, int bs, long ios) throws Exception {
-        Worker w = new Worker(0, cntlid, bs, ios, false, 0);
-        w.prefill = true;
-        w.run();
+    private void prefill(PerfController.Namespace ns) throws Exception {
+        PerfWorker w = new PerfWorker(this, ns, 0, 1, 0, 0, true);
+        w.start();
+        awaitKeepingAlive(Long.MAX_VALUE / 4, () -> !w.isAlive());
+        w.join();
         if (w.failure != null) {
             throw w.failure;
         }
         if (w.errors > 0) {
-            throw new IOException(w.errors + " write(s) of the verify pattern failed");
+            throw new IOException(w.errors + " write(s) of the verify pattern failed on " + ns.name());
         }
-        System.err.printf("nvme-perf: verify: wrote the pattern over %d MiB%n", ios * ioSize >> 20);
+        System.err.printf("nvme-perf: verify: wrote the pattern over %d MiB of %s%n", ns.ios() * ioSize >> 20,
+                ns.name());
     }
 
-    private void report(Histogram h, long elapsedNs, long errors) {
-        double secs = elapsedNs / 1e9;
-        long n = h.getTotalCount();
-        double iops = n / secs;
-        double mibps = iops * ioSize / (1 << 20);
-        System.out.printf(Locale.ROOT, "nvme-perf: %s %d B QD %d x %d queue(s), %.1f s%n", workload, ioSize, qd, queues, secs);
-        System.out.printf(Locale.ROOT, "  IOPS: %.0f  MiB/s: %.2f  I/Os: %d  errors: %d (not in IOPS or latency)%s%n", iops, mibps, n, errors,
-                verify ? "  verify mismatches: " + verifyErrors.get() : "");
-        System.out.printf(Locale.ROOT, "  latency us: avg %.1f  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f%n",
-                h.getMean() / 1e3, h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(90) / 1e3,
-                h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3, h.getMaxValue() / 1e3);
-    }
-
-    /** spdk_nvme_perf's summary table: per namespace, reads and writes apart, then the total. */
-    private void spdkTable(Histogram reads, Histogram writes, Histogram all, long elapsedNs) {
-        double secs = elapsedNs / 1e9;
-        String dev = String.format(Locale.ROOT, "%s (addr:%s subnqn:%s) NSID %s", rdma ? "RDMA" : "TCP ", address, nqn,
-                Integer.toUnsignedString(nsid));
-        int w = Math.max(55, dev.length() + 8);
-        String bar = "=".repeat(w + 57);
-        System.out.println(bar);
-        System.out.printf(Locale.ROOT, "%" + (w + 57) + "s%n", "Latency(us)");
-        System.out.printf(Locale.ROOT, "%-" + w + "s: %10s %10s %10s %10s %10s%n", "Device Information", "IOPS", "MiB/s",
-                "Average", "min", "max");
-        if (reads.getTotalCount() > 0) {
-            row(w, dev + " reads", reads, secs);
-        }
-        if (writes.getTotalCount() > 0) {
-            row(w, dev + " writes", writes, secs);
-        }
-        System.out.println(bar);
-        row(w, "Total", all, secs);
-        System.out.println();
-        if (latencyDetail.length >= 1) {
-            for (String[] k : new String[][] {{"reads", ""}, {"writes", ""}}) {
-                Histogram h = k[0].equals("reads") ? reads : writes;
-                if (h.getTotalCount() == 0) {
-                    continue;
-                }
-                System.out.println("Summary latency data for " + dev + " " + k[0] + ":");
-                System.out.println("=".repeat(w + 20));
-                for (double p : new double[] {1, 10, 25, 50, 75, 90, 95, 98, 99, 99.5, 99.9, 99.99, 99.999}) {
-                    System.out.printf(Locale.ROOT, "%10.5f%% : %12.3fus%n", p, h.getValueAtPercentile(p) / 1e3);
-                }
-                System.out.println();
-                if (latencyDetail.length >= 2) {
-                    System.out.println("Latency histogram for " + dev + " " + k[0] + ":");
-                    System.out.println("=".repeat(w + 20));
-                    System.out.printf(Locale.ROOT, "%26s %12s %12s%n", "Range in us", "Cumulative", "IO count");
-                    long cum = 0;
-                    long prev = 0;
-                    for (var v : h.logarithmicBucketValues(1000, 2)) {
-                        if (v.getCountAddedInThisIterationStep() > 0) {
-                            cum += v.getCountAddedInThisIterationStep();
-                            System.out.printf(Locale.ROOT, "%12.3f - %12.3f: %10.4f%%  (%10d)%n", prev / 1e3,
-                                    v.getValueIteratedTo() / 1e3, 100.0 * cum / h.getTotalCount(), v.getCountAddedInThisIterationStep());
-                        }
-                        prev = v.getValueIteratedTo();
-                    }
-                    System.out.println();
-                }
-            }
-        }
-    }
-
-    private void row(int w, String name, Histogram h, double secs) {
-        long n = h.getTotalCount();
-        double iops = n / secs;
-        System.out.printf(Locale.ROOT, "%-" + w + "s: %10.2f %10.2f %10.2f %10.2f %10.2f%n", name, iops,
-                iops * ioSize / (1 << 20), n == 0 ? 0.0 : h.getMean() / 1e3, n == 0 ? 0.0 : h.getMinValue() / 1e3,
-                n == 0 ? 0.0 : h.getMaxValue() / 1e3);
-    }
-
-    /** One JSON line (Jackson) with the results, reads and writes apart. */
-    private void printJson(Histogram all, Histogram reads, Histogram writes, long elapsedNs, long errors)
-            throws com.fasterxml.jackson.core.JsonProcessingException {
-        double secs = elapsedNs / 1e9;
-        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
-        m.put("workload", workload);
-        m.put("io_size", ioSize);
-        m.put("qd", qd);
-        m.put("queues", queues);
-        m.put("iops", all.getTotalCount() / secs);
-        m.put("mibps", all.getTotalCount() / secs * ioSize / (1 << 20));
-        m.put("lat_avg_us", all.getMean() / 1e3);
-        m.put("lat_p50_us", all.getValueAtPercentile(50) / 1e3);
-        m.put("lat_p99_us", all.getValueAtPercentile(99) / 1e3);
-        m.put("lat_p999_us", all.getValueAtPercentile(99.9) / 1e3);
-        m.put("errors", errors);
-        m.put("verify_errors", verifyErrors.get());
-        m.put("trtype", rdma ? "RDMA" : "TCP");
-        m.put("traddr", address);
-        m.put("trsvcid", port);
-        m.put("subnqn", nqn);
-        m.put("nsid", Integer.toUnsignedLong(nsid));
-        m.put("reads", side(reads, secs));
-        m.put("writes", side(writes, secs));
-        System.out.println(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(m));
-    }
-
-    private java.util.Map<String, Object> side(Histogram h, double secs) {
-        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
-        long n = h.getTotalCount();
-        m.put("ios", n);
-        m.put("iops", n / secs);
-        m.put("mibps", n / secs * ioSize / (1 << 20));
-        m.put("lat_avg_us", n == 0 ? 0.0 : h.getMean() / 1e3);
-        m.put("lat_min_us", n == 0 ? 0.0 : h.getMinValue() / 1e3);
-        m.put("lat_max_us", n == 0 ? 0.0 : h.getMaxValue() / 1e3);
-        m.put("lat_p99_us", n == 0 ? 0.0 : h.getValueAtPercentile(99) / 1e3);
-        return m;
-    }
-
-    /** Fills {@code len} bytes for blocks starting at {@code lba}: each block starts with its LBA, then an LBA-seeded xorshift. */
+    /**
+     * Fills {@code len} bytes for blocks starting at {@code lba}: each block starts with its LBA, then an
+     * LBA-seeded xorshift.
+     */
     static void pattern(MemorySegment m, long off, long lba, int len, int bs) {
         for (int b = 0; b < len / bs; b++) {
             long x = (lba + b) * 0x9E3779B97F4A7C15L + 1;
@@ -592,220 +600,6 @@ public final class NvmePerfApp implements Callable<Integer> {
                 x ^= x >>> 7;
                 x ^= x << 17;
                 m.set(ValueLayout.JAVA_LONG_UNALIGNED, base + i, x);
-            }
-        }
-    }
-
-    /** One I/O queue: its own connection and thread. */
-    private final class Worker extends Thread implements NvmeTcpHost.Listener {
-        final int index;
-        final int cntlid;
-        final int bs;
-        final long ios;
-        final boolean rand;
-        final int readPct;
-        final Histogram hist = new Histogram(3_600_000_000_000L, 3);
-        final Histogram readHist = new Histogram(3_600_000_000_000L, 3);
-        final Histogram writeHist = new Histogram(3_600_000_000_000L, 3);
-        final long[] submitted;
-        final boolean[] isRead;
-        final long[] lbaOf;
-        final MemorySegment buffers;
-        final MemorySegment expected;
-        long errors;
-        Exception failure;
-        boolean prefill;
-        long seq;
-        long rng;
-        int inflight;
-        long completedPrefill;
-        NvmeHostQueue host;
-        HybridPoll hybridPoll;
-
-        /** When the oldest outstanding command was sent ({@code now} if none is); scans the queue's slots. */
-        private long oldestSent(long now) {
-            long oldest = now;
-            for (long t : submitted) {
-                if (t != 0 && t - oldest < 0) {
-                    oldest = t;
-                }
-            }
-            return oldest;
-        }
-
-        Worker(int index, int cntlid, int bs, long ios, boolean rand, int readPct) {
-            super("nvme-perf-" + index);
-            this.index = index;
-            this.cntlid = cntlid;
-            this.bs = bs;
-            this.ios = ios;
-            this.rand = rand;
-            this.readPct = readPct;
-            this.submitted = new long[qd];
-            this.isRead = new boolean[qd];
-            this.lbaOf = new long[qd];
-            this.buffers = Arena.ofAuto().allocate((long) qd * ioSize, 4096);
-            this.expected = Arena.ofAuto().allocate(ioSize, 8);
-            this.rng = 0x2545F4914F6CDD1DL * (index + 1);
-            this.seq = index * (ios / Math.max(1, queues));
-            if (!verify) {
-                for (int i = 0; i < qd; i++) {
-                    pattern(buffers, (long) i * ioSize, i, ioSize, bs);
-                }
-            }
-        }
-
-        private long nextRand() {
-            rng ^= rng << 13;
-            rng ^= rng >>> 7;
-            rng ^= rng << 17;
-            return rng;
-        }
-
-        @Override
-        public void run() {
-            if (!cpus.isEmpty() && !prefill) {
-                io.jdoca.core.util.CpuAffinity.pinCurrentThread(cpus.get(index % cpus.size()));
-            }
-            try (NvmeHostQueue h = openQueue(qd, ioSize)) {
-                host = h;
-                h.setListener(this);
-                h.initialize();
-                int[] c = h.connect(index + 1, Math.max(qd, 31), nqn, hostnqn, cntlid, 0, disableSqFlow ? 0x4 : 0);
-                if (c[0] != 0) {
-                    throw new IOException(String.format("I/O queue %d Connect failed: status 0x%04x", index + 1, c[0]));
-                }
-                signalConnected();
-                for (int cid = 0; cid < qd; cid++) {
-                    if (prefill && seq >= ios) {
-                        break;
-                    }
-                    submit(cid);
-                }
-                Idle mode = idleSleep ? Idle.sleep : idle;
-                if (mode == Idle.hybrid) {
-                    hybridPoll = new HybridPoll();
-                    TimerSlack.setCurrentThread(1_000L); // its sleeps must end when asked (HybridPoll)
-                }
-                boolean justWoke = false;
-                long wokeAt = 0;
-                int empty = 0;
-                while (prefill ? (completedPrefill < ios) : !(stop && inflight == 0)) {
-                    int n = h.poll();
-                    if (justWoke) {
-                        hybridPoll.woke(wokeAt, n != 0);
-                        justWoke = false;
-                    }
-                    if (n != 0) {
-                        empty = 0;
-                    } else if (mode == Idle.hybrid) {
-                        long now = System.nanoTime();
-                        switch (hybridPoll.idle(now, oldestSent(now))) {
-                            case SLEEP -> {
-                                LockSupport.parkNanos(hybridPoll.sleepNanos());
-                                wokeAt = System.nanoTime();
-                                justWoke = true;
-                            }
-                            case BLOCK -> h.awaitReadable(1);
-                            case SPIN -> Thread.onSpinWait();
-                        }
-                    } else if (mode == Idle.sleep && ++empty > 16) {
-                        h.awaitReadable(1); // woken by the target's answer, like a kernel initiator
-                    } else if (mode == Idle.spin && ++empty > 1000) {
-                        Thread.onSpinWait();
-                    }
-                }
-                if (hybridPoll != null && !prefill) {
-                    System.err.printf("nvme-perf: queue %d hybrid wait: %d sleeps (%d found an answer waiting), %d blocks; "
-                                    + "mean latency %d us, sleep overshoot %d us%n", index + 1, hybridPoll.sleeps, hybridPoll.overslept,
-                            hybridPoll.blocks, hybridPoll.meanLatency() / 1000, hybridPoll.overshoot() / 1000);
-                }
-            } catch (Exception e) {
-                failure = e;
-            } finally {
-                signalConnected(); // a queue that failed does not hold the others' clock
-            }
-        }
-
-        private boolean signalled;
-
-        private void signalConnected() {
-            if (!prefill && !signalled) {
-                signalled = true;
-                connected.countDown();
-            }
-        }
-
-        private void submit(int cid) {
-            long slot;
-            boolean read;
-            if (prefill) {
-                slot = seq++;
-                read = false;
-            } else {
-                slot = rand ? Long.remainderUnsigned(nextRand(), ios) : (seq++ % ios);
-                read = readPct == 100 || (readPct > 0 && Long.remainderUnsigned(nextRand(), 100) < readPct);
-            }
-            long lba = slot * ioSize / bs;
-            int nlb = ioSize / bs;
-            isRead[cid] = read;
-            lbaOf[cid] = lba;
-            submitted[cid] = System.nanoTime();
-            boolean ok;
-            if (read) {
-                ok = host.read(cid, nsid, lba, nlb, ioSize);
-            } else {
-                if (verify) {
-                    pattern(buffers, (long) cid * ioSize, lba, ioSize, bs);
-                }
-                ok = host.write(cid, nsid, lba, nlb, buffers, (long) cid * ioSize, ioSize, inCapsule);
-            }
-            if (!ok) {
-                throw new IllegalStateException("send buffer full");
-            }
-            inflight++;
-        }
-
-        @Override
-        public void onData(int cid, MemorySegment seg, long off, int len, int dataOffset) {
-            if (verify && cid < qd) {
-                long lba = lbaOf[cid] + dataOffset / bs;
-                pattern(expected, 0, lba, len, bs);
-                if (MemorySegment.mismatch(expected, 0, len, seg, off, off + len) != -1) {
-                    if (verifyErrors.incrementAndGet() <= 5) {
-                        System.err.printf("nvme-perf: verify mismatch at LBA %d (%d bytes)%n", lba, len);
-                    }
-                }
-            }
-        }
-
-        @Override
-        public void onCompletion(int cid, int status, int dw0) {
-            inflight--;
-            long lat = Math.max(1, System.nanoTime() - submitted[cid]);
-            submitted[cid] = 0; // not outstanding (oldestSent)
-            if (hybridPoll != null) {
-                hybridPoll.completed(lat);
-            }
-            if (status != 0) {
-                // A failed I/O is counted apart: never in IOPS, MiB/s or latency.
-                errors++;
-                if (errors <= 5) {
-                    System.err.printf("nvme-perf: command %d failed: status 0x%04x%n", cid, status);
-                }
-            } else if (measuring && !prefill) {
-                hist.recordValue(lat);
-                (isRead[cid] ? readHist : writeHist).recordValue(lat);
-            }
-            if (prefill) {
-                completedPrefill++;
-                if (seq < ios) {
-                    submit(cid);
-                }
-                return;
-            }
-            if (!stop) {
-                submit(cid);
             }
         }
     }

@@ -100,14 +100,21 @@ public final class NvmeTcpEcho {
                                 int off = FabricsConnectCommand.propertyOffset(rx, sqe);
                                 dw0 = off == 0x1c ? 1 : off == 0 ? 0x3ff : 0;
                             }
-                        } else if (op == NvmeOpcode.ADMIN_IDENTIFY && cmd.sglType() == NvmeCommand.SGL_TRANSPORT_DATA_BLOCK && qid == 0
-                                && cmd.nsid() != 0 && (cmd.cdw10() & 0xff) == 0) {
+                        } else if (op == NvmeOpcode.ADMIN_IDENTIFY && qid == 0
+                                && cmd.sglType() == NvmeCommand.SGL_TRANSPORT_DATA_BLOCK
+                                && (cmd.nsid() != 0 && (cmd.cdw10() & 0xff) == 0 || (cmd.cdw10() & 0xff) == 2)) {
+                            boolean nsList = (cmd.cdw10() & 0xff) == 2; // the active namespace list: namespace 1
                             tx.asSlice(txLen, 24 + h + 4096 + 8).fill((byte) 0);
                             int pdo = 24 + h;
-                            DataPdu.encode(tx, txLen, NvmeTcpPdu.TYPE_C2H_DATA, NvmeTcpPdu.FLAG_DATA_LAST | (hd ? 1 : 0) | (dd ? 2 : 0),
+                            DataPdu.encode(tx, txLen, NvmeTcpPdu.TYPE_C2H_DATA,
+                                    NvmeTcpPdu.FLAG_DATA_LAST | (hd ? 1 : 0) | (dd ? 2 : 0),
                                     pdo, pdo + 4096 + (dd ? 4 : 0), cid, 0, 0, 4096);
-                            tx.set(NvmeTcpPdu.LE64, txLen + pdo, nsBytes / 4096);
-                            tx.set(NvmeTcpPdu.U8, txLen + pdo + 128 + 2, (byte) 12);
+                            if (nsList) {
+                                tx.set(NvmeTcpPdu.LE32, txLen + pdo, 1);
+                            } else {
+                                tx.set(NvmeTcpPdu.LE64, txLen + pdo, nsBytes / 4096);
+                                tx.set(NvmeTcpPdu.U8, txLen + pdo + 128 + 2, (byte) 12);
+                            }
                             if (hd) {
                                 txd.put(txLen, 24);
                             }
@@ -118,8 +125,10 @@ public final class NvmeTcpEcho {
                         } else if (op == NvmeOpcode.IO_READ) {
                             int len = (int) cmd.sglLength();
                             int pdo = 24 + h;
-                            DataPdu.encode(tx, txLen, NvmeTcpPdu.TYPE_C2H_DATA, NvmeTcpPdu.FLAG_DATA_LAST | (hd ? 1 : 0) | (dd ? 2 : 0)
-                                    | (success ? NvmeTcpPdu.FLAG_DATA_SUCCESS : 0), pdo, pdo + len + (dd ? 4 : 0), cid, 0, 0, len);
+                            DataPdu.encode(tx, txLen, NvmeTcpPdu.TYPE_C2H_DATA,
+                                    NvmeTcpPdu.FLAG_DATA_LAST | (hd ? 1 : 0) | (dd ? 2 : 0)
+                                            | (success ? NvmeTcpPdu.FLAG_DATA_SUCCESS : 0),
+                                    pdo, pdo + len + (dd ? 4 : 0), cid, 0, 0, len);
                             if (hd) {
                                 txd.put(txLen, 24);
                             }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jdoca.argp.HelpVersionFlags;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.StandardProtocolFamily;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -29,9 +31,13 @@ import picocli.CommandLine.Parameters;
  *
  * <p>Picocli command; one instance per process.
  */
-@Command(name = "sta-rpc", mixinStandardHelpOptions = true,
+@Command(name = "sta-rpc",
         description = "Call the sta-target JSON-RPC socket: sta-rpc nvmf_get_subsystems; sta-rpc nvmf_subsystem_add_ns nqn=... nsid=2 size_mb=64")
 public final class StaRpcApp implements Callable<Integer> {
+    /** -h/--help and -v/--version (the one version line of every app). */
+    @Mixin
+    HelpVersionFlags helpVersion;
+
     @Option(names = {"-s", "--socket"}, defaultValue = "/tmp/jdoca-nvmf.sock", description = "RPC socket (default: ${DEFAULT-VALUE})")
     String socket;
 

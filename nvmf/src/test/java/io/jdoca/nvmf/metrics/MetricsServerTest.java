@@ -30,6 +30,8 @@ import picocli.CommandLine;
  */
 class MetricsServerTest {
     static final String NQN = "nqn.2016-06.io.spdk:metrics";
+    static final String WRITES = "jdoca_nvmf_namespace_ops_total{bdev=Malloc0, nsid=1, op=write, subsystem="
+            + NQN + "}";
     static Map<String, Double> parse(String text) {
         return PrometheusTextParser.parse(text);
     }
@@ -38,7 +40,7 @@ class MetricsServerTest {
         HttpResponse<String> r = c.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, r.statusCode());
-        assertEquals(MetricsServer.CONTENT_TYPE, r.headers().firstValue("Content-Type").orElse(""));
+        assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain; version=0.0.4"));
         return r.body();
     }
 
@@ -60,7 +62,7 @@ class MetricsServerTest {
             try (MetricsServer ms = MetricsServer.start(InetAddress.getLoopbackAddress(), 0, () -> t);
                  HttpClient http = HttpClient.newHttpClient()) {
                 Map<String, Double> before = parse(scrape(http, ms.port()));
-                assertEquals(0.0, sum(before, "jdoca_nvmf_namespace_writes_total"));
+                assertEquals(0.0, sum(before, "jdoca_nvmf_namespace_ops_total"));
                 AtomicInteger rc = new AtomicInteger(-1);
                 Thread perf = new Thread(() -> rc.set(new CommandLine(new NvmePerfApp()).execute("-r",
                         "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:" + port + " subnqn:" + NQN,
@@ -70,7 +72,7 @@ class MetricsServerTest {
                 Await.until(Duration.ofSeconds(60), () -> {
                     try {
                         Map<String, Double> m = parse(scrape(http, ms.port()));
-                        w[0] = m.getOrDefault("jdoca_nvmf_namespace_writes_total{bdev=Malloc0, nsid=1, subsystem=" + NQN + "}", 0.0);
+                        w[0] = m.getOrDefault(WRITES, 0.0);
                         return w[0] > 0 && m.getOrDefault("jdoca_nvmf_connected_hosts{subsystem=" + NQN + "}", 0.0) == 1.0;
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
@@ -80,7 +82,7 @@ class MetricsServerTest {
                 Await.until(Duration.ofSeconds(60), () -> {
                     try {
                         Map<String, Double> m = parse(scrape(http, ms.port()));
-                        return m.get("jdoca_nvmf_namespace_writes_total{bdev=Malloc0, nsid=1, subsystem=" + NQN + "}") > first;
+                        return m.get(WRITES) > first;
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
                     }
@@ -88,10 +90,18 @@ class MetricsServerTest {
                 perf.join(60_000);
                 assertEquals(0, rc.get(), "nvme-perf exit");
                 Map<String, Double> after = parse(scrape(http, ms.port()));
-                assertTrue(after.get("jdoca_nvmf_namespace_read_bytes_total{bdev=Malloc0, nsid=1, subsystem=" + NQN + "}") > 0);
-                double p99 = after.get("jdoca_bdev_write_latency_seconds{bdev=Malloc0, quantile=0.99}");
-                assertTrue(p99 > 0 && p99 < 10, "write p99 " + p99);
-                assertTrue(after.get("jdoca_bdev_read_latency_seconds_count{bdev=Malloc0}") > 0);
+                assertTrue(after.get("jdoca_nvmf_namespace_bytes_total{bdev=Malloc0, nsid=1, op=read, subsystem="
+                        + NQN + "}") > 0);
+                // Latency as a histogram (issue 30): cumulative buckets, every write under 10 s.
+                double writes = after.get("jdoca_bdev_latency_seconds_count{bdev=Malloc0, op=write}");
+                assertTrue(writes > 0, "write latency samples");
+                assertEquals(writes, after.get("jdoca_bdev_latency_seconds_bucket{bdev=Malloc0, le=+Inf, op=write}"));
+                assertEquals(writes, after.get("jdoca_bdev_latency_seconds_bucket{bdev=Malloc0, le=10.0, op=write}"));
+                assertTrue(after.get("jdoca_bdev_latency_seconds_bucket{bdev=Malloc0, le=5.0E-6, op=write}") <= writes);
+                assertTrue(after.get("jdoca_bdev_latency_seconds_count{bdev=Malloc0, op=read}") > 0);
+                assertTrue(after.keySet().stream().anyMatch(k -> k.startsWith("jvm_memory_used_bytes")));
+                assertTrue(after.keySet().stream().anyMatch(k -> k.startsWith("process_cpu_seconds_total")));
+                assertTrue(after.keySet().stream().anyMatch(k -> k.startsWith("jdoca_build_info{app=sta-target")));
                 assertTrue(after.get("jdoca_sta_engine_seconds_total{engine=sta_io0, state=busy}") > 0);
                 assertTrue(after.containsKey("jdoca_sta_engine_errors_total{engine=sta_io0, kind=digest}"));
             }

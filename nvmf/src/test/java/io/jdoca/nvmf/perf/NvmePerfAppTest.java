@@ -32,10 +32,12 @@ class NvmePerfAppTest {
     /** Each bad value is refused before anything connects, with one line naming the flag. */
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "-q|0|-q/--queue-depth", "-q|-3|-q/--queue-depth", "-P|0|-P/--queues", "-c|0x0|-c/--core-mask", "-r|trtype:FC|-r: trtype", "-r|traddr|-r: 'traddr'", "-M|150|-M/--rwmixread",
+        "-q|0|-q/--io-depth", "-q|-3|-q/--io-depth", "-q|4x|-q/--io-depth", "-P|0|-P/--num-qpairs",
+        "-c|0x0|-c/--core-mask", "-r|trtype:FC|-r: trtype", "-r|traddr|-r: 'traddr'", "-M|150|-M/--rwmixread",
         "-M|-1|-M/--rwmixread", "-t|0|-t/--time", "-t|-1|-t/--time", "-t|NaN|-t/--time", "-o|0|-o/--io-size",
-        "-s|0|-s/--port", "-s|70000|-s/--port", "--warmup|-1|--warmup", "--nsid|0|--nsid",
-        "--range-mb|-1|--range-mb", "--in-capsule|-1|--in-capsule", "-w|sideways|-w/--workload"})
+        "-o|4q|-o/--io-size", "--port|0|--port", "--port|70000|--port", "-a|-1|-a/--warmup-time",
+        "--nsid|0|--nsid", "--range-mb|-1|--range-mb", "--in-capsule|-1|--in-capsule", "-w|sideways|-w/--io-pattern",
+        "-Q|0|-Q (--continue-on-error)", "-d|0|-d/--number-ios", "-d|x%|-d/--number-ios"})
     void badFlagsAreNamed(String flag, String value, String named) {
         String line = parse(flag, value).badFlag();
         assertTrue(line != null && line.startsWith(named), flag + " " + value + " -> " + line);
@@ -55,14 +57,15 @@ class NvmePerfAppTest {
     void trtypeRdmaSelectsTheRdmaHost() {
         NvmePerfApp app = parse("-r", "trtype:RDMA adrfam:IPv4 traddr:10.0.2.15 trsvcid:4421 subnqn:nqn.2024-01.io.x:k ns:2");
         assertNull(app.badFlag());
-        assertTrue(app.rdma());
-        assertEquals("10.0.2.15", app.address);
-        assertEquals(4421, app.port);
-        assertEquals("nqn.2024-01.io.x:k", app.nqn);
-        assertEquals(2, app.nsid);
+        PerfTrid t = app.targets().getFirst();
+        assertTrue(t.rdma());
+        assertEquals("10.0.2.15", t.traddr());
+        assertEquals(4421, t.trsvcid());
+        assertEquals("nqn.2024-01.io.x:k", t.subnqn());
+        assertEquals(2, t.nsid());
         NvmePerfApp tcp = parse("-r", "trtype:tcp traddr:127.0.0.1 trsvcid:4420 subnqn:nqn.2024-01.io.x:k");
         assertNull(tcp.badFlag());
-        assertTrue(!tcp.rdma());
+        assertTrue(!tcp.targets().getFirst().rdma());
     }
 
     @ParameterizedTest
@@ -90,14 +93,14 @@ class NvmePerfAppTest {
         int rc;
         System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
         try {
-            rc = new CommandLine(new NvmePerfApp()).execute("-s", "1", "-q", "0");
+            rc = new CommandLine(new NvmePerfApp()).execute("--port", "1", "-q", "0");
         } finally {
             System.setErr(old);
         }
         // (the test class path has no SLF4J provider: drop its notice)
         String out = err.toString(StandardCharsets.UTF_8).lines().filter(l -> !l.startsWith("SLF4J")).reduce("", String::concat);
         assertEquals(2, rc, out);
-        assertEquals("nvme-perf: -q/--queue-depth must be 1..65535 (got 0)", out);
+        assertEquals("nvme-perf: -q/--io-depth must be 1..65535 (got 0)", out);
     }
 
     /**
@@ -124,8 +127,8 @@ class NvmePerfAppTest {
             System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
             System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
             try {
-                rc = new CommandLine(new NvmePerfApp()).execute("-s", String.valueOf(port), "-n", NQN,
-                        "-w", "write", "-o", "16384", "--in-capsule", "16384", "-q", "4", "-t", "0.5", "--warmup", "0");
+                rc = new CommandLine(new NvmePerfApp()).execute("--port", String.valueOf(port), "-n", NQN,
+                        "-w", "write", "-o", "16k", "--in-capsule", "16384", "-q", "4", "-t", "0.5", "--warmup", "0");
             } finally {
                 System.setOut(oldOut);
                 System.setErr(oldErr);
@@ -211,7 +214,7 @@ class NvmePerfAppTest {
         int rc;
         System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
         try {
-            rc = new CommandLine(new NvmePerfApp()).execute("-s", String.valueOf(echo.port()), "-n", NQN,
+            rc = new CommandLine(new NvmePerfApp()).execute("--port", String.valueOf(echo.port()), "-n", NQN,
                     "-w", "randread", "-o", "4096", "-q", "32", "-t", "0.3", "--warmup", "0", "--range-mb", "16", "--idle", idle);
         } finally {
             System.setOut(oldOut);

@@ -17,6 +17,8 @@ import java.lang.foreign.ValueLayout;
  *
  * <p><b>Threads.</b> Control path (back-end creation); the memory lives as long as the given arena.
  */
+// Restricted FFM calls (libc entry points, native mappings); the launcher runs with --enable-native-access.
+@SuppressWarnings("restricted")
 final class HugePageMemory {
     static final long HUGE_PAGE = 2L << 20;
     private static final long PAGE = 4096;

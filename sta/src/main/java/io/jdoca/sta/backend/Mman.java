@@ -12,6 +12,8 @@ import java.lang.invoke.MethodHandle;
  *
  * <p><b>Threads.</b> Stateless; control path only (mapping at start, unmapping at close).
  */
+// Restricted FFM calls (libc entry points, native mappings); the launcher runs with --enable-native-access.
+@SuppressWarnings("restricted")
 final class Mman {
     /** {@code PROT_READ | PROT_WRITE}. */
     static final int PROT_READ_WRITE = 0x1 | 0x2;

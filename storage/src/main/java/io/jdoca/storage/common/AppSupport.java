@@ -1,8 +1,8 @@
 package io.jdoca.storage.common;
 
+import io.jdoca.argp.DocaArgpFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
-import io.jdoca.argp.DocaArgpFlags;
 import io.jdoca.core.agent.ShutdownHook;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.Devices;
@@ -60,7 +60,7 @@ public final class AppSupport {
             // Leaving the try means finished: the hook then no longer waits for us.
             try (ShutdownHook hook = ShutdownHook.install(app + "-ctrl-c", () -> abort.set(true), 8_000)) {
                 ControlService<?> service = create.apply(abort);
-                try (MetricsHttpServer m = metrics.startIfAsked(app, service.metrics()::render)) {
+                try (MetricsHttpServer m = metrics.startIfAsked(app, service.metrics())) {
                     return service.run(System.out);
                 }
             }

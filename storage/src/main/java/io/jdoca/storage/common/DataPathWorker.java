@@ -34,6 +34,8 @@ import java.net.InetAddress;
  */
 public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
     protected static final long CMD_TIMEOUT = AppSupport.commandTimeoutNanos();
+    /** The longest request latency recorded as such (a longer one counts as this): 60 s. */
+    public static final long MAX_LATENCY_NANOS = 60_000_000_000L;
     private static final System.Logger LOG = System.getLogger("io.jdoca.storage.common");
 
     protected final int index;
@@ -64,6 +66,12 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
     private volatile long hits;
     private volatile long misses;
     private volatile long allocated;
+    /** Worker thread (single writer): request latencies in ns; scrapes copy it racily ({@link #addLatencyTo}). */
+    private final org.HdrHistogram.Histogram latency = new org.HdrHistogram.Histogram(MAX_LATENCY_NANOS, 2);
+    /** Worker thread: arrival time (0 = none) and key of the request in each slot ({@link #requestArrived}). */
+    private final long[] arrivedAt;
+    private final long[] arrivedKey;
+    private final int slotMask;
 
     private static final java.lang.invoke.VarHandle OPS;
     private static final java.lang.invoke.VarHandle ERRORS;
@@ -91,6 +99,40 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
         this.rdmaBind = rdmaBind;
         this.thread = ownEngine ? EngineWorker.withEngine(role + "-" + index, AppSupport.workerIdle())
                 : new EngineWorker(role + "-" + index, AppSupport.workerIdle(), null);
+        int slots = AppSupport.pow2(Math.max(16, 2 * transactions));
+        this.arrivedAt = new long[slots];
+        this.arrivedKey = new long[slots];
+        this.slotMask = slots - 1;
+    }
+
+    /**
+     * Data path (worker thread): request {@code key} arrived (its transaction index, or the id a relay
+     * keeps, such as the message's user data). Its latency is recorded when {@link #requestAnswered} sees
+     * the same key; a slot shared by two keys in flight loses one sample. No allocation, no atomic.
+     */
+    protected final void requestArrived(long key) {
+        if (running) {
+            int s = (int) key & slotMask;
+            arrivedKey[s] = key;
+            arrivedAt[s] = System.nanoTime();
+        }
+    }
+
+    /** Data path (worker thread): the response to request {@code key} was sent: its latency is recorded. */
+    protected final void requestAnswered(long key) {
+        int s = (int) key & slotMask;
+        long t0 = arrivedAt[s];
+        if (t0 != 0 && arrivedKey[s] == key) {
+            arrivedAt[s] = 0;
+            long d = System.nanoTime() - t0;
+            latency.recordValue(d < MAX_LATENCY_NANOS ? d : MAX_LATENCY_NANOS);
+        }
+    }
+
+    /** Any thread (metrics): adds this worker's request latencies to {@code into} (a racy copy). */
+    @Override
+    public final void addLatencyTo(org.HdrHistogram.Histogram into) {
+        into.add(latency);
     }
 
     /**

@@ -1,9 +1,9 @@
 package io.jdoca.storage.common;
 
 import io.jdoca.core.metrics.MetricsHttpServer;
+import io.prometheus.metrics.model.registry.MultiCollector;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.util.function.Supplier;
 import picocli.CommandLine.Option;
 
 /**
@@ -36,13 +36,13 @@ public final class MetricsOption {
      * Starts the endpoint when {@code --metrics-port} was given (else null); IllegalArgumentException
      * with one line when the address or port cannot be bound.
      */
-    public MetricsHttpServer startIfAsked(String app, Supplier<String> render) {
+    public MetricsHttpServer startIfAsked(String app, MultiCollector metrics) {
         if (port == null) {
             return null;
         }
         check();
         try {
-            MetricsHttpServer s = MetricsHttpServer.start(app, bindAddress(), port, render);
+            MetricsHttpServer s = MetricsHttpServer.start(app, bindAddress(), port, metrics);
             System.getLogger("io.jdoca.storage.common").log(System.Logger.Level.INFO,
                     "Prometheus metrics on http://{0}:{1}/metrics", address, Integer.toString(s.port()));
             return s;

@@ -14,4 +14,8 @@ public interface WorkerCounters {
 
     /** Writes the current counter values into {@code into} (racy reads). */
     void readCounters(long[] into);
+
+    /** Adds the worker's request latencies (nanoseconds) to {@code into} (a racy copy); none by default. */
+    default void addLatencyTo(org.HdrHistogram.Histogram into) {
+    }
 }

@@ -15,8 +15,8 @@ import io.jdoca.rdma.RdmaTaskRead;
 import io.jdoca.rdma.RdmaTaskReceive;
 import io.jdoca.rdma.RdmaTaskSend;
 import io.jdoca.rdma.RdmaTaskWrite;
-import io.jdoca.storage.wire.ConnectionRole;
 import io.jdoca.storage.common.DataPathWorker;
+import io.jdoca.storage.wire.ConnectionRole;
 import io.jdoca.storage.wire.IoMessage;
 import io.jdoca.storage.wire.IoMessageType;
 
@@ -158,6 +158,7 @@ final class TargetWorker extends DataPathWorker {
 
     private void onRecv(RdmaTaskReceive r, long ud, long cud) {
         int i = (int) ud;
+        requestArrived(i);
         Buf m = msgBuf[i];
         send[i].setConnection(r.resultConnection());
         if (m.dataLen() != MSG) {
@@ -235,6 +236,7 @@ final class TargetWorker extends DataPathWorker {
     private void onSend(RdmaTaskSend s, long ud, long cud) {
         if (running) {
             ops++;
+            requestAnswered(ud);
         }
         repost((int) ud);
     }

@@ -19,8 +19,8 @@ import io.jdoca.rdma.RdmaExport;
 import io.jdoca.rdma.RdmaTaskReceive;
 import io.jdoca.rdma.RdmaTaskSend;
 import io.jdoca.storage.common.AppSupport;
-import io.jdoca.storage.wire.ConnectionRole;
 import io.jdoca.storage.common.DataPathWorker;
+import io.jdoca.storage.wire.ConnectionRole;
 import io.jdoca.storage.wire.IoMessage;
 import io.jdoca.storage.wire.IoMessageType;
 
@@ -147,6 +147,10 @@ final class ZeroCopyWorker extends DataPathWorker {
     /** A request from the initiator: forward the same buffer to the target. */
     private void onComchRecv(ComchConsumerTaskPostRecv t, long ud, long cud) {
         int i = (int) ud;
+        if (reqBuf[i].dataLen() == MSG) {
+            // The relay answers from another slot: the initiator's user data ties the response to it.
+            requestArrived(view.wrap(reqBuf[i].segment(), reqBuf[i].dataOffset()).userData());
+        }
         DocaError e = reqBuf[i].dataLen() == MSG ? rdmaSend[i].submit() : DocaError.INVALID_VALUE;
         if (e != DocaError.SUCCESS) {
             replyError(i, e == DocaError.INVALID_VALUE ? DocaError.INVALID_VALUE : DocaError.IO_FAILED);
@@ -210,6 +214,7 @@ final class ZeroCopyWorker extends DataPathWorker {
         if (t == comchSend[i]) {
             if (running) {
                 ops++;
+                requestAnswered(view.wrap(respBuf[i].segment(), respBuf[i].dataOffset()).userData());
             }
             repostRdma(i);
         } else {

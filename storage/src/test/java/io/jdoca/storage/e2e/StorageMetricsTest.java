@@ -3,7 +3,6 @@ package io.jdoca.storage.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jdoca.core.metrics.MetricsHttpServer;
-import io.jdoca.core.metrics.PrometheusText;
 import io.jdoca.storage.initiator.ExecutionStrategy;
 import io.jdoca.storage.initiator.InitiatorComch;
 import io.jdoca.storage.targetrdma.TargetRdma;
@@ -37,14 +36,15 @@ import org.junit.jupiter.api.Timeout;
  * metrics).
  */
 class StorageMetricsTest {
-    static final String OPS = "jdoca_storage_operations_total{app=%s, worker=0}";
+    static final String OPS = "jdoca_storage_requests_total{app=%s, worker=0}";
+    static final String LATENCY = "jdoca_storage_request_latency_seconds_count{app=%s, worker=0}";
 
     static Map<String, Double> scrape(HttpClient c, int port) {
         try {
             HttpResponse<String> r = c.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
                     .build(), HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).isEqualTo(200);
-            assertThat(r.headers().firstValue("Content-Type")).hasValue(PrometheusText.CONTENT_TYPE);
+            assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("text/plain; version=0.0.4");
             return PrometheusTextParser.parse(r.body());
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
@@ -68,8 +68,8 @@ class StorageMetricsTest {
                 ExecutionStrategy.WRITE_THROUGHPUT_TEST, null, 400_000, 16, channel, 5_000_000_000L, 0, 1), abort);
         ExecutorService ex = Executors.newCachedThreadPool();
         InetAddress lo = InetAddress.getLoopbackAddress();
-        try (MetricsHttpServer tm = MetricsHttpServer.start("target-rdma", lo, 0, target.metrics()::render);
-             MetricsHttpServer zm = MetricsHttpServer.start("zero-copy", lo, 0, relay.metrics()::render);
+        try (MetricsHttpServer tm = MetricsHttpServer.start("target-rdma", lo, 0, target.metrics());
+             MetricsHttpServer zm = MetricsHttpServer.start("zero-copy", lo, 0, relay.metrics());
              HttpClient http = HttpClient.newHttpClient()) {
             Map<String, Double> idle = scrape(http, tm.port());
             assertThat(idle).containsEntry("jdoca_storage_connected_clients{app=target-rdma}", 0.0);
@@ -103,10 +103,24 @@ class StorageMetricsTest {
             assertThat(after).containsEntry("jdoca_storage_errors_total{app=target-rdma, kind=task, worker=0}", 0.0);
             assertThat(after.get("jdoca_storage_engine_polls_total{app=target-rdma, state=busy, worker=0}")).isPositive();
             // A write run: the target served writes of 4096 bytes each (its block size, one block per IO).
-            double w = after.get("jdoca_storage_io_total{app=target-rdma, kind=write, worker=0}");
+            double w = after.get("jdoca_storage_ops_total{app=target-rdma, op=write, worker=0}");
             assertThat(w).isPositive();
-            assertThat(after).containsEntry("jdoca_storage_io_bytes_total{app=target-rdma, kind=write, worker=0}", w * 4096);
-            assertThat(after).containsEntry("jdoca_storage_io_total{app=target-rdma, kind=read, worker=0}", 0.0);
+            assertThat(after).containsEntry("jdoca_storage_bytes_total{app=target-rdma, op=write, worker=0}", w * 4096);
+            assertThat(after).containsEntry("jdoca_storage_ops_total{app=target-rdma, op=read, worker=0}", 0.0);
+            // Issue 30: request latency as a histogram, on the target and on the relay (matched by user data).
+            Map<String, Double> zafter = scrape(http, zm.port());
+            for (Map<String, Double> m : List.of(after, zafter)) {
+                String app = m == after ? "target-rdma" : "zero-copy";
+                double n = m.get(LATENCY.formatted(app));
+                assertThat(n).as(app + " latency samples").isPositive().isLessThanOrEqualTo(m.get(OPS.formatted(app)));
+                assertThat(m.get("jdoca_storage_request_latency_seconds_bucket{app=" + app + ", le=+Inf, worker=0}"))
+                        .isEqualTo(n);
+                assertThat(m.get("jdoca_storage_request_latency_seconds_bucket{app=" + app + ", le=10.0, worker=0}"))
+                        .as("every request under 10 s").isEqualTo(n);
+            }
+            assertThat(after.keySet()).anyMatch(k -> k.startsWith("jvm_memory_used_bytes"))
+                    .anyMatch(k -> k.startsWith("process_cpu_seconds_total"))
+                    .anyMatch(k -> k.startsWith("jdoca_build_info{app=target-rdma"));
         } finally {
             abort.set(true);
             ex.shutdownNow();

@@ -30,7 +30,9 @@ class GgaDemoSystemTest {
             assertThat(seconds).as("demo wall time").isLessThan(120);
             assertThat(out).contains("== initiator-comch ==").contains("Test passed: 1024 transactions validated")
                     .contains("== gga-offload ==").contains("| GGA offload stats").contains("demo: PASSED")
-                    .contains("data path running");
+                    .contains("data path running")
+                    // issue 30: the cold pass's rate is labelled as such before the table that shows it
+                    .containsPattern("(?s)not a performance figure: one cold pass.*JIT warm-up.*\\| IO rate");
             Matcher m = Pattern.compile("Total recovery count: (\\d+)").matcher(out);
             assertThat(m.find()).isTrue();
             assertThat(Long.parseLong(m.group(1))).isEqualTo(1024 / 10);

@@ -131,8 +131,8 @@ class GgaServiceSystemTest {
         startTargets(192);
         int mport = JavaProcess.freePort();
         JavaProcess svc = service("--metrics-port", String.valueOf(mport));
-        String ops = "jdoca_storage_operations_total{app=gga-offload, worker=0}";
-        String writes = "jdoca_gga_io_total{app=gga-offload, kind=write, worker=0}";
+        String ops = "jdoca_storage_requests_total{app=gga-offload, worker=0}";
+        String writes = "jdoca_storage_ops_total{app=gga-offload, op=write, worker=0}";
         try (var http = java.net.http.HttpClient.newHttpClient()) {
             assertThat(scrape(http, mport)).containsEntry("jdoca_storage_connected_clients{app=gga-offload}", 0.0);
             JavaProcess ini = initiator(List.of("--execution-strategy", "write_throughput_test",
@@ -150,6 +150,7 @@ class GgaServiceSystemTest {
             assertThat(after.get(ops)).isGreaterThanOrEqualTo(after.get(writes)).isGreaterThan(first[0]);
             assertThat(after).containsEntry("jdoca_storage_errors_total{app=gga-offload, kind=io, worker=0}", 0.0);
             assertThat(after).containsEntry("jdoca_storage_sessions_total{app=gga-offload}", 1.0);
+            assertThat(after.get("jdoca_storage_request_latency_seconds_count{app=gga-offload, worker=0}")).isPositive();
         }
         assertThat(svc.process().isAlive()).isTrue();
     }

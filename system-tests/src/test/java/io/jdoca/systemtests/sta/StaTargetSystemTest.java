@@ -35,7 +35,7 @@ class StaTargetSystemTest {
                 """.formatted(sock, port, NQN));
         try (JavaProcess target = JavaProcess.start("sta-target", "io.jdoca.cli.Main", List.of("sta-target", "-j", cfg.toString()))) {
             target.awaitOutput("STA TARGET READY", T);
-            perf(port, 1, "randrw", "4096", "-g", "-G");
+            perf(port, 1, "randrw", "4096", "-H", "-I");
             perf(port, 1, "randrw", "131072", "-c", "2");
 
             Path img = dir.resolve("ns2.img");
@@ -58,7 +58,7 @@ class StaTargetSystemTest {
     }
 
     private static void perf(int port, int nsid, String workload, String ioSize, String... extra) throws Exception {
-        List<String> args = new java.util.ArrayList<>(List.of("nvme-perf", "-s", String.valueOf(port), "-n", NQN,
+        List<String> args = new java.util.ArrayList<>(List.of("nvme-perf", "--port", String.valueOf(port), "-n", NQN,
                 "--nsid", String.valueOf(nsid), "-w", workload, "-o", ioSize, "-q", "16", "-t", "2", "--warmup", "0.5",
                 "--verify", "--range-mb", "8"));
         args.addAll(List.of(extra));

@@ -65,12 +65,16 @@ class DataPathThreadsSystemTest {
     private static final String VIRTUAL_THREAD_SCHEDULER = "ForkJoinPool-\\d+-worker-\\d+|VirtualThread-unblocker"
             + "|MasterPoller|Read-Poller|Write-Poller";
     /**
-     * Control path: the app's main thread, the RDMA connection listener and set-up, the metrics endpoint
-     * ({@code <app>-metrics}, and the JDK HttpServer's own {@code HTTP-Dispatcher} and
-     * {@code idle-timeout-task}; they render opaque reads of the workers' counters).
+     * The metrics endpoint (core's MetricsHttpServer): its scrape threads {@code <app>-metrics-<n>}, the JDK
+     * HttpServer's own {@code HTTP-Dispatcher}, {@code idle-timeout-task} and {@code req-rsp-timeout-task}
+     * (the read and write deadlines), and the Prometheus client's {@code prometheus-metrics-scheduler-<n>};
+     * a scrape makes opaque reads of the workers' counters.
      */
-    private static final Pattern CONTROL = Pattern.compile("main|jdoca-rdma-accept|[a-z-]+-metrics|HTTP-Dispatcher"
-            + "|idle-timeout-task|" + VIRTUAL_THREAD_SCHEDULER);
+    private static final String METRICS = "[a-z-]+-metrics(-\\d+)?|HTTP-Dispatcher|idle-timeout-task|req-rsp-timeout-task"
+            + "|prometheus-metrics-scheduler-\\d+";
+    /** Control path: the app's main thread, the RDMA connection listener and set-up, the metrics endpoint. */
+    private static final Pattern CONTROL = Pattern.compile("main|jdoca-rdma-accept|" + METRICS + "|"
+            + VIRTUAL_THREAD_SCHEDULER);
     /** The apps' workers on the core runner: {@code <app>-worker-<index>} ({@code AgentRunner} names its thread after the role). */
     private static final Pattern WORKER = Pattern.compile("(target|zero-copy|gga|initiator)-worker-\\d+");
     /** The RDMA tcp transport's agent on the core runner, one per RDMA context that has TCP connections. */
@@ -82,7 +86,7 @@ class DataPathThreadsSystemTest {
      * rdma_cm event thread, the RPC server and its clients, the metrics endpoint (see the class comment).
      */
     private static final Pattern STA_CONTROL = Pattern.compile("main|sta-main|sta-listen-\\d+|sta-rdma-cm|sta-rpc"
-            + "|sta-rpc-client|sta-metrics|HTTP-Dispatcher|idle-timeout-task");
+            + "|sta-rpc-client|" + METRICS);
     private static final String NQN = "nqn.2024-01.io.jdoca:threads";
     private static final Pattern THREAD_LINE = Pattern.compile("^\"(.*)\" #\\d+", Pattern.MULTILINE);
 
@@ -122,7 +126,8 @@ class DataPathThreadsSystemTest {
     @Test
     void theStaClassifierAllowsOnlyEngineAgentsOnTheDataPath() {
         assertThat(staStrays(List.of("main", "sta-main", "sta-io-0", "sta-io-17", "sta-listen-4420", "sta-rdma-cm", "sta-rpc",
-                "sta-rpc-client", "sta-metrics", "HTTP-Dispatcher", "GC Thread#1"))).isEmpty();
+                "sta-rpc-client", "sta-target-metrics-1", "HTTP-Dispatcher", "req-rsp-timeout-task",
+                "prometheus-metrics-scheduler-0", "GC Thread#1"))).isEmpty();
         assertThat(staStrays(List.of("sta-io-0", "sta-keepalive", "sta-io", "Thread-3", "target-worker-0", "sta-main-2")))
                 .containsExactly("sta-keepalive", "sta-io", "Thread-3", "target-worker-0", "sta-main-2");
     }
@@ -191,7 +196,7 @@ class DataPathThreadsSystemTest {
 
         // The data path runs: the target's operation counter moves.
         HttpClient http = HttpClient.newHttpClient();
-        String ops = "jdoca_storage_operations_total{app=target-rdma, worker=0}";
+        String ops = "jdoca_storage_requests_total{app=target-rdma, worker=0}";
         Await.until(T, () -> scrape(http, metricsPort).getOrDefault(ops, 0.0) > 1000, () -> assertAlive(initiator),
                 "the target's data path serves requests");
 
@@ -225,15 +230,15 @@ class DataPathThreadsSystemTest {
                 "--metrics-port", String.valueOf(metricsPort)));
         target.awaitOutput("STA TARGET READY", T);
         // Two queues on two connections: round robin puts them on both engines.
-        JavaProcess perf = start("nvme-perf", List.of("nvme-perf", "-s", String.valueOf(port), "-n", NQN, "--nsid", "1",
+        JavaProcess perf = start("nvme-perf", List.of("nvme-perf", "--port", String.valueOf(port), "-n", NQN, "--nsid", "1",
                 "-w", "randread", "-o", "4096", "-q", "8", "-P", "2", "-t", "120", "--warmup", "0", "--range-mb", "8"));
 
         // The host is connected and its reads go through the target's engines.
         HttpClient http = HttpClient.newHttpClient();
         Await.until(T, () -> {
             Map<String, Double> m = scrape(http, metricsPort);
-            return m.getOrDefault("jdoca_sta_engine_reads_total{engine=sta_io0}", 0.0) > 1000
-                    && m.getOrDefault("jdoca_sta_engine_reads_total{engine=sta_io1}", 0.0) > 1000;
+            return m.getOrDefault("jdoca_sta_engine_ops_total{engine=sta_io0, op=read}", 0.0) > 1000
+                    && m.getOrDefault("jdoca_sta_engine_ops_total{engine=sta_io1, op=read}", 0.0) > 1000;
         }, () -> assertAlive(perf), "both engines of the target serve reads");
 
         List<String> threads = threadNames(target);
