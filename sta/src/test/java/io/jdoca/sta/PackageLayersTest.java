@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
  */
 class PackageLayersTest {
     private static final Map<String, Integer> LAYER = Map.of(
+            "io.jdoca.sta.config", 0,
             "io.jdoca.sta.nvme", 0,
             "io.jdoca.sta.backend", 1,
             "io.jdoca.sta.nvmf", 2,

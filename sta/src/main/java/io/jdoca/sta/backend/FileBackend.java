@@ -2,6 +2,7 @@ package io.jdoca.sta.backend;
 
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
+import io.jdoca.sta.config.StaProperties;
 import io.jdoca.sta.nvme.NvmeStatus;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -204,7 +205,7 @@ public final class FileBackend extends StaBackend {
      */
     @Override
     public StaBackendChannel openChannel(int depth) {
-        if (!Boolean.parseBoolean(System.getProperty("jdoca.sta.io_uring", "true"))) {
+        if (!StaProperties.IO_URING.asBoolean()) {
             return null;
         }
         try {

@@ -1,5 +1,6 @@
 package io.jdoca.sta.backend;
 
+import io.jdoca.sta.config.StaProperties;
 import io.jdoca.sta.nvme.NvmeStatus;
 import java.lang.foreign.MemorySegment;
 
@@ -21,7 +22,7 @@ public final class IoUringChannel extends StaBackendChannel {
      * file: reads 0.63 → 0.70, writes 0.65 → 0.77; one submission per operation was worse:
      * docs/performance/nvmf.md). {@code -Djdoca.sta.uring_submit_batch}; 0 submits once per pass.
      */
-    static final int SUBMIT_BATCH = Integer.getInteger("jdoca.sta.uring_submit_batch", 4);
+    static final int SUBMIT_BATCH = StaProperties.URING_SUBMIT_BATCH.asInt();
     private final IoUring ring;
     private final int fd;
     private final int directFd;

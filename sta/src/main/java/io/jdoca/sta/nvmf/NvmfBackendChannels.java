@@ -2,6 +2,7 @@ package io.jdoca.sta.nvmf;
 
 import io.jdoca.sta.backend.StaBackend;
 import io.jdoca.sta.backend.StaBackendChannel;
+import io.jdoca.sta.config.StaProperties;
 import io.jdoca.sta.nvme.NvmeStatus;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -186,12 +187,12 @@ public final class NvmfBackendChannels implements StaBackendChannel.Sink {
      * socket meanwhile is seen after it (plus the timer's slack) unless a back-end completion wakes
      * the engine first. {@code -Djdoca.sta.be_wait_us}.
      */
-    public static final long WAIT_NANOS = Long.getLong("jdoca.sta.be_wait_us", 50L) * 1000L;
+    public static final long WAIT_NANOS = StaProperties.BE_WAIT_US.asLong() * 1000L;
     /**
      * {@code -Djdoca.sta.be_wait=park}: the earlier policy (park 20 us on a timer whatever the
      * back-end), kept only so that benchmarks can compare the two in one run.
      */
-    private static final boolean WAIT_PARK = "park".equals(System.getProperty("jdoca.sta.be_wait"));
+    private static final boolean WAIT_PARK = "park".equals(StaProperties.BE_WAIT.asString());
 
     /**
      * Engine idle with operations outstanding: sleeps on the first channel that has some (io_uring:

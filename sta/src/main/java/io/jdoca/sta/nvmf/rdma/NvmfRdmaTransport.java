@@ -2,6 +2,7 @@ package io.jdoca.sta.nvmf.rdma;
 
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
+import io.jdoca.sta.config.StaProperties;
 import io.jdoca.sta.nvmf.NvmfQpair;
 import io.jdoca.sta.nvmf.NvmfTransport;
 import io.jdoca.sta.nvmf.NvmfTransportType;
@@ -28,7 +29,7 @@ public final class NvmfRdmaTransport implements NvmfTransportType {
     /** The discovery log's TRTYPE for RDMA (NVMe-oF 1.1 figure 38). */
     public static final int TRTYPE = 1;
     /** SEND with Invalidate when the host's descriptor asks for it (sub-type 0xF); off only to work around a device. */
-    static final boolean INVALIDATE = Boolean.parseBoolean(System.getProperty("jdoca.sta.rdma.invalidate", "true"));
+    static final boolean INVALIDATE = StaProperties.RDMA_INVALIDATE.asBoolean();
 
     /**
      * A connected (or about to be accepted) RDMA queue pair to serve: {@code depth} commands the
