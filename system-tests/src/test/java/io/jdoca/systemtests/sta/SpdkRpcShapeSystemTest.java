@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -156,13 +155,11 @@ class SpdkRpcShapeSystemTest {
             diffs.add(at + ": " + got.getNodeType() + " where SPDK has " + want.getNodeType());
         } else if (want.isObject() && values) {
             JsonNode first = want.elements().next();
-            for (Iterator<Map.Entry<String, JsonNode>> it = got.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
+            for (Map.Entry<String, JsonNode> e : got.properties()) {
                 shape(at + "." + e.getKey(), first, e.getValue(), false, diffs);
             }
         } else if (want.isObject()) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = want.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
+            for (Map.Entry<String, JsonNode> e : want.properties()) {
                 shape(at + "." + e.getKey(), e.getValue(), got.get(e.getKey()), false, diffs);
             }
         } else if (want.isArray()) {
