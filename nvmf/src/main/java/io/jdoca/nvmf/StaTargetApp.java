@@ -3,11 +3,15 @@ package io.jdoca.nvmf;
 import io.jdoca.argp.DocaFlags;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.agent.ShutdownHook;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.nvmf.bdev.BdevModules;
 import io.jdoca.nvmf.config.ConfigException;
 import io.jdoca.nvmf.config.TargetConfig;
 import io.jdoca.nvmf.metrics.MetricsServer;
+import io.jdoca.nvmf.rpc.RpcError;
+import io.jdoca.nvmf.rpc.RpcFramework;
+import io.jdoca.nvmf.rpc.RpcRegistry;
 import io.jdoca.nvmf.rpc.RpcServer;
 import io.jdoca.nvmf.rpc.SpdkConfigLoader;
 import io.jdoca.nvmf.tgt.NvmfTarget;
@@ -15,7 +19,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -56,7 +60,7 @@ public final class StaTargetApp implements Callable<Integer> {
 
     @Option(names = {"-r", "--rpc-socket"}, paramLabel = "PATH",
             description = "JSON-RPC Unix socket (SPDK's -r), created mode 0600 and refused if a live server answers "
-                    + "there (overrides rpc_socket in the JSON; default: none unless the JSON names one).")
+                    + "there (overrides rpc_socket in the JSON; default: SPDK's /var/tmp/spdk.sock).")
     String rpcSocket;
 
     @Option(names = "--io-threads", description = "IO engine threads (overrides io_threads in the JSON; with -m the "
@@ -84,7 +88,13 @@ public final class StaTargetApp implements Callable<Integer> {
                     + "their own are reachable on these; subsystems created over RPC only on their own.")
     List<String> listen = new ArrayList<>();
 
+    @Option(names = "--wait-for-rpc", description = "SPDK's --wait-for-rpc: serve the JSON-RPC socket before "
+            + "starting the target, so startup methods (nvmf_set_config, log_*) can run; framework_start_init "
+            + "starts it.")
+    boolean waitForRpc;
+
     private List<Integer> cpus = List.of();
+    private MetricsServer metrics;
 
     @Override
     @SuppressWarnings("try") // the hook is held for its close (finished), unused in the body
@@ -127,69 +137,112 @@ public final class StaTargetApp implements Callable<Integer> {
             return fail("--json " + json + ": " + e.getMessage());
         }
         // Claim the management socket first: a second target on the same socket stops here, before
-        // it opens a listener or a file.
-        RpcServer rpc = null;
-        if (cfg.rpcSocket() != null && !cfg.rpcSocket().isEmpty()) {
-            rpc = new RpcServer(null, Path.of(cfg.rpcSocket()));
-            try {
-                rpc.bind();
-            } catch (ConfigException e) {
-                return fail(e.getMessage());
-            } catch (java.io.IOException e) {
-                return fail("rpc_socket " + cfg.rpcSocket() + ": " + e.getMessage());
-            }
+        // it opens a listener or a file. SPDK's default socket when none is given.
+        String sockPath = cfg.rpcSocket() != null ? cfg.rpcSocket() : RpcServer.DEFAULT_SOCKET;
+        // Startup state until the target is up: -c's startup methods (nvmf_set_config) run first,
+        // and with --wait-for-rpc a client's do until its framework_start_init.
+        RpcFramework framework = RpcFramework.waitingForRpc();
+        RpcServer rpc = new RpcServer(null, Path.of(sockPath), framework);
+        try {
+            rpc.bind();
+        } catch (ConfigException e) {
+            return fail(e.getMessage());
+        } catch (java.io.IOException e) {
+            return fail("rpc_socket " + sockPath + ": " + e.getMessage());
         }
         NvmfTarget target = new NvmfTarget(cfg);
         target.setCpus(cpus);
-        MetricsServer metrics = null;
-        CountDownLatch done = new CountDownLatch(1);
-        try {
-            target.start();
-            if (spdkConfig != null) {
-                RpcServer exec = rpc != null ? rpc : new RpcServer(target, null);
-                exec.setTarget(target);
-                SpdkConfigLoader.load(exec, spdkConfig);
+        rpc.setTarget(target);
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        CompletableFuture<Void> init = new CompletableFuture<>();
+        framework.setApp(new RpcFramework.App() {
+            @Override
+            public void startInit() throws Exception {
+                try {
+                    startTarget(target, rpc, framework);
+                    init.complete(null);
+                } catch (Exception | Error e) {
+                    init.completeExceptionally(e); // the app stops, as SPDK's does when its init fails
+                    throw e;
+                }
             }
-            if (rpc != null) {
-                rpc.start(target);
+
+            @Override
+            public void kill(String signal) {
+                LOG.info("spdk_kill_instance {}", signal);
+                if (signal.equals("SIGKILL")) {
+                    Runtime.getRuntime().halt(128 + 9); // as the signal would: no clean-up
+                }
+                done.complete(null); // SIGINT, SIGTERM, SIGHUP: the graceful stop a signal starts
             }
-            if (metricsPort != null) {
-                metrics = MetricsServer.start(TargetConfig.ipLiteral("--metrics-address", metricsAddress), metricsPort,
-                        () -> target);
-            }
-        } catch (java.net.BindException e) {
-            if (rpc != null) {
-                rpc.close();
-            }
-            target.close();
-            return fail("--metrics-port " + metricsPort + ": cannot listen on " + metricsAddress + ": "
-                    + e.getMessage());
-        } catch (ConfigException | DocaException | java.io.IOException | java.io.UncheckedIOException e) {
-            LOG.debug("start failed", e);
-            if (rpc != null) {
-                rpc.close();
-            }
-            target.close();
-            return fail(e.getMessage());
-        }
-        // The one Ctrl-C / SIGTERM handler (core's): the signal ends the wait below, and this thread
+        });
+        // The one Ctrl-C / SIGTERM handler (core's): the signal ends the waits below, and this thread
         // stops everything (data path last) within the grace period.
-        try (ShutdownHook hook = ShutdownHook.install("sta-target-shutdown", done::countDown, SHUTDOWN_GRACE_MILLIS)) {
-            LOG.info("sta-target ready: {} subsystem(s), {} listener(s), {} IO thread(s)",
-                    cfg.subsystems().size(), target.listeners().size(), cfg.ioThreads());
+        try (ShutdownHook hook = ShutdownHook.install("sta-target-shutdown", () -> done.complete(null),
+                SHUTDOWN_GRACE_MILLIS)) {
+            JsonNode spdk = null;
+            try {
+                if (spdkConfig != null) {
+                    spdk = SpdkConfigLoader.read(spdkConfig);
+                    SpdkConfigLoader.apply(rpc, spdkConfig, spdk, RpcRegistry.STARTUP, false);
+                }
+                if (waitForRpc) {
+                    rpc.start();
+                    LOG.info("--wait-for-rpc: configure with the startup methods, then framework_start_init");
+                    CompletableFuture.anyOf(init, done).handle((v, e) -> null).join(); // start_init or a signal
+                    if (!init.isDone()) {
+                        rpc.close();
+                        return 0;
+                    }
+                    if (init.isCompletedExceptionally()) {
+                        rpc.close();
+                        target.close();
+                        return fail("framework_start_init: " + RpcError.plain(init.exceptionNow().getMessage()));
+                    }
+                } else {
+                    startTarget(target, rpc, framework);
+                }
+                if (spdk != null) {
+                    SpdkConfigLoader.apply(rpc, spdkConfig, spdk, RpcRegistry.RUNTIME, false);
+                }
+                if (!waitForRpc) {
+                    rpc.start(target);
+                }
+                if (metricsPort != null) {
+                    metrics = MetricsServer.start(TargetConfig.ipLiteral("--metrics-address", metricsAddress),
+                            metricsPort, () -> target);
+                }
+            } catch (java.net.BindException e) {
+                rpc.close();
+                target.close();
+                return fail("--metrics-port " + metricsPort + ": cannot listen on " + metricsAddress + ": "
+                        + e.getMessage());
+            } catch (ConfigException | DocaException | java.io.IOException | java.io.UncheckedIOException e) {
+                LOG.debug("start failed", e);
+                rpc.close();
+                target.close();
+                return fail(RpcError.plain(e.getMessage()));
+            }
+            LOG.info("sta-target ready: {} subsystem(s), {} listener(s), {} IO thread(s); JSON-RPC on {}",
+                    target.subsystems().stream().filter(s -> !s.isDiscovery()).count(), target.listeners().size(),
+                    cfg.ioThreads(), sockPath);
             System.out.println("STA TARGET READY");
             System.out.flush();
-            done.await();
+            done.join();
             LOG.info("shutting down");
             if (metrics != null) {
                 metrics.close();
             }
-            if (rpc != null) {
-                rpc.close();
-            }
+            rpc.close();
             target.close();
         }
         return 0;
+    }
+
+    /** Starts the target: the end of SPDK's startup state (framework_start_init, or at once). */
+    private static void startTarget(NvmfTarget target, RpcServer rpc, RpcFramework framework) throws Exception {
+        target.start();
+        framework.initialized();
     }
 
     private static int fail(String line) {

@@ -30,6 +30,20 @@ public final class Bdev {
     private final Map<String, Object> options;
     private final boolean ownedByNamespace;
     private volatile String claimedBy;
+    /** What bdev_reset_iostat zeroed: counters and latencies ({@code mode all}), and min/max ({@code maxmin}). */
+    private volatile Snapshot countsBase = Snapshot.ZERO;
+    private volatile Snapshot maxMinBase = Snapshot.ZERO;
+    /** bdev_enable_histogram's settings and the latencies when it was enabled; null: disabled. */
+    private volatile HistogramState histogram;
+
+    /** Counters {read bytes, reads, write bytes, writes, other ops, errors} and latency histograms at one time. */
+    private record Snapshot(long[] counters, org.HdrHistogram.Histogram read, org.HdrHistogram.Histogram write) {
+        static final Snapshot ZERO = new Snapshot(new long[6], null, null);
+    }
+
+    /** An enabled histogram: SPDK's layout, the I/O type it counts (null: reads and writes) and its start. */
+    private record HistogramState(SpdkHistogram layout, String opc, Snapshot start) {
+    }
 
     /**
      * @param options          its module's options ({@link BdevSpec#options()}, e.g. aio's filename)
@@ -124,43 +138,119 @@ public final class Bdev {
         return m;
     }
 
-    /** SPDK's {@code bdev_get_iostat} entry: summed over the back-end's queues (no latency ticks: not measured). */
+    /**
+     * SPDK's {@code bdev_get_iostat} entry: summed over the back-end's queues since the last
+     * {@code bdev_reset_iostat}; latency ticks are nanoseconds from the histograms (2 significant digits).
+     */
     public Map<String, Object> iostat() {
-        long rb = 0, rn = 0, wb = 0, wn = 0, other = 0, err = 0;
-        for (StaBeQueue q : backend.queues()) {
-            var s = q.stats();
-            rb += s.get("read_bytes");
-            rn += s.get("reads");
-            wb += s.get("write_bytes");
-            wn += s.get("writes");
-            other += s.get("other_ops");
-            err += s.get("errors");
+        Snapshot now = snapshot();
+        Snapshot base = countsBase;
+        long[] c = new long[6];
+        for (int i = 0; i < c.length; i++) {
+            c[i] = now.counters()[i] - base.counters()[i];
         }
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("name", name);
-        m.put("bytes_read", rb);
-        m.put("num_read_ops", rn);
-        m.put("bytes_written", wb);
-        m.put("num_write_ops", wn);
+        m.put("bytes_read", c[0]);
+        m.put("num_read_ops", c[1]);
+        m.put("bytes_written", c[2]);
+        m.put("num_write_ops", c[3]);
         m.put("bytes_unmapped", 0L);
         m.put("num_unmap_ops", 0L);
         m.put("bytes_copied", 0L);
         m.put("num_copy_ops", 0L);
-        if (backend instanceof TimedBackend t) {
-            // Ticks are nanoseconds (tick_rate 1e9); sums from the histograms (2 significant digits).
-            latency(m, "read", t.readLatency());
-            latency(m, "write", t.writeLatency());
+        if (now.read() != null) {
+            latency(m, "read", since(now.read(), base.read()), since(now.read(), maxMinBase.read()));
+            latency(m, "write", since(now.write(), base.write()), since(now.write(), maxMinBase.write()));
         }
-        m.put("jdoca_other_ops", other);
-        m.put("jdoca_errors", err);
+        m.put("jdoca_other_ops", c[4]);
+        m.put("jdoca_errors", c[5]);
         return m;
     }
 
-    private static void latency(Map<String, Object> m, String kind, org.HdrHistogram.Histogram h) {
+    private Snapshot snapshot() {
+        long[] c = new long[6];
+        for (StaBeQueue q : backend.queues()) {
+            var s = q.stats();
+            c[0] += s.get("read_bytes");
+            c[1] += s.get("reads");
+            c[2] += s.get("write_bytes");
+            c[3] += s.get("writes");
+            c[4] += s.get("other_ops");
+            c[5] += s.get("errors");
+        }
+        if (backend instanceof TimedBackend t) {
+            return new Snapshot(c, t.readLatency(), t.writeLatency());
+        }
+        return new Snapshot(c, null, null);
+    }
+
+    /** {@code now} less what {@code base} had recorded (histograms only grow, so every bucket stays >= 0). */
+    private static org.HdrHistogram.Histogram since(org.HdrHistogram.Histogram now, org.HdrHistogram.Histogram base) {
+        org.HdrHistogram.Histogram h = now.copy();
+        if (base != null) {
+            try {
+                h.subtract(base);
+            } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
+                return now; // a racy copy that missed a bucket: keep what was measured rather than guess
+            }
+        }
+        return h;
+    }
+
+    /**
+     * SPDK's {@code bdev_reset_iostat} on this bdev: {@code all} zeroes the counters and latencies,
+     * {@code maxmin} only the min and max latencies. Control path (sta-main).
+     */
+    public void resetIostat(boolean all) {
+        Snapshot now = snapshot();
+        if (all) {
+            countsBase = now;
+        }
+        maxMinBase = now;
+    }
+
+    private static void latency(Map<String, Object> m, String kind, org.HdrHistogram.Histogram h,
+                                org.HdrHistogram.Histogram maxMin) {
         long n = h.getTotalCount();
+        long mm = maxMin.getTotalCount();
         m.put(kind + "_latency_ticks", n == 0 ? 0L : Math.round(h.getMean() * n));
-        m.put("max_" + kind + "_latency_ticks", n == 0 ? 0L : h.getMaxValue());
-        m.put("min_" + kind + "_latency_ticks", n == 0 ? 0L : h.getMinValue());
+        m.put("max_" + kind + "_latency_ticks", mm == 0 ? 0L : maxMin.getMaxValue());
+        m.put("min_" + kind + "_latency_ticks", mm == 0 ? 0L : maxMin.getMinValue());
+    }
+
+    /**
+     * SPDK's {@code bdev_enable_histogram}: counts latencies of {@code opc} ("read", "write" or
+     * null for both: jdoca times reads and writes) from now on in {@code layout}; {@code layout}
+     * null disables it. Control path (sta-main).
+     */
+    public void enableHistogram(SpdkHistogram layout, String opc) {
+        histogram = layout == null || !(backend instanceof TimedBackend) ? null
+                : new HistogramState(layout, opc, snapshot());
+    }
+
+    /** {@code bdev_get_histogram}'s result, or null when no histogram is enabled. Control path (sta-main). */
+    public Map<String, Object> histogram() {
+        HistogramState st = histogram;
+        if (st == null) {
+            return null;
+        }
+        Snapshot now = snapshot();
+        org.HdrHistogram.Histogram h = new org.HdrHistogram.Histogram(now.read().getHighestTrackableValue(), 2);
+        if (st.opc() == null || st.opc().equals("read")) {
+            h.add(since(now.read(), st.start().read()));
+        }
+        if (st.opc() == null || st.opc().equals("write")) {
+            h.add(since(now.write(), st.start().write()));
+        }
+        SpdkHistogram l = st.layout();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("histogram", l.encode(h));
+        m.put("granularity", l.granularity());
+        m.put("min_range", l.minRange());
+        m.put("max_range", l.maxRange());
+        m.put("tsc_rate", 1_000_000_000L); // ticks are nanoseconds
+        return m;
     }
 
     /** Latency quantiles in microseconds of reads or writes ({@code kind}), or null when not measured. */

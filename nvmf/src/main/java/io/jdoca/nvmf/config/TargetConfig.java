@@ -150,6 +150,47 @@ public record TargetConfig(
         }
     }
 
+    /**
+     * An IP address as people and SPDK write it: IPv4 dotted, IPv6 in RFC 5952's compressed form
+     * ({@code ::1}, {@code fe80::1}, not Java's {@code 0:0:0:0:0:0:0:1}).
+     */
+    public static String ipText(InetAddress ip) {
+        if (!(ip instanceof java.net.Inet6Address)) {
+            return ip.getHostAddress();
+        }
+        byte[] b = ip.getAddress();
+        int[] g = new int[8];
+        for (int i = 0; i < 8; i++) {
+            g[i] = ((b[2 * i] & 0xff) << 8) | (b[2 * i + 1] & 0xff);
+        }
+        int best = -1;
+        int bestLen = 1; // RFC 5952 4.2.2: a single zero group is not shortened
+        for (int i = 0; i < 8; ) {
+            int j = i;
+            while (j < 8 && g[j] == 0) {
+                j++;
+            }
+            if (j - i > bestLen) {
+                best = i;
+                bestLen = j - i;
+            }
+            i = j == i ? i + 1 : j;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 8; i++) {
+            if (i == best) {
+                sb.append("::");
+                i += bestLen - 1;
+                continue;
+            }
+            if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ':') {
+                sb.append(':');
+            }
+            sb.append(Integer.toHexString(g[i]));
+        }
+        return sb.toString();
+    }
+
     /** An IP address literal (no name look-up): 127.0.0.1, 0.0.0.0, ::1. */
     public static InetAddress ipLiteral(String field, String address) {
         try {

@@ -26,21 +26,23 @@ import java.util.function.Supplier;
 final class FrameworkRpcs implements RpcRegistry.Family {
     private final Supplier<NvmfTarget> target;
     private final RpcRegistry registry;
+    private final RpcFramework framework;
 
-    FrameworkRpcs(Supplier<NvmfTarget> target, RpcRegistry registry) {
+    FrameworkRpcs(Supplier<NvmfTarget> target, RpcRegistry registry, RpcFramework framework) {
         this.target = target;
         this.registry = registry;
+        this.framework = framework;
     }
 
     @Override
     public void registerWith(RpcRegistry r) {
-        r.register("rpc_get_methods", p -> {
+        int any = RpcRegistry.STARTUP | RpcRegistry.RUNTIME;
+        r.register("rpc_get_methods", any, p -> {
             JsonParams a = new JsonParams(p, "", "current", "include_aliases");
-            a.bool("current");
             a.bool("include_aliases");
-            return a;
-        }, a -> registry.names());
-        r.register("spdk_get_version", FrameworkRpcs::none, a -> {
+            return Boolean.TRUE.equals(a.bool("current"));
+        }, current -> current ? registry.names(framework.state()) : registry.names());
+        r.register("spdk_get_version", any, FrameworkRpcs::none, a -> {
             Map<String, Object> fields = new LinkedHashMap<>();
             fields.put("major", 25);
             fields.put("minor", 9);
@@ -49,9 +51,14 @@ final class FrameworkRpcs implements RpcRegistry.Family {
             return Map.of("version", "SPDK v25.09 RPC dialect (jdoca " + DocaFlags.jdocaVersion() + ")", "fields",
                     fields);
         });
-        // The target is up before its socket answers; jdoca examines nothing.
-        r.register("framework_wait_init", FrameworkRpcs::none, a -> true);
-        r.register("framework_get_subsystems", FrameworkRpcs::none, a -> List.of(
+        // As SPDK's: answers once the target is up (at once unless --wait-for-rpc still waits).
+        r.register("framework_wait_init", any, FrameworkRpcs::none, a -> {
+            if (!framework.awaitInit(NvmfNamespaceRpcs.DRAIN_SECONDS)) {
+                throw new RpcError(-32603, "Internal error: framework_start_init has not been called");
+            }
+            return true;
+        });
+        r.register("framework_get_subsystems", any, FrameworkRpcs::none, a -> List.of(
                 Map.of("subsystem", "bdev", "depends_on", List.of()),
                 Map.of("subsystem", "nvmf", "depends_on", List.of("bdev"))));
         r.register("framework_get_config", p -> new JsonParams(p, "", "name").str("name", true), name -> {

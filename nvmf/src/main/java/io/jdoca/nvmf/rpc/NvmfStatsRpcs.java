@@ -2,9 +2,9 @@ package io.jdoca.nvmf.rpc;
 
 import io.jdoca.nvmf.bdev.Bdev;
 import io.jdoca.nvmf.config.JsonParams;
-import io.jdoca.nvmf.tgt.NvmfController;
 import io.jdoca.nvmf.tgt.NvmfSubsystem;
 import io.jdoca.nvmf.tgt.NvmfTarget;
+import io.jdoca.nvmf.tgt.NvmfTargetOps;
 import io.jdoca.sta.StaIo;
 import io.jdoca.sta.StaNamespace;
 import io.jdoca.sta.backend.StaStats;
@@ -44,17 +44,17 @@ final class NvmfStatsRpcs implements RpcRegistry.Family {
     }
 
     private static Map<String, Object> stats(NvmfTarget t) {
-        List<NvmfController> ctrls = t.controllers();
+        List<long[]> qpairs = NvmfTargetOps.qpairCounts(t);
         List<Map<String, Object>> groups = new ArrayList<>();
         for (StaIo io : t.ioContexts()) {
             StaStats s = io.stats();
-            long admin = ctrls.stream().filter(c -> c.adminQp().io() == io).count();
+            long[] n = qpairs.get(groups.size()); // SPDK's admin_qpairs / io_qpairs count since start; current_* now
             Map<String, Object> g = new LinkedHashMap<>();
-            g.put("name", "nvmf_tgt_poll_group_" + String.format("%03d", groups.size()));
-            g.put("admin_qpairs", admin);
-            g.put("io_qpairs", Math.max(0, s.get("qps_live") - admin));
-            g.put("current_admin_qpairs", admin);
-            g.put("current_io_qpairs", Math.max(0, s.get("qps_live") - admin));
+            g.put("name", NvmfTargetOps.pollGroupName(groups.size()));
+            g.put("admin_qpairs", n[0]);
+            g.put("io_qpairs", n[1]);
+            g.put("current_admin_qpairs", n[2]);
+            g.put("current_io_qpairs", n[3]);
             g.put("pending_bdev_io", 0);
             g.put("completed_nvme_io", s.get("reads") + s.get("writes"));
             Map<String, Object> tr = new LinkedHashMap<>();

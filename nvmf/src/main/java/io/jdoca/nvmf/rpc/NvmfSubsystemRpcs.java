@@ -4,6 +4,7 @@ import io.jdoca.nvmf.config.ConfigException;
 import io.jdoca.nvmf.config.JsonParams;
 import io.jdoca.nvmf.config.TargetConfig;
 import io.jdoca.nvmf.tgt.NvmfTarget;
+import io.jdoca.nvmf.tgt.NvmfTargetOps;
 import io.jdoca.sta.Sta;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +13,9 @@ import java.util.function.Supplier;
 /**
  * SPDK's subsystem methods ({@code lib/nvmf/nvmf_rpc.c}): {@code nvmf_get_subsystems},
  * {@code nvmf_create_subsystem}, {@code nvmf_delete_subsystem}, {@code nvmf_subsystem_add_host},
- * {@code nvmf_subsystem_remove_host}, with SPDK's parameter names; what jdoca does not implement
+ * {@code nvmf_subsystem_remove_host}, {@code nvmf_subsystem_allow_any_host} and the inspection
+ * methods {@code nvmf_subsystem_get_controllers}, {@code _get_qpairs}, {@code _get_listeners},
+ * with SPDK's parameter names and result shapes; what jdoca does not implement
  * (ANA, passthrough, authentication, other cntlid ranges) is accepted only at SPDK's default.
  *
  * <p>Threads: handlers on the RPC client's thread; each target call is a {@code sta-main} command.
@@ -80,6 +83,40 @@ final class NvmfSubsystemRpcs implements RpcRegistry.Family {
             target.get().removeHost(h.nqn(), h.host());
             return true;
         });
+        inspection(r);
+    }
+
+    /** The allow_any_host switch of a subsystem. */
+    private record AnyHost(String nqn, boolean allow) {
+    }
+
+    /** The methods that read one subsystem: {nqn, tgt_name}. */
+    private void inspection(RpcRegistry r) {
+        r.register("nvmf_subsystem_allow_any_host", p -> {
+            JsonParams a = new JsonParams(p, "", "nqn", "allow_any_host", "tgt_name");
+            a.noTarget();
+            String nqn = a.str("nqn", true);
+            Boolean allow = a.bool("allow_any_host");
+            if (allow == null) {
+                throw new ConfigException("allow_any_host", "missing (required)");
+            }
+            return new AnyHost(nqn, allow);
+        }, h -> {
+            NvmfTargetOps.setAllowAnyHost(target.get(), h.nqn(), h.allow());
+            return true;
+        });
+        r.register("nvmf_subsystem_get_controllers", NvmfSubsystemRpcs::nqnOnly,
+                nqn -> NvmfTargetOps.controllers(target.get(), nqn));
+        r.register("nvmf_subsystem_get_qpairs", NvmfSubsystemRpcs::nqnOnly,
+                nqn -> NvmfTargetOps.qpairs(target.get(), nqn));
+        r.register("nvmf_subsystem_get_listeners", NvmfSubsystemRpcs::nqnOnly,
+                nqn -> NvmfTargetOps.listeners(target.get(), nqn));
+    }
+
+    private static String nqnOnly(com.fasterxml.jackson.databind.JsonNode p) {
+        JsonParams a = new JsonParams(p, "", "nqn", "tgt_name");
+        a.noTarget();
+        return a.str("nqn", true);
     }
 
     private static Create create(com.fasterxml.jackson.databind.JsonNode params) {

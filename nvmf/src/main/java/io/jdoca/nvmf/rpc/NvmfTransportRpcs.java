@@ -188,7 +188,7 @@ final class NvmfTransportRpcs implements RpcRegistry.Family {
         try {
             t.createTransport(tr, opts);
         } catch (DocaException e) {
-            throw new RpcError(-32602, "Invalid parameters: " + e.getMessage());
+            throw new RpcError(-32602, "Invalid parameters: " + RpcError.plain(e));
         }
         return true;
     }

@@ -24,7 +24,7 @@ public final class RpcError extends RuntimeException {
     /** A DOCA error as SPDK's methods answer it: a negative errno and its strerror before the message. */
     public static RpcError errno(DocaException ex) {
         DocaError d = ex.error();
-        String msg = ex.getMessage().replaceAll(" \\(DOCA_ERROR_[A-Z_]+: [^)]*\\)$", "");
+        String msg = plain(ex);
         if (d == DocaError.NOT_FOUND) {
             return new RpcError(-19, "No such device: " + msg);
         } else if (d == DocaError.IN_USE) {
@@ -35,5 +35,18 @@ public final class RpcError extends RuntimeException {
             return new RpcError(-12, "Cannot allocate memory: " + msg);
         }
         return new RpcError(-5, "Input/output error: " + msg);
+    }
+
+    /**
+     * A DOCA error's message without DOCA's error name and description (the "(DOCA_ERROR_X: ...)"
+     * every DocaException carries): SPDK-style answers speak errno, not DOCA.
+     */
+    public static String plain(DocaException ex) {
+        return plain(ex.getMessage());
+    }
+
+    /** {@code msg} without the DOCA error names a DocaException's message carries (wherever it was quoted). */
+    public static String plain(String msg) {
+        return msg == null ? null : msg.replaceAll(" ?\\(DOCA_ERROR_[A-Z_]+: [^)]*\\)", "");
     }
 }

@@ -15,13 +15,21 @@ import java.util.function.Supplier;
  * ({@link NvmfSubsystemRpcs}, {@link BdevRpcs}, ...); {@link #standard} lists the families, and
  * {@link RpcServer} only parses JSON-RPC and dispatches here. A new method is a new
  * {@link #register} call in a family (or a new family added to {@link #standard}); nothing else
- * changes.
+ * changes. Each method also says in which of SPDK's RPC states it may run ({@link #STARTUP}:
+ * {@code sta-target --wait-for-rpc} before {@code framework_start_init}; {@link #RUNTIME}: the
+ * target is up), as {@code SPDK_RPC_REGISTER}'s state mask does; {@link RpcServer} refuses the
+ * others with SPDK's -1.
  *
  * <p>Threads: filled once at construction, then read-only (safe from every RPC client thread).
  * Handlers run on the calling RPC thread; those that touch the target submit commands to its
  * {@code sta-main} and wait for them ({@link NvmfTarget}).
  */
 public final class RpcRegistry {
+    /** SPDK's {@code SPDK_RPC_STARTUP}: before {@code framework_start_init} ({@code --wait-for-rpc}). */
+    public static final int STARTUP = 1;
+    /** SPDK's {@code SPDK_RPC_RUNTIME}: the target is started. */
+    public static final int RUNTIME = 2;
+
     /** Reads and checks a method's params (throws ConfigException naming the field). */
     @FunctionalInterface
     public interface Parser<P> {
@@ -40,8 +48,8 @@ public final class RpcRegistry {
         void registerWith(RpcRegistry registry);
     }
 
-    /** One registered method. */
-    public record Method<P>(String name, Parser<P> parser, Handler<P> handler) {
+    /** One registered method; {@code states}: the RPC states it may run in ({@link #STARTUP} | {@link #RUNTIME}). */
+    public record Method<P>(String name, int states, Parser<P> parser, Handler<P> handler) {
         /** Parses {@code params}, then handles them. */
         public Object invoke(JsonNode params) throws Exception {
             return handler.handle(parser.parse(params));
@@ -55,9 +63,17 @@ public final class RpcRegistry {
      * runs: a server may be made before its target).
      */
     public static RpcRegistry standard(Supplier<NvmfTarget> target) {
+        return standard(target, new RpcFramework());
+    }
+
+    /** {@link #standard(Supplier)} for a server whose RPC state and application hooks are {@code framework}'s. */
+    public static RpcRegistry standard(Supplier<NvmfTarget> target, RpcFramework framework) {
         RpcRegistry r = new RpcRegistry();
         List<Family> families = List.of(
-                new FrameworkRpcs(target, r),
+                new FrameworkRpcs(target, r, framework),
+                new AppRpcs(target, framework),
+                new NvmfConfigRpcs(target),
+                new NvmfDiscoveryRpcs(target),
                 new NvmfSubsystemRpcs(target),
                 new NvmfNamespaceRpcs(target),
                 new NvmfListenerRpcs(target),
@@ -71,9 +87,14 @@ public final class RpcRegistry {
         return r;
     }
 
-    /** Registers a method; IllegalStateException if the name is taken (a programming error). */
+    /** Registers a method of the {@link #RUNTIME} state; IllegalStateException if the name is taken. */
     public <P> RpcRegistry register(String name, Parser<P> parser, Handler<P> handler) {
-        if (methods.putIfAbsent(name, new Method<>(name, parser, handler)) != null) {
+        return register(name, RUNTIME, parser, handler);
+    }
+
+    /** Registers a method allowed in {@code states}; IllegalStateException if the name is taken (a bug). */
+    public <P> RpcRegistry register(String name, int states, Parser<P> parser, Handler<P> handler) {
+        if (methods.putIfAbsent(name, new Method<>(name, states, parser, handler)) != null) {
             throw new IllegalStateException("RPC method " + name + " registered twice");
         }
         return this;
@@ -87,5 +108,10 @@ public final class RpcRegistry {
     /** Every method name, in registration order ({@code rpc_get_methods}). */
     public List<String> names() {
         return new ArrayList<>(methods.keySet());
+    }
+
+    /** The methods callable in {@code state} ({@code rpc_get_methods} with {@code current}). */
+    public List<String> names(int state) {
+        return methods.values().stream().filter(m -> (m.states() & state) != 0).map(Method::name).toList();
     }
 }

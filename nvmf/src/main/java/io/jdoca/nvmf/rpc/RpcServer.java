@@ -60,6 +60,8 @@ public final class RpcServer implements AutoCloseable {
             .build());
     /** Every method jdoca's target answers (the standard registry's names). */
     public static final List<String> METHODS = List.copyOf(RpcRegistry.standard(() -> null).names());
+    /** SPDK's default RPC socket (spdk_tgt's and rpc.py's when none is given). */
+    public static final String DEFAULT_SOCKET = "/var/tmp/spdk.sock";
     private static final int S_IFMT = 0170000;
     private static final int S_IFSOCK = 0140000;
 
@@ -68,12 +70,25 @@ public final class RpcServer implements AutoCloseable {
     private ServerSocketChannel server;
     private Object ownedKey;
     private volatile boolean open;
-    private final RpcRegistry registry = RpcRegistry.standard(() -> target);
+    private final RpcFramework framework;
+    private final RpcRegistry registry;
 
     /** {@code path} may be null for a server that only executes (a {@code -c} config replay). */
     public RpcServer(NvmfTarget target, Path path) {
+        this(target, path, new RpcFramework());
+    }
+
+    /** A server whose RPC state and application hooks are {@code framework}'s ({@code --wait-for-rpc}). */
+    public RpcServer(NvmfTarget target, Path path, RpcFramework framework) {
         this.target = target;
         this.path = path == null ? null : path.toAbsolutePath();
+        this.framework = framework;
+        this.registry = RpcRegistry.standard(() -> this.target, framework);
+    }
+
+    /** The RPC state and application hooks this server answers with. */
+    public RpcFramework framework() {
+        return framework;
     }
 
     /** Sets the target this server manages (before {@link #invoke}). */
@@ -86,7 +101,12 @@ public final class RpcServer implements AutoCloseable {
      * the method throws: ConfigException, RpcError, DocaException, NoSuchMethodException.
      */
     public Object invoke(String method, JsonNode params) throws Exception {
-        return call(method, params);
+        Object r = call(method, params);
+        if (r instanceof RpcFramework.AfterAnswer a) {
+            a.then().run();
+            return a.result();
+        }
+        return r;
     }
 
     /** The methods this server dispatches to. */
@@ -98,6 +118,14 @@ public final class RpcServer implements AutoCloseable {
         RpcRegistry.Method<?> m = registry.method(method);
         if (m == null) {
             throw new NoSuchMethodException(method);
+        }
+        int state = framework.state();
+        if ((m.states() & state) == 0) {
+            // SPDK's lib/rpc/rpc.c answers a method called in the wrong state with -1 and these words.
+            throw new RpcError(-1, state == RpcRegistry.STARTUP
+                    ? "Method may only be called after framework is initialized using framework_start_init RPC."
+                    : "Method may only be called before framework is initialized. Use --wait-for-rpc command line "
+                    + "parameter and then issue this RPC before the framework_start_init RPC.");
         }
         return m.invoke(params);
     }
@@ -237,12 +265,15 @@ public final class RpcServer implements AutoCloseable {
                     return;
                 } catch (JsonProcessingException e) {
                     // The stream cannot be resynchronised after malformed JSON: answer, then close.
-                    write(out, error(null, -32700, "Parse error: " + oneLine(e.getOriginalMessage())));
+                    write(out, error(null, -32700, parseError(e)));
                     return;
                 }
-                String resp = handle(req);
-                if (resp != null) {
-                    write(out, resp);
+                Answer a = answer(req);
+                if (a.text() != null) {
+                    write(out, a.text());
+                }
+                if (a.then() != null) {
+                    a.then().run(); // e.g. spdk_kill_instance: the answer is out before the signal acts
                 }
             }
         } catch (IOException e) {
@@ -255,8 +286,16 @@ public final class RpcServer implements AutoCloseable {
         out.flush();
     }
 
-    private static String oneLine(String s) {
-        return s == null ? "" : s.lines().findFirst().orElse("");
+    /**
+     * A JSON syntax error as the client should read it: where, not the parser's own wording (its
+     * token names, character codes and source descriptions).
+     */
+    static String parseError(JsonProcessingException e) {
+        var loc = e.getLocation();
+        if (loc == null || loc.getLineNr() < 1) {
+            return "Parse error: the request is not valid JSON";
+        }
+        return "Parse error: not valid JSON at line " + loc.getLineNr() + ", column " + loc.getColumnNr();
     }
 
     /** Handles one request given as text (tests, fuzzing); returns the response. */
@@ -265,7 +304,7 @@ public final class RpcServer implements AutoCloseable {
         try {
             req = MAPPER.readTree(text);
         } catch (JsonProcessingException e) {
-            return error(null, -32700, "Parse error: " + oneLine(e.getOriginalMessage()));
+            return error(null, -32700, parseError(e));
         }
         if (req == null || req.isMissingNode()) {
             return error(null, -32700, "Parse error: empty request");
@@ -274,25 +313,45 @@ public final class RpcServer implements AutoCloseable {
         return r != null ? r : error(null, -32600, "Invalid Request: notification (no id) gets no response");
     }
 
-    /** Handles one parsed request; returns the response, or null for a notification (no id). */
+    /**
+     * Handles one parsed request; returns the response, or null for a notification (no id). A
+     * follow-up the method asked for (a kill) runs once the response is made.
+     */
     public String handle(JsonNode req) {
+        Answer a = answer(req);
+        if (a.then() != null) {
+            a.then().run();
+        }
+        return a.text();
+    }
+
+    /** A response (null for a notification) and what runs once it is written (null: nothing). */
+    private record Answer(String text, Runnable then) {
+    }
+
+    private Answer answer(JsonNode req) {
         JsonNode id = req.get("id");
         if (!req.isObject()) {
-            return error(null, -32600, "Invalid Request: not a JSON object");
+            return new Answer(error(null, -32600, "Invalid Request: not a JSON object"), null);
         }
         if (id != null && !(id.isTextual() || id.isNumber() || id.isNull())) {
-            return error(null, -32600, "Invalid Request: id must be a string, a number or null");
+            return new Answer(error(null, -32600, "Invalid Request: id must be a string, a number or null"), null);
         }
         if (!"2.0".equals(req.path("jsonrpc").asText(null)) || !req.path("jsonrpc").isTextual()) {
-            return error(id, -32600, "Invalid Request: jsonrpc must be \"2.0\"");
+            return new Answer(error(id, -32600, "Invalid Request: jsonrpc must be \"2.0\""), null);
         }
         JsonNode m = req.get("method");
         if (m == null || !m.isTextual()) {
-            return error(id, -32600, "Invalid Request: method must be a string");
+            return new Answer(error(id, -32600, "Invalid Request: method must be a string"), null);
         }
         String resp;
+        Runnable then = null;
         try {
             Object result = call(m.asText(), req.get("params"));
+            if (result instanceof RpcFramework.AfterAnswer a) {
+                result = a.result();
+                then = a.then();
+            }
             ObjectNode r = MAPPER.createObjectNode();
             r.put("jsonrpc", "2.0");
             r.set("id", id);
@@ -310,7 +369,7 @@ public final class RpcServer implements AutoCloseable {
             LOG.warn("rpc {}: {}", m.asText(), e.toString());
             resp = error(id, -32603, "Internal error: " + e.getMessage());
         }
-        return id == null ? null : resp;
+        return new Answer(id == null ? null : resp, then);
     }
 
     private static String docaError(JsonNode id, DocaException e) {
@@ -318,7 +377,7 @@ public final class RpcServer implements AutoCloseable {
         boolean caller = d == DocaError.NOT_FOUND || d == DocaError.INVALID_VALUE || d == DocaError.ALREADY_EXIST
                 || d == DocaError.FULL || d == DocaError.IN_USE;
         return error(id, caller ? -32602 : -32603,
-                (caller ? "Invalid parameters: " : "Internal error: ") + e.getMessage());
+                (caller ? "Invalid parameters: " : "Internal error: ") + RpcError.plain(e));
     }
 
     static String error(JsonNode id, int code, String msg) {
@@ -327,7 +386,7 @@ public final class RpcServer implements AutoCloseable {
         r.set("id", id);
         ObjectNode e = r.putObject("error");
         e.put("code", code);
-        e.put("message", msg);
+        e.put("message", RpcError.plain(msg)); // an SPDK-style answer names no DOCA error
         try {
             return MAPPER.writeValueAsString(r);
         } catch (JsonProcessingException ex) {

@@ -1,7 +1,11 @@
 package io.jdoca.nvmf.rpc;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jdoca.core.DocaException;
 import io.jdoca.nvmf.config.ConfigException;
 import java.io.IOException;
@@ -18,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * "params":{...}}]}]}}, each entry executed as the RPC method of that name, in order. Option
  * setters of SPDK subsystems jdoca does not have (iobuf, sock, accel, scheduler, ..., and every
  * {@code *_set_options} / {@code *_set_config}) are skipped with a log line; any other unknown
- * method stops the load with one line naming the entry.
+ * method stops the load with one line naming the entry. As SPDK's loader, it accepts comments
+ * and runs the methods allowed before the start ({@code nvmf_set_config}) first, the target's
+ * start between the two phases ({@link #apply}).
  *
  * <p>Control path, called once at start.
  */
@@ -33,22 +39,49 @@ public final class SpdkConfigLoader {
     private SpdkConfigLoader() {
     }
 
-    /** Loads {@code file} through {@code rpc}; throws ConfigException ("-c FILE: subsystems[i].config[j] (method): why"). */
+    /** A mapper for SPDK's JSON config: SPDK's loader accepts comments ({@code //} and {@code /* *}{@code /}). */
+    private static final ObjectMapper CONFIG_MAPPER = new ObjectMapper(JsonFactory.builder()
+            .enable(JsonReadFeature.ALLOW_JAVA_COMMENTS)
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).build()).build());
+
+    /**
+     * Loads {@code file} through {@code rpc}, a server of a running target: every entry in order,
+     * methods that only apply before the start (nvmf_set_config) skipped with a log line. Throws
+     * ConfigException ("-c FILE: subsystems[i].config[j] (method): why"). Returns the methods applied.
+     */
     public static int load(RpcServer rpc, Path file) throws IOException {
+        return apply(rpc, file, read(file), RpcRegistry.RUNTIME, true);
+    }
+
+    /** Reads and parses {@code file} (comments allowed, as SPDK's loader); ConfigException names the line. */
+    public static JsonNode read(Path file) throws IOException {
         String where = "-c " + file;
         JsonNode root;
         try {
-            root = RpcServer.MAPPER.readTree(Files.readString(file));
+            root = CONFIG_MAPPER.readTree(Files.readString(file));
         } catch (NoSuchFileException e) {
             throw new ConfigException(where, "no such file");
         } catch (JsonProcessingException e) {
+            // Where, not the parser's own wording (token names, character codes).
             var loc = e.getLocation();
-            throw new ConfigException(where, "not valid JSON" + (loc != null ? " at line " + loc.getLineNr() : "")
-                    + ": " + e.getOriginalMessage().lines().findFirst().orElse(""));
+            throw new ConfigException(where, "not valid JSON" + (loc != null && loc.getLineNr() > 0
+                    ? " at line " + loc.getLineNr() + ", column " + loc.getColumnNr() : ""));
         }
         if (root == null || !root.isObject() || !root.path("subsystems").isArray()) {
             throw new ConfigException(where, "not SPDK's config form: needs {\"subsystems\": [...]}");
         }
+        return root;
+    }
+
+    /**
+     * Applies one phase of {@code root}, as SPDK's JSON config loader walks it: {@link RpcRegistry#STARTUP}
+     * runs the methods allowed before the start (and refuses unknown methods before anything starts);
+     * {@link RpcRegistry#RUNTIME} runs the others, and with {@code alsoStartupMethods} those allowed in
+     * both states too (the startup phase did not run). Returns the methods applied.
+     */
+    public static int apply(RpcServer rpc, Path file, JsonNode root, int phase, boolean alsoStartupMethods)
+            throws IOException {
+        String where = "-c " + file;
         int done = 0;
         JsonNode subs = root.get("subsystems");
         for (int i = 0; i < subs.size(); i++) {
@@ -66,8 +99,24 @@ public final class SpdkConfigLoader {
                 if (method.isEmpty()) {
                     throw new ConfigException(where, at + ": method missing");
                 }
-                if (!RpcServer.METHODS.contains(method) && SKIPPED.matcher(method).matches()) {
-                    LOG.info("{}: {} skipped (nothing to set in jdoca)", at, method);
+                RpcRegistry.Method<?> m = rpc.registry().method(method);
+                if (m == null) {
+                    if (!SKIPPED.matcher(method).matches()) {
+                        throw new ConfigException(where, at + " (" + method + "): not supported by jdoca");
+                    }
+                    if (phase == RpcRegistry.RUNTIME) {
+                        LOG.info("{}: {} skipped (nothing to set in jdoca)", at, method);
+                    }
+                    continue;
+                }
+                boolean startup = (m.states() & RpcRegistry.STARTUP) != 0;
+                boolean runtime = (m.states() & RpcRegistry.RUNTIME) != 0;
+                boolean run = phase == RpcRegistry.STARTUP ? startup
+                        : !startup || (alsoStartupMethods && runtime);
+                if (!run) {
+                    if (phase == RpcRegistry.RUNTIME && !runtime && alsoStartupMethods) {
+                        LOG.info("{}: {} skipped: it applies before the target starts (sta-target -c)", at, method);
+                    }
                     continue;
                 }
                 try {
@@ -76,15 +125,15 @@ public final class SpdkConfigLoader {
                 } catch (NoSuchMethodException ex) {
                     throw new ConfigException(where, at + " (" + method + "): not supported by jdoca");
                 } catch (RpcError | IllegalArgumentException | DocaException ex) {
-                    throw new ConfigException(where, at + " (" + method + "): " + ex.getMessage());
+                    throw new ConfigException(where, at + " (" + method + "): " + RpcError.plain(ex.getMessage()));
                 } catch (IOException ex) {
                     throw ex;
                 } catch (Exception ex) {
-                    throw new ConfigException(where, at + " (" + method + "): " + ex);
+                    throw new ConfigException(where, at + " (" + method + "): " + RpcError.plain(ex.toString()));
                 }
             }
         }
-        LOG.info("{}: {} method(s) applied", file, done);
+        LOG.info("{}: {} method(s) applied{}", file, done, phase == RpcRegistry.STARTUP ? " before the start" : "");
         return done;
     }
 }

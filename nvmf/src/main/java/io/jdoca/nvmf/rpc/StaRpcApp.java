@@ -32,13 +32,15 @@ import picocli.CommandLine.Parameters;
  * <p>Picocli command; one instance per process.
  */
 @Command(name = "sta-rpc",
-        description = "Call the sta-target JSON-RPC socket: sta-rpc nvmf_get_subsystems; sta-rpc nvmf_subsystem_add_ns nqn=... nsid=2 size_mb=64")
+        description = "Call the sta-target JSON-RPC socket: sta-rpc nvmf_get_subsystems; "
+                + "sta-rpc nvmf_subsystem_add_ns nqn=... nsid=2 size_mb=64")
 public final class StaRpcApp implements Callable<Integer> {
     /** -h/--help and -v/--version (the one version line of every app). */
     @Mixin
     HelpVersionFlags helpVersion;
 
-    @Option(names = {"-s", "--socket"}, defaultValue = "/tmp/jdoca-nvmf.sock", description = "RPC socket (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-s", "--socket"}, defaultValue = RpcServer.DEFAULT_SOCKET,
+            description = "RPC socket (default: ${DEFAULT-VALUE}, SPDK's and sta-target's)")
     String socket;
 
     @Parameters(index = "0", description = "method (rpc_get_methods lists them)")
@@ -63,7 +65,8 @@ public final class StaRpcApp implements Callable<Integer> {
         }
         Path sock = Path.of(socket);
         if (!Files.exists(sock)) {
-            return fail("cannot reach " + socket + ": no such socket (is sta-target running with this rpc_socket?)", 2);
+            return fail("cannot reach " + socket + ": no such socket (is sta-target running with this rpc_socket?)",
+                    2);
         }
         try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             ch.connect(UnixDomainSocketAddress.of(sock));
@@ -77,13 +80,14 @@ public final class StaRpcApp implements Callable<Integer> {
                 }
                 resp = RpcServer.MAPPER.readTree(jp);
             } catch (JsonProcessingException e) {
-                return fail("bad response from " + socket + ": " + e.getOriginalMessage().lines().findFirst().orElse(""));
+                return fail("bad response from " + socket + ": " + RpcServer.parseError(e));
             }
             if (resp.has("error")) {
                 JsonNode e = resp.get("error");
                 return fail(method + ": error " + e.path("code").asText("?") + ": " + e.path("message").asText(""));
             }
-            System.out.println(RpcServer.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(resp.get("result")));
+            System.out.println(RpcServer.MAPPER.writerWithDefaultPrettyPrinter()
+                    .writeValueAsString(resp.get("result")));
             return 0;
         } catch (IOException e) {
             return fail("cannot reach " + socket + ": " + e.getMessage(), 2);
@@ -109,7 +113,8 @@ public final class StaRpcApp implements Callable<Integer> {
             try {
                 return RpcServer.MAPPER.readTree(params.get(0));
             } catch (JsonProcessingException e) {
-                throw new IllegalArgumentException("params: not a JSON object: " + e.getOriginalMessage().lines().findFirst().orElse(""));
+                throw new IllegalArgumentException("params: not a JSON object: " + RpcServer.parseError(e)
+                        .replaceFirst("^Parse error: ", ""));
             }
         }
         ObjectNode p = RpcServer.MAPPER.createObjectNode();

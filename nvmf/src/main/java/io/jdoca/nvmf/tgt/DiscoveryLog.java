@@ -16,7 +16,14 @@ public final class DiscoveryLog {
     public static final int TRTYPE_RDMA = 1;
     public static final int TRTYPE_TCP = 3;
     public static final int ADRFAM_IPV4 = 1;
+    public static final int ADRFAM_IPV6 = 2;
+    /** SUBTYPE of a referral to another discovery service (NVMe-oF 1.1 figure 32). */
+    public static final int SUBTYPE_DISCOVERY = 1;
     public static final int SUBTYPE_NVME = 2;
+    /** TREQ secure channel: not specified (jdoca's own entries), required, not required (SPDK's referrals). */
+    public static final int TREQ_NOT_SPECIFIED = 0;
+    public static final int TREQ_REQUIRED = 1;
+    public static final int TREQ_NOT_REQUIRED = 2;
     /** TSAS SECTYPE for TCP: no security. */
     public static final int SECTYPE_NONE = 0;
     /** TSAS for RDMA (NVMe-oF 1.1 figure 34): RDMA_QPTYPE reliable connected. */
@@ -26,8 +33,18 @@ public final class DiscoveryLog {
     /** RDMA_CMS: the RDMA_IP connection management service (rdma_cm). */
     public static final int RDMA_CMS_RDMA_CM = 1;
 
-    /** One record: a subsystem reachable at a listener of transport {@code trtype} (TRTYPE_*). */
-    public record Entry(String subnqn, String address, int port, int portId, int trtype) {
+    /**
+     * One record: a subsystem (or, {@code subtype} {@link #SUBTYPE_DISCOVERY}, a discovery service
+     * referred to) reachable at {@code address:port} over transport {@code trtype} (TRTYPE_*) and
+     * address family {@code adrfam} (ADRFAM_*), with secure-channel requirement {@code treq}.
+     */
+    public record Entry(String subnqn, String address, int port, int portId, int trtype, int adrfam, int subtype,
+                        int treq) {
+        /** An NVM subsystem's record, IPv4. */
+        public Entry(String subnqn, String address, int port, int portId, int trtype) {
+            this(subnqn, address, port, portId, trtype, ADRFAM_IPV4, SUBTYPE_NVME, TREQ_NOT_SPECIFIED);
+        }
+
         /** An NVMe/TCP record. */
         public Entry(String subnqn, String address, int port, int portId) {
             this(subnqn, address, port, portId, TRTYPE_TCP);
@@ -46,9 +63,9 @@ public final class DiscoveryLog {
             Entry e = entries.get(i);
             int o = HEADER + i * ENTRY;
             b.put(o, (byte) e.trtype());
-            b.put(o + 1, (byte) ADRFAM_IPV4);
-            b.put(o + 2, (byte) SUBTYPE_NVME);
-            b.put(o + 3, (byte) 0);             // TREQ: secure channel not specified
+            b.put(o + 1, (byte) e.adrfam());
+            b.put(o + 2, (byte) e.subtype());
+            b.put(o + 3, (byte) e.treq());
             b.putShort(o + 4, (short) e.portId());
             b.putShort(o + 6, (short) 0xffff);  // CNTLID: dynamic
             b.putShort(o + 8, (short) 32);      // ASQSZ

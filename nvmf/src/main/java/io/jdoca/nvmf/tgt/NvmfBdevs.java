@@ -11,6 +11,7 @@ import io.jdoca.nvmf.config.ConfigException;
 import io.jdoca.nvmf.config.MemoryBudget;
 import io.jdoca.nvmf.config.TargetConfig;
 import io.jdoca.sta.Sta;
+import io.jdoca.sta.StaNamespace;
 import io.jdoca.sta.backend.StaBackend;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -118,16 +120,38 @@ final class NvmfBdevs {
         }
     }
 
-    /** See {@link NvmfTarget#deleteBdev}. */
-    void delete(String module, String name) {
+    /**
+     * See {@link NvmfTarget#deleteBdev}. A bdev a namespace uses is hot-removed from it first, as
+     * SPDK's bdev layer tells the nvmf subsystem on unregister: new I/O to the namespace fails at
+     * once, the I/O in flight drains, the hosts get the namespace-changed event; then the bdev goes.
+     * The result completes (on sta-main) once the bdev is gone.
+     */
+    CompletableFuture<Void> delete(String module, String name) {
         Bdev d = bdevs.get(name);
         if (d == null || !d.module().name().equals(module)) {
             throw new DocaException(DocaError.NOT_FOUND, "no " + module + " bdev " + name);
         }
         if (d.claimedBy() != null) {
-            throw new DocaException(DocaError.IN_USE, "bdev " + name + " is used by namespace " + d.claimedBy()
-                    + ": remove the namespace first (nvmf_subsystem_remove_ns)");
+            for (NvmfSubsystem s : target.subsystems()) {
+                for (StaNamespace ns : s.isDiscovery() ? List.<StaNamespace>of() : s.sta().namespaces()) {
+                    if (ns.backend() == d.backend()) {
+                        LOG.info("bdev {} deleted while namespace {} of {} uses it: hot-removing the namespace",
+                                name, ns.nsid(), s.nqn());
+                        return target.removeNamespace(s.nqn(), ns.nsid()).thenRun(() -> {
+                            if (bdevs.get(name) == d) { // a namespace's own bdev went with its namespace
+                                unregister(d);
+                            }
+                        });
+                    }
+                }
+            }
         }
+        unregister(d);
+        return CompletableFuture.completedFuture(null);
+    }
+
+    private void unregister(Bdev d) {
+        String name = d.name();
         bdevs.remove(name);
         destroy(d.backend());
         d.module().deleted(d);

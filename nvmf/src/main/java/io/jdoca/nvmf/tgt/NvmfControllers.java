@@ -1,6 +1,7 @@
 package io.jdoca.nvmf.tgt;
 
 import io.jdoca.core.DocaError;
+import io.jdoca.sta.StaIo;
 import io.jdoca.sta.StaIoTaskDisconnect;
 import io.jdoca.sta.StaQp;
 import io.jdoca.sta.nvmf.NvmfQpairState;
@@ -32,6 +33,8 @@ final class NvmfControllers {
     /** The controller each connected QP (admin or I/O) belongs to. */
     private final Map<StaQp, NvmfController> owners = new IdentityHashMap<>();
     private int nextCntlid = 1;
+    /** Per IO context, queue pairs ever connected: {admin, io} (nvmf_get_stats' cumulative admin_qpairs, io_qpairs). */
+    private final Map<StaIo, long[]> connected = new IdentityHashMap<>();
 
     /** A new controller for a Connect on {@code adminQp}, or null when every CNTLID is taken. */
     NvmfController create(NvmfSubsystem s, String hostNqn, byte[] hostId, StaQp adminQp, long kato) {
@@ -42,6 +45,7 @@ final class NvmfControllers {
                 NvmfController c = new NvmfController(id, s, hostNqn, hostId, adminQp, kato, NvmfTarget.MAX_IO_QUEUES);
                 controllers.put(id, c);
                 owners.put(adminQp, c);
+                connected.computeIfAbsent(adminQp.io(), k -> new long[2])[0]++;
                 return c;
             }
         }
@@ -61,6 +65,13 @@ final class NvmfControllers {
     void addIoQp(NvmfController c, StaQp qp) {
         owners.put(qp, c);
         c.addIoQp(qp);
+        connected.computeIfAbsent(qp.io(), k -> new long[2])[1]++;
+    }
+
+    /** Admin and I/O queue pairs ever connected on {@code io}: {admin, io}. */
+    long[] connectedTotals(StaIo io) {
+        long[] t = connected.get(io);
+        return t == null ? new long[2] : t.clone();
     }
 
     List<NvmfController> all() {

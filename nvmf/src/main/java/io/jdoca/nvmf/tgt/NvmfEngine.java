@@ -27,7 +27,10 @@ import org.slf4j.LoggerFactory;
  */
 final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
     private static final Logger LOG = LoggerFactory.getLogger(NvmfTarget.class);
-    /** Idle passes spent spinning before the engine sleeps: on a shared machine a sleeper woken by the socket beats a spinner. */
+    /**
+     * Idle passes spent spinning before the engine sleeps: on a shared machine a sleeper woken by
+     * the socket beats a spinner.
+     */
     private static final int SPINS = 7;
     /** Longest sleep in StaIo's wait (it returns earlier on a socket, completion or hand-over). */
     private static final long SLEEP_NANOS = 5_000_000L;
@@ -43,6 +46,8 @@ final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
     /** Time asleep waiting for the sockets; written by the engine thread only, read racily by metrics. */
     long idleNanos;
     final long startNanos = System.nanoTime();
+    /** The engine thread's Linux tid (thread_get_stats, framework_get_reactors); set when it starts. */
+    volatile long tid;
 
     NvmfEngine(NvmfTarget target, StaIo io, ProgressEngine pe, int i) {
         this.target = target;
@@ -72,6 +77,7 @@ final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
     /** Pins the engine thread to its CPU of the target's mask (SPDK's {@code -m}), if one was given. */
     @Override
     public void onStart() {
+        tid = NvmfThreads.currentTid();
         List<Integer> pin = target.cpus();
         if (!pin.isEmpty()) {
             int cpu = pin.get(index % pin.size());

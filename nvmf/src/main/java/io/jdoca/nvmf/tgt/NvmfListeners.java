@@ -78,7 +78,7 @@ final class NvmfListeners {
                 rdmaCm = new RdmaCmService(this::acceptRdma);
             }
             long[] idPort = rdmaCm.listen(ip, port);
-            Listener l = new Listener(trtype, ip.getHostAddress(), ip, (int) idPort[1], nextPortId++, topLevel,
+            Listener l = new Listener(trtype, TargetConfig.ipText(ip), ip, (int) idPort[1], nextPortId++, topLevel,
                     null, idPort[0], null, new AtomicBoolean(true));
             listeners.add(l);
             target.discoveryChanged();
@@ -96,7 +96,7 @@ final class NvmfListeners {
         int actual = ((InetSocketAddress) ch.getLocalAddress()).getPort();
         Thread t = new Thread(() -> acceptLoop(ch), "sta-listen-" + actual);
         t.setDaemon(true);
-        Listener l = new Listener(StaQp.TRTYPE_TCP, ip.getHostAddress(), ip, actual, nextPortId++, topLevel, ch,
+        Listener l = new Listener(StaQp.TRTYPE_TCP, TargetConfig.ipText(ip), ip, actual, nextPortId++, topLevel, ch,
                 0, t, new AtomicBoolean(true));
         listeners.add(l);
         target.discoveryChanged();
@@ -242,6 +242,11 @@ final class NvmfListeners {
             }
         }
         return ls;
+    }
+
+    /** The open listeners, in the order they were opened. */
+    List<Listener> open() {
+        return listeners.stream().filter(Listener::isOpen).toList();
     }
 
     /** Every listener: trtype, address, port, portid. */

@@ -4,8 +4,6 @@ import io.jdoca.sta.StaNamespace;
 import io.jdoca.sta.StaSubsystem;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -186,20 +184,14 @@ public final class NvmfSubsystem {
         nguids = Map.copyOf(m);
     }
 
-    /** NGUID: configured, else 16 bytes of SHA-256 over NQN and nsid. */
+    /**
+     * NGUID: configured, else the namespace's UUID (SPDK's {@code spdk_nvmf_subsystem_add_ns_ext}:
+     * an NGUID not given is the namespace UUID, itself the bdev's UUID unless given), so distinct
+     * bdevs never share one.
+     */
     public byte[] nguid(int nsid) {
         byte[] set = nguids.get(nsid);
-        if (set != null) {
-            return set.clone();
-        }
-        try {
-            byte[] h = MessageDigest.getInstance("SHA-256").digest((nqn + "#" + nsid).getBytes(StandardCharsets.UTF_8));
-            byte[] g = new byte[16];
-            System.arraycopy(h, 0, g, 0, 16);
-            return g;
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return set != null ? set.clone() : uuidBytes(nsid);
     }
 
     public StaNamespace ns(int nsid) {

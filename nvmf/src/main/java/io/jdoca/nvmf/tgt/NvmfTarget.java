@@ -270,6 +270,11 @@ public final class NvmfTarget implements AutoCloseable {
         return out;
     }
 
+    /** The IO engines (thread_get_stats). */
+    List<NvmfEngine> engineList() {
+        return engines;
+    }
+
     public List<StaIo> ioContexts() {
         return engines.stream().map(e -> e.io).toList();
     }
@@ -478,12 +483,9 @@ public final class NvmfTarget implements AutoCloseable {
         return call("bdev_" + module.name() + "_create", () -> bdevs.create(module, spec));
     }
 
-    /** Deletes a bdev of module {@code module}: NOT_FOUND if there is none, IN_USE while a namespace has it. */
+    /** Deletes a bdev of {@code module} (NOT_FOUND if none); a namespace using it is hot-removed first, as SPDK. */
     public void deleteBdev(String module, String name) {
-        call("bdev_" + module + "_delete", () -> {
-            bdevs.delete(module, name);
-            return null;
-        });
+        callAsync("bdev_" + module + "_delete", () -> bdevs.delete(module, name), main == null ? 0 : main.callNanos);
     }
 
     public Bdev bdev(String name) {

@@ -139,7 +139,9 @@ class NvmePerfFlagsTest {
         int at = doc.indexOf("| spdk_nvme_perf flag | in nvme-perf |");
         assertThat(at).as("the table's header in docs/SPDK-USERS.md").isNotNegative();
         Map<String, String> rows = new LinkedHashMap<>();
-        Matcher m = Pattern.compile("(?m)^\\| (`[^|]+`) \\| ([a-z ,]+) \\|").matcher(doc.substring(at));
+        int end = doc.indexOf("\n#", at); // the table ends at the next heading
+        Matcher m = Pattern.compile("(?m)^\\| (`[^|]+`) \\| ([a-z ,]+) \\|")
+                .matcher(doc.substring(at, end < 0 ? doc.length() : end));
         while (m.find()) {
             rows.put(m.group(1).replace("`", ""), m.group(2).trim());
         }

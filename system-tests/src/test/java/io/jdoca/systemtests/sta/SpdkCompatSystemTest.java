@@ -52,8 +52,8 @@ class SpdkCompatSystemTest {
         int port = JavaProcess.freePort();
         Path saved = dir.resolve("saved.json");
         int metrics = JavaProcess.freePort();
-        try (JavaProcess tgt = JavaProcess.start("sta-target", "io.jdoca.cli.Main", List.of("sta-target", "-r", sock.toString(),
-                "--metrics-port", String.valueOf(metrics)))) {
+        try (JavaProcess tgt = JavaProcess.start("sta-target", "io.jdoca.cli.Main", List.of("sta-target", "-r",
+                sock.toString(), "--metrics-port", String.valueOf(metrics)))) {
             tgt.awaitOutput("STA TARGET READY", T);
             Rpc rpc = new Rpc(rpcPy, sock);
             rpc.ok("framework_wait_init");
@@ -72,7 +72,8 @@ class SpdkCompatSystemTest {
             assertThat(rpc.fails("bdev_null_delete", "Null0")).contains("\"code\": -19");
 
             rpc.ok("nvmf_create_transport", "-t", "TCP", "-u", "16384", "-c", "8192");
-            assertThat(rpc.fails("nvmf_create_transport", "-t", "TCP", "-c", "2048")).contains("\"code\": -32602").contains("in_capsule_data_size");
+            assertThat(rpc.fails("nvmf_create_transport", "-t", "TCP", "-c", "2048")).contains("\"code\": -32602")
+                    .contains("in_capsule_data_size");
             JsonNode tr = rpc.json("nvmf_get_transports");
             assertThat(tr).hasSize(1);
             assertThat(tr.get(0).get("trtype").asText()).isEqualTo("TCP");
@@ -91,14 +92,15 @@ class SpdkCompatSystemTest {
             rpc.ok("nvmf_subsystem_add_ns", CNODE, "Malloc0", "-n", "1");
             rpc.ok("nvmf_subsystem_add_ns", CNODE, "AIO0", "-n", "2", "-g", "0123456789ABCDEF0123456789ABCDEF",
                     "-u", "2b3c4d5e-0000-4000-8000-00000000a10a");
-            rpc.ok("nvmf_subsystem_add_listener", CNODE, "-t", "tcp", "-a", "127.0.0.1", "-s", String.valueOf(port), "-f", "ipv4");
+            rpc.ok("nvmf_subsystem_add_listener", CNODE, "-t", "tcp", "-a", "127.0.0.1", "-s", String.valueOf(port),
+                    "-f", "ipv4");
 
             JsonNode bdevs = rpc.json("bdev_get_bdevs");
             assertThat(bdevs).hasSize(2);
             for (JsonNode b : bdevs) {
                 assertThat(b.get("claimed").asBoolean()).as(b.toString()).isTrue();
-                for (String k : List.of("name", "aliases", "product_name", "block_size", "num_blocks", "uuid", "claimed",
-                        "zoned", "supported_io_types", "driver_specific", "assigned_rate_limits")) {
+                for (String k : List.of("name", "aliases", "product_name", "block_size", "num_blocks", "uuid",
+                        "claimed", "zoned", "supported_io_types", "driver_specific", "assigned_rate_limits")) {
                     assertThat(b.has(k)).as(k + " in " + b).isTrue();
                 }
             }
@@ -106,9 +108,9 @@ class SpdkCompatSystemTest {
             assertThat(aio.get("product_name").asText()).isEqualTo("AIO disk");
             assertThat(aio.get("num_blocks").asLong()).isEqualTo((32L << 20) / 4096);
             assertThat(aio.get("driver_specific").get("aio").get("filename").asText()).isEqualTo(disk.toString());
-            assertThat(rpc.json("bdev_get_bdevs", "-b", "Malloc0").get(0).get("product_name").asText()).isEqualTo("Malloc disk");
-            // A bdev in use by a namespace cannot be deleted: SPDK's -EBUSY.
-            assertThat(rpc.fails("bdev_malloc_delete", "Malloc0")).contains("\"code\": -16");
+            assertThat(rpc.json("bdev_get_bdevs", "-b", "Malloc0").get(0).get("product_name").asText())
+                    .isEqualTo("Malloc disk");
+            // (Deleting a bdev a namespace uses hot-removes the namespace, as SPDK: SpdkParityNvmfTest.)
 
             JsonNode sub = rpc.json("nvmf_get_subsystems", CNODE).get(0);
             assertThat(sub.get("subtype").asText()).isEqualTo("NVMe");
@@ -166,11 +168,13 @@ class SpdkCompatSystemTest {
             JsonNode sub = rpc.json("nvmf_get_subsystems", CNODE).get(0);
             assertThat(sub.get("namespaces")).hasSize(2);
             assertThat(sub.get("namespaces").get(1).get("bdev_name").asText()).isEqualTo("AIO0");
-            assertThat(sub.get("namespaces").get(1).get("uuid").asText()).isEqualTo("2b3c4d5e-0000-4000-8000-00000000a10a");
+            assertThat(sub.get("namespaces").get(1).get("uuid").asText())
+                    .isEqualTo("2b3c4d5e-0000-4000-8000-00000000a10a");
             assertThat(rpc.json("nvmf_get_transports").get(0).get("io_unit_size").asInt()).isEqualTo(16384);
             String trid = "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:" + port + " subnqn:" + CNODE;
             // The file bdev still holds the pattern the first target wrote: read it back without writing.
-            assertThat(perf(trid + " ns:2", "-w", "read", "-t", "1", "--verify", "--no-prefill")).contains("verify mismatches: 0");
+            assertThat(perf(trid + " ns:2", "-w", "read", "-t", "1", "--verify", "--no-prefill"))
+                    .contains("verify mismatches: 0");
             // The malloc bdev starts empty (as in SPDK): the same check fails there, so the one above means something.
             assertThat(perfRc(trid + " ns:1", "-w", "read", "-t", "1", "--verify", "--no-prefill")).isNotZero();
             // Replaying our own save_config again is stable.
@@ -183,7 +187,8 @@ class SpdkCompatSystemTest {
 
     private static String metrics(int port) throws Exception {
         try (java.net.http.HttpClient c = java.net.http.HttpClient.newHttpClient()) {
-            var r = c.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+            var uri = java.net.URI.create("http://127.0.0.1:" + port + "/metrics");
+            var r = c.send(java.net.http.HttpRequest.newBuilder(uri).build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).isEqualTo(200);
             return r.body();
