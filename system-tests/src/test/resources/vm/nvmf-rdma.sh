@@ -77,6 +77,10 @@ cd /tmp   # fio leaves verify state files in the current directory
 start_target /out/target.log
 stamp target_up
 check 11 "sta-target listens for NVMe/RDMA on $ADDR:$PORT (rdma_cm LISTEN)" listening $PORT
+# Issue 28: the target gave STA the device that owns its RDMA listener's address (Sta.addDev, which takes only a
+# device capIsSupported(RDMA) accepts: rxe0 here, never sw0 for RDMA).
+check 11 "STA network devices: sw0 (NVMe/TCP) and rxe0 (NVMe/RDMA, capIsSupported true)" \
+  grep -q "STA network devices: \[sw0, rxe0\]" /out/target.log
 rdma resource show cm_id > /out/cm_id.txt 2>&1
 
 # ---- discovery, connect, identify --------------------------------------------------------------------
