@@ -3,8 +3,6 @@ package io.jdoca.nvmf.perf;
 import io.jdoca.argp.DocaFlags;
 import io.jdoca.core.util.DocaLogLevel;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -584,23 +582,5 @@ public final class NvmePerfApp implements Callable<Integer> {
         }
         System.err.printf("nvme-perf: verify: wrote the pattern over %d MiB of %s%n", ns.ios() * ioSize >> 20,
                 ns.name());
-    }
-
-    /**
-     * Fills {@code len} bytes for blocks starting at {@code lba}: each block starts with its LBA, then an
-     * LBA-seeded xorshift.
-     */
-    static void pattern(MemorySegment m, long off, long lba, int len, int bs) {
-        for (int b = 0; b < len / bs; b++) {
-            long x = (lba + b) * 0x9E3779B97F4A7C15L + 1;
-            long base = off + (long) b * bs;
-            m.set(ValueLayout.JAVA_LONG_UNALIGNED, base, lba + b);
-            for (int i = 8; i < bs; i += 8) {
-                x ^= x << 13;
-                x ^= x >>> 7;
-                x ^= x << 17;
-                m.set(ValueLayout.JAVA_LONG_UNALIGNED, base + i, x);
-            }
-        }
     }
 }

@@ -4,6 +4,7 @@ import io.jdoca.core.util.TimerSlack;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
@@ -72,7 +73,7 @@ final class PerfWorker extends Thread implements NvmeTcpHost.Listener {
         this.seq = seqStart;
         if (!app.verify) {
             for (int i = 0; i < qd; i++) {
-                NvmePerfApp.pattern(buffers, (long) i * app.ioSize, i, app.ioSize, bs);
+                pattern(buffers, (long) i * app.ioSize, i, app.ioSize, bs);
             }
         }
     }
@@ -208,7 +209,7 @@ final class PerfWorker extends Thread implements NvmeTcpHost.Listener {
             ok = host.read(cid, ns.nsid(), lba, nlb, ioSize);
         } else {
             if (app.verify) {
-                NvmePerfApp.pattern(buffers, (long) cid * ioSize, lba, ioSize, bs);
+                pattern(buffers, (long) cid * ioSize, lba, ioSize, bs);
             }
             ok = host.write(cid, ns.nsid(), lba, nlb, buffers, (long) cid * ioSize, ioSize, app.inCapsule);
         }
@@ -223,7 +224,7 @@ final class PerfWorker extends Thread implements NvmeTcpHost.Listener {
     public void onData(int cid, MemorySegment seg, long off, int len, int dataOffset) {
         if (app.verify && cid < app.qd) {
             long lba = lbaOf[cid] + dataOffset / bs;
-            NvmePerfApp.pattern(expected, 0, lba, len, bs);
+            pattern(expected, 0, lba, len, bs);
             if (MemorySegment.mismatch(expected, 0, len, seg, off, off + len) != -1) {
                 if (app.verifyErrors.incrementAndGet() <= 5) {
                     System.err.printf("nvme-perf: verify mismatch at LBA %d of %s (%d bytes)%n", lba, ns.name(), len);
@@ -257,6 +258,24 @@ final class PerfWorker extends Thread implements NvmeTcpHost.Listener {
         }
         if (more()) {
             submit(cid);
+        }
+    }
+
+    /**
+     * Fills {@code len} bytes for blocks starting at {@code lba}: each block starts with its LBA, then an
+     * LBA-seeded xorshift.
+     */
+    static void pattern(MemorySegment m, long off, long lba, int len, int bs) {
+        for (int b = 0; b < len / bs; b++) {
+            long x = (lba + b) * 0x9E3779B97F4A7C15L + 1;
+            long base = off + (long) b * bs;
+            m.set(ValueLayout.JAVA_LONG_UNALIGNED, base, lba + b);
+            for (int i = 8; i < bs; i += 8) {
+                x ^= x << 13;
+                x ^= x >>> 7;
+                x ^= x << 17;
+                m.set(ValueLayout.JAVA_LONG_UNALIGNED, base + i, x);
+            }
         }
     }
 }
