@@ -129,6 +129,11 @@ public final class MetricsServer implements AutoCloseable {
             out.sample("jdoca_sta_engine_seconds_total", (double) e[1], "engine", (String) e[0], "state", "busy");
             out.sample("jdoca_sta_engine_seconds_total", (double) e[2], "engine", (String) e[0], "state", "idle");
         }
+        out.family("jdoca_sta_engine_max_pause_seconds", "gauge", "Longest pause of the IO engine since start: "
+                + "time between two duty cycles, asleep waiting for work excluded.");
+        for (NvmfTarget.EnginePause p : t.enginePauses()) {
+            out.sample("jdoca_sta_engine_max_pause_seconds", p.maxNanos() / 1e9, "engine", p.engine());
+        }
 
         List<Bdev> bdevs = t.bdevs();
         String[][] bd = {

@@ -6,6 +6,7 @@ import io.jdoca.core.exec.CtxState;
 import io.jdoca.core.exec.IdleStrategy;
 import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.core.util.CpuAffinity;
+import io.jdoca.sta.Sta;
 import io.jdoca.sta.StaIo;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -21,13 +22,21 @@ import org.slf4j.LoggerFactory;
  * soon as a host sends. Other threads reach the engine only through StaIo's hand-over queue (a core
  * {@code CommandQueue}: {@code qpAccept}, {@code post}), whose waker ends that sleep.
  *
+ * <p>It measures its own pauses and stalls ({@link PauseMeter}: the longest time between two duty
+ * cycles, asleep by choice excluded, and the part of it the OS scheduler does not explain), from
+ * the {@code nanoTime} each cycle starts with.
+ *
  * <p>Thread rules: {@link #doWork}, {@link #onStart}, {@link #onClose} and {@link #sleep} run on
- * the engine thread; {@link #idleNanos} has that thread as its only writer and is read racily by
- * metrics; {@link #wake} from any thread; {@link #start} and {@link #close} from the control thread.
+ * the engine thread; {@link #idleNanos} and {@link #pauses}' figures have that thread as their
+ * only writer and are read racily by metrics; {@link #wake} and {@code pauses.resetWindow} from any
+ * thread; {@link #start} and {@link #close} from the control thread.
  */
 final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
     private static final Logger LOG = LoggerFactory.getLogger(NvmfTarget.class);
-    /** Idle passes spent spinning before the engine sleeps: on a shared machine a sleeper woken by the socket beats a spinner. */
+    /**
+     * Idle passes spent spinning before the engine sleeps: on a shared machine a sleeper woken by
+     * the socket beats a spinner.
+     */
     private static final int SPINS = 7;
     /** Longest sleep in StaIo's wait (it returns earlier on a socket, completion or hand-over). */
     private static final long SLEEP_NANOS = 5_000_000L;
@@ -43,6 +52,8 @@ final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
     /** Time asleep waiting for the sockets; written by the engine thread only, read racily by metrics. */
     long idleNanos;
     final long startNanos = System.nanoTime();
+    /** The engine's longest pauses and stalls. */
+    final PauseMeter pauses = new PauseMeter();
 
     NvmfEngine(NvmfTarget target, StaIo io, ProgressEngine pe, int i) {
         this.target = target;
@@ -52,6 +63,36 @@ final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
         this.idle = IdleStrategy.sleeping(this, SPINS, 0, SLEEP_NANOS);
         this.runner = new AgentRunner(this, idle,
                 (agent, e) -> LOG.error("{}: {}", agent.roleName(), e.toString(), e));
+    }
+
+    /**
+     * Creates IO context {@code i} with its progress engine, its callbacks ({@code forwarder}: the
+     * commands it does not execute, the QPs it closes) and task pools, and starts it; the engine
+     * thread is not started yet. Control path.
+     */
+    static NvmfEngine create(NvmfTarget target, Sta sta, int i, NvmfCommandForwarder forwarder) {
+        StaIo io = StaIo.create(sta);
+        ProgressEngine pe = ProgressEngine.create();
+        NvmfTarget.check(io.setQueueDepth(1 << 16), "queue depth");
+        NvmfTarget.check(io.nonOffloadRegisterCb(forwarder, i), "non-offload callback");
+        NvmfTarget.check(io.eventTransportErrorRegisterCb(forwarder), "transport error callback");
+        NvmfTarget.check(io.taskNonOffloadSendSetConf((t, ud, cud) -> t.free(), (t, ud, cud) -> t.free(), 4096),
+                "send conf");
+        NvmfTarget.check(io.taskNonOffloadWriteSendSetConf((t, ud, cud) -> t.free(), (t, ud, cud) -> t.free(), 1024),
+                "write-send conf");
+        // A read task's user object is what to do with the data once fetched (NvmfCommandForwarder).
+        NvmfTarget.check(io.taskNonOffloadReadSetConf((t, ud, cud) -> {
+            Object k = t.userObject();
+            t.free();
+            if (k instanceof Runnable r) {
+                r.run();
+            }
+        }, (t, ud, cud) -> t.free(), 256), "read conf");
+        NvmfTarget.check(io.taskDisconnectSetConf((t, ud, cud) -> t.free(), (t, ud, cud) -> t.free(), 1024),
+                "disconnect conf");
+        NvmfTarget.check(pe.connectCtx(io), "connect IO context");
+        NvmfTarget.check(io.start(), "start IO context");
+        return new NvmfEngine(target, io, pe, i);
     }
 
     @Override
@@ -72,6 +113,7 @@ final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
     /** Pins the engine thread to its CPU of the target's mask (SPDK's {@code -m}), if one was given. */
     @Override
     public void onStart() {
+        pauses.start(System.nanoTime());
         List<Integer> pin = target.cpus();
         if (!pin.isEmpty()) {
             int cpu = pin.get(index % pin.size());
@@ -87,6 +129,7 @@ final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
     /** One StaIo progress pass; returns the work it did (0 = idle: the runner spins, then {@link #sleep}s). */
     @Override
     public int doWork() {
+        pauses.cycle(System.nanoTime());
         return pe.progressCount();
     }
 
@@ -95,7 +138,9 @@ final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
     public void sleep(long maxNanos) {
         long t0 = System.nanoTime();
         io.waitForIo(maxNanos);
-        idleNanos += System.nanoTime() - t0; // single writer: this thread; read racily
+        long t1 = System.nanoTime();
+        idleNanos += t1 - t0; // single writer: this thread; read racily
+        pauses.slept(t1 - t0, maxNanos, t1);
     }
 
     /** Ends the engine's sleep in StaIo's wait. Any thread. */
@@ -111,6 +156,7 @@ final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
      */
     @Override
     public void onClose() {
+        pauses.close();
         if (io.state() == CtxState.RUNNING || io.state() == CtxState.STARTING) {
             io.stop();
         }
