@@ -173,15 +173,24 @@ public final class NvmfTarget implements AutoCloseable {
         if (!running) {
             return;
         }
-        call("close listeners", () -> {
-            listeners.closeAll();
-            return null;
-        });
+        boolean listenersClosed = false;
+        try {
+            call("close listeners", () -> {
+                listeners.closeAll();
+                return null;
+            });
+            listenersClosed = true;
+        } catch (DocaException e) {
+            LOG.warn("{}: the listeners close once sta-main has stopped", e.getMessage());
+        }
         running = false;
         for (NvmfEngine e : engines) {
             e.close();
         }
         main.close();
+        if (!listenersClosed) {
+            listeners.closeAll(); // sta-main is gone: this thread is the only one left
+        }
         for (NvmfEngine e : engines) {
             e.io.destroy();
         }
