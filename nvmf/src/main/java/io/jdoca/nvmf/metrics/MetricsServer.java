@@ -133,6 +133,11 @@ public final class MetricsServer implements AutoCloseable {
             out.counter(secs, "", (double) e[1], "engine", (String) e[0], "state", "busy");
             out.counter(secs, "", (double) e[2], "engine", (String) e[0], "state", "idle");
         }
+        out.gauge("jdoca_sta_engine_max_pause_seconds", "Longest pause of the IO engine since start: "
+                + "time between two duty cycles, asleep waiting for work excluded.");
+        for (NvmfTarget.EnginePause p : t.enginePauses()) {
+            out.gauge("jdoca_sta_engine_max_pause_seconds", "", p.maxNanos() / 1e9, "engine", p.engine());
+        }
 
         String bOps = "jdoca_bdev_ops";
         String bBytes = "jdoca_bdev_bytes";

@@ -16,8 +16,13 @@ import java.util.function.Supplier;
 
 /**
  * SPDK's {@code nvmf_get_stats} ({@code lib/nvmf/nvmf_rpc.c}): one poll group per IO engine in
- * SPDK's shape, plus jdoca's own fields: every STA counter ({@code jdoca}) and the back-end latency
- * of each namespace ({@code jdoca_latency}).
+ * SPDK's shape, plus jdoca's own fields: each engine's longest pause and stall in microseconds
+ * since start ({@code jdoca_max_pause_us}, {@code jdoca_max_stall_us}) and since
+ * {@code jdoca_reset_engine_pauses} ({@code jdoca_window_max_pause_us},
+ * {@code jdoca_window_max_stall_us}; see the target's {@code PauseMeter}), every STA counter
+ * ({@code jdoca}) and the back-end latency
+ * of each namespace ({@code jdoca_latency}). {@code jdoca_reset_engine_pauses} (jdoca's, after
+ * SPDK's {@code bdev_reset_iostat} of max/min values) starts a new window.
  *
  * <p>Threads: handlers on the RPC client's thread; the view is taken as one {@code sta-main}
  * command (engine counters are single-writer fields read racily).
@@ -41,10 +46,15 @@ final class NvmfStatsRpcs implements RpcRegistry.Family {
             NvmfTarget t = target.get();
             return t.query("nvmf_get_stats", () -> stats(t));
         });
+        r.register("jdoca_reset_engine_pauses", FrameworkRpcs::none, a -> {
+            target.get().resetEnginePauses();
+            return true;
+        });
     }
 
     private static Map<String, Object> stats(NvmfTarget t) {
         List<long[]> qpairs = NvmfTargetOps.qpairCounts(t);
+        List<NvmfTarget.EnginePause> pauses = t.enginePauses();
         List<Map<String, Object>> groups = new ArrayList<>();
         for (StaIo io : t.ioContexts()) {
             StaStats s = io.stats();
@@ -57,6 +67,11 @@ final class NvmfStatsRpcs implements RpcRegistry.Family {
             g.put("current_io_qpairs", n[3]);
             g.put("pending_bdev_io", 0);
             g.put("completed_nvme_io", s.get("reads") + s.get("writes"));
+            NvmfTarget.EnginePause pause = pauses.get(groups.size());
+            g.put("jdoca_max_pause_us", pause.maxNanos() / 1000);
+            g.put("jdoca_window_max_pause_us", pause.windowMaxNanos() / 1000);
+            g.put("jdoca_max_stall_us", pause.maxStallNanos() / 1000);
+            g.put("jdoca_window_max_stall_us", pause.windowMaxStallNanos() / 1000);
             Map<String, Object> tr = new LinkedHashMap<>();
             tr.put("trtype", "TCP");
             tr.put("jdoca_engine", io.name());

@@ -135,7 +135,8 @@ public final class RpcServer implements AutoCloseable {
     /**
      * Claims the socket path (control path). Throws ConfigException (field {@code rpc_socket}) when
      * a live server answers there, when the path is not a socket or belongs to another user, or
-     * when its directory is missing; a stale socket (nothing answers) is replaced.
+     * when its directory is missing; a stale socket (nothing answers) is replaced. Synchronized:
+     * this server's own socket file is claimed once even if two threads start it (not target state).
      */
     public synchronized void bind() throws IOException {
         if (server != null) {
@@ -394,7 +395,11 @@ public final class RpcServer implements AutoCloseable {
         }
     }
 
-    /** Stops serving and removes the socket file if it is still the one this server made. */
+    /**
+     * Stops serving and removes the socket file if it is still the one this server made.
+     * Synchronized with {@link #bind}: the file is removed once, never while it is being claimed
+     * (this server's socket, not target state).
+     */
     @Override
     public synchronized void close() {
         open = false;

@@ -6,8 +6,10 @@ import io.jdoca.core.exec.CtxState;
 import io.jdoca.core.exec.IdleStrategy;
 import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.core.util.CpuAffinity;
+import io.jdoca.sta.Sta;
 import io.jdoca.sta.StaIo;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,9 +23,14 @@ import org.slf4j.LoggerFactory;
  * soon as a host sends. Other threads reach the engine only through StaIo's hand-over queue (a core
  * {@code CommandQueue}: {@code qpAccept}, {@code post}), whose waker ends that sleep.
  *
+ * <p>It measures its own pauses and stalls ({@link PauseMeter}: the longest time between two duty
+ * cycles, asleep by choice excluded, and the part of it the OS scheduler does not explain), from
+ * the {@code nanoTime} each cycle starts with.
+ *
  * <p>Thread rules: {@link #doWork}, {@link #onStart}, {@link #onClose} and {@link #sleep} run on
- * the engine thread; {@link #idleNanos} has that thread as its only writer and is read racily by
- * metrics; {@link #wake} from any thread; {@link #start} and {@link #close} from the control thread.
+ * the engine thread; {@link #idleNanos} and {@link #pauses}' figures have that thread as their
+ * only writer and are read racily by metrics; {@link #wake} and {@code pauses.resetWindow} from any
+ * thread; {@link #start} and {@link #close} from the control thread.
  */
 final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
     private static final Logger LOG = LoggerFactory.getLogger(NvmfTarget.class);
@@ -48,6 +55,8 @@ final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
     final long startNanos = System.nanoTime();
     /** The engine thread's Linux tid (thread_get_stats, framework_get_reactors); set when it starts. */
     volatile long tid;
+    /** The engine's longest pauses and stalls. */
+    final PauseMeter pauses = new PauseMeter();
 
     NvmfEngine(NvmfTarget target, StaIo io, ProgressEngine pe, int i) {
         this.target = target;
@@ -59,14 +68,54 @@ final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
                 (agent, e) -> LOG.error("{}: {}", agent.roleName(), e.toString(), e));
     }
 
+    /**
+     * Creates IO context {@code i} with its progress engine, its callbacks ({@code forwarder}: the
+     * commands it does not execute, the QPs it closes) and task pools, and starts it; the engine
+     * thread is not started yet. Control path.
+     */
+    static NvmfEngine create(NvmfTarget target, Sta sta, int i, NvmfCommandForwarder forwarder) {
+        StaIo io = StaIo.create(sta);
+        ProgressEngine pe = ProgressEngine.create();
+        NvmfTarget.check(io.setQueueDepth(1 << 16), "queue depth");
+        NvmfTarget.check(io.nonOffloadRegisterCb(forwarder, i), "non-offload callback");
+        NvmfTarget.check(io.eventTransportErrorRegisterCb(forwarder), "transport error callback");
+        NvmfTarget.check(io.taskNonOffloadSendSetConf((t, ud, cud) -> t.free(), (t, ud, cud) -> t.free(), 4096),
+                "send conf");
+        NvmfTarget.check(io.taskNonOffloadWriteSendSetConf((t, ud, cud) -> t.free(), (t, ud, cud) -> t.free(), 1024),
+                "write-send conf");
+        // A read task's user object is what to do with the data once fetched (NvmfCommandForwarder).
+        NvmfTarget.check(io.taskNonOffloadReadSetConf((t, ud, cud) -> {
+            Object k = t.userObject();
+            t.free();
+            if (k instanceof Runnable r) {
+                r.run();
+            }
+        }, (t, ud, cud) -> t.free(), 256), "read conf");
+        NvmfTarget.check(io.taskDisconnectSetConf((t, ud, cud) -> t.free(), (t, ud, cud) -> t.free(), 1024),
+                "disconnect conf");
+        NvmfTarget.check(pe.connectCtx(io), "connect IO context");
+        NvmfTarget.check(io.start(), "start IO context");
+        return new NvmfEngine(target, io, pe, i);
+    }
+
     @Override
     public String roleName() {
         return "sta-io-" + index;
     }
 
-    /** Starts the engine thread. Control path. */
+    /** The engine thread ran {@link #onStart} (its tid and pinning are known). */
+    private final CountDownLatch started = new CountDownLatch(1);
+
+    /** Starts the engine thread and waits (bounded) until it has started. Control path. */
     void start() {
         runner.start();
+        try {
+            if (!started.await(60, TimeUnit.SECONDS)) {
+                LOG.warn("{}: not started after 60 s", roleName());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** The engine thread (named {@link #roleName()}). */
@@ -78,6 +127,7 @@ final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
     @Override
     public void onStart() {
         tid = NvmfThreads.currentTid();
+        pauses.start(System.nanoTime());
         List<Integer> pin = target.cpus();
         if (!pin.isEmpty()) {
             int cpu = pin.get(index % pin.size());
@@ -88,11 +138,13 @@ final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
                 LOG.error("{}: cannot pin to CPU {}: {}", roleName(), cpu, e.getMessage());
             }
         }
+        started.countDown();
     }
 
     /** One StaIo progress pass; returns the work it did (0 = idle: the runner spins, then {@link #sleep}s). */
     @Override
     public int doWork() {
+        pauses.cycle(System.nanoTime());
         return pe.progressCount();
     }
 
@@ -101,7 +153,9 @@ final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
     public void sleep(long maxNanos) {
         long t0 = System.nanoTime();
         io.waitForIo(maxNanos);
-        idleNanos += System.nanoTime() - t0; // single writer: this thread; read racily
+        long t1 = System.nanoTime();
+        idleNanos += t1 - t0; // single writer: this thread; read racily
+        pauses.slept(t1 - t0, maxNanos, t1);
     }
 
     /** Ends the engine's sleep in StaIo's wait. Any thread. */
@@ -117,6 +171,7 @@ final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
      */
     @Override
     public void onClose() {
+        pauses.close();
         if (io.state() == CtxState.RUNNING || io.state() == CtxState.STARTING) {
             io.stop();
         }

@@ -131,26 +131,7 @@ public final class NvmfTarget implements AutoCloseable {
         main.start();
 
         for (int i = 0; i < sta.getMaxStaIo(); i++) {
-            StaIo io = StaIo.create(sta);
-            ProgressEngine pe = ProgressEngine.create();
-            check(io.setQueueDepth(1 << 16), "queue depth");
-            check(io.nonOffloadRegisterCb(forwarder, i), "non-offload callback");
-            check(io.eventTransportErrorRegisterCb(forwarder), "transport error callback");
-            check(io.taskNonOffloadSendSetConf((t, ud, cud) -> t.free(), (t, ud, cud) -> t.free(), 4096), "send conf");
-            check(io.taskNonOffloadWriteSendSetConf((t, ud, cud) -> t.free(), (t, ud, cud) -> t.free(), 1024),
-                    "write-send conf");
-            check(io.taskNonOffloadReadSetConf((t, ud, cud) -> {
-                Object k = t.userObject();
-                t.free();
-                if (k instanceof Runnable r) {
-                    r.run();
-                }
-            }, (t, ud, cud) -> t.free(), 256), "read conf");
-            check(io.taskDisconnectSetConf((t, ud, cud) -> t.free(), (t, ud, cud) -> t.free(), 1024),
-                    "disconnect conf");
-            check(pe.connectCtx(io), "connect IO context");
-            check(io.start(), "start IO context");
-            NvmfEngine e = new NvmfEngine(this, io, pe, i);
+            NvmfEngine e = NvmfEngine.create(this, sta, i, forwarder);
             engines.add(e);
             e.start();
         }
@@ -181,7 +162,7 @@ public final class NvmfTarget implements AutoCloseable {
         });
     }
 
-    private static void check(DocaError e, String what) {
+    static void check(DocaError e, String what) {
         if (e != DocaError.SUCCESS) {
             throw new DocaException(e, what + ": " + e.description());
         }
@@ -203,15 +184,24 @@ public final class NvmfTarget implements AutoCloseable {
         if (!running) {
             return;
         }
-        call("close listeners", () -> {
-            listeners.closeAll();
-            return null;
-        });
+        boolean listenersClosed = false;
+        try {
+            call("close listeners", () -> {
+                listeners.closeAll();
+                return null;
+            });
+            listenersClosed = true;
+        } catch (DocaException e) {
+            LOG.warn("{}: the listeners close once sta-main has stopped", e.getMessage());
+        }
         running = false;
         for (NvmfEngine e : engines) {
             e.close();
         }
         main.close();
+        if (!listenersClosed) {
+            listeners.closeAll(); // sta-main is gone: this thread is the only one left
+        }
         for (NvmfEngine e : engines) {
             e.io.destroy();
         }
@@ -273,6 +263,33 @@ public final class NvmfTarget implements AutoCloseable {
     /** The IO engines (thread_get_stats). */
     List<NvmfEngine> engineList() {
         return engines;
+    }
+
+    /**
+     * An IO engine's longest pause and stall ({@link PauseMeter}): the longest time between two
+     * duty cycles, asleep by choice excluded, and the part of it the OS scheduler does not explain
+     * (time waiting, runnable, for a CPU); each since start and since {@link #resetEnginePauses}.
+     */
+    public record EnginePause(String engine, long maxNanos, long windowMaxNanos, long maxStallNanos,
+                              long windowMaxStallNanos) {
+    }
+
+    /** Every IO engine's longest pauses, read racily (each engine is the only writer of its own). Any thread. */
+    public List<EnginePause> enginePauses() {
+        List<EnginePause> out = new ArrayList<>();
+        for (NvmfEngine e : engines) {
+            PauseMeter p = e.pauses;
+            out.add(new EnginePause(e.io.name(), p.maxPauseNanos, p.windowMaxPauseNanos, p.maxStallNanos,
+                    p.windowMaxStallNanos));
+        }
+        return out;
+    }
+
+    /** Starts a new window for {@link EnginePause#windowMaxNanos} on every engine (from its next cycle). Any thread. */
+    public void resetEnginePauses() {
+        for (NvmfEngine e : engines) {
+            e.pauses.resetWindow();
+        }
     }
 
     public List<StaIo> ioContexts() {
