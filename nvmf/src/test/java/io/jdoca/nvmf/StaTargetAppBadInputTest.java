@@ -56,16 +56,26 @@ class StaTargetAppBadInputTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "size_mb -5           | {\"backend\":\"memory\",\"size_mb\":-5}                     | subsystems[0].namespaces[0].size_mb",
-        "block_size 1000      | {\"backend\":\"memory\",\"size_mb\":4,\"block_size\":1000}  | subsystems[0].namespaces[0].block_size",
-        "duplicate nsid       | {\"nsid\":1,\"backend\":\"null\",\"size_mb\":4},{\"nsid\":1,\"backend\":\"null\",\"size_mb\":4} | subsystems[0].namespaces[1].nsid",
-        "file in missing dir  | {\"backend\":\"file\",\"path\":\"$DIR/no/such/x.img\",\"size_mb\":4} | subsystems[0].namespaces[0].path: directory",
-        "size_mb 1e9          | {\"backend\":\"memory\",\"size_mb\":1e9}                    | subsystems[0].namespaces[0].size_mb",
-        "size_mb 10^9         | {\"backend\":\"memory\",\"size_mb\":1000000000}             | size_mb: 1000000000 MiB of RAM namespaces is more than",
-        "size_mb huge         | {\"backend\":\"memory\",\"size_mb\":99999999999999999}      | subsystems[0].namespaces[0].size_mb",
-        "unknown backend      | {\"backend\":\"tape\",\"size_mb\":4}                        | subsystems[0].namespaces[0].backend",
-        "bad uuid             | {\"backend\":\"null\",\"size_mb\":4,\"uuid\":\"x\"}          | subsystems[0].namespaces[0].uuid",
-        "unknown key          | {\"backend\":\"null\",\"size_mb\":4,\"colour\":1}            | subsystems[0].namespaces[0].colour",
+        "size_mb -5           | {\"backend\":\"memory\",\"size_mb\":-5}                     | "
+                + "subsystems[0].namespaces[0].size_mb",
+        "block_size 1000      | {\"backend\":\"memory\",\"size_mb\":4,\"block_size\":1000}  | "
+                + "subsystems[0].namespaces[0].block_size",
+        "duplicate nsid       | {\"nsid\":1,\"backend\":\"null\",\"size_mb\":4},{\"nsid\":1,\"backend\":\"null\","
+                + "\"size_mb\":4} | subsystems[0].namespaces[1].nsid",
+        "file in missing dir  | {\"backend\":\"file\",\"path\":\"$DIR/no/such/x.img\",\"size_mb\":4} | "
+                + "subsystems[0].namespaces[0].path: directory",
+        "size_mb 1e9          | {\"backend\":\"memory\",\"size_mb\":1e9}                    | "
+                + "subsystems[0].namespaces[0].size_mb",
+        "size_mb 10^9         | {\"backend\":\"memory\",\"size_mb\":1000000000}             | size_mb: 1000000000 MiB "
+                + "of RAM namespaces is more than",
+        "size_mb huge         | {\"backend\":\"memory\",\"size_mb\":99999999999999999}      | "
+                + "subsystems[0].namespaces[0].size_mb",
+        "unknown backend      | {\"backend\":\"tape\",\"size_mb\":4}                        | "
+                + "subsystems[0].namespaces[0].backend",
+        "bad uuid             | {\"backend\":\"null\",\"size_mb\":4,\"uuid\":\"x\"}          | "
+                + "subsystems[0].namespaces[0].uuid",
+        "unknown key          | {\"backend\":\"null\",\"size_mb\":4,\"colour\":1}            | "
+                + "subsystems[0].namespaces[0].colour",
     })
     void badNamespace(String name, String ns, String field) {
         expectOneLine(run(NS.formatted(ns)), field);
@@ -76,14 +86,19 @@ class StaTargetAppBadInputTest {
         "max_io_size 1000     | {\"max_io_size\":1000}                                     | max_io_size",
         "io_threads 0         | {\"io_threads\":0}                                         | io_threads",
         "nqn not-an-nqn       | {\"subsystems\":[{\"nqn\":\"not-an-nqn\"}]}                | subsystems[0].nqn",
-        "discovery nqn        | {\"subsystems\":[{\"nqn\":\"nqn.2014-08.org.nvmexpress.discovery\"}]} | subsystems[0].nqn",
-        "nqn twice            | {\"subsystems\":[{\"nqn\":\"nqn.2024-01.io.jdoca:a\"},{\"nqn\":\"nqn.2024-01.io.jdoca:a\"}]} | subsystems[1].nqn",
-        "host not an nqn      | {\"subsystems\":[{\"nqn\":\"nqn.2024-01.io.jdoca:a\",\"hosts\":[\"h\"]}]} | subsystems[0].hosts[0]",
-        "serial too long      | {\"subsystems\":[{\"nqn\":\"nqn.2024-01.io.jdoca:a\",\"serial_number\":\"012345678901234567890\"}]} | subsystems[0].serial_number",
+        "discovery nqn        | {\"subsystems\":[{\"nqn\":\"nqn.2014-08.org.nvmexpress.discovery\"}]} | "
+                + "subsystems[0].nqn",
+        "nqn twice            | {\"subsystems\":[{\"nqn\":\"nqn.2024-01.io.jdoca:a\"},"
+                + "{\"nqn\":\"nqn.2024-01.io.jdoca:a\"}]} | subsystems[1].nqn",
+        "host not an nqn      | {\"subsystems\":[{\"nqn\":\"nqn.2024-01.io.jdoca:a\",\"hosts\":[\"h\"]}]} | "
+                + "subsystems[0].hosts[0]",
+        "serial too long      | {\"subsystems\":[{\"nqn\":\"nqn.2024-01.io.jdoca:a\","
+                + "\"serial_number\":\"012345678901234567890\"}]} | subsystems[0].serial_number",
         "listener address     | {\"listeners\":[{\"address\":\"foo\",\"port\":4420}]}       | listeners[0].address",
         "listener port        | {\"listeners\":[{\"address\":\"127.0.0.1\",\"port\":70000}]} | listeners[0].port",
         "listener no port     | {\"listeners\":[{\"address\":\"127.0.0.1\"}]}               | listeners[0]",
-        "sub listener address | {\"subsystems\":[{\"nqn\":\"nqn.2024-01.io.jdoca:a\",\"listeners\":[{\"address\":\"x\",\"port\":1}]}]} | subsystems[0].listeners[0].address",
+        "sub listener address | {\"subsystems\":[{\"nqn\":\"nqn.2024-01.io.jdoca:a\",\"listeners\":[{\"address\":\"x\","
+                + "\"port\":1}]}]} | subsystems[0].listeners[0].address",
         "unknown top key      | {\"io_thread\":2}                                          | io_thread",
         "not json             | {\"io_threads\":                                           | not valid JSON",
         "rpc socket dir       | {\"rpc_socket\":\"$DIR/no/such/r.sock\"}                   | rpc_socket: directory",
@@ -134,7 +149,8 @@ class StaTargetAppBadInputTest {
         Path c = dir.resolve("spdk.json");
         Files.writeString(c, "{\"subsystems\":[{\"subsystem\":\"bdev\",\"config\":[{\"method\":\"bdev_malloc_create\","
                 + "\"params\":{\"name\":\"M\",\"num_blocks\":16,\"block_size\":1000}}]}]}");
-        expectOneLine(runArgs("-c", c.toString()), "-c " + c + ": subsystems[0].config[0] (bdev_malloc_create): block_size");
+        expectOneLine(runArgs("-c", c.toString()), "-c " + c
+                + ": subsystems[0].config[0] (bdev_malloc_create): block_size");
         expectOneLine(runArgs("-c", dir.resolve("absent.json").toString()), "no such file");
         Files.writeString(c, "{\"bdev\": 1}");
         expectOneLine(runArgs("-c", c.toString()), "not SPDK's config form");
@@ -155,7 +171,8 @@ class StaTargetAppBadInputTest {
         assertThat(r.rc()).as(r.err()).isEqualTo(1);
         List<String> lines = r.err().lines().filter(l -> !l.isBlank()).toList();
         assertThat(lines).as(r.err()).hasSize(1);
-        assertThat(lines.get(0)).startsWith("sta-target: ").contains(field).doesNotContain("Exception").doesNotContain("\tat ");
+        assertThat(lines.get(0)).startsWith("sta-target: ").contains(field).doesNotContain("Exception")
+                .doesNotContain("\tat ");
     }
 
     /** A configuration that fails halfway (second listener cannot bind) leaves no listener, file or thread behind. */
@@ -168,7 +185,8 @@ class StaTargetAppBadInputTest {
         Path img = dir.resolve("new.img");
         Run r = run("""
                 {"listeners":[{"address":"127.0.0.1","port":%d},{"address":"127.0.0.1","port":%d}],
-                 "subsystems":[{"nqn":"nqn.2024-01.io.jdoca:h","namespaces":[{"backend":"file","path":"%s","size_mb":1}]}]}
+                 "subsystems":[{"nqn":"nqn.2024-01.io.jdoca:h",
+                                "namespaces":[{"backend":"file","path":"%s","size_mb":1}]}]}
                 """.formatted(port, port, img));
         expectOneLine(r, "cannot listen on 127.0.0.1:" + port);
         assertThat(img).doesNotExist();

@@ -8,7 +8,8 @@ import picocli.CommandLine;
 
 /** sta-target keeps -j as its own configuration file and gains DOCA's -v and --sdk-log-level. No sockets. */
 class StaTargetAppFlagsTest {
-    static final Path EXAMPLE = Path.of(System.getProperty("user.dir")).resolve("../examples/sta-target.json").normalize();
+    static final Path EXAMPLE = Path.of(System.getProperty("user.dir"))
+            .resolve("../examples/sta-target.json").normalize();
 
     @Test
     void minusJIsStillTheTargetConfigurationAndSdkLogLevelParses() {

@@ -63,7 +63,8 @@ public final class MemoryBudget {
     public static void check(String field, long bytes) {
         long avail = available();
         if (bytes > avail) {
-            throw new ConfigException(field, (bytes >> 20) + " MiB of RAM namespaces is more than this machine can hold now ("
+            throw new ConfigException(field, (bytes >> 20)
+                    + " MiB of RAM namespaces is more than this machine can hold now ("
                     + (avail >> 20) + " MiB available to this process)");
         }
     }

@@ -16,8 +16,10 @@ public final class Nqn {
     public static final int MAX_BYTES = 223;
     public static final String DISCOVERY = "nqn.2014-08.org.nvmexpress.discovery";
     private static final String UUID_PREFIX = "nqn.2014-08.org.nvmexpress:uuid:";
-    private static final Pattern UUID = Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
-    private static final Pattern DATED = Pattern.compile("nqn\\.(\\d{4})-(\\d{2})\\.([A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*):(.+)", Pattern.DOTALL);
+    private static final Pattern UUID = Pattern.compile(
+            "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
+    private static final Pattern DATED = Pattern.compile(
+            "nqn\\.(\\d{4})-(\\d{2})\\.([A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*):(.+)", Pattern.DOTALL);
 
     private Nqn() {
     }

@@ -14,11 +14,15 @@ public interface NvmeHostQueue extends AutoCloseable {
     /** The callbacks of {@link #poll()}. */
     void setListener(NvmeTcpHost.Listener l);
 
-    /** Transport-level initialisation before Connect (NVMe/TCP: ICReq/ICResp; NVMe/RDMA: nothing, rdma_cm runs at Connect). */
+    /**
+     * Transport-level initialisation before Connect (NVMe/TCP: ICReq/ICResp; NVMe/RDMA: nothing, rdma_cm runs at
+     * Connect).
+     */
     void initialize() throws IOException;
 
     /** Fabrics Connect of queue {@code qid} with SQSIZE {@code sqsize0} (0's based); returns the CQE {status, dw0}. */
-    int[] connect(int qid, int sqsize0, String subnqn, String hostnqn, int cntlid, long katoMs, int cattr) throws IOException;
+    int[] connect(int qid, int sqsize0, String subnqn, String hostnqn, int cntlid, long katoMs,
+            int cattr) throws IOException;
 
     /** Property Set; returns {status, dw0, dw1}. */
     int[] propertySet(int offset, long value) throws IOException;
@@ -36,7 +40,8 @@ public interface NvmeHostQueue extends AutoCloseable {
     boolean read(int cid, int nsid, long slba, int nlb, int bytes);
 
     /** Queues a Write of {@code bytes} at {@code off} of {@code data}; false when it cannot be queued now. */
-    boolean write(int cid, int nsid, long slba, int nlb, java.lang.foreign.MemorySegment data, long off, int bytes, int inCapsuleMax);
+    boolean write(int cid, int nsid, long slba, int nlb, java.lang.foreign.MemorySegment data, long off, int bytes,
+            int inCapsuleMax);
 
     /** Non-blocking duty cycle: sends what is queued, dispatches what arrived; returns the events handled. */
     int poll() throws IOException;

@@ -28,7 +28,9 @@ import java.nio.channels.SocketChannel;
 public final class NvmeTcpHost implements NvmeHostQueue {
     /** Completion and data callbacks (called from {@link #poll()}). */
     public interface Listener {
-        /** Read data arrived for {@code cid}: {@code len} bytes at {@code off} of {@code seg} (valid during the call). */
+        /**
+         * Read data arrived for {@code cid}: {@code len} bytes at {@code off} of {@code seg} (valid during the call).
+         */
         void onData(int cid, MemorySegment seg, long off, int len, int dataOffset);
 
         /** The command completed. */
@@ -58,7 +60,8 @@ public final class NvmeTcpHost implements NvmeHostQueue {
     private final MemorySegment[] writeData;
     private final long[] writeOff;
 
-    public NvmeTcpHost(String address, int port, boolean hdgst, boolean ddgst, int maxCid, int maxIo) throws IOException {
+    public NvmeTcpHost(String address, int port, boolean hdgst, boolean ddgst, int maxCid,
+            int maxIo) throws IOException {
         this.ch = SocketChannel.open(new InetSocketAddress(address, port));
         ch.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
         ch.configureBlocking(false);
@@ -100,17 +103,20 @@ public final class NvmeTcpHost implements NvmeHostQueue {
     }
 
     /** Fabrics Connect; returns the CQE {status, dw0}. Blocking. */
-    public int[] connect(int qid, int sqsize0, String subnqn, String hostnqn, int cntlid, long katoMs) throws IOException {
+    public int[] connect(int qid, int sqsize0, String subnqn, String hostnqn, int cntlid,
+            long katoMs) throws IOException {
         return connect(qid, sqsize0, subnqn, hostnqn, cntlid, katoMs, 0);
     }
 
     /** Fabrics Connect with CATTR (bit 2: disable SQ flow control, reads then end with C2HData SUCCESS). */
-    public int[] connect(int qid, int sqsize0, String subnqn, String hostnqn, int cntlid, long katoMs, int cattr) throws IOException {
+    public int[] connect(int qid, int sqsize0, String subnqn, String hostnqn, int cntlid, long katoMs,
+            int cattr) throws IOException {
         return connect(qid, sqsize0, subnqn, hostnqn, new byte[16], cntlid, katoMs, cattr);
     }
 
     /** Fabrics Connect carrying the 16-byte host identifier {@code hostId}. */
-    public int[] connect(int qid, int sqsize0, String subnqn, String hostnqn, byte[] hostId, int cntlid, long katoMs, int cattr)
+    public int[] connect(int qid, int sqsize0, String subnqn, String hostnqn, byte[] hostId, int cntlid, long katoMs,
+            int cattr)
             throws IOException {
         int base = txTail;
         long sqe = base + NvmeTcpPdu.CH_LEN;
@@ -168,7 +174,8 @@ public final class NvmeTcpHost implements NvmeHostQueue {
                 long off = DataPdu.datao(rx, rxPos);
                 long len = DataPdu.datal(rx, rxPos);
                 if (off < 0 || len < 0 || off + len > out.length) {
-                    throw new IOException("C2HData [" + off + ", " + (off + len) + ") outside the " + out.length + "-byte buffer");
+                    throw new IOException("C2HData [" + off + ", " + (off + len) + ") outside the " + out.length
+                            + "-byte buffer");
                 }
                 MemorySegment.copy(rx, java.lang.foreign.ValueLayout.JAVA_BYTE, rxPos + pdo, out, (int) off, (int) len);
                 // SUCCESS (only valid with LAST): the command completed and no CapsuleResp follows
@@ -235,7 +242,8 @@ public final class NvmeTcpHost implements NvmeHostQueue {
         if (type != NvmeTcpPdu.TYPE_CAPSULE_RESP) {
             throw new IOException("expected CapsuleResp, got " + NvmeTcpPdu.typeName(type));
         }
-        int[] r = {NvmeCompletion.status(rx, rxPos + NvmeTcpPdu.CH_LEN), NvmeCompletion.dw0(rx, rxPos + NvmeTcpPdu.CH_LEN),
+        int[] r = {NvmeCompletion.status(rx, rxPos + NvmeTcpPdu.CH_LEN), NvmeCompletion.dw0(rx, rxPos
+                + NvmeTcpPdu.CH_LEN),
                 NvmeCompletion.dw1(rx, rxPos + NvmeTcpPdu.CH_LEN)};
         if (NvmeCompletion.cid(rx, rxPos + NvmeTcpPdu.CH_LEN) != cid) {
             throw new IOException("unexpected cid " + NvmeCompletion.cid(rx, rxPos + NvmeTcpPdu.CH_LEN));
@@ -283,7 +291,8 @@ public final class NvmeTcpHost implements NvmeHostQueue {
      * Queues a Write; data of {@code bytes} at {@code off} of {@code data} goes in the capsule when
      * {@code bytes <= inCapsuleMax}, else after the target's R2T.
      */
-    public boolean write(int cid, int nsid, long slba, int nlb, MemorySegment data, long off, int bytes, int inCapsuleMax) {
+    public boolean write(int cid, int nsid, long slba, int nlb, MemorySegment data, long off, int bytes,
+            int inCapsuleMax) {
         int need = 256 + (bytes <= inCapsuleMax ? bytes : 0);
         if (txCap - txTail < need && !compact(need)) {
             return false;
@@ -373,7 +382,9 @@ public final class NvmeTcpHost implements NvmeHostQueue {
         return n;
     }
 
-    /** True when a whole PDU starts at {@link #rxPos}; a length below its common header or above the buffer is refused. */
+    /**
+     * True when a whole PDU starts at {@link #rxPos}; a length below its common header or above the buffer is refused.
+     */
     private boolean pduReady() throws IOException {
         int avail = rxLen - rxPos;
         if (avail < NvmeTcpPdu.CH_LEN) {
@@ -408,14 +419,18 @@ public final class NvmeTcpHost implements NvmeHostQueue {
             switch (type) {
                 case NvmeTcpPdu.TYPE_C2H_DATA -> {
                     int cid = DataPdu.cccid(rx, p);
-                    listener.onData(cid, rx, p + NvmeTcpPdu.pdo(rx, p), (int) DataPdu.datal(rx, p), (int) DataPdu.datao(rx, p));
+                    listener.onData(cid, rx, p + NvmeTcpPdu.pdo(rx, p), (int) DataPdu.datal(rx, p),
+                            (int) DataPdu.datao(rx, p));
                     if (isSuccess(NvmeTcpPdu.flags(rx, p))) {
                         listener.onCompletion(cid, 0, 0); // SUCCESS: no CapsuleResp follows
                     }
                 }
-                case NvmeTcpPdu.TYPE_CAPSULE_RESP -> listener.onCompletion(NvmeCompletion.cid(rx, p + NvmeTcpPdu.CH_LEN),
-                        NvmeCompletion.status(rx, p + NvmeTcpPdu.CH_LEN), NvmeCompletion.dw0(rx, p + NvmeTcpPdu.CH_LEN));
-                case NvmeTcpPdu.TYPE_R2T -> sendH2C(DataPdu.cccid(rx, p), DataPdu.ttag(rx, p), (int) DataPdu.datao(rx, p),
+                case NvmeTcpPdu.TYPE_CAPSULE_RESP -> listener.onCompletion(NvmeCompletion.cid(rx, p
+                        + NvmeTcpPdu.CH_LEN),
+                        NvmeCompletion.status(rx, p + NvmeTcpPdu.CH_LEN), NvmeCompletion.dw0(rx, p
+                                + NvmeTcpPdu.CH_LEN));
+                case NvmeTcpPdu.TYPE_R2T -> sendH2C(DataPdu.cccid(rx, p), DataPdu.ttag(rx, p), (int) DataPdu.datao(rx,
+                        p),
                         (int) DataPdu.datal(rx, p));
                 case NvmeTcpPdu.TYPE_C2H_TERM_REQ -> throw new IOException("target sent C2HTermReq, FES "
                         + TermReqPdu.fes(rx, p));
@@ -447,7 +462,8 @@ public final class NvmeTcpHost implements NvmeHostQueue {
             }
             int b = txTail;
             boolean last = done + len == r2tl;
-            int flags = (last ? NvmeTcpPdu.FLAG_DATA_LAST : 0) | (hdgst ? NvmeTcpPdu.FLAG_HDGSTF : 0) | (dd != 0 ? NvmeTcpPdu.FLAG_DDGSTF : 0);
+            int flags = (last ? NvmeTcpPdu.FLAG_DATA_LAST : 0) | (hdgst ? NvmeTcpPdu.FLAG_HDGSTF : 0) | (dd != 0
+                    ? NvmeTcpPdu.FLAG_DDGSTF : 0);
             DataPdu.encode(tx, b, NvmeTcpPdu.TYPE_H2C_DATA, flags, pdo, need, cid, ttag, r2to + done, len);
             if (hdgst) {
                 txDigest.put(b, NvmeTcpPdu.DATA_HLEN);

@@ -53,16 +53,20 @@ public final class StaOffloadSample implements Callable<Integer> {
     @Option(names = "--sf_dev", defaultValue = "sw0", description = "network device (default: ${DEFAULT-VALUE})")
     String sfDev;
 
-    @Option(names = "--doca_lib_lvl", defaultValue = "40", description = "library log level 10..70 (default: ${DEFAULT-VALUE})")
+    @Option(names = "--doca_lib_lvl", defaultValue = "40",
+            description = "library log level 10..70 (default: ${DEFAULT-VALUE})")
     int libLevel;
 
-    @Option(names = "--doca_app_lvl", defaultValue = "50", description = "application log level 10..70 (default: ${DEFAULT-VALUE})")
+    @Option(names = "--doca_app_lvl", defaultValue = "50",
+            description = "application log level 10..70 (default: ${DEFAULT-VALUE})")
     int appLevel;
 
-    @Option(names = {"-p", "--port"}, defaultValue = "4420", description = "TCP port on 127.0.0.1 (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-p", "--port"}, defaultValue = "4420",
+            description = "TCP port on 127.0.0.1 (default: ${DEFAULT-VALUE})")
     int port;
 
-    @Option(names = "--nqn", defaultValue = "nqn.2024-01.io.jdoca:sample", description = "subsystem NQN (default: ${DEFAULT-VALUE})")
+    @Option(names = "--nqn", defaultValue = "nqn.2024-01.io.jdoca:sample",
+            description = "subsystem NQN (default: ${DEFAULT-VALUE})")
     String nqn;
 
     @Option(names = "--size-mb", defaultValue = "64", description = "RAM namespace size (default: ${DEFAULT-VALUE})")

@@ -91,7 +91,8 @@ public final class IdentifyData {
         b.put(77, (byte) p.mdts());             // MDTS (power of two of 4 KiB pages)
         b.putShort(78, (short) p.cntlid());     // CNTLID
         b.putInt(80, VERSION);                  // VER
-        b.putInt(92, p.controllerType() == CNTRLTYPE_IO ? (1 << 8) : (1 << 31)); // OAES: ns attribute / discovery log change
+        // OAES: ns attribute / discovery log change
+        b.putInt(92, p.controllerType() == CNTRLTYPE_IO ? (1 << 8) : (1 << 31));
         b.putInt(96, 1);                        // CTRATT bit 0: 128-bit host identifier (every Connect carries one)
         b.put(111, (byte) p.controllerType());  // CNTRLTYPE
         b.putShort(256, (short) 0);             // OACS: no optional admin commands
@@ -100,7 +101,8 @@ public final class IdentifyData {
         b.put(260, (byte) 0x03);                // FRMW: slot 1 read-only, 1 slot
         // LPA: extended data for Get Log Page (bit 2); commands supported and effects log (bit 1, I/O controllers)
         b.put(261, (byte) (p.controllerType() == CNTRLTYPE_IO ? 0x06 : 0x04));
-        b.put(262, (byte) (NvmfController.ERROR_LOG_ENTRIES - 1)); // ELPE (0's based): the entries each controller keeps
+        // ELPE (0's based): the entries each controller keeps
+        b.put(262, (byte) (NvmfController.ERROR_LOG_ENTRIES - 1));
         b.put(263, (byte) 0);                   // NPSS: 1 power state
         b.putShort(266, (short) 0);             // WCTEMP: 0 = not reported (no temperature sensor)
         b.putShort(268, (short) 0);             // CCTEMP: 0 = not reported

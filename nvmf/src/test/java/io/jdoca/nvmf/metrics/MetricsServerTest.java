@@ -37,7 +37,8 @@ class MetricsServerTest {
     }
 
     static String scrape(HttpClient c, int port) throws Exception {
-        HttpResponse<String> r = c.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+        HttpResponse<String> r = c.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                + "/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, r.statusCode());
         assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain; version=0.0.4"));
@@ -55,9 +56,11 @@ class MetricsServerTest {
         try (NvmfTarget t = new NvmfTarget(TargetConfig.parse("{\"io_threads\":1}"))) {
             t.start();
             RpcServer rpc = new RpcServer(t, null);
-            rpc.invoke("bdev_malloc_create", om.readTree("{\"name\":\"Malloc0\",\"num_blocks\":2048,\"block_size\":4096}"));
+            rpc.invoke("bdev_malloc_create",
+                    om.readTree("{\"name\":\"Malloc0\",\"num_blocks\":2048,\"block_size\":4096}"));
             rpc.invoke("nvmf_create_subsystem", om.readTree("{\"nqn\":\"" + NQN + "\",\"allow_any_host\":true}"));
-            rpc.invoke("nvmf_subsystem_add_ns", om.readTree("{\"nqn\":\"" + NQN + "\",\"namespace\":{\"bdev_name\":\"Malloc0\"}}"));
+            rpc.invoke("nvmf_subsystem_add_ns", om.readTree("{\"nqn\":\"" + NQN
+                    + "\",\"namespace\":{\"bdev_name\":\"Malloc0\"}}"));
             int port = t.addSubsystemListener(NQN, "127.0.0.1", 0);
             try (MetricsServer ms = MetricsServer.start(InetAddress.getLoopbackAddress(), 0, () -> t);
                  HttpClient http = HttpClient.newHttpClient()) {
@@ -73,7 +76,8 @@ class MetricsServerTest {
                     try {
                         Map<String, Double> m = parse(scrape(http, ms.port()));
                         w[0] = m.getOrDefault(WRITES, 0.0);
-                        return w[0] > 0 && m.getOrDefault("jdoca_nvmf_connected_hosts{subsystem=" + NQN + "}", 0.0) == 1.0;
+                        return w[0] > 0 && m.getOrDefault("jdoca_nvmf_connected_hosts{subsystem=" + NQN + "}",
+                                0.0) == 1.0;
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
                     }

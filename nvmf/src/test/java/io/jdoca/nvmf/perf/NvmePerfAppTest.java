@@ -55,7 +55,8 @@ class NvmePerfAppTest {
     /** Issue 15 item 3: spdk_nvme_perf's -r with trtype:RDMA selects the NVMe/RDMA host (the TCP form unchanged). */
     @Test
     void trtypeRdmaSelectsTheRdmaHost() {
-        NvmePerfApp app = parse("-r", "trtype:RDMA adrfam:IPv4 traddr:10.0.2.15 trsvcid:4421 subnqn:nqn.2024-01.io.x:k ns:2");
+        NvmePerfApp app = parse("-r",
+                "trtype:RDMA adrfam:IPv4 traddr:10.0.2.15 trsvcid:4421 subnqn:nqn.2024-01.io.x:k ns:2");
         assertNull(app.badFlag());
         PerfTrid t = app.targets().getFirst();
         assertTrue(t.rdma());
@@ -98,7 +99,8 @@ class NvmePerfAppTest {
             System.setErr(old);
         }
         // (the test class path has no SLF4J provider: drop its notice)
-        String out = err.toString(StandardCharsets.UTF_8).lines().filter(l -> !l.startsWith("SLF4J")).reduce("", String::concat);
+        String out = err.toString(StandardCharsets.UTF_8).lines().filter(l -> !l.startsWith("SLF4J")).reduce("",
+                String::concat);
         assertEquals(2, rc, out);
         assertEquals("nvme-perf: -q/--io-depth must be 1..65535 (got 0)", out);
     }
@@ -167,8 +169,10 @@ class NvmePerfAppTest {
             int rc;
             System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
             try {
-                rc = new CommandLine(new NvmePerfApp()).execute("-r", "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:" + port
-                        + " subnqn:" + NQN + " ns:1", "-w", "randrw", "-M", "50", "-o", "4096", "-q", "4", "-P", "2", "-c", "0x1",
+                rc = new CommandLine(new NvmePerfApp()).execute("-r", "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:"
+                        + port
+                        + " subnqn:" + NQN + " ns:1", "-w", "randrw", "-M", "50", "-o", "4096", "-q", "4", "-P", "2",
+                                "-c", "0x1",
                         "-t", "0.5", "--warmup", "0", "-L", "-L", "--json");
             } finally {
                 System.setOut(oldOut);
@@ -176,7 +180,8 @@ class NvmePerfAppTest {
             String o = out.toString(StandardCharsets.UTF_8);
             assertEquals(0, rc, o);
             assertTrue(o.contains("Device Information"), o);
-            Matcher r = Pattern.compile("TCP  \\(addr:127.0.0.1 subnqn:" + Pattern.quote(NQN) + "\\) NSID 1 reads\\s+:\\s+([\\d.]+)").matcher(o);
+            Matcher r = Pattern.compile("TCP  \\(addr:127.0.0.1 subnqn:" + Pattern.quote(NQN)
+                    + "\\) NSID 1 reads\\s+:\\s+([\\d.]+)").matcher(o);
             Matcher w = Pattern.compile("NSID 1 writes\\s+:\\s+([\\d.]+)").matcher(o);
             assertTrue(r.find() && w.find(), o);
             assertTrue(Double.parseDouble(r.group(1)) > 0 && Double.parseDouble(w.group(1)) > 0, o);
@@ -215,7 +220,8 @@ class NvmePerfAppTest {
         System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
         try {
             rc = new CommandLine(new NvmePerfApp()).execute("--port", String.valueOf(echo.port()), "-n", NQN,
-                    "-w", "randread", "-o", "4096", "-q", "32", "-t", "0.3", "--warmup", "0", "--range-mb", "16", "--idle", idle);
+                    "-w", "randread", "-o", "4096", "-q", "32", "-t", "0.3", "--warmup", "0", "--range-mb", "16",
+                            "--idle", idle);
         } finally {
             System.setOut(oldOut);
         }

@@ -50,7 +50,8 @@ class NvmeRdmaHostTest {
     @Test
     @Timeout(60)
     void readCarriesAKeyedSglToTheDataSlot() {
-        NvmeRdmaHost.encodeIo(s, 128, NvmeOpcode.IO_READ, 31, 1, 0x1234_5678_9aL, 8, 0x7f00_0000_1000L, 32768, 0xabcdef01);
+        NvmeRdmaHost.encodeIo(s, 128, NvmeOpcode.IO_READ, 31, 1, 0x1234_5678_9aL, 8, 0x7f00_0000_1000L, 32768,
+                0xabcdef01);
         assertThat(s.get(NvmeTcpPdu.U8, 128 + NvmeCommand.OFF_OPCODE)).isEqualTo((byte) NvmeOpcode.IO_READ);
         assertThat(s.get(NvmeTcpPdu.U8, 128 + NvmeCommand.OFF_FLAGS) & 0xc0).isEqualTo(0x40); // PSDT: SGL
         assertThat(s.get(NvmeTcpPdu.LE16, 128 + NvmeCommand.OFF_CID)).isEqualTo((short) 31);
@@ -95,10 +96,13 @@ class NvmeRdmaHostTest {
 
     /** Any I/O the host encodes reads back unchanged through the target's parsers. */
     @Property(tries = 300)
-    void ioRoundTrips(@ForAll @IntRange(min = 0, max = 65535) int cid, @ForAll int nsid, @ForAll @LongRange(min = 0) long slba,
+    void ioRoundTrips(@ForAll @IntRange(min = 0, max = 65535) int cid, @ForAll int nsid,
+            @ForAll @LongRange(min = 0) long slba,
                       @ForAll @IntRange(min = 1, max = 65536) int nlb, @ForAll long addr,
-                      @ForAll @IntRange(min = 0, max = KeyedSgl.MAX_KEYED_LENGTH) int len, @ForAll int rkey, @ForAll boolean read) {
-        NvmeRdmaHost.encodeIo(s, 64, read ? NvmeOpcode.IO_READ : NvmeOpcode.IO_WRITE, cid, nsid, slba, nlb, addr, len, rkey);
+                      @ForAll @IntRange(min = 0, max = KeyedSgl.MAX_KEYED_LENGTH) int len, @ForAll int rkey,
+                              @ForAll boolean read) {
+        NvmeRdmaHost.encodeIo(s, 64, read ? NvmeOpcode.IO_READ : NvmeOpcode.IO_WRITE, cid, nsid, slba, nlb, addr, len,
+                rkey);
         assertThat(s.get(NvmeTcpPdu.U8, 64) & 0xff).isEqualTo(read ? NvmeOpcode.IO_READ : NvmeOpcode.IO_WRITE);
         assertThat(s.get(NvmeTcpPdu.LE16, 64 + NvmeCommand.OFF_CID) & 0xffff).isEqualTo(cid);
         assertThat(s.get(NvmeTcpPdu.LE32, 64 + NvmeCommand.OFF_NSID)).isEqualTo(nsid);

@@ -120,7 +120,8 @@ class NvmeTcpHostTest {
     /** One C2HData PDU (LAST|SUCCESS) carrying {@code len} bytes of {@link #data} for {@code cid}. */
     private static byte[] c2h(int cid, int len) {
         byte[] pdu = new byte[NvmeTcpPdu.DATA_HLEN + len];
-        DataPdu.encode(MemorySegment.ofArray(pdu), 0, NvmeTcpPdu.TYPE_C2H_DATA, NvmeTcpPdu.FLAG_DATA_LAST | NvmeTcpPdu.FLAG_DATA_SUCCESS,
+        DataPdu.encode(MemorySegment.ofArray(pdu), 0, NvmeTcpPdu.TYPE_C2H_DATA,
+                NvmeTcpPdu.FLAG_DATA_LAST | NvmeTcpPdu.FLAG_DATA_SUCCESS,
                 NvmeTcpPdu.DATA_HLEN, pdu.length, cid, 0, 0, len);
         for (int i = 0; i < len; i++) {
             pdu[NvmeTcpPdu.DATA_HLEN + i] = data(cid, i);
@@ -138,7 +139,8 @@ class NvmeTcpHostTest {
             @Override
             public void onData(int cid, MemorySegment seg, long off, int len, int dataOffset) {
                 for (int i = 0; i < len; i++) {
-                    assertEquals(data(cid, dataOffset + i), seg.get(NvmeTcpPdu.U8, off + i), "cid " + cid + " byte " + i);
+                    assertEquals(data(cid, dataOffset + i), seg.get(NvmeTcpPdu.U8, off + i), "cid " + cid + " byte "
+                            + i);
                 }
                 seen[cid] += len;
             }
@@ -156,7 +158,8 @@ class NvmeTcpHostTest {
                 if (cid == 7) { // one command answered with a CapsuleResp (an error status), between the data
                     byte[] resp = new byte[NvmeTcpPdu.CAPSULE_RESP_HLEN];
                     MemorySegment r = MemorySegment.ofArray(resp);
-                    NvmeTcpPdu.putHeader(r, 0, NvmeTcpPdu.TYPE_CAPSULE_RESP, 0, NvmeTcpPdu.CAPSULE_RESP_HLEN, 0, NvmeTcpPdu.CAPSULE_RESP_HLEN);
+                    NvmeTcpPdu.putHeader(r, 0, NvmeTcpPdu.TYPE_CAPSULE_RESP, 0, NvmeTcpPdu.CAPSULE_RESP_HLEN, 0,
+                            NvmeTcpPdu.CAPSULE_RESP_HLEN);
                     NvmeCompletion.encode(r, NvmeTcpPdu.CH_LEN, 0, 0, 0, 0, cid, 0x0002);
                     burst.write(resp);
                 } else {
@@ -231,7 +234,8 @@ class NvmeTcpHostTest {
         sendData(out, cid, 0, 64, NvmeTcpPdu.FLAG_DATA_LAST);
         byte[] resp = new byte[NvmeTcpPdu.CAPSULE_RESP_HLEN];
         MemorySegment r = MemorySegment.ofArray(resp);
-        NvmeTcpPdu.putHeader(r, 0, NvmeTcpPdu.TYPE_CAPSULE_RESP, 0, NvmeTcpPdu.CAPSULE_RESP_HLEN, 0, NvmeTcpPdu.CAPSULE_RESP_HLEN);
+        NvmeTcpPdu.putHeader(r, 0, NvmeTcpPdu.TYPE_CAPSULE_RESP, 0, NvmeTcpPdu.CAPSULE_RESP_HLEN, 0,
+                NvmeTcpPdu.CAPSULE_RESP_HLEN);
         NvmeCompletion.encode(r, NvmeTcpPdu.CH_LEN, 0, 0, 0, 0, cid, 0x0002);
         out.write(resp);
         out.flush();

@@ -27,9 +27,11 @@ class RpcFuzzTest {
 
     @BeforeContainer
     static void up() throws Exception {
-        target = new NvmfTarget(TargetConfig.parse("{\"subsystems\":[{\"nqn\":\"nqn.rpcfuzz\",\"allow_any_host\":true}]}"));
+        target = new NvmfTarget(TargetConfig.parse("{\"subsystems\":[{\"nqn\":\"nqn.rpcfuzz\","
+                + "\"allow_any_host\":true}]}"));
         target.start();
-        rpc = new RpcServer(target, Path.of(System.getProperty("java.io.tmpdir"), "jdoca-rpcfuzz-" + ProcessHandle.current().pid()));
+        rpc = new RpcServer(target, Path.of(System.getProperty("java.io.tmpdir"), "jdoca-rpcfuzz-"
+                + ProcessHandle.current().pid()));
     }
 
     @AfterContainer
@@ -57,15 +59,18 @@ class RpcFuzzTest {
     }
 
     @Property(tries = 300)
-    void randomMethodsAndParams(@ForAll("methodNames") String method, @ForAll("keys") String k1, @ForAll("values") String v1,
+    void randomMethodsAndParams(@ForAll("methodNames") String method, @ForAll("keys") String k1,
+            @ForAll("values") String v1,
                                 @ForAll("keys") String k2, @ForAll("values") String v2) throws Exception {
-        answered("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"" + method + "\",\"params\":{\"" + k1 + "\":" + v1 + ",\"" + k2 + "\":" + v2 + "}}");
+        answered("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"" + method + "\",\"params\":{\"" + k1 + "\":" + v1 + ",\""
+                + k2 + "\":" + v2 + "}}");
     }
 
     @Provide
     Arbitrary<String> methodNames() {
         // Not add_listener: binding real ports could disturb other processes on this machine.
-        return Arbitraries.of(RpcServer.METHODS.stream().filter(m -> !m.equals("nvmf_subsystem_add_listener")).toArray(String[]::new));
+        return Arbitraries.of(RpcServer.METHODS.stream().filter(m ->
+                !m.equals("nvmf_subsystem_add_listener")).toArray(String[]::new));
     }
 
     @Provide

@@ -52,7 +52,8 @@ class RpcServerTest {
     }
 
     static JsonNode req(RpcServer s, String method, String params) throws Exception {
-        return call(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"" + method + "\"" + (params == null ? "" : ",\"params\":" + params) + "}");
+        return call(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"" + method + "\"" + (params == null
+                ? "" : ",\"params\":" + params) + "}");
     }
 
     static NvmfTarget target() throws Exception {
@@ -71,11 +72,13 @@ class RpcServerTest {
                 assertTrue(req(s, "rpc_get_methods", null).get("result").toString().contains("nvmf_subsystem_add_ns"));
                 JsonNode r = req(s, "nvmf_create_subsystem", "{\"nqn\":\"" + SUB + "\",\"allow_any_host\":false}");
                 assertEquals(true, r.get("result").asBoolean(), r.toString());
-                r = req(s, "nvmf_subsystem_add_ns", "{\"nqn\":\"" + SUB + "\",\"namespace\":{\"backend\":\"memory\",\"size_mb\":4,\"block_size\":512}}");
+                r = req(s, "nvmf_subsystem_add_ns", "{\"nqn\":\"" + SUB
+                        + "\",\"namespace\":{\"backend\":\"memory\",\"size_mb\":4,\"block_size\":512}}");
                 assertEquals(1, r.get("result").asInt(), r.toString());
                 r = req(s, "nvmf_subsystem_add_host", "{\"nqn\":\"" + SUB + "\",\"host\":\"" + HOST + "\"}");
                 assertEquals(true, r.get("result").asBoolean(), r.toString());
-                r = req(s, "nvmf_subsystem_add_listener", "{\"nqn\":\"" + SUB + "\",\"listen_address\":{\"trtype\":\"tcp\",\"traddr\":\"127.0.0.1\",\"trsvcid\":\"0\"}}");
+                r = req(s, "nvmf_subsystem_add_listener", "{\"nqn\":\"" + SUB
+                        + "\",\"listen_address\":{\"trtype\":\"tcp\",\"traddr\":\"127.0.0.1\",\"trsvcid\":\"0\"}}");
                 assertEquals(true, r.get("result").asBoolean(), r.toString());
                 r = req(s, "nvmf_get_subsystems", null);
                 JsonNode sub = null;
@@ -85,7 +88,8 @@ class RpcServerTest {
                     }
                 }
                 assertTrue(r.get("result").toString().contains(NvmfSubsystem.DISCOVERY_NQN), r.toString());
-                // SPDK's shape: hosts [{nqn}], listen_addresses [{trtype, adrfam, traddr, trsvcid}], namespaces [{nsid, bdev_name, name, uuid}]
+                // SPDK's shape: hosts [{nqn}], listen_addresses [{trtype, adrfam, traddr, trsvcid}], namespaces [{nsid,
+                // bdev_name, name, uuid}]
                 assertEquals(HOST, sub.get("hosts").get(0).get("nqn").asText(), sub.toString());
                 assertEquals("TCP", sub.get("listen_addresses").get(0).get("trtype").asText());
                 assertEquals("IPv4", sub.get("listen_addresses").get(0).get("adrfam").asText());
@@ -130,34 +134,58 @@ class RpcServerTest {
     @CsvSource(delimiter = '|', value = {
         "nope                      | {}                                                        | -32601 | nope",
         "nvmf_delete_subsystem     | {}                                                        | -32602 | nqn: missing",
-        "nvmf_delete_subsystem     | {\"nqn\":5}                                               | -32602 | nqn: must be a string",
+        "nvmf_delete_subsystem     | {\"nqn\":5}                                               | -32602 | nqn: must be "
+                + "a string",
         "nvmf_delete_subsystem     | {\"nqn\":\"x\"}                                           | -32602 | no subsystem",
-        "nvmf_delete_subsystem     | []                                                        | -32602 | params: must be a JSON object",
-        "nvmf_create_subsystem     | {\"nqn\":\"bad\"}                                         | -32602 | nqn: \"bad\" is not an NQN",
+        "nvmf_delete_subsystem     | []                                                        | -32602 | params: must "
+                + "be a JSON object",
+        "nvmf_create_subsystem     | {\"nqn\":\"bad\"}                                         | -32602 | nqn: \"bad\" "
+                + "is not an NQN",
         "nvmf_create_subsystem     | {\"nqn\":\"nqn.2024-13.io.x:a\"}                          | -32602 | nqn:",
-        "nvmf_create_subsystem     | {\"nqn\":\"nqn.2024-01.io.jdoca:e\",\"colour\":1}          | -32602 | colour: unknown parameter",
-        "nvmf_create_subsystem     | {\"nqn\":\"nqn.2024-01.io.jdoca:e\",\"allow_any_host\":1}  | -32602 | allow_any_host: must be true or false",
-        "nvmf_create_subsystem     | {\"nqn\":\"nqn.2024-01.io.jdoca:e\",\"serial_number\":\"012345678901234567890\"} | -32602 | serial_number:",
-        "nvmf_create_subsystem     | {\"nqn\":\"nqn.2024-01.io.jdoca:e\",\"ana_reporting\":true} | -32602 | ana_reporting:",
+        "nvmf_create_subsystem     | {\"nqn\":\"nqn.2024-01.io.jdoca:e\",\"colour\":1}          | -32602 | colour: "
+                + "unknown parameter",
+        "nvmf_create_subsystem     | {\"nqn\":\"nqn.2024-01.io.jdoca:e\",\"allow_any_host\":1}  | -32602 | "
+                + "allow_any_host: must be true or false",
+        "nvmf_create_subsystem     | {\"nqn\":\"nqn.2024-01.io.jdoca:e\",\"serial_number\":\"012345678901234567890\"} "
+                + "| -32602 | serial_number:",
+        "nvmf_create_subsystem     | {\"nqn\":\"nqn.2024-01.io.jdoca:e\",\"ana_reporting\":true} | -32602 | "
+                + "ana_reporting:",
         "nvmf_create_subsystem     | {\"nqn\":\"nqn.2024-01.io.jdoca:e\",\"tgt_name\":\"t\"}   | -32602 | tgt_name:",
-        "nvmf_subsystem_remove_ns  | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"nsid\":7}         | -32602 | nsid: no namespace 7",
-        "nvmf_subsystem_remove_ns  | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"nsid\":\"1\"}     | -32602 | nsid: must be an integer",
-        "nvmf_subsystem_add_ns     | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"namespace\":{\"backend\":\"memory\",\"size_mb\":-5}}  | -32602 | namespace.size_mb",
-        "nvmf_subsystem_add_ns     | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"namespace\":{\"backend\":\"memory\",\"size_mb\":4,\"block_size\":1000}} | -32602 | namespace.block_size",
-        "nvmf_subsystem_add_ns     | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"namespace\":{\"backend\":\"memory\",\"size_mb\":1000000000}} | -32602 | namespace.size_mb",
-        "nvmf_subsystem_add_ns     | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"namespace\":{\"backend\":\"memory\",\"size_mb\":4,\"nsid\":1}} | -32602 | namespace.nsid: namespace 1 already exists",
-        "nvmf_subsystem_add_ns     | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"namespace\":{\"backend\":\"file\",\"path\":\"/nonexistent-dir/x.img\",\"size_mb\":1}} | -32602 | namespace.path: directory /nonexistent-dir does not exist",
-        "nvmf_subsystem_add_ns     | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"namespace\":{\"bdev_name\":\"Malloc0\"}} | -32602 | namespace.bdev_name",
-        "nvmf_subsystem_add_host   | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"host\":\"h1\"}    | -32602 | host: \"h1\" is not an NQN",
-        "nvmf_subsystem_add_listener | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"listen_address\":{\"traddr\":\"foo\",\"trsvcid\":\"4420\"}} | -32602 | listen_address.traddr",
-        "nvmf_subsystem_add_listener | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"listen_address\":{\"traddr\":\"127.0.0.1\",\"trsvcid\":\"x\"}} | -32602 | listen_address.trsvcid",
-        "nvmf_subsystem_add_listener | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"listen_address\":{\"trtype\":\"fc\",\"traddr\":\"127.0.0.1\",\"trsvcid\":\"1\"}} | -32602 | listen_address.trtype",
-        "nvmf_subsystem_add_listener | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"listen_address\":{\"trtype\":\"rdma\",\"traddr\":\"::1\",\"trsvcid\":\"1\"}} | -32602 | listen_address.traddr",
-        "nvmf_subsystem_add_listener | {\"nqn\":\"nqn.2024-01.io.jdoca:base\"}                 | -32602 | listen_address: missing",
+        "nvmf_subsystem_remove_ns  | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"nsid\":7}         | -32602 | nsid: no "
+                + "namespace 7",
+        "nvmf_subsystem_remove_ns  | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"nsid\":\"1\"}     | -32602 | nsid: must "
+                + "be an integer",
+        "nvmf_subsystem_add_ns     | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"namespace\":{\"backend\":\"memory\","
+                + "\"size_mb\":-5}}  | -32602 | namespace.size_mb",
+        "nvmf_subsystem_add_ns     | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"namespace\":{\"backend\":\"memory\","
+                + "\"size_mb\":4,\"block_size\":1000}} | -32602 | namespace.block_size",
+        "nvmf_subsystem_add_ns     | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"namespace\":{\"backend\":\"memory\","
+                + "\"size_mb\":1000000000}} | -32602 | namespace.size_mb",
+        "nvmf_subsystem_add_ns     | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"namespace\":{\"backend\":\"memory\","
+                + "\"size_mb\":4,\"nsid\":1}} | -32602 | namespace.nsid: namespace 1 already exists",
+        "nvmf_subsystem_add_ns     | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"namespace\":{\"backend\":\"file\","
+                + "\"path\":\"/nonexistent-dir/x.img\",\"size_mb\":1}} | -32602 | namespace.path: directory "
+                        + "/nonexistent-dir does not exist",
+        "nvmf_subsystem_add_ns     | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"namespace\":{\"bdev_name\":\"Malloc0\"}} "
+                + "| -32602 | namespace.bdev_name",
+        "nvmf_subsystem_add_host   | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"host\":\"h1\"}    | -32602 | host: "
+                + "\"h1\" is not an NQN",
+        "nvmf_subsystem_add_listener | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"listen_address\":{\"traddr\":\"foo\","
+                + "\"trsvcid\":\"4420\"}} | -32602 | listen_address.traddr",
+        "nvmf_subsystem_add_listener | {\"nqn\":\"nqn.2024-01.io.jdoca:base\","
+                + "\"listen_address\":{\"traddr\":\"127.0.0.1\",\"trsvcid\":\"x\"}} | -32602 | listen_address.trsvcid",
+        "nvmf_subsystem_add_listener | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"listen_address\":{\"trtype\":\"fc\","
+                + "\"traddr\":\"127.0.0.1\",\"trsvcid\":\"1\"}} | -32602 | listen_address.trtype",
+        "nvmf_subsystem_add_listener | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"listen_address\":{\"trtype\":\"rdma\","
+                + "\"traddr\":\"::1\",\"trsvcid\":\"1\"}} | -32602 | listen_address.traddr",
+        "nvmf_subsystem_add_listener | {\"nqn\":\"nqn.2024-01.io.jdoca:base\"}                 | -32602 | "
+                + "listen_address: missing",
     })
-    void wrongRequestsGetTheirCodeAndNameTheField(String method, String params, int code, String text) throws Exception {
+    void wrongRequestsGetTheirCodeAndNameTheField(String method, String params, int code,
+            String text) throws Exception {
         try (NvmfTarget t = new NvmfTarget(TargetConfig.parse("""
-                {"subsystems":[{"nqn":"nqn.2024-01.io.jdoca:base","namespaces":[{"nsid":1,"backend":"null","size_mb":1}]}]}"""))) {
+                {"subsystems":[{"nqn":"nqn.2024-01.io.jdoca:base",
+                                "namespaces":[{"nsid":1,"backend":"null","size_mb":1}]}]}"""))) {
             t.start();
             RpcServer s = new RpcServer(t, dir.resolve("unused.sock"));
             JsonNode r = req(s, method, params);
@@ -177,8 +205,10 @@ class RpcServerTest {
             assertEquals(-32700, call(s, "{not json").get("error").get("code").asInt());
             assertEquals(-32600, call(s, "[1,2]").get("error").get("code").asInt());
             assertEquals(-32600, call(s, "{\"jsonrpc\":\"2.0\",\"id\":1}").get("error").get("code").asInt());
-            assertEquals(-32600, call(s, "{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"rpc_get_methods\"}").get("error").get("code").asInt());
-            assertNull(s.handle(M.readTree("{\"jsonrpc\":\"2.0\",\"method\":\"rpc_get_methods\"}")), "a notification gets no response");
+            assertEquals(-32600, call(s,
+                    "{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"rpc_get_methods\"}").get("error").get("code").asInt());
+            assertNull(s.handle(M.readTree("{\"jsonrpc\":\"2.0\",\"method\":\"rpc_get_methods\"}")),
+                    "a notification gets no response");
         }
     }
 
@@ -191,9 +221,11 @@ class RpcServerTest {
             s.start();
             try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
                 ch.connect(UnixDomainSocketAddress.of(sock));
-                String one = "{\n  \"jsonrpc\": \"2.0\",\n  \"method\": \"nvmf_create_subsystem\",\n  \"id\": 1,\n  \"params\": {\n"
+                String one = "{\n  \"jsonrpc\": \"2.0\",\n  \"method\": \"nvmf_create_subsystem\",\n  \"id\": 1,\n  "
+                        + "\"params\": {\n"
                         + "    \"nqn\": \"" + SUB + "\"\n  }\n}";
-                String two = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"rpc_get_methods\"}  \n\t{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"nope\"}";
+                String two = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"rpc_get_methods\"}  \n\t{\"jsonrpc\":\"2.0\","
+                        + "\"id\":3,\"method\":\"nope\"}";
                 ch.write(ByteBuffer.wrap((one + two).getBytes(StandardCharsets.UTF_8)));
                 var it = M.readerFor(JsonNode.class).<JsonNode>readValues(Channels.newInputStream(ch));
                 JsonNode r1 = it.next();
@@ -218,17 +250,21 @@ class RpcServerTest {
             try {
                 try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
                     ch.connect(UnixDomainSocketAddress.of(sock));
-                    ch.write(ByteBuffer.wrap(("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"nvmf_create_subsystem\",\"params\":{\"nqn\":\""
+                    ch.write(ByteBuffer.wrap(("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"nvmf_create_subsystem\","
+                            + "\"params\":{\"nqn\":\""
                             + SUB + "\"}\n").getBytes(StandardCharsets.UTF_8)));
                 }
                 // A later complete request on a new connection is served in order after the first was dropped.
                 try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
                     ch.connect(UnixDomainSocketAddress.of(sock));
-                    ch.write(ByteBuffer.wrap("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"rpc_get_methods\"}".getBytes(StandardCharsets.UTF_8)));
-                    assertEquals(9, M.readerFor(JsonNode.class).<JsonNode>readValues(Channels.newInputStream(ch)).next().get("id").asInt());
+                    ch.write(ByteBuffer.wrap(("{\"jsonrpc\":\"2.0\",\"id\":9,"
+                            + "\"method\":\"rpc_get_methods\"}").getBytes(StandardCharsets.UTF_8)));
+                    assertEquals(9, M.readerFor(JsonNode.class).<JsonNode>readValues(Channels.newInputStream(ch)).next()
+                            .get("id").asInt());
                 }
                 Await.until(Duration.ofSeconds(10), () -> Thread.getAllStackTraces().keySet().stream()
-                        .noneMatch(th -> th.getName().equals("sta-rpc-client") && th.isAlive()), "rpc client threads to end");
+                        .noneMatch(th -> th.getName().equals("sta-rpc-client") && th.isAlive()),
+                                "rpc client threads to end");
                 assertNull(t.subsystem(SUB), "the cut request was not executed");
             } finally {
                 s.close();
@@ -244,12 +280,15 @@ class RpcServerTest {
             RpcServer first = new RpcServer(t, sock);
             first.start();
             try {
-                assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(sock, LinkOption.NOFOLLOW_LINKS)));
+                assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(sock,
+                        LinkOption.NOFOLLOW_LINKS)));
                 RpcServer second = new RpcServer(t, sock);
                 ConfigException e = assertThrows(ConfigException.class, second::bind);
-                assertTrue(e.getMessage().startsWith("rpc_socket: ") && e.getMessage().contains("in use by a running server"), e.getMessage());
+                assertTrue(e.getMessage().startsWith("rpc_socket: ")
+                        && e.getMessage().contains("in use by a running server"), e.getMessage());
                 second.close();
-                assertTrue(Files.exists(sock, LinkOption.NOFOLLOW_LINKS), "the refused server did not delete the socket");
+                assertTrue(Files.exists(sock, LinkOption.NOFOLLOW_LINKS),
+                        "the refused server did not delete the socket");
                 assertTrue(RpcServer.answers(sock), "the first server still answers");
                 try (var st = Files.list(dir)) {
                     assertEquals(List.of(sock), st.toList(), "no private bind directory left behind");
@@ -299,16 +338,20 @@ class RpcServerTest {
             int general = (Integer) t.listeners().get(0).get("port");
             RpcServer s = new RpcServer(t, dir.resolve("r.sock"));
             String only = "nqn.2024-01.io.jdoca:only";
-            assertTrue(req(s, "nvmf_create_subsystem", "{\"nqn\":\"" + only + "\",\"allow_any_host\":true}").get("result").asBoolean());
-            assertEquals(NvmeStatus.CONNECT_INVALID_PARAMETERS, connect(general, only), "no listener yet: reachable nowhere");
-            JsonNode r = req(s, "nvmf_subsystem_add_listener", "{\"nqn\":\"" + only + "\",\"listen_address\":{\"traddr\":\"127.0.0.1\",\"trsvcid\":\"0\"}}");
+            assertTrue(req(s, "nvmf_create_subsystem", "{\"nqn\":\"" + only
+                    + "\",\"allow_any_host\":true}").get("result").asBoolean());
+            assertEquals(NvmeStatus.CONNECT_INVALID_PARAMETERS, connect(general, only),
+                    "no listener yet: reachable nowhere");
+            JsonNode r = req(s, "nvmf_subsystem_add_listener", "{\"nqn\":\"" + only
+                    + "\",\"listen_address\":{\"traddr\":\"127.0.0.1\",\"trsvcid\":\"0\"}}");
             assertTrue(r.get("result").asBoolean(), r.toString());
             int own = req(s, "nvmf_get_subsystems", "{\"nqn\":\"" + only + "\"}").get("result").get(0)
                     .get("listen_addresses").get(0).get("trsvcid").asInt();
             assertTrue(own > 0 && own != general);
             assertEquals(NvmeStatus.CONNECT_INVALID_PARAMETERS, connect(general, only));
             assertEquals(0, connect(own, only));
-            assertEquals(0, connect(general, "nqn.2024-01.io.jdoca:open"), "the JSON's subsystem on the top-level listener");
+            assertEquals(0, connect(general, "nqn.2024-01.io.jdoca:open"),
+                    "the JSON's subsystem on the top-level listener");
             assertEquals(NvmeStatus.CONNECT_INVALID_PARAMETERS, connect(own, "nqn.2024-01.io.jdoca:open"),
                     "another subsystem's listener is not this one's");
             // nvmf_get_subsystems lists each subsystem's own listeners only.
@@ -325,8 +368,10 @@ class RpcServerTest {
             assertEquals(List.of("nqn.2024-01.io.jdoca:open@" + general), discovery(general));
             assertEquals(List.of(only + "@" + own), discovery(own));
             // A subsystem that does not allow the host is not listed.
-            assertTrue(req(s, "nvmf_create_subsystem", "{\"nqn\":\"nqn.2024-01.io.jdoca:closed\"}").get("result").asBoolean());
-            assertTrue(req(s, "nvmf_subsystem_add_listener", "{\"nqn\":\"nqn.2024-01.io.jdoca:closed\",\"listen_address\":"
+            assertTrue(req(s, "nvmf_create_subsystem",
+                    "{\"nqn\":\"nqn.2024-01.io.jdoca:closed\"}").get("result").asBoolean());
+            assertTrue(req(s, "nvmf_subsystem_add_listener",
+                    "{\"nqn\":\"nqn.2024-01.io.jdoca:closed\",\"listen_address\":"
                     + "{\"traddr\":\"127.0.0.1\",\"trsvcid\":\"" + own + "\"}}").get("result").asBoolean());
             assertEquals(List.of(only + "@" + own), discovery(own));
         }
@@ -372,6 +417,7 @@ class RpcServerTest {
         assertTrue(c.subsystems().get(0).allowAnyHost());
         Path bad = dir.resolve("bad.json");
         Files.writeString(bad, "{\"io_thread\": 2}");
-        assertTrue(assertThrows(ConfigException.class, () -> TargetConfig.load(bad)).getMessage().startsWith("io_thread: "));
+        assertTrue(assertThrows(ConfigException.class, () ->
+                TargetConfig.load(bad)).getMessage().startsWith("io_thread: "));
     }
 }

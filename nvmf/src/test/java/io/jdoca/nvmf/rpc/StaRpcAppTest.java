@@ -66,15 +66,22 @@ class StaRpcAppTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "nqn=bad                 | nvmf_create_subsystem nqn=bad                              | 1 | error -32602: Invalid parameters: nqn: \"bad\" is not an NQN",
-        "missing namespace       | nvmf_subsystem_remove_ns nqn=nqn.2024-01.io.jdoca:a nsid=3 | 1 | error -32602: Invalid parameters: nsid: no namespace 3",
+        "nqn=bad                 | nvmf_create_subsystem nqn=bad                              | 1 | error -32602: "
+                + "Invalid parameters: nqn: \"bad\" is not an NQN",
+        "missing namespace       | nvmf_subsystem_remove_ns nqn=nqn.2024-01.io.jdoca:a nsid=3 | 1 | error -32602: "
+                + "Invalid parameters: nsid: no namespace 3",
         "no such subsystem       | nvmf_delete_subsystem nqn=nqn.2024-01.io.jdoca:zz          | 1 | error -32602",
-        "not key=value           | nvmf_delete_subsystem nqn                                  | 1 | \"nqn\": expected key=value",
+        "not key=value           | nvmf_delete_subsystem nqn                                  | 1 | \"nqn\": expected "
+                + "key=value",
         "key twice               | nvmf_delete_subsystem nqn=a nqn=b                          | 1 | nqn given twice",
-        "bad key                 | nvmf_delete_subsystem 9x=1                                 | 1 | \"9x\" is not a parameter name",
-        "bad JSON value          | nvmf_delete_subsystem nqn={oops}                           | 1 | nqn: \"{oops}\" is not valid JSON",
-        "bad JSON object         | nvmf_delete_subsystem {oops                                | 1 | params: not a JSON object",
-        "bad method name         | nvmf-get                                                   | 1 | is not a method name",
+        "bad key                 | nvmf_delete_subsystem 9x=1                                 | 1 | \"9x\" is not a "
+                + "parameter name",
+        "bad JSON value          | nvmf_delete_subsystem nqn={oops}                           | 1 | nqn: \"{oops}\" is "
+                + "not valid JSON",
+        "bad JSON object         | nvmf_delete_subsystem {oops                                | 1 | params: not a JSON "
+                + "object",
+        "bad method name         | nvmf-get                                                   | 1 | is not a method "
+                + "name",
         "unknown method          | nvmf_get_everything                                        | 1 | error -32601",
     })
     void badCallsGiveOneLineAndNonZeroExit(String name, String args, int rc, String text) {

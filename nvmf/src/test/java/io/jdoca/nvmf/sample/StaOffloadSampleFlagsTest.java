@@ -8,7 +8,8 @@ import picocli.CommandLine;
 
 /** sta-offload-sample's DOCA flags: examples/sta-offload-sample.json parses, the command line wins. No sockets. */
 class StaOffloadSampleFlagsTest {
-    static final Path EXAMPLE = Path.of(System.getProperty("user.dir")).resolve("../examples/sta-offload-sample.json").normalize();
+    static final Path EXAMPLE = Path.of(System.getProperty("user.dir"))
+            .resolve("../examples/sta-offload-sample.json").normalize();
 
     @Test
     void theExampleFlagFileParsesAndTheCommandLineWins() {

@@ -18,7 +18,8 @@ class StaOffloadSampleTest {
     void sampleServesAHost() throws Exception {
         int port = JavaProcess.freePort();
         int[] rc = {-1};
-        Thread t = new Thread(() -> rc[0] = new CommandLine(new StaOffloadSample()).execute("--port", String.valueOf(port),
+        Thread t = new Thread(() -> rc[0] = new CommandLine(new StaOffloadSample()).execute("--port",
+                String.valueOf(port),
                 "--seconds", "120", "--size-mb", "8"));
         t.start();
         NvmeTcpHost adm = null;

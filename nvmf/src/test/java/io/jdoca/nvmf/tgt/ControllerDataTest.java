@@ -159,7 +159,8 @@ class ControllerDataTest {
             byte[] hid = new byte[16];
             assertEquals(0, h.adminRead(NvmeOpcode.ADMIN_GET_FEATURES, 0, 0x81, 1, hid));
             assertArrayEquals(HOST_ID, hid);
-            assertEquals(NvmeStatus.INVALID_FIELD, h.adminRead(NvmeOpcode.ADMIN_GET_FEATURES, 0, 0x81, 0, hid), "EXHID 0");
+            assertEquals(NvmeStatus.INVALID_FIELD, h.adminRead(NvmeOpcode.ADMIN_GET_FEATURES, 0, 0x81, 0, hid),
+                    "EXHID 0");
             assertEquals(NvmeStatus.COMMAND_SEQUENCE_ERROR, setFeature(h, 0x81, 1));
             // Interrupt Coalescing (08h) and Interrupt Vector Configuration (09h) are PCIe only.
             assertEquals(NvmeStatus.INVALID_FIELD, getFeature(h, 0x08, 0, 0)[0]);
@@ -178,7 +179,8 @@ class ControllerDataTest {
     @Test
     void logPagesDecode() throws Exception {
         Object[] a = admin();
-        try (NvmeTcpHost h = (NvmeTcpHost) a[0]; NvmeTcpHost io = new NvmeTcpHost("127.0.0.1", port, false, false, 8, 131072)) {
+        try (NvmeTcpHost h = (NvmeTcpHost) a[0]; NvmeTcpHost io = new NvmeTcpHost("127.0.0.1", port, false, false, 8,
+                131072)) {
             // Commands Supported and Effects (05h): 256 admin, then 256 I/O dwords.
             byte[] fx = new byte[4096];
             assertEquals(0, h.adminRead(NvmeOpcode.ADMIN_GET_LOG_PAGE, 0, ((4096 / 4 - 1) << 16) | 0x05, 0, fx));
@@ -232,7 +234,8 @@ class ControllerDataTest {
                 }
             });
             byte[] smart = new byte[512];
-            assertEquals(0, h.adminRead(NvmeOpcode.ADMIN_GET_LOG_PAGE, 0xffffffff, ((512 / 4 - 1) << 16) | 0x02, 0, smart));
+            assertEquals(0, h.adminRead(NvmeOpcode.ADMIN_GET_LOG_PAGE, 0xffffffff, ((512 / 4 - 1) << 16) | 0x02, 0,
+                    smart));
             ByteBuffer s0 = le(smart);
             long written0 = s0.getLong(48);
             long writes0 = s0.getLong(80);
@@ -242,7 +245,8 @@ class ControllerDataTest {
                 io.poll();
             }
             assertEquals(0, st[0]);
-            assertEquals(0, h.adminRead(NvmeOpcode.ADMIN_GET_LOG_PAGE, 0xffffffff, ((512 / 4 - 1) << 16) | 0x02, 0, smart));
+            assertEquals(0, h.adminRead(NvmeOpcode.ADMIN_GET_LOG_PAGE, 0xffffffff, ((512 / 4 - 1) << 16) | 0x02, 0,
+                    smart));
             ByteBuffer s = le(smart);
             assertEquals(0, smart[0], "critical warning");
             assertEquals(0, s.getShort(1), "composite temperature: no sensor");

@@ -20,13 +20,16 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class NvmfEngineAgentTest {
     private static Thread thread(String name) {
-        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name)).findFirst().orElse(null);
+        return Thread.getAllStackTraces().keySet().stream().filter(t ->
+                t.getName().equals(name)).findFirst().orElse(null);
     }
 
     private static boolean sleepsInStaIosWait(Thread t) {
         StackTraceElement[] st = t.getStackTrace();
-        return Arrays.stream(st).anyMatch(e -> e.getClassName().equals("io.jdoca.sta.StaIo") && e.getMethodName().equals("waitForIo"))
-                && Arrays.stream(st).anyMatch(e -> e.getClassName().endsWith("SelectorImpl") && e.getMethodName().equals("select"));
+        return Arrays.stream(st).anyMatch(e -> e.getClassName().equals("io.jdoca.sta.StaIo")
+                && e.getMethodName().equals("waitForIo"))
+                && Arrays.stream(st).anyMatch(e -> e.getClassName().endsWith("SelectorImpl")
+                        && e.getMethodName().equals("select"));
     }
 
     @Test
@@ -41,7 +44,8 @@ class NvmfEngineAgentTest {
             assertThat(engine).as("engine agent thread").isNotNull();
             assertThat(main).as("management agent thread").isNotNull();
             assertThat(thread("sta-keepalive")).as("no keep-alive thread: a deadline of sta-main").isNull();
-            Await.until(Duration.ofSeconds(20), () -> sleepsInStaIosWait(engine), "sta-io-0 to sleep in StaIo.waitForIo's selector");
+            Await.until(Duration.ofSeconds(20), () -> sleepsInStaIosWait(engine),
+                    "sta-io-0 to sleep in StaIo.waitForIo's selector");
 
             // A spinning engine would use most of a core (or its whole share on a loaded machine);
             // one asleep in the selector wakes at most every 5 ms for a few microseconds.

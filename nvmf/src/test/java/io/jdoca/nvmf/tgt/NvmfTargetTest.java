@@ -91,7 +91,8 @@ class NvmfTargetTest {
             assertEquals(NvmeStatus.CONNECT_INVALID_PARAMETERS, h.connect(0, 5000, NQN, HOST, 0xffff, 0)[0], "sqsize");
         }
         try (NvmeTcpHost h = host()) {
-            assertEquals(NvmeStatus.CONNECT_INVALID_PARAMETERS, h.connect(1, 31, NQN, HOST, 0xfff0, 0)[0], "unknown controller");
+            assertEquals(NvmeStatus.CONNECT_INVALID_PARAMETERS, h.connect(1, 31, NQN, HOST, 0xfff0, 0)[0],
+                    "unknown controller");
         }
         try (NvmeTcpHost h = host()) {
             // Anything before Connect: Command Sequence Error.
@@ -100,9 +101,11 @@ class NvmfTargetTest {
         }
         try (NvmeTcpHost h = host()) {
             assertEquals(0, h.connect(0, 31, NQN, HOST, 0xffff, 0)[0]);
-            assertEquals(NvmeStatus.COMMAND_SEQUENCE_ERROR, h.adminRead(NvmeOpcode.ADMIN_IDENTIFY, 0, 1, 0, new byte[4096]),
+            assertEquals(NvmeStatus.COMMAND_SEQUENCE_ERROR, h.adminRead(NvmeOpcode.ADMIN_IDENTIFY, 0, 1, 0,
+                    new byte[4096]),
                     "admin commands need CC.EN");
-            assertEquals(NvmeStatus.COMMAND_SEQUENCE_ERROR, h.connect(0, 31, NQN, HOST, 0xffff, 0)[0], "second Connect");
+            assertEquals(NvmeStatus.COMMAND_SEQUENCE_ERROR, h.connect(0, 31, NQN, HOST, 0xffff, 0)[0],
+                    "second Connect");
         }
     }
 
@@ -180,7 +183,8 @@ class NvmfTargetTest {
             assertEquals(0, h.adminSimple(NvmeOpcode.ADMIN_SET_FEATURES, 0, 0x0f, 7000)[0]);
             assertEquals(7000, h.adminSimple(NvmeOpcode.ADMIN_GET_FEATURES, 0, 0x0f, 0)[1]);
             assertEquals(NvmeStatus.INVALID_FIELD, h.adminSimple(NvmeOpcode.ADMIN_GET_FEATURES, 0, 0x77, 0)[0]);
-            assertEquals(NvmeStatus.FEATURE_NOT_SAVEABLE, h.adminSimple(NvmeOpcode.ADMIN_SET_FEATURES, 0, 0x8000000b, 0)[0]);
+            assertEquals(NvmeStatus.FEATURE_NOT_SAVEABLE, h.adminSimple(NvmeOpcode.ADMIN_SET_FEATURES, 0, 0x8000000b,
+                    0)[0]);
             assertEquals(0, h.adminSimple(NvmeOpcode.ADMIN_KEEP_ALIVE, 0, 0, 0)[0]);
             assertEquals(NvmeStatus.INVALID_OPCODE, h.adminSimple(0x7e, 0, 0, 0)[0]);
         }
@@ -199,8 +203,10 @@ class NvmfTargetTest {
             assertEquals("0.1.0", new String(log, 8, 5, StandardCharsets.US_ASCII));
             byte[] err = new byte[64];
             assertEquals(0, h.adminRead(NvmeOpcode.ADMIN_GET_LOG_PAGE, 0, ((64 / 4 - 1) << 16) | 0x01, 0, err));
-            assertEquals(NvmeStatus.INVALID_LOG_PAGE, h.adminRead(NvmeOpcode.ADMIN_GET_LOG_PAGE, 0, numdl | 0x70, 0, log));
-            assertEquals(NvmeStatus.INVALID_LOG_PAGE, h.adminRead(NvmeOpcode.ADMIN_GET_LOG_PAGE, 0, numdl | 0x33, 0, log));
+            assertEquals(NvmeStatus.INVALID_LOG_PAGE, h.adminRead(NvmeOpcode.ADMIN_GET_LOG_PAGE, 0, numdl | 0x70, 0,
+                    log));
+            assertEquals(NvmeStatus.INVALID_LOG_PAGE, h.adminRead(NvmeOpcode.ADMIN_GET_LOG_PAGE, 0, numdl | 0x33, 0,
+                    log));
         }
     }
 
@@ -228,7 +234,8 @@ class NvmfTargetTest {
     }
 
     static int readLogAt(NvmeTcpHost h, int lid, int offset, byte[] out) throws IOException {
-        // Get Log Page with LPO: the host API has no cdw12 parameter, so build it via adminRead's cdw10/11 and a raw send.
+        // Get Log Page with LPO: the host API has no cdw12 parameter, so build it via adminRead's cdw10/11 and a raw
+        // send.
         return h.getLogPage(lid, offset, out);
     }
 

@@ -30,7 +30,8 @@ class RdmaListenerConfigTest {
                 {"listeners":[{"address":"127.0.0.1","port":4420},
                               {"trtype":"rdma","address":"10.0.2.15","port":4420},
                               {"trtype":"TCP","address":"127.0.0.1","port":4421}]}""").validate();
-        assertEquals(List.of("TCP", "RDMA", "TCP"), c.listeners().stream().map(TargetConfig.ListenerConfig::trtype).toList());
+        assertEquals(List.of("TCP", "RDMA", "TCP"),
+                c.listeners().stream().map(TargetConfig.ListenerConfig::trtype).toList());
         ConfigException bad = assertThrows(ConfigException.class, () -> TargetConfig.parse("""
                 {"listeners":[{"trtype":"fc","address":"127.0.0.1","port":4420}]}""").validate());
         assertTrue(bad.getMessage().contains("listeners[0].trtype"), bad.getMessage());
@@ -43,7 +44,8 @@ class RdmaListenerConfigTest {
 
     @Test
     void discoveryEntriesForRdmaListeners() {
-        byte[] log = DiscoveryLog.build(7, List.of(new DiscoveryLog.Entry("nqn.a", "10.0.2.15", 4420, 1, DiscoveryLog.TRTYPE_RDMA),
+        byte[] log = DiscoveryLog.build(7, List.of(new DiscoveryLog.Entry("nqn.a", "10.0.2.15", 4420, 1,
+                DiscoveryLog.TRTYPE_RDMA),
                 new DiscoveryLog.Entry("nqn.a", "10.0.2.15", 4420, 2)));
         ByteBuffer b = ByteBuffer.wrap(log).order(ByteOrder.LITTLE_ENDIAN);
         assertEquals(2, b.getLong(8));
@@ -62,7 +64,8 @@ class RdmaListenerConfigTest {
     @Test
     void identifyControllerAdvertisesKeyedSglsOverRdmaOnly() {
         for (boolean keyed : new boolean[] {false, true}) {
-            byte[] id = IdentifyData.controller(new IdentifyData.ControllerParams(1, "s", "m", "nqn.a", IdentifyData.CNTRLTYPE_IO,
+            byte[] id = IdentifyData.controller(new IdentifyData.ControllerParams(1, "s", "m", "nqn.a",
+                    IdentifyData.CNTRLTYPE_IO,
                     5, 128, 1, 8192, 1, true, keyed));
             int sgls = ByteBuffer.wrap(id).order(ByteOrder.LITTLE_ENDIAN).getInt(536);
             assertEquals(keyed, (sgls & 4) != 0);
