@@ -35,8 +35,7 @@ final class Liblz4 {
         int version = 0;
         int stateSize = 0;
         try {
-            SymbolLookup l = SymbolLookup.libraryLookup(System.getProperty("jdoca.compress.liblz4", "liblz4.so.1"),
-                    Arena.global());
+            SymbolLookup l = SymbolLookup.libraryLookup(CompressProperties.LIBLZ4.asString(), Arena.global());
             Linker linker = Linker.nativeLinker();
             Linker.Option crit = Linker.Option.critical(false);
             ValueLayout.OfInt i = ValueLayout.JAVA_INT;

@@ -87,7 +87,7 @@ public interface Lz4Codec {
      * whose data path allocates nothing (aircompressor's MemorySegment API needs slice objects).
      */
     static Lz4Codec create() {
-        String p = System.getProperty("jdoca.compress.lz4.engine", "auto").trim().toLowerCase(java.util.Locale.ROOT);
+        String p = CompressProperties.LZ4_ENGINE.asString().trim().toLowerCase(java.util.Locale.ROOT);
         switch (p) {
             case "liblz4", "liblz4-ffm":
                 return liblz4();

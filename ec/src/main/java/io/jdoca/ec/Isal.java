@@ -32,7 +32,7 @@ final class Isal {
         MethodHandle cauchy = null;
         MethodHandle invert = null;
         String err = null;
-        String lib = System.getProperty("jdoca.ec.isal.lib", "libisal.so.2");
+        String lib = EcProperties.ISAL_LIB.asString();
         try {
             SymbolLookup l = SymbolLookup.libraryLookup(lib, Arena.global());
             Linker linker = Linker.nativeLinker();
@@ -48,7 +48,7 @@ final class Isal {
             err = t.toString();
             enc = null;
         }
-        if ("true".equals(System.getProperty("jdoca.ec.isal.disable"))) {
+        if (EcProperties.ISAL_DISABLE.asBoolean()) {
             err = "disabled by -Djdoca.ec.isal.disable=true";
             enc = null;
         }

@@ -24,18 +24,18 @@ import jdk.incubator.vector.VectorSpecies;
  * thread at a time.
  */
 final class JavaRsEngine implements RsEngine {
-    static final VectorSpecies<Byte> SPECIES = species(Integer.getInteger("jdoca.ec.vectorBits", 0));
+    static final VectorSpecies<Byte> SPECIES = species(EcProperties.VECTOR_BITS.asInt());
     /** Lanes per vector; a 64-byte block is a whole number of vectors for every species up to 512 bits. */
     static final int VLEN = SPECIES.length();
     private static final ByteOrder BO = ByteOrder.nativeOrder();
     private static final ByteVector ZERO = ByteVector.zero(SPECIES);
     private static final ByteVector NIBBLE = ByteVector.broadcast(SPECIES, (byte) 0x0f);
     /** {@code -Djdoca.ec.horner=false} forces the table kernel for Vandermonde rows too (benchmarks, tests). */
-    private static final boolean HORNER = Boolean.parseBoolean(System.getProperty("jdoca.ec.horner", "true"));
-    private static final boolean WORD_SHIFT = Boolean.parseBoolean(System.getProperty("jdoca.ec.wordShift",
-            String.valueOf(VLEN >= 32)));
+    private static final boolean HORNER = EcProperties.HORNER.asBoolean();
+    private static final boolean WORD_SHIFT = EcProperties.WORD_SHIFT.asString().isBlank() ? VLEN >= 32
+            : EcProperties.WORD_SHIFT.asBoolean();
     /** {@code -Djdoca.ec.syndrome=false} forces the generic decode for Horner-coded patterns (benchmarks, tests). */
-    static final boolean SYNDROME = Boolean.parseBoolean(System.getProperty("jdoca.ec.syndrome", "true"));
+    static final boolean SYNDROME = EcProperties.SYNDROME.asBoolean();
     /**
      * Multi-pass syndrome decoding runs its passes chunk by chunk, each reading back what the
      * previous one wrote to the output blocks: a chunk's inputs and outputs stay in L1.

@@ -52,7 +52,7 @@ public interface RsEngine {
 
     /** The engine chosen by {@code -Djdoca.ec.engine} (java|native|auto), default auto. */
     static RsEngine create() {
-        String p = System.getProperty("jdoca.ec.engine", "auto").trim();
+        String p = EcProperties.ENGINE.asString().trim();
         if (p.equalsIgnoreCase("java")) {
             return java();
         }
