@@ -24,7 +24,7 @@ public final class RdmaRpingCommand implements Callable<Integer> {
     String addr;
     @Option(names = "-p", paramLabel = "PORT", description = "port (default 7174)") int port = Rping.Options.DEFAULT_PORT;
     @Option(names = "-C", paramLabel = "COUNT", description = "ping count (client; default 0 = until interrupted)") int count;
-    @Option(names = "-S", paramLabel = "SIZE", description = "ping data size (default 64; 26..65535)")
+    @Option(names = "-S", paramLabel = "SIZE", description = "ping data size (default 64; 23..65535, as rping)")
     int size = Rping.Options.DEFAULT_SIZE;
     @Option(names = "-v", description = "display ping data to stdout") boolean verbose;
     @Option(names = "-V", description = "validate ping data (client)") boolean validate;

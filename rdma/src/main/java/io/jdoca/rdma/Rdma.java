@@ -69,6 +69,8 @@ public final class Rdma extends Ctx {
     /** Who runs this context's tcp transport agent; the process default unless a test chooses (control path). */
     TcpTransportAgent.Threading tcpThreading = TcpTransportAgent.THREADING;
     int recvQueueSize = 256;
+    /** {@link #setGidIndex}; -1: the device's default. */
+    int gidIndex = -1;
     private long rnrTimeoutNanos = 1_000_000_000L;
     final long connectTimeoutNanos = 10_000_000_000L;
     RdmaTransportType transport = defaultTransport();
@@ -301,6 +303,28 @@ public final class Rdma extends Ctx {
 
     long rnrTimeoutNanos() {
         return rnrTimeoutNanos;
+    }
+
+    /**
+     * {@code doca_rdma_set_gid_index}: the GID table entry this context's queue pairs use as their source address
+     * (RoCE) and advertise to peers. Default (or a negative value): the device's choice, a RoCE v2 IPv4-mapped
+     * entry, or {@code -Djdoca.verbs.gidIndex}. An index the port does not have fails the start (INVALID_VALUE).
+     * Verbs transport only; the software transports ignore it.
+     */
+    public DocaError setGidIndex(int index) {
+        if (state() != io.jdoca.core.exec.CtxState.IDLE) {
+            return DocaError.BAD_STATE;
+        }
+        if (index > 255) {
+            return DocaError.INVALID_VALUE; // ibv_ah_attr.grh.sgid_index is 8 bits
+        }
+        this.gidIndex = Math.max(-1, index);
+        return DocaError.SUCCESS;
+    }
+
+    /** {@code doca_rdma_get_gid_index}: the index set, or -1 for the device's default. */
+    public int gidIndex() {
+        return gidIndex;
     }
 
     /** TCP: listen address (default: all), blob host name (default: this host's); VERBS CM: rdma_cm's (default: the device's). */
@@ -607,6 +631,10 @@ public final class Rdma extends Ctx {
             try {
                 verbs = new VerbsTransport(this, dev.devInfo(), sendQueueSize, recvQueueSize, maxSendBufListLen,
                         recvDstBufListLen);
+            } catch (io.jdoca.verbs.VerbsException e) {
+                LOG.log(System.Logger.Level.WARNING, "rdma: cannot set up the verbs transport on "
+                        + dev.devInfo().name() + ": " + e.getMessage());
+                return e.call().equals("ibv_query_gid") ? DocaError.INVALID_VALUE : DocaError.DRIVER;
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.WARNING, "rdma: cannot set up the verbs transport on "
                         + dev.devInfo().name() + ": " + e.getMessage());

@@ -315,6 +315,10 @@ final class RdmaTaskExecutor {
         if (agent != null) {
             s = Math.min(s, agent.maxSleepNanos());
         }
+        VerbsTransport vt = rdma.verbs;
+        if (vt != null) {
+            s = Math.min(s, vt.maxSleepNanos());
+        }
         return s;
     }
 }

@@ -292,6 +292,21 @@ public final class RdmaCm {
         return cell.get(ADDRESS, 0).reinterpret(VerbsLayouts.RDMA_CM_EVENT.byteSize());
     }
 
+    /**
+     * {@code rdma_get_cm_event} without throwing: 0 with the event's pointer in {@code cell}, or the errno
+     * ({@code EAGAIN} on a non-blocking channel with nothing waiting). Allocation-free.
+     */
+    public static int tryGetCmEvent(MemorySegment channel, MemorySegment cell) {
+        MemorySegment cap = Verbs.capture();
+        int rc;
+        try {
+            rc = (int) GET_CM_EVENT.invokeExact(cap, channel, cell);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+        return rc == 0 ? 0 : NativeLib.errno(cap);
+    }
+
     /** {@code rdma_ack_cm_event}. */
     public static void ackCmEvent(MemorySegment event) {
         MemorySegment cap = Verbs.capture();

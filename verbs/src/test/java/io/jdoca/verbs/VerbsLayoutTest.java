@@ -38,6 +38,8 @@ class VerbsLayoutTest {
                 #include <stddef.h>
                 #include <netinet/in.h>
                 #include <poll.h>
+                #include <fcntl.h>
+                #include <errno.h>
                 #include <infiniband/verbs.h>
                 #include <rdma/rdma_cma.h>
                 #define M(T, f) printf("%s.%s %zu %zu\\n", #T, #f, offsetof(T, f), sizeof(((T *)0)->f))

@@ -81,7 +81,7 @@ class DataPathThreadsSystemTest {
      * sta-target's other threads: the main thread, the management agent, the TCP acceptors, the
      * rdma_cm event thread, the RPC server and its clients, the metrics endpoint (see the class comment).
      */
-    private static final Pattern STA_CONTROL = Pattern.compile("main|sta-main|sta-listen-\\d+|sta-rdma-cm|sta-rpc"
+    private static final Pattern STA_CONTROL = Pattern.compile("main|sta-main|sta-listen-\\d+|jdoca-rdma-cm|sta-rdma-cm|sta-rpc"
             + "|sta-rpc-client|sta-metrics|HTTP-Dispatcher|idle-timeout-task");
     private static final String NQN = "nqn.2024-01.io.jdoca:threads";
     private static final Pattern THREAD_LINE = Pattern.compile("^\"(.*)\" #\\d+", Pattern.MULTILINE);
