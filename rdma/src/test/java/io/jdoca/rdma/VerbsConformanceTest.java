@@ -9,11 +9,13 @@ import io.jdoca.core.dev.DevInfo;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.core.dev.RdmaBridge;
 import io.jdoca.core.exec.CtxState;
+import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.MemoryMap;
 import io.jdoca.verbs.Verbs;
 import io.jdoca.verbs.VerbsConstants;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Disabled;
@@ -178,6 +180,58 @@ class VerbsConformanceTest extends RdmaConformanceTest {
             + "30-120 s there); the device's atomics are covered by atomicsCompareSwapAndFetchAdd and the 20k fetch-adds "
             + "of steadyStateAtomicsAllocateNothing, and peerDeathMidStream... runs a child process")
     void atomicsAreAtomicUnderContentionFromTwoProcesses(java.nio.file.Path dir) {
+    }
+
+    /**
+     * Issue 31: no waker thread. An engine in notification mode sleeps on its notification handle, whose epoll set
+     * holds the verbs transport's completion channel: with b's engine armed and nobody calling its
+     * {@code notifyWork}, a SEND from a makes b's handle readable (the device's completion event), and
+     * clear-notification + progress delivers the receive. The verbs transport adds no thread: after two contexts
+     * connected and exchanged data the only jdoca-rdma thread that may exist is the process's rdma_cm agent.
+     */
+    @Test
+    void theEngineSleepsOnTheCompletionChannelAndTheTransportAddsNoThread() {
+        java.util.Set<String> before = threadNames();
+        RdmaConnection c = pair();
+        Buf dst = b.buf(0, 256, 0);
+        assertEquals(DocaError.SUCCESS, b.rdma.taskReceiveAllocInit(dst, 9).submit());
+        io.jdoca.verbs.PollSet handle = new io.jdoca.verbs.PollSet(1).set(0, b.pe.notificationHandle());
+        assertTrue(b.pe.notificationHandle() >= 0, "b's engine has a notification handle");
+        // arm b until its handle is quiet (what the connection set-up left is taken first)
+        for (int i = 0; ; i++) {
+            assertTrue(i < 100, "b's handle never became quiet");
+            b.pe.requestNotification();
+            if (handle.poll(0) == 0) {
+                break;
+            }
+            b.pe.clearNotification();
+            b.pe.progress();
+        }
+        a.fill(0, bytes("wake b"));
+        assertEquals(DocaError.SUCCESS, a.rdma.taskSendAllocInit(c, a.buf(0, 6, 6), 1).submit());
+        Side.progressUntil(() -> a.done.size() == 1, T, "a's send acknowledged by b's device", a);
+        assertEquals(DocaError.SUCCESS, a.done.get(0).status());
+        assertTrue(b.done.isEmpty(), "b's engine has not run");
+        assertEquals(1, handle.poll(30_000), "b's notification handle readable: the completion channel fired");
+        b.pe.clearNotification();
+        Side.progressUntil(() -> b.done.size() == 1, T, "b's receive", b);
+        assertEquals(DocaError.SUCCESS, b.done.get(0).status());
+        assertEquals("wake b", new String(b.read(0, 6), StandardCharsets.UTF_8));
+        java.util.Set<String> added = threadNames();
+        added.removeAll(before);
+        added.removeIf(n -> n.equals("jdoca-rdma-cm")); // the process's rdma_cm agent (CM tests), control path
+        assertTrue(added.stream().noneMatch(n -> n.startsWith("jdoca") || n.contains("verbs") || n.contains("rdma")),
+                "threads added by two verbs contexts: " + added);
+    }
+
+    private static java.util.Set<String> threadNames() {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.isAlive()) {
+                out.add(t.getName());
+            }
+        }
+        return out;
     }
 
     /**

@@ -9,9 +9,10 @@ import java.util.Arrays;
 /**
  * A progress engine's notification handle (DOCA's event handle, {@code doca-core} §3.4.5): an {@code epoll} set
  * holding an {@code eventfd} that {@link ProgressEngine#notifyWork()} writes, plus the event sources of the
- * engine's contexts (a verbs completion channel, ...). Its fd is readable whenever the engine has, or may have,
- * work; an application can put it in its own {@code epoll} next to other engines' handles and its sockets.
- * The engine's own {@code waitForNotification} sleeps in {@link #await}.
+ * engine's contexts (a verbs completion channel, ...), plus a {@code timerfd} for contexts that cannot wake the
+ * engine and bound its sleep instead (a shared-memory ring fed by another process: {@link #armTimer}). Its fd is
+ * readable whenever the engine has, or may have, work; an application can put it in its own {@code epoll} next to
+ * other engines' handles and its sockets. The engine's own {@code waitForNotification} sleeps in {@link #await}.
  *
  * <p>Event sources report readiness; {@link #dispatch} calls their {@link ProgressEngine.EventSource#onReady()}
  * (take and acknowledge what woke the fd, e.g. {@code ibv_get_cq_event}), so a level-triggered fd does not stay
@@ -23,31 +24,38 @@ import java.util.Arrays;
 final class PeEventHandle implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
     private static final int MAX_EVENTS = 16;
-    /** The eventfd's tag; sources are tagged with their index + 1. */
+    /** The eventfd's tag; the timer's; sources are tagged with their index + 1. */
     private static final long TAG_EVENTFD = 0;
+    private static final long TAG_TIMER = 1L << 62;
 
     private final int epfd;
     private final int eventfd;
+    private final int timerfd;
+    private final MemorySegment spec;
+    private boolean timerArmed;
     private final MemorySegment events;
     private final MemorySegment ts;
     private final MemorySegment scratch;
     private final Cleaner.Cleanable cleanable;
     private ProgressEngine.EventSource[] sources = new ProgressEngine.EventSource[0];
 
-    private PeEventHandle(int epfd, int eventfd) {
+    private PeEventHandle(int epfd, int eventfd, int timerfd) {
         this.epfd = epfd;
         this.eventfd = eventfd;
+        this.timerfd = timerfd;
         Arena a = Arena.ofAuto();
         this.events = Epoll.events(a, MAX_EVENTS);
         this.ts = a.allocate(Epoll.TIMESPEC);
+        this.spec = a.allocate(Epoll.ITIMERSPEC);
         this.scratch = a.allocate(8);
-        this.cleanable = CLEANER.register(this, new Fds(epfd, eventfd));
+        this.cleanable = CLEANER.register(this, new Fds(epfd, eventfd, timerfd));
     }
 
     /** The fds, closed once: a record holding no reference to the handle. */
-    private record Fds(int epfd, int eventfd) implements Runnable {
+    private record Fds(int epfd, int eventfd, int timerfd) implements Runnable {
         @Override
         public void run() {
+            Epoll.close(timerfd);
             Epoll.close(eventfd);
             Epoll.close(epfd);
         }
@@ -63,12 +71,14 @@ final class PeEventHandle implements AutoCloseable {
             return null;
         }
         int ev = Epoll.eventfd();
-        if (ev < 0 || Epoll.add(ep, ev, TAG_EVENTFD) != 0) {
+        int tm = Epoll.timerfd();
+        if (ev < 0 || tm < 0 || Epoll.add(ep, ev, TAG_EVENTFD) != 0 || Epoll.add(ep, tm, TAG_TIMER) != 0) {
+            Epoll.close(tm);
             Epoll.close(ev);
             Epoll.close(ep);
             return null;
         }
-        return new PeEventHandle(ep, ev);
+        return new PeEventHandle(ep, ev, tm);
     }
 
     /** The epoll fd applications wait on. */
@@ -117,6 +127,15 @@ final class PeEventHandle implements AutoCloseable {
         sources = b;
     }
 
+    /**
+     * Makes the handle readable {@code nanos} from now unless it is cleared first: the bound of a context that
+     * cannot wake the engine itself. Owner thread; allocation-free.
+     */
+    void armTimer(long nanos) {
+        Epoll.armTimer(timerfd, Math.max(1, nanos), spec);
+        timerArmed = true;
+    }
+
     /** Makes the fd readable (the eventfd's counter goes up). Any thread; allocation-free. */
     void signal() {
         Epoll.signal(eventfd);
@@ -131,9 +150,19 @@ final class PeEventHandle implements AutoCloseable {
         return n > 0 ? dispatch(n) : 0;
     }
 
-    /** Looks without sleeping and {@link #dispatch}es: DOCA's clear-notification. Owner thread. */
+    /** Looks without sleeping and {@link #dispatch}es, and disarms the timer: DOCA's clear-notification. */
     int clear() {
-        return await(0);
+        int n = await(0);
+        disarmTimer();
+        return n;
+    }
+
+    /** Disarms the timer if {@link #armTimer} armed it and it has not fired. */
+    void disarmTimer() {
+        if (timerArmed) {
+            Epoll.armTimer(timerfd, 0, spec);
+            timerArmed = false;
+        }
     }
 
     /** Resets the eventfd and lets each ready source take its events. */
@@ -143,6 +172,9 @@ final class PeEventHandle implements AutoCloseable {
             long tag = Epoll.data(events, i);
             if (tag == TAG_EVENTFD) {
                 Epoll.drain(eventfd, scratch);
+            } else if (tag == TAG_TIMER) {
+                Epoll.drain(timerfd, scratch);
+                timerArmed = false;
             } else if (tag > 0 && tag <= a.length) {
                 a[(int) tag - 1].onReady();
             }

@@ -17,7 +17,8 @@ import java.util.concurrent.locks.LockSupport;
  * {@link #notifyWork()}, or an event source of a connected context fired (a verbs completion channel: the
  * device completed something). An application waits on it in its own {@code epoll} with its other fds:
  * {@link #requestNotification()} (arms the contexts, and makes the handle readable at once if work is already
- * pending), wait, {@link #clearNotification()} (takes the events that woke it), then {@link #progress()}.
+ * pending, and arms a timer for contexts that can only bound the sleep), wait, {@link #clearNotification()} (takes
+ * the events that woke it), then {@link #progress()}.
  * {@link #waitForNotification(long)} does the same inside the library: it sleeps in {@code epoll_wait} on the
  * handle. An idle engine in this mode burns no CPU. Contexts fed by another process cannot wake the engine and
  * instead bound the sleep ({@link Pollable#maxSleepNanos()}). A context whose work arrives on Java channels this
@@ -213,8 +214,18 @@ public final class ProgressEngine implements AutoCloseable {
             ps[i].beforeWait();
         }
         PeEventHandle h = handle();
-        if (h != null && ((int) SIGNALLED.getAcquire(this) != 0 || anyPending())) {
-            h.signal();
+        if (h != null) {
+            if ((int) SIGNALLED.getAcquire(this) != 0 || anyPending()) {
+                h.signal();
+            } else {
+                long bound = Long.MAX_VALUE;
+                for (int i = 0; i < ps.length; i++) {
+                    bound = Math.min(bound, ps[i].maxSleepNanos());
+                }
+                if (bound != Long.MAX_VALUE) {
+                    h.armTimer(bound); // a context fed by another process: the handle fires when it must look again
+                }
+            }
         }
         return DocaError.SUCCESS;
     }
@@ -276,9 +287,15 @@ public final class ProgressEngine implements AutoCloseable {
     public void clearNotification() {
         armed = false;
         prepared = false;
+        // the notification is received: a notifier after this point signals again (at worst one spurious wake)
+        SIGNALLED.setRelease(this, 0);
         PeEventHandle h = handle;
-        if (h != null && !drained) {
-            h.clear();
+        if (h != null) {
+            if (drained) {
+                h.disarmTimer(); // the wait took the events already
+            } else {
+                h.clear();
+            }
         }
         drained = false;
     }

@@ -13,6 +13,7 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 
 /**
@@ -39,6 +40,12 @@ public final class Epoll {
     public static final int EFD_CLOEXEC = 02000000;
     public static final int EAGAIN = 11;
     public static final int EINTR = 4;
+    // <sys/timerfd.h>, <time.h>, <sys/socket.h>
+    public static final int TFD_NONBLOCK = 04000;
+    public static final int TFD_CLOEXEC = 02000000;
+    public static final int CLOCK_MONOTONIC = 1;
+    public static final int AF_UNIX = 1;
+    public static final int SOCK_STREAM = 1;
 
     /**
      * {@code struct epoll_event}: {@code uint32_t events; epoll_data_t data;}, packed on x86-64 (12 bytes, the
@@ -53,6 +60,8 @@ public final class Epoll {
     public static final StructLayout TIMESPEC = structLayout(JAVA_LONG.withName("tv_sec"),
             JAVA_LONG.withName("tv_nsec")).withName("timespec");
     private static final long EV_SIZE = EPOLL_EVENT.byteSize();
+    /** The {@code data} member as read and written (4-byte aligned on x86-64: the struct is packed). */
+    private static final ValueLayout.OfLong DATA = JAVA_LONG.withByteAlignment(4);
     private static final long EV_DATA = EPOLL_EVENT.byteOffset(MemoryLayout.PathElement.groupElement("data"));
     private static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
     private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
@@ -72,6 +81,15 @@ public final class Epoll {
     private static final MethodHandle WRITE = fn("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS,
             JAVA_LONG));
     private static final MethodHandle CLOSE = fn("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle TIMERFD_CREATE = fn("timerfd_create", FunctionDescriptor.of(JAVA_INT, JAVA_INT,
+            JAVA_INT));
+    private static final MethodHandle TIMERFD_SETTIME = fn("timerfd_settime", FunctionDescriptor.of(JAVA_INT,
+            JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle SOCKETPAIR = fn("socketpair", FunctionDescriptor.of(JAVA_INT, JAVA_INT,
+            JAVA_INT, JAVA_INT, ADDRESS));
+    /** {@code struct itimerspec}: interval, then first expiry (two {@link #TIMESPEC}s). */
+    public static final StructLayout ITIMERSPEC = structLayout(TIMESPEC.withName("it_interval"),
+            TIMESPEC.withName("it_value")).withName("itimerspec");
     /** The 8 bytes every {@link #signal} writes (a counter increment of 1); read-only, shared. */
     private static final MemorySegment ONE = Arena.global().allocate(JAVA_LONG);
     private static final ThreadLocal<MemorySegment> CAP = ThreadLocal.withInitial(() -> Arena.ofAuto()
@@ -92,10 +110,10 @@ public final class Epoll {
         return libc.find(name).map(a -> l.downcallHandle(a, fd, ERRNO)).orElse(null);
     }
 
-    /** True when epoll, eventfd, read, write and close could all be bound. */
+    /** True when epoll, eventfd, timerfd, read, write and close could all be bound. */
     public static boolean isAvailable() {
         return CREATE != null && CTL != null && WAIT != null && EVENTFD != null && READ != null && WRITE != null
-                && CLOSE != null;
+                && CLOSE != null && TIMERFD_CREATE != null && TIMERFD_SETTIME != null;
     }
 
     private static int errno(MemorySegment cap) {
@@ -124,12 +142,82 @@ public final class Epoll {
         }
     }
 
+    /** {@code timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)}: the fd (disarmed), or {@code -errno}. */
+    public static int timerfd() {
+        MemorySegment cap = CAP.get();
+        try {
+            int fd = (int) TIMERFD_CREATE.invokeExact(cap, CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+            return fd >= 0 ? fd : -errno(cap);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /**
+     * Arms a timerfd to become readable once, {@code nanos} from now (0: disarm); {@code spec} is the caller's
+     * {@link #ITIMERSPEC}. Returns 0 or {@code -errno}. Allocation-free.
+     */
+    public static int armTimer(int timerfd, long nanos, MemorySegment spec) {
+        spec.fill((byte) 0);
+        spec.set(JAVA_LONG, 16, nanos / 1_000_000_000L);
+        spec.set(JAVA_LONG, 24, nanos % 1_000_000_000L);
+        MemorySegment cap = CAP.get();
+        try {
+            int rc = (int) TIMERFD_SETTIME.invokeExact(cap, timerfd, 0, spec, MemorySegment.NULL);
+            return rc == 0 ? 0 : -errno(cap);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /**
+     * {@code socketpair(AF_UNIX, SOCK_STREAM)}: two connected sockets (for samples and tests that wait on a socket
+     * beside engines' handles). Control path; throws {@link IllegalStateException} on failure.
+     */
+    public static int[] socketPair() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment fds = a.allocate(JAVA_INT, 2);
+            MemorySegment cap = CAP.get();
+            int rc = (int) SOCKETPAIR.invokeExact(cap, AF_UNIX, SOCK_STREAM, 0, fds);
+            if (rc != 0) {
+                throw new IllegalStateException("socketpair failed: errno " + errno(cap));
+            }
+            return new int[] {fds.get(JAVA_INT, 0), fds.get(JAVA_INT, 4)};
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** {@code write(fd, buf, n)}: bytes written or {@code -errno}. */
+    public static long write(int fd, MemorySegment buf, long n) {
+        MemorySegment cap = CAP.get();
+        try {
+            long w = (long) WRITE.invokeExact(cap, fd, buf, n);
+            return w >= 0 ? w : -errno(cap);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** {@code read(fd, buf, n)}: bytes read (0 at end of stream) or {@code -errno}. */
+    public static long read(int fd, MemorySegment buf, long n) {
+        MemorySegment cap = CAP.get();
+        try {
+            long r = (long) READ.invokeExact(cap, fd, buf, n);
+            return r >= 0 ? r : -errno(cap);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
     /** {@code epoll_ctl(ADD)} of {@code fd} for input, tagged {@code data}: 0 or {@code -errno}. Control path. */
     public static int add(int epfd, int fd, long data) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment ev = a.allocate(EPOLL_EVENT);
             ev.set(JAVA_INT, 0, EPOLLIN);
-            ev.set(JAVA_LONG.withByteAlignment(4), EV_DATA, data);
+            ev.set(DATA, EV_DATA, data);
             return ctl(epfd, EPOLL_CTL_ADD, fd, ev);
         }
     }
@@ -158,7 +246,7 @@ public final class Epoll {
 
     /** The {@code data} tag of event {@code i} of a buffer {@link #await} filled. */
     public static long data(MemorySegment events, int i) {
-        return events.get(JAVA_LONG.withByteAlignment(4), i * EV_SIZE + EV_DATA);
+        return events.get(DATA, i * EV_SIZE + EV_DATA);
     }
 
     /** The {@code events} bits of event {@code i}. */
