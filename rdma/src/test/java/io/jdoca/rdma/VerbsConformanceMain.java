@@ -14,7 +14,8 @@ import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
 import org.junit.platform.launcher.listeners.TestExecutionSummary;
 
 /**
- * Runs {@link VerbsConformanceTest} with JUnit's launcher where Maven is not available (the Soft-RoCE guest of
+ * Runs {@link VerbsConformanceTest} and the DOCA sample pairs on verbs
+ * ({@code io.jdoca.rdma.samples.RdmaSamplesVerbsTest}) with JUnit's launcher where Maven is not available (the Soft-RoCE guest of
  * {@code VerbsConformanceVmTest}): one line per test ({@code PASS} / {@code FAIL} / {@code SKIP} / {@code ABORT},
  * the name, the milliseconds), the failures' stack traces, a summary line, and exit status 0 only when tests ran
  * and none failed or aborted (a skipped class, e.g. no RDMA device, is exit 3). {@code -Djdoca.conformance.only=a,b}
@@ -30,7 +31,8 @@ public final class VerbsConformanceMain {
         // -Djdoca.conformance.only=m1,m2: just those test methods (a re-run of what a slow guest did not reach)
         String only = System.getProperty("jdoca.conformance.only", "");
         if (only.isBlank()) {
-            b.selectors(selectClass(VerbsConformanceTest.class));
+            b.selectors(selectClass(VerbsConformanceTest.class),
+                    selectClass("io.jdoca.rdma.samples.RdmaSamplesVerbsTest"));
         } else {
             for (String m : only.split(",")) {
                 String name = m.trim();
