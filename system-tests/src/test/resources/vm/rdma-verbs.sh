@@ -10,7 +10,8 @@
 # Every step writes /out/<step>.txt; /out/verbs-summary.txt has one line per check ("ok ..." / "FAIL ...").
 # Exit 0 only when every check passed. Each step is bounded (busybox timeout).
 # Knobs (environment of a wrapper script that sources this one): STEPS ("devices rping alloc"), ALLOC_PINGS
-# (4000: under TCG the loops reach C2, and 0 bytes, after 1500-2600 pings), JDOCA_JAVA_OPTS (extra JVM flags for every jdoca process, e.g. a flight recording).
+# (4000: under TCG the loops reach C2, and 0 bytes, after 1500-2600 pings), RPING_SIZES ("23 64 4096 65535"),
+# JDOCA_JAVA_OPTS (extra JVM flags for every jdoca process, e.g. a flight recording).
 . /usr/lib/nvmevm/lib.sh
 export JDOCA_NO_BUILD=1 JAVA_HOME=/opt/jdk
 ADDR=${RDMA_ADDR:-10.0.2.15}
@@ -38,8 +39,10 @@ J=./jdoca
 if ! timeout 300 ./jdoca --version > /out/jdoca-version.txt 2>&1; then
   echo "note: ./jdoca failed in the guest (see jdoca-version.txt); running its java command line directly" >> "$S"
   J=/tmp/jdoca-direct
-  printf '%s\n' '#!/bin/sh' 'exec /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED --add-modules=jdk.incubator.vector \' \
-    '  -XX:+UseSerialGC $JDOCA_JAVA_OPTS -cp "/work/cli/target/jdoca.jar:/work/cli/target/lib/*" io.jdoca.cli.Main "$@"' > $J
+  printf '%s\n' '#!/bin/sh' \
+    'exec /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED --add-modules=jdk.incubator.vector \' \
+    '  -XX:+UseSerialGC $JDOCA_JAVA_OPTS -cp "/work/cli/target/jdoca.jar:/work/cli/target/lib/*" \' \
+    '  io.jdoca.cli.Main "$@"' > $J
   chmod +x $J
 fi
 t0=$(uptime_s)
@@ -75,7 +78,8 @@ check 10 "./jdoca devices lists $DEV capabilities (queue size, SGEs, message siz
     && grep -q 'port 1 mtu' /out/devices.txt && grep -q 'gid\[1\] *::ffff:$ADDR' /out/devices.txt"
 timeout 120 ibv_devinfo -v -d "$DEV" > /out/ibv_devinfo.txt 2>&1
 check 10 "max_qp_wr agrees with ibv_devinfo" sh -c \
-  "w=\$(awk '/max_qp_wr:/ {print \$2; exit}' /out/ibv_devinfo.txt); grep -q \"rdma.max_send_queue_size (max_qp_wr) *\$w\$\" /out/devices.txt"
+  "w=\$(awk '/max_qp_wr:/ {print \$2; exit}' /out/ibv_devinfo.txt);
+   grep -q \"rdma.max_send_queue_size (max_qp_wr) *\$w\$\" /out/devices.txt"
 
 fi
 
@@ -115,7 +119,8 @@ stamp "jdoca server / rping client -S $SZ"
 check 30 "rping -c -C 10 -S $SZ -V against jdoca rdma-rping -s: exit 0" [ $crc -eq 0 ]
 check 30 "jdoca rdma-rping -s -S $SZ served the rping client: exit 0" [ $src -eq 0 ]
 check 30 "rping client: 10 pings of $SZ bytes, no data mismatch" sh -c \
-  "[ \$(grep -c '^ping data: rdma-ping-' /out/rping-client-$SZ.txt) -eq 10 ] && ! grep -q 'data mismatch' /out/rping-client-$SZ.txt"
+  "[ \$(grep -c '^ping data: rdma-ping-' /out/rping-client-$SZ.txt) -eq 10 ] &&
+   ! grep -q 'data mismatch' /out/rping-client-$SZ.txt"
 check 30 "jdoca server read 10 pings of $SZ bytes" sh -c \
   "[ \$(grep -c 'server ping data: rdma-ping-' /out/jdoca-server-$SZ.txt) -eq 10 ]"
 done

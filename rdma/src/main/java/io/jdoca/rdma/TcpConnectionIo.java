@@ -27,7 +27,9 @@ final class TcpConnectionIo {
     static final long IO_DONE = -1;
     /** Most silence one keepalive tick may count (it ticks every {@code HEARTBEAT_NANOS / 2}). */
     static final long SILENCE_CREDIT_NANOS = 2 * TcpEndpoint.HEARTBEAT_NANOS;
-    /** While a frame waits for a posted receive, the agent re-checks at least this often (a posted receive wakes it). */
+    /**
+     * While a frame waits for a posted receive, the agent re-checks at least this often (a posted receive wakes it).
+     */
     static final long RNR_RECHECK_NANOS = 1_000_000L;
 
     private final TcpLink link;

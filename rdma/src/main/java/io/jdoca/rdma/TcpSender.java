@@ -107,7 +107,9 @@ final class TcpSender {
         return OUT_BATCH - outLen >= need;
     }
 
-    /** The pending bytes must leave now: something urgent, enough acknowledgements, or the oldest waited long enough. */
+    /**
+     * The pending bytes must leave now: something urgent, enough acknowledgements, or the oldest waited long enough.
+     */
     boolean flushDue(long now) {
         return urgent || bigLeft > 0 || acksOwed >= ACK_BATCH || now - acksOwedSince >= TcpEndpoint.ACK_DELAY_NANOS
                 || link.engineSleeping;

@@ -65,7 +65,8 @@ final class TcpTransportAgent implements Agent {
      * three alternating runs each: round-trip p50 26–28 µs with it, 30–35 µs without).
      * {@code -Djdoca.rdma.tcp.yieldAfterWork=false} turns it off.
      */
-    static final boolean YIELD_AFTER_WORK = Boolean.parseBoolean(System.getProperty("jdoca.rdma.tcp.yieldAfterWork", "true"));
+    static final boolean YIELD_AFTER_WORK = Boolean.parseBoolean(System.getProperty("jdoca.rdma.tcp.yieldAfterWork",
+            "true"));
 
     /**
      * While traffic is recent (the last work less than {@link #SPIN_NANOS} ago), an agent serving at
@@ -159,7 +160,9 @@ final class TcpTransportAgent implements Agent {
     private long lastWorkNanos;
     /** Longest the agent may sleep now (0: look again at once), from the last duty cycle. */
     private long sleepNanos = KEEPALIVE_TICK_NANOS;
-    /** The idle strategy's select delivered keys: readiness is fresh, the next duty cycle need not poll the selector. */
+    /**
+     * The idle strategy's select delivered keys: readiness is fresh, the next duty cycle need not poll the selector.
+     */
     private boolean selected;
     /** Duty cycles run and selector polls made by them (agent thread writes; tests read). */
     private long dutyCycles;
@@ -208,7 +211,8 @@ final class TcpTransportAgent implements Agent {
         }
         TcpTransportAgent a = new TcpTransportAgent(openSelector(), pe);
         if (pe.setSleeper(a.engineSleeper) != io.jdoca.core.DocaError.SUCCESS) {
-            LOG.log(System.Logger.Level.INFO, "rdma tcp: the engine sleeps in another wait; the transport agent gets its own thread");
+            LOG.log(System.Logger.Level.INFO,
+                    "rdma tcp: the engine sleeps in another wait; the transport agent gets its own thread");
             try {
                 a.selector.close();
             } catch (IOException ignored) {
@@ -285,7 +289,10 @@ final class TcpTransportAgent implements Agent {
         return selector;
     }
 
-    /** Any thread: ends the agent's sleep now (a doorbell, a connection closes); no system call unless it sleeps in select. */
+    /**
+     * Any thread: ends the agent's sleep now (a doorbell, a connection closes); no system call unless it sleeps in
+     * select.
+     */
     void wake() {
         if (engine == null) {
             idle.wake();

@@ -216,7 +216,8 @@ final class VerbsCm {
                 LOG.log(System.Logger.Level.DEBUG, "rdma_cm listening on " + addr.getHostAddress() + ":" + p);
             }
         } catch (VerbsException e) {
-            LOG.log(System.Logger.Level.WARNING, "rdma: cannot listen on " + addrs + " port " + port + ": " + e.getMessage());
+            LOG.log(System.Logger.Level.WARNING, "rdma: cannot listen on " + addrs + " port " + port + ": "
+                    + e.getMessage());
             closeListeners();
             return DocaError.OPERATING_SYSTEM;
         }

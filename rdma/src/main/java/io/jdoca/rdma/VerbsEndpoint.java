@@ -5,7 +5,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
-import io.jdoca.core.mem.Buf;
 import io.jdoca.rdma.wire.VerbsQpInfo;
 import io.jdoca.verbs.CmId;
 import io.jdoca.verbs.MemoryRegion;
@@ -24,12 +23,12 @@ import java.security.SecureRandom;
  * One connection of the verbs transport: an RC queue pair on the context's CQ and SRQ. Created (RESET → INIT)
  * at {@link Rdma#export()}, moved INIT → RTR → RTS by {@link #connect} with the peer's {@link VerbsQpInfo}.
  *
- * <p>Data path: each of the {@code sendQueueSize} slots owns, from creation, one {@link SendWr} (an
- * {@code ibv_send_wr} and its SGE array); a task takes the next slot, its WR is filled (opcode, SGEs with the local maps' lkeys, the remote
+ * <p>Data path: each of the {@code sendQueueSize} slots owns, from creation, one {@link SendWr} (an {@code ibv_send_wr}
+ * and its SGE array); a task takes the next slot, its WR is filled (opcode, SGEs with the local maps' lkeys, the remote
  * address and the remote map's rkey, the immediate in network order) and posted at once, {@code wr_id} = this
- * endpoint's index and the slot. The device completes an RC send queue in order; {@link #work()} hands the
- * completions to the context in submission order, tasks refused before posting included. Nothing is allocated
- * and nothing thrown per task.
+ * endpoint's index and the slot. The device completes an RC send queue in order; {@link #work()} hands the completions
+ * to the context in submission order, tasks refused before posting included. Nothing is allocated and nothing thrown
+ * per task.
  *
  * <p>Errors: a failed completion moves the QP to the error state (RC), so it breaks the connection
  * ({@link VerbsErrors}); the requests behind it come back flushed and complete with the cause. A local stop
@@ -43,8 +42,10 @@ final class VerbsEndpoint extends RdmaEndpoint {
     private static final int COMPLETION_BUDGET = 256;
     /** The same-host peer's pid is looked at every 100 ms, the clock read for that every 64 passes. */
     private static final int LIVENESS_POLL_MASK = 63;
-    /** Local ACK timeout exponent: 4.096 µs × 2^17 ≈ 0.54 s, × 7 tries ≈ 4 s before a silent peer is declared gone
-     * (IBA Vol. 1, 9.7.6.1.3 and 11.2.4.2). Long enough for a peer on an emulated CPU, short enough for a dead one. */
+    /**
+     * Local ACK timeout exponent: 4.096 µs × 2^17 ≈ 0.54 s, × 7 tries ≈ 4 s before a silent peer is declared gone
+     * (IBA Vol. 1, 9.7.6.1.3 and 11.2.4.2). Long enough for a peer on an emulated CPU, short enough for a dead one.
+     */
     static final int ACK_TIMEOUT = 17;
     /** 6, not the IBA's maximum 7: Soft-RoCE (rxe_comp.c) treats a retry count of 7 as "retry forever", as for RNR,
      * and a request to a vanished peer would then never complete (seen in the guest). */
@@ -100,7 +101,9 @@ final class VerbsEndpoint extends RdmaEndpoint {
     private boolean released;
     private String brokenWhy;
 
-    /** Creates the QP and moves it to INIT. Throws {@link DocaException} (NO_MEMORY for too many connections, DRIVER). */
+    /**
+     * Creates the QP and moves it to INIT. Throws {@link DocaException} (NO_MEMORY for too many connections, DRIVER).
+     */
     VerbsEndpoint(Rdma rdma, RdmaConnection conn, VerbsTransport vt) {
         super(rdma, conn);
         this.vt = vt;
@@ -202,13 +205,14 @@ final class VerbsEndpoint extends RdmaEndpoint {
             attr.ahGlobal(peer.gid(), vt.gidIndex, 64, d.port());
         }
         qp.modify(attr, VerbsConstants.IBV_QP_STATE | VerbsConstants.IBV_QP_AV | VerbsConstants.IBV_QP_PATH_MTU
-                | VerbsConstants.IBV_QP_DEST_QPN | VerbsConstants.IBV_QP_RQ_PSN | VerbsConstants.IBV_QP_MAX_DEST_RD_ATOMIC
-                | VerbsConstants.IBV_QP_MIN_RNR_TIMER);
+                | VerbsConstants.IBV_QP_DEST_QPN | VerbsConstants.IBV_QP_RQ_PSN
+                | VerbsConstants.IBV_QP_MAX_DEST_RD_ATOMIC | VerbsConstants.IBV_QP_MIN_RNR_TIMER);
         // 6 RNR retries (7 = forever): a send the peer has no receive for fails after ~the RNR retry time.
         attr.clear().state(VerbsConstants.IBV_QPS_RTS).timeout(ACK_TIMEOUT).retryCnt(RETRY_CNT).rnrRetry(6).sqPsn(psn)
                 .maxRdAtomic(Math.max(1, Math.min(16, d.maxQpInitRdAtom())));
         qp.modify(attr, VerbsConstants.IBV_QP_STATE | VerbsConstants.IBV_QP_TIMEOUT | VerbsConstants.IBV_QP_RETRY_CNT
-                | VerbsConstants.IBV_QP_RNR_RETRY | VerbsConstants.IBV_QP_SQ_PSN | VerbsConstants.IBV_QP_MAX_QP_RD_ATOMIC);
+                | VerbsConstants.IBV_QP_RNR_RETRY | VerbsConstants.IBV_QP_SQ_PSN
+                | VerbsConstants.IBV_QP_MAX_QP_RD_ATOMIC);
         connected = true;
     }
 
@@ -299,20 +303,20 @@ final class VerbsEndpoint extends RdmaEndpoint {
         switch (t.kind) {
             case RdmaTask.K_SEND, RdmaTask.K_SEND_IMM -> {
                 opcode = t.kind == RdmaTask.K_SEND ? VerbsConstants.IBV_WR_SEND : VerbsConstants.IBV_WR_SEND_WITH_IMM;
-                k = gather(t.local, wr);
+                k = VerbsSges.gather(t.local, wr, vt.devInfo, maxSge);
             }
             case RdmaTask.K_WRITE, RdmaTask.K_WRITE_IMM -> {
                 opcode = t.kind == RdmaTask.K_WRITE ? VerbsConstants.IBV_WR_RDMA_WRITE
                         : VerbsConstants.IBV_WR_RDMA_WRITE_WITH_IMM;
-                k = gather(t.local, wr);
+                k = VerbsSges.gather(t.local, wr, vt.devInfo, maxSge);
             }
             case RdmaTask.K_SE_SET -> {
                 opcode = VerbsConstants.IBV_WR_RDMA_WRITE;
-                k = one(t.local, t.local.data(), wr);
+                k = VerbsSges.one(t.local, t.local.data(), wr, vt.devInfo);
             }
             case RdmaTask.K_READ -> {
                 opcode = VerbsConstants.IBV_WR_RDMA_READ;
-                k = scatter(t.local, t.len, wr);
+                k = VerbsSges.scatter(t.local, t.len, wr, vt.devInfo, maxSge);
             }
             case RdmaTask.K_SE_GET -> {
                 opcode = VerbsConstants.IBV_WR_RDMA_READ;
@@ -345,7 +349,8 @@ final class VerbsEndpoint extends RdmaEndpoint {
         // the immediate is stored big-endian (network order) by SendWr; the receiver's WC has it the same way
         wr.wrId(((long) index << 32) | slot).numSge(k).opcode(opcode).flags(VerbsConstants.IBV_SEND_SIGNALED)
                 .immData(t.immediate);
-        if (opcode == VerbsConstants.IBV_WR_ATOMIC_CMP_AND_SWP || opcode == VerbsConstants.IBV_WR_ATOMIC_FETCH_AND_ADD) {
+        if (opcode == VerbsConstants.IBV_WR_ATOMIC_CMP_AND_SWP
+                || opcode == VerbsConstants.IBV_WR_ATOMIC_FETCH_AND_ADD) {
             wr.atomic(t.rAddr, rkey, t.operand, t.swap);
         } else if (opcode != VerbsConstants.IBV_WR_SEND && opcode != VerbsConstants.IBV_WR_SEND_WITH_IMM) {
             wr.rdma(t.rAddr, rkey);
@@ -355,57 +360,6 @@ final class VerbsEndpoint extends RdmaEndpoint {
             return DocaError.SUCCESS;
         }
         return rc == VerbsConstants.ENOMEM ? DocaError.AGAIN : DocaError.DRIVER; // ENOMEM: send queue full
-    }
-
-    /** SGEs over the list's data sections; the count, -1 for unregistered memory, -2 for too many buffers. */
-    private int gather(Buf list, SendWr wr) {
-        int k = 0;
-        for (Buf b = list; b != null; b = b.next()) {
-            long dl = b.dataLen();
-            if (dl == 0) {
-                continue;
-            }
-            int lkey = b.mmap().verbsLkey(vt.devInfo);
-            if (lkey == -1) {
-                return -1;
-            }
-            if (k == maxSge) {
-                return -2;
-            }
-            wr.sge(k++, b.data(), (int) dl, lkey);
-        }
-        return k;
-    }
-
-    /** SGEs over the list's tailrooms for {@code n} bytes (reads append). */
-    private int scatter(Buf list, long n, SendWr wr) {
-        int k = 0;
-        for (Buf b = list; b != null && n > 0; b = b.next()) {
-            long c = Math.min(b.tailroomLen(), n);
-            if (c == 0) {
-                continue;
-            }
-            int lkey = b.mmap().verbsLkey(vt.devInfo);
-            if (lkey == -1) {
-                return -1;
-            }
-            if (k == maxSge) {
-                return -2;
-            }
-            wr.sge(k++, b.data() + b.dataLen(), (int) c, lkey);
-            n -= c;
-        }
-        return k;
-    }
-
-    /** One 8-byte SGE at {@code addr} of the buffer (atomic result, sync event value). */
-    private int one(Buf b, long addr, SendWr wr) {
-        int lkey = b.mmap().verbsLkey(vt.devInfo);
-        if (lkey == -1) {
-            return -1;
-        }
-        wr.sge(0, addr, 8, lkey);
-        return 1;
     }
 
     /** The slot's registered result cell as the only SGE. */
@@ -600,7 +554,9 @@ final class VerbsEndpoint extends RdmaEndpoint {
         }
     }
 
-    /** Arenas of endpoints whose result cells or control word could not be deregistered: kept for the process's life. */
+    /**
+     * Arenas of endpoints whose result cells or control word could not be deregistered: kept for the process's life.
+     */
     private static final java.util.Queue<Arena> KEPT = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     private static boolean quietly(String what, Runnable step) {

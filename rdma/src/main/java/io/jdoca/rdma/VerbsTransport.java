@@ -64,7 +64,9 @@ final class VerbsTransport implements ProgressEngine.EventSource {
     private final RecvWr[] recvWr;
     private final int[] freeRecv;
     private int freeTop;
-    /** Receives refused before posting (memory not registered on this device), completed in order by {@link #poll()}. */
+    /**
+     * Receives refused before posting (memory not registered on this device), completed in order by {@link #poll()}.
+     */
     private final RdmaTask[] refused;
     private int refusedHead;
     private int refusedTail;

@@ -34,8 +34,9 @@ import org.junit.jupiter.api.Test;
  * <ul>
  *   <li>a peer's stop is announced by jdoca itself (an RDMA WRITE into the peer's control word before the QP goes
  *       to the error state) and a same-host peer's death by its pid; a peer on another host that dies is seen by
- *       the device at the next request that gets no acknowledgement (ACK timeout × retries). After a receiver-not-ready
- *       failure the QP is already in error, so the peer is not told (sendWithoutPostedReceive... override);</li>
+ *       the device at the next request that gets no acknowledgement (ACK timeout × retries). After a
+ *       receiver-not-ready failure the QP is already in error, so the peer is not told
+ *       (sendWithoutPostedReceive... override);</li>
  *   <li>a peer whose process is frozen still has a working device: its RDMA device answers receiver-not-ready
  *       while no receive is posted, so a send to a frozen peer fails after the RNR retry time, as on DOCA
  *       hardware (the shm/tcp "paused peer is not dead" rule cannot hold: disabled with that reason).</li>
@@ -116,9 +117,9 @@ class VerbsConformanceTest extends RdmaConformanceTest {
     }
 
     /**
-     * The CM mode's liveness signal is rdma_cm's: a peer that leaves without jdoca's goodbye write (as a killed process:
-     * the kernel destroys its ids and sends the DREQ) is lost at once through RDMA_CM_EVENT_DISCONNECTED, not at the
-     * next unacknowledged request.
+     * The CM mode's liveness signal is rdma_cm's: a peer that leaves without jdoca's goodbye write (as a killed
+     * process: the kernel destroys its ids and sends the DREQ) is lost at once through RDMA_CM_EVENT_DISCONNECTED, not
+     * at the next unacknowledged request.
      */
     @Test
     void cmPeerGoneWithoutGoodbyeIsSeenAtOnceThroughRdmaCmDisconnected() throws java.io.IOException {
@@ -177,8 +178,8 @@ class VerbsConformanceTest extends RdmaConformanceTest {
     @Test
     @Override
     @Disabled("verbs: two more JVMs beside this one do not fit the suite's budget under TCG emulation (each starts in "
-            + "30-120 s there); the device's atomics are covered by atomicsCompareSwapAndFetchAdd and the 20k fetch-adds "
-            + "of steadyStateAtomicsAllocateNothing, and peerDeathMidStream... runs a child process")
+            + "30-120 s there); the device's atomics are covered by atomicsCompareSwapAndFetchAdd and the 20k "
+            + "fetch-adds of steadyStateAtomicsAllocateNothing, and peerDeathMidStream... runs a child process")
     void atomicsAreAtomicUnderContentionFromTwoProcesses(java.nio.file.Path dir) {
     }
 
@@ -274,11 +275,13 @@ class VerbsConformanceTest extends RdmaConformanceTest {
                 MemoryMap host = MemoryMap.create()) {
             Side.check(host.setMemrange(hostMem.segment()));
             Side.check(host.addDev(sw));
-            Side.check(host.setPermissions(io.jdoca.core.AccessFlags.LOCAL_READ_WRITE | io.jdoca.core.AccessFlags.PCI_READ_WRITE
-                    | io.jdoca.core.AccessFlags.RDMA_READ | io.jdoca.core.AccessFlags.RDMA_WRITE));
+            Side.check(host.setPermissions(io.jdoca.core.AccessFlags.LOCAL_READ_WRITE
+                    | io.jdoca.core.AccessFlags.PCI_READ_WRITE | io.jdoca.core.AccessFlags.RDMA_READ
+                    | io.jdoca.core.AccessFlags.RDMA_WRITE));
             Side.check(host.start());
             try (MemoryMap relay = MemoryMap.createFromExport(host.exportPci(sw), b.dev)) {
-                assertTrue(relay.segment().address() != host.baseAddress(), "the relay maps the memory at another address");
+                assertTrue(relay.segment().address() != host.baseAddress(),
+                        "the relay maps the memory at another address");
                 MemoryMap remote = a.importMap(relay.exportRdma(b.dev));
                 assertEquals(host.baseAddress(), remote.baseAddress(), "the re-export carries the host's addresses");
                 assertTrue(remote.verbsRemoteKey() != -1, "the re-export carries the relay's rkey");
@@ -290,8 +293,10 @@ class VerbsConformanceTest extends RdmaConformanceTest {
                 await(() -> a.done.size() == 1, "write");
                 assertEquals(DocaError.SUCCESS, a.done.get(0).status());
                 byte[] landed = new byte[data.length];
-                MemorySegment.copy(hostMem.segment(), java.lang.foreign.ValueLayout.JAVA_BYTE, 4096, landed, 0, data.length);
-                org.junit.jupiter.api.Assertions.assertArrayEquals(data, landed, "the write landed in the host's memory");
+                MemorySegment.copy(hostMem.segment(), java.lang.foreign.ValueLayout.JAVA_BYTE, 4096, landed, 0,
+                        data.length);
+                org.junit.jupiter.api.Assertions.assertArrayEquals(data, landed,
+                        "the write landed in the host's memory");
                 assertEquals(DocaError.SUCCESS, a.rdma.taskReadAllocInit(c, a.remoteBuf(remote, 4096, data.length,
                         data.length), a.buf(65536, data.length, 0), 2).submit());
                 await(() -> a.done.size() == 2, "read");

@@ -109,7 +109,8 @@ public final class VerbsDeviceContext implements AutoCloseable {
             int port = 1;
             for (int p = 1; p <= ports; p++) {
                 Verbs.queryPort(ctx, p, pa);
-                if (pa.get(JAVA_INT, VerbsLayouts.offset(VerbsLayouts.IBV_PORT_ATTR, "state")) == VerbsConstants.IBV_PORT_ACTIVE) {
+                if (pa.get(JAVA_INT, VerbsLayouts.offset(VerbsLayouts.IBV_PORT_ATTR,
+                        "state")) == VerbsConstants.IBV_PORT_ACTIVE) {
                     port = p;
                     break;
                 }
@@ -124,7 +125,8 @@ public final class VerbsDeviceContext implements AutoCloseable {
             if (gidIndex >= 0) {
                 Verbs.queryGid(ctx, port, gidIndex, g);
             }
-            return new VerbsDeviceContext(name, ctx, pd, port, mtu, lid, ll, Math.max(gidIndex, 0), g.toArray(JAVA_BYTE),
+            return new VerbsDeviceContext(name, ctx, pd, port, mtu, lid, ll, Math.max(gidIndex, 0),
+                    g.toArray(JAVA_BYTE),
                     i(da, "max_qp_wr"), i(da, "max_sge"), i(da, "max_cqe"), i(da, "max_qp_rd_atom"),
                     i(da, "max_qp_init_rd_atom"), i(da, "atomic_cap"));
         } catch (RuntimeException e) {

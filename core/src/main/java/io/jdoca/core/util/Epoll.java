@@ -269,7 +269,8 @@ public final class Epoll {
                 ts.set(JAVA_LONG, 8, timeoutNanos % 1_000_000_000L);
                 rc = (int) PWAIT2.invokeExact(cap, epfd, events, max, ts, MemorySegment.NULL);
             } else {
-                int ms = timeoutNanos < 0 ? -1 : (int) Math.min(Integer.MAX_VALUE, (timeoutNanos + 999_999) / 1_000_000);
+                int ms = timeoutNanos < 0 ? -1 : (int) Math.min(Integer.MAX_VALUE, (timeoutNanos
+                        + 999_999) / 1_000_000);
                 rc = (int) WAIT.invokeExact(cap, epfd, events, max, ms);
             }
         } catch (Throwable t) {

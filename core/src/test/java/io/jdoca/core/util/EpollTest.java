@@ -29,7 +29,8 @@ class EpollTest {
                 int main(void) {
                   printf("%zu %zu %zu %zu %zu\\n", sizeof(struct epoll_event), offsetof(struct epoll_event, data),
                          sizeof(struct timespec), sizeof(struct itimerspec), offsetof(struct itimerspec, it_value));
-                  printf("%d %d %d %d %d %d %d %d\\n", EPOLLIN, EPOLL_CTL_ADD, EPOLL_CTL_DEL, EPOLL_CLOEXEC, EFD_NONBLOCK,
+                  printf("%d %d %d %d %d %d %d %d\\n", EPOLLIN, EPOLL_CTL_ADD, EPOLL_CTL_DEL, EPOLL_CLOEXEC,
+                          EFD_NONBLOCK,
                          EFD_CLOEXEC, EAGAIN, EINTR);
                   printf("%d %d %d %d %d\\n", TFD_NONBLOCK, TFD_CLOEXEC, CLOCK_MONOTONIC, AF_UNIX, SOCK_STREAM);
                   return 0;

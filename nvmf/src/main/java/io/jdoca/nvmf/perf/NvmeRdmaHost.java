@@ -160,7 +160,8 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
     }
 
     /** Read or Write of {@code nlb} blocks at {@code slba} with host memory at {@code addr}/{@code rkey}. */
-    static void encodeIo(MemorySegment s, long sqe, int opcode, int cid, int nsid, long slba, int nlb, long addr, int len,
+    static void encodeIo(MemorySegment s, long sqe, int opcode, int cid, int nsid, long slba, int nlb, long addr,
+            int len,
                          int rkey) {
         NvmeCommand.encode(s, sqe, opcode, cid, nsid);
         s.set(NvmeTcpPdu.U8, sqe + NvmeCommand.OFF_FLAGS, (byte) FLAGS_SGL);
@@ -169,7 +170,8 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
     }
 
     /** Fabrics Connect SQE whose 1024-byte data the controller RDMA-READs from {@code addr}/{@code rkey}. */
-    static void encodeConnect(MemorySegment s, long sqe, int cid, int qid, int sqsize0, long katoMs, int cattr, long addr,
+    static void encodeConnect(MemorySegment s, long sqe, int cid, int qid, int sqsize0, long katoMs, int cattr,
+            long addr,
                               int rkey) {
         FabricsConnectCommand.encode(s, sqe, cid, qid, sqsize0, katoMs, cattr);
         s.set(NvmeTcpPdu.U8, sqe + NvmeCommand.OFF_FLAGS, (byte) FLAGS_SGL);
@@ -206,7 +208,8 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
                 if (o.event() == VerbsConstants.RDMA_CM_EVENT_REJECTED
                         && o.privateData().length >= NvmeRdmaCmReject.LEN) {
                     why = "rejected by the controller: "
-                            + NvmeRdmaCmReject.describe(NvmeRdmaCmReject.sts(MemorySegment.ofArray(o.privateData()), 0));
+                            + NvmeRdmaCmReject.describe(NvmeRdmaCmReject.sts(MemorySegment.ofArray(o.privateData()),
+                                    0));
                 }
                 move(Phase.ERROR);
                 throw new IOException("rdma_cm connect to " + address + ":" + port + " failed: " + why);
@@ -365,13 +368,15 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
     }
 
     @Override
-    public boolean write(int cid, int nsid, long slba, int nlb, MemorySegment src, long off, int bytes, int inCapsuleMax) {
+    public boolean write(int cid, int nsid, long slba, int nlb, MemorySegment src, long off, int bytes,
+            int inCapsuleMax) {
         if (cid < 0 || cid >= maxCid || bytes > dataSlot || sendsOutstanding >= sendDepth) {
             return false;
         }
         long slot = (long) cid * dataSlot;
         MemorySegment.copy(src, off, data, slot, bytes);
-        encodeIo(cmds, (long) cid * NvmeCommand.SIZE, NvmeOpcode.IO_WRITE, cid, nsid, slba, nlb, data.address() + slot, bytes,
+        encodeIo(cmds, (long) cid * NvmeCommand.SIZE, NvmeOpcode.IO_WRITE, cid, nsid, slba, nlb, data.address() + slot,
+                bytes,
                 dataRkey);
         ioLen[cid] = bytes;
         ioRead[cid] = false;

@@ -200,7 +200,8 @@ public enum RdmaSamples {
             MemoryMap remote = MemoryMap.createFromExport(rt.readMmapDescriptor(), rt.dev);
             int n = rt.putString(0, text);
             Buf src = rt.buf(0, RdmaSampleRuntime.BUF_SIZE, n);
-            Buf dst = rt.inv.getByAddr(remote, remote.baseAddress(), Math.min(remote.length(), RdmaSampleRuntime.BUF_SIZE));
+            Buf dst = rt.inv.getByAddr(remote, remote.baseAddress(), Math.min(remote.length(),
+                    RdmaSampleRuntime.BUF_SIZE));
             DocaError e = imm ? rt.rdma.taskWriteImmAllocInit(rt.conn, src, dst, IMMEDIATE, 0).submit()
                     : rt.rdma.taskWriteAllocInit(rt.conn, src, dst, 0).submit();
             RdmaSampleRuntime.check("doca_task_submit", e);

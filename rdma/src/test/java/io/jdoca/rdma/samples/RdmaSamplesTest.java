@@ -90,10 +90,12 @@ class RdmaSamplesTest {
             case WRITE -> assertThat(r.responderOut()).contains("Requester has written: " + text);
             case WRITE_IMMEDIATE -> assertThat(r.responderOut()).contains("Requester has written: " + text + " " + imm);
             case SEND_RECEIVE -> assertThat(r.responderOut()).contains("Received message: " + text);
-            case SEND_RECEIVE_IMMEDIATE -> assertThat(r.responderOut()).contains("Received message: " + text + " " + imm);
+            case SEND_RECEIVE_IMMEDIATE -> assertThat(r.responderOut()).contains("Received message: " + text + " "
+                    + imm);
             case SYNC_EVENT -> {
                 assertThat(r.requesterOut()).contains("The responder answered: 2").contains("Notified completion: 3");
-                assertThat(r.responderOut()).contains("The requester signalled: 1").contains("The requester completed: 3");
+                assertThat(r.responderOut()).contains("The requester signalled: 1")
+                        .contains("The requester completed: 3");
             }
         }
     }

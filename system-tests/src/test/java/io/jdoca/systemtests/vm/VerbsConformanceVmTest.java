@@ -31,7 +31,8 @@ class VerbsConformanceVmTest {
         GuestRun g = GuestRun.prepare(dir, "rdma/target/test-classes/io/jdoca/rdma/VerbsConformanceMain.class");
         Path repo = g.repo();
         Path depLog = dir.resolve("deps.log");
-        int deps = GuestRun.exec(List.of(repo.resolve("mvnw").toString(), "-q", "-B", "-o", "-f", repo.resolve("pom.xml").toString(),
+        int deps = GuestRun.exec(List.of(repo.resolve("mvnw").toString(), "-q", "-B", "-o", "-f",
+                repo.resolve("pom.xml").toString(),
                 "dependency:copy-dependencies", "-pl", "rdma", "-DincludeScope=test",
                 "-DoutputDirectory=target/guest-lib"), Map.of(), depLog, 300);
         assertThat(deps).as("copying the rdma module's test dependencies: %s", Files.readString(depLog)).isZero();
