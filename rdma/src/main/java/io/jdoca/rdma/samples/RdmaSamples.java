@@ -20,7 +20,9 @@ import java.lang.foreign.ValueLayout;
  * transferred, verifies it, and returns 0 only when it did. Descriptors are exchanged by files ({@code -ld},
  * {@code -re}, {@code -m}) or, with {@code -cm}, the connection through the CM (the responder/receiver listens).
  * What DOCA leaves to the user, jdoca does itself: a responder that only exposes memory (read, write) ends when the
- * requester closes the connection, instead of waiting for a key press.
+ * requester closes the connection, instead of waiting for a key press. On verbs with descriptor files a read
+ * responder's context grants only RDMA_READ, so its queue pair refuses the requester's goodbye write: it ends when
+ * the requester's process exits (same host) or at {@code --timeout}; with {@code -cm} at the requester's disconnect.
  *
  * <p>Thread rules: one sample per thread; each call creates and frees everything it uses.
  */
