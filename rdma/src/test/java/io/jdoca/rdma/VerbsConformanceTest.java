@@ -225,6 +225,34 @@ class VerbsConformanceTest extends RdmaConformanceTest {
                 "threads added by two verbs contexts: " + added);
     }
 
+    /**
+     * Issue 31: the GID index is a context's (doca_rdma_set_gid_index), not only the process's default: a context
+     * set to the device's default index explicitly connects and carries a message (its blob advertises that GID),
+     * and an index the port does not have fails the start with INVALID_VALUE.
+     */
+    @Test
+    void theGidIndexIsPerContext() {
+        a = new Side(transport());
+        b = new Side(transport());
+        int def = a.dev.devInfo().verbsContext().gidIndex();
+        Side.check(a.rdma.setGidIndex(def));
+        RdmaConnection c = Side.connect(a, b, 1, null)[0];
+        Buf dst = b.buf(0, 64, 0);
+        assertEquals(DocaError.SUCCESS, b.rdma.taskReceiveAllocInit(dst, 1).submit());
+        a.fill(0, bytes("gid " + def));
+        assertEquals(DocaError.SUCCESS, a.rdma.taskSendAllocInit(c, a.buf(0, 5, 5), 1).submit());
+        await(() -> b.done.size() == 1 && a.done.size() == 1, "a message over the context's GID index");
+        assertEquals(DocaError.SUCCESS, b.done.get(0).status());
+        Side bad = new Side(transport());
+        try {
+            Side.check(bad.rdma.setGidIndex(250));
+            assertEquals(DocaError.INVALID_VALUE, bad.rdma.start(), "GID index 250 of " + device());
+            assertEquals(CtxState.IDLE, bad.rdma.state());
+        } finally {
+            bad.close();
+        }
+    }
+
     private static java.util.Set<String> threadNames() {
         java.util.Set<String> out = new java.util.TreeSet<>();
         for (Thread t : Thread.getAllStackTraces().keySet()) {
