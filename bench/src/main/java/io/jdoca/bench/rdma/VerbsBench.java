@@ -43,6 +43,8 @@ final class VerbsBench {
     static final int DEPTH = 128;
     static final int READ_SIZE = 2;
     private static final long READ_OFF = 12L << 20;
+    /** How long each warm-up (writes, then reads) lasts at least in a full run. */
+    static final long WARMUP_NANOS = 15_000_000_000L;
     static final String RATIO_LAT = "baseline/value: perftest / jdoca, above 1 = jdoca faster";
     static final String RATIO_BW = "value/baseline: jdoca / perftest, above 1 = jdoca faster";
 
@@ -77,15 +79,25 @@ final class VerbsBench {
         long timeout = 300; // one perftest process under TCG: seconds to set up, the run, seconds to tear down
         double bw;
         Histogram lat;
+        double idlePass;
         Baseline wbw = new Baseline(null, skip);
         Baseline rlat = new Baseline(null, skip);
         // Each jdoca figure is measured right before perftest's (the pair stays connected, its responder asleep),
         // so both see the same load on the shared machine.
         try (Pair p = new Pair(info.name())) {
-            Measure.progress(device + ": warm-up (64 KiB writes, 2 B reads)");
-            // Long enough for the JIT to compile the loops (under TCG emulation C2 needs seconds).
-            p.writes(writes / 2);
-            p.reads(3 * iters);
+            // Long enough for the JIT to compile the loops: under TCG emulation C2 needs seconds, so the warm-up
+            // runs for a time (perftest, compiled ahead, needs none), at least writes / 2 and 3 x iters operations.
+            long warm = quick ? 2_000_000_000L : WARMUP_NANOS;
+            Measure.progress(device + ": warm-up (64 KiB writes, 2 B reads), at least " + warm / 1_000_000_000L
+                    + " s each");
+            long end = System.nanoTime() + warm;
+            do {
+                p.writes(writes / 2);
+            } while (System.nanoTime() < end);
+            end = System.nanoTime() + warm;
+            do {
+                p.reads(3 * iters);
+            } while (System.nanoTime() < end);
             Measure.progress(device + ": RDMA WRITE 64 KiB x " + writes + ", " + DEPTH + " in flight");
             bw = p.writes(writes) * SIZE / (double) (1 << 20);
             if (skip == null) {
@@ -95,6 +107,7 @@ final class VerbsBench {
             }
             Measure.progress(device + ": RDMA READ 2 B, one outstanding, " + iters + " iterations");
             lat = p.reads(iters);
+            idlePass = p.idleProgressNanos();
             if (skip == null) {
                 List<String> latArgs = List.of("-R", "-F", "-d", info.ibdevName(), "-s", Integer.toString(READ_SIZE),
                         "-n", Integer.toString(iters));
@@ -117,6 +130,7 @@ final class VerbsBench {
         out.add(noted(latency("rdma.verbs.read_2b_lat_p99.us", p99, "ib_read_lat.p99.us",
                 figure(rlat.table(), "99% percentile[usec]")), rlat));
         out.add(BenchResult.plain("rdma.verbs.clock_read.ns", "ns", clockReadNanos()));
+        out.add(BenchResult.plain("rdma.verbs.idle_progress.ns", "ns", idlePass));
         return out;
     }
 
@@ -381,6 +395,18 @@ final class VerbsBench {
             local.decRefcount();
             remote.decRefcount();
             return h;
+        }
+
+        /**
+         * What one requester progress pass costs with nothing in flight (mean of 20 000): the floor under each poll of
+         * the read loop (the CQ polled through FFM, the endpoint's checks), context for the latency figures.
+         */
+        double idleProgressNanos() {
+            long t0 = System.nanoTime();
+            for (int i = 0; i < 20_000; i++) {
+                a.pe.progress();
+            }
+            return (System.nanoTime() - t0) / 20_000.0;
         }
 
         @Override
