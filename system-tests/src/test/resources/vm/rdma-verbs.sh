@@ -3,14 +3,15 @@
 # (busybox sh in the Soft-RoCE guest; cwd /work = this checkout with its jars already built on the host;
 # rxe0 on eth0 = 10.0.2.15; JDK at /opt/jdk; /out = the run directory's out/). Run by VerbsRpingVmTest (-Pvm).
 #   1. ./jdoca devices lists rxe0 with its capabilities
-#   2. rdma-core's rping server  <- ./jdoca rdma-rping client (-C 10 -V)
-#   3. ./jdoca rdma-rping server <- rdma-core's rping client (-C 10 -V)
+#   2. rdma-core's rping server  <- ./jdoca rdma-rping client (-C 10 -V), at -S 23, 64, 4096 and 65535
+#   3. ./jdoca rdma-rping server <- rdma-core's rping client (-C 10 -V), at the same sizes
 #   4. ./jdoca rdma-rping server <- ./jdoca rdma-rping client, -C $ALLOC_PINGS -V --alloc-report: the ping loops
 #      of both allocate 0 bytes in each of the last 4 blocks of 50 pings (skip with ALLOC_PINGS=0)
 # Every step writes /out/<step>.txt; /out/verbs-summary.txt has one line per check ("ok ..." / "FAIL ...").
 # Exit 0 only when every check passed. Each step is bounded (busybox timeout).
 # Knobs (environment of a wrapper script that sources this one): STEPS ("devices rping alloc"), ALLOC_PINGS
-# (4000: under TCG the loops reach C2, and 0 bytes, after 1500-2600 pings), JDOCA_JAVA_OPTS (extra JVM flags for every jdoca process, e.g. a flight recording).
+# (4000: under TCG the loops reach C2, and 0 bytes, after 1500-2600 pings), RPING_SIZES ("23 64 4096 65535"),
+# JDOCA_JAVA_OPTS (extra JVM flags for every jdoca process, e.g. a flight recording).
 . /usr/lib/nvmevm/lib.sh
 export JDOCA_NO_BUILD=1 JAVA_HOME=/opt/jdk
 ADDR=${RDMA_ADDR:-10.0.2.15}
@@ -38,8 +39,10 @@ J=./jdoca
 if ! timeout 300 ./jdoca --version > /out/jdoca-version.txt 2>&1; then
   echo "note: ./jdoca failed in the guest (see jdoca-version.txt); running its java command line directly" >> "$S"
   J=/tmp/jdoca-direct
-  printf '%s\n' '#!/bin/sh' 'exec /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED --add-modules=jdk.incubator.vector \' \
-    '  -XX:+UseSerialGC $JDOCA_JAVA_OPTS -cp "/work/cli/target/jdoca.jar:/work/cli/target/lib/*" io.jdoca.cli.Main "$@"' > $J
+  printf '%s\n' '#!/bin/sh' \
+    'exec /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED --add-modules=jdk.incubator.vector \' \
+    '  -XX:+UseSerialGC $JDOCA_JAVA_OPTS -cp "/work/cli/target/jdoca.jar:/work/cli/target/lib/*" \' \
+    '  io.jdoca.cli.Main "$@"' > $J
   chmod +x $J
 fi
 t0=$(uptime_s)
@@ -75,43 +78,52 @@ check 10 "./jdoca devices lists $DEV capabilities (queue size, SGEs, message siz
     && grep -q 'port 1 mtu' /out/devices.txt && grep -q 'gid\[1\] *::ffff:$ADDR' /out/devices.txt"
 timeout 120 ibv_devinfo -v -d "$DEV" > /out/ibv_devinfo.txt 2>&1
 check 10 "max_qp_wr agrees with ibv_devinfo" sh -c \
-  "w=\$(awk '/max_qp_wr:/ {print \$2; exit}' /out/ibv_devinfo.txt); grep -q \"rdma.max_send_queue_size (max_qp_wr) *\$w\$\" /out/devices.txt"
+  "w=\$(awk '/max_qp_wr:/ {print \$2; exit}' /out/ibv_devinfo.txt);
+   grep -q \"rdma.max_send_queue_size (max_qp_wr) *\$w\$\" /out/devices.txt"
 
 fi
 
 if step rping; then
-# 2. C rping server, jdoca client
-P1=17174
+# 2. C rping server, jdoca client; 3. jdoca server, C rping client: at each of $RPING_SIZES (rping's -S range is
+# 23..65535: at 23-25 the "rdma-ping-%d: " prefix is cut short by snprintf, on both sides alike)
+RPING_SIZES=${RPING_SIZES:-23 64 4096 65535}
+P=17174
+for SZ in $RPING_SIZES; do
+P=$((P + 2)); P1=$P; P2=$((P + 1))
 step2() {
-  timeout 300 rping -s -a "$ADDR" -p $P1 -v > /out/rping-server.txt 2>&1 &
+  timeout 300 rping -s -a "$ADDR" -p $P1 -S $SZ -v > /out/rping-server-$SZ.txt 2>&1 &
   SPID=$!
   wait_listen $P1 60 || echo "rping server listener not seen on :$P1" >> "$S"
-  timeout 300 $J rdma-rping -c -a "$ADDR" -p $P1 -C 10 -V -v --timeout 120 > /out/jdoca-client.txt 2>&1; crc=$?
+  timeout 300 $J rdma-rping -c -a "$ADDR" -p $P1 -C 10 -S $SZ -V -v --timeout 120 > /out/jdoca-client-$SZ.txt 2>&1
+  crc=$?
   wait $SPID; src=$?
 }
-attempt "rping server / jdoca client" step2 /out/jdoca-client.txt
-stamp "rping server / jdoca client"
-check 20 "jdoca rdma-rping -c -C 10 -V against rping -s: exit 0" [ $crc -eq 0 ]
-check 20 "rping -s served the jdoca client: exit 0" [ $src -eq 0 ]
-check 20 "jdoca client: 10 pings verified" grep -q "10 ping(s) of 64 bytes, data verified" /out/jdoca-client.txt
-check 20 "rping server read 10 pings" sh -c "[ \$(grep -c 'server ping data: rdma-ping-' /out/rping-server.txt) -eq 10 ]"
+attempt "rping server / jdoca client -S $SZ" step2 /out/jdoca-client-$SZ.txt
+stamp "rping server / jdoca client -S $SZ"
+check 20 "jdoca rdma-rping -c -C 10 -S $SZ -V against rping -s: exit 0" [ $crc -eq 0 ]
+check 20 "rping -s -S $SZ served the jdoca client: exit 0" [ $src -eq 0 ]
+check 20 "jdoca client: 10 pings of $SZ bytes verified" grep -q "10 ping(s) of $SZ bytes, data verified" \
+  /out/jdoca-client-$SZ.txt
+check 20 "rping server read 10 pings of $SZ bytes" sh -c \
+  "[ \$(grep -c 'server ping data: rdma-ping-' /out/rping-server-$SZ.txt) -eq 10 ]"
 
-# 3. jdoca server, C rping client
-P2=17175
 step3() {
-  timeout 300 $J rdma-rping -s -a "$ADDR" -p $P2 -v --timeout 120 > /out/jdoca-server.txt 2>&1 &
+  timeout 300 $J rdma-rping -s -a "$ADDR" -p $P2 -S $SZ -v --timeout 120 > /out/jdoca-server-$SZ.txt 2>&1 &
   SPID=$!
   wait_listen $P2 120 || echo "jdoca server listener not seen on :$P2" >> "$S"
-  timeout 300 rping -c -a "$ADDR" -p $P2 -C 10 -V -v > /out/rping-client.txt 2>&1; crc=$?
+  timeout 300 rping -c -a "$ADDR" -p $P2 -C 10 -S $SZ -V -v > /out/rping-client-$SZ.txt 2>&1; crc=$?
   wait $SPID; src=$?
 }
-attempt "jdoca server / rping client" step3 /out/jdoca-server.txt
-stamp "jdoca server / rping client"
-check 30 "rping -c -C 10 -V against jdoca rdma-rping -s: exit 0" [ $crc -eq 0 ]
-check 30 "jdoca rdma-rping -s served the rping client: exit 0" [ $src -eq 0 ]
-check 30 "rping client: 10 pings, no data mismatch" sh -c \
-  "[ \$(grep -c '^ping data: rdma-ping-' /out/rping-client.txt) -eq 10 ] && ! grep -q 'data mismatch' /out/rping-client.txt"
-check 30 "jdoca server read 10 pings" sh -c "[ \$(grep -c 'server ping data: rdma-ping-' /out/jdoca-server.txt) -eq 10 ]"
+attempt "jdoca server / rping client -S $SZ" step3 /out/jdoca-server-$SZ.txt
+stamp "jdoca server / rping client -S $SZ"
+check 30 "rping -c -C 10 -S $SZ -V against jdoca rdma-rping -s: exit 0" [ $crc -eq 0 ]
+check 30 "jdoca rdma-rping -s -S $SZ served the rping client: exit 0" [ $src -eq 0 ]
+check 30 "rping client: 10 pings of $SZ bytes, no data mismatch" sh -c \
+  "[ \$(grep -c '^ping data: rdma-ping-' /out/rping-client-$SZ.txt) -eq 10 ] &&
+   ! grep -q 'data mismatch' /out/rping-client-$SZ.txt"
+check 30 "jdoca server read 10 pings of $SZ bytes" sh -c \
+  "[ \$(grep -c 'server ping data: rdma-ping-' /out/jdoca-server-$SZ.txt) -eq 10 ]"
+done
 
 fi
 
@@ -137,7 +149,8 @@ if step alloc && [ "$ALLOC_PINGS" -gt 0 ]; then
   grep -h "allocation:" /out/jdoca-client-alloc.txt /out/jdoca-server-alloc.txt >> "$S"
 fi
 
-for f in verbs-summary devices jdoca-client rping-server jdoca-server rping-client jdoca-client-alloc jdoca-server-alloc verbs-timings; do
+for f in verbs-summary devices jdoca-client-64 rping-server-64 jdoca-server-64 rping-client-64 jdoca-client-alloc \
+    jdoca-server-alloc verbs-timings; do
   [ -f "/out/$f.txt" ] && emit_file "$f" "/out/$f.txt"
 done
 exit $rc

@@ -66,7 +66,8 @@ public final class BenchCommand implements Callable<Integer> {
         }
         BenchSuite s = load(suite);
         if (s == null) {
-            System.err.println("bench: suite '" + suite + "' is not available in this build yet (see docs/FEATURES.md)");
+            System.err.println("bench: suite '" + suite
+                    + "' is not available in this build yet (see docs/FEATURES.md)");
             return 2;
         }
         String name = suite;
@@ -96,7 +97,8 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     static BenchSuite load(String name) throws ReflectiveOperationException {
-        String cls = "io.jdoca.bench." + name + "." + Character.toUpperCase(name.charAt(0)) + name.substring(1) + "Suite";
+        String cls = "io.jdoca.bench." + name + "." + Character.toUpperCase(name.charAt(0)) + name.substring(1)
+                + "Suite";
         try {
             return (BenchSuite) Class.forName(cls).getDeclaredConstructor().newInstance();
         } catch (ClassNotFoundException e) {
@@ -106,7 +108,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     /**
      * Writes the JSON array {@code [{"name","unit","value","baseline","baseline_value","ratio"}]}, plus
-     * {@code "ratio_rule"} on a figure whose ratio is not value / baseline.
+     * {@code "ratio_rule"} on a figure whose ratio is not value / baseline and {@code "baseline_note"} on one
+     * whose baseline could not be measured (why).
      */
     public static Path write(Path dir, String suite, List<BenchResult> results) throws java.io.IOException {
         Files.createDirectories(dir);
@@ -121,6 +124,9 @@ public final class BenchCommand implements Callable<Integer> {
             m.put("ratio", r.ratio() == null ? null : round(r.ratio()));
             if (r.ratioRule() != null) {
                 m.put("ratio_rule", r.ratioRule());
+            }
+            if (r.note() != null) {
+                m.put("baseline_note", r.note());
             }
             rows.add(m);
         }
@@ -149,9 +155,11 @@ public final class BenchCommand implements Callable<Integer> {
         sb.append(String.format(Locale.ROOT, fmt, "name", "value", "unit", "baseline", "baseline", "ratio"));
         for (BenchResult r : results) {
             sb.append(String.format(Locale.ROOT, fmt, r.name(), num(r.value()), r.unit(),
-                    r.baseline() == null ? "-" : r.baseline(), r.baselineValue() == null ? r.baseline() == null ? "-" : "n/a"
+                    r.baseline() == null ? "-" : r.baseline(), r.baselineValue() == null ? r.baseline() == null ? "-"
+                            : "n/a"
                             : num(r.baselineValue()),
-                    r.ratio() == null ? r.baseline() == null ? "-" : "n/a" : String.format(Locale.ROOT, "%.2f", r.ratio())));
+                    r.ratio() == null ? r.baseline() == null ? "-" : "n/a" : String.format(Locale.ROOT, "%.2f",
+                            r.ratio())));
         }
         // Figures whose ratio is not value / baseline say how it was formed, once per rule, under the table.
         List<String> rules = new ArrayList<>();
@@ -168,6 +176,12 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             }
             sb.append("ratio = ").append(rule).append(": ").append(names).append(System.lineSeparator());
+        }
+        for (BenchResult r : results) {
+            if (r.note() != null) {
+                sb.append("no baseline for ").append(r.name()).append(": ").append(r.note())
+                        .append(System.lineSeparator());
+            }
         }
         return sb.toString();
     }

@@ -21,20 +21,25 @@ import picocli.CommandLine.Option;
 public final class RdmaRpingCommand implements Callable<Integer> {
     @Option(names = "-s", description = "server side") boolean server;
     @Option(names = "-c", description = "client side") boolean client;
-    @Option(names = "-a", paramLabel = "ADDR", description = "address (IPv4): the server binds it, the client connects to it")
+    @Option(names = "-a", paramLabel = "ADDR",
+            description = "address (IPv4): the server binds it, the client connects to it")
     String addr;
-    @Option(names = "-p", paramLabel = "PORT", description = "port (default 7174)") int port = Rping.Options.DEFAULT_PORT;
-    @Option(names = "-C", paramLabel = "COUNT", description = "ping count (client; default 0 = until interrupted)") int count;
-    @Option(names = "-S", paramLabel = "SIZE", description = "ping data size (default 64; 26..65535)")
+    @Option(names = "-p", paramLabel = "PORT",
+            description = "port (default 7174)") int port = Rping.Options.DEFAULT_PORT;
+    @Option(names = "-C", paramLabel = "COUNT",
+            description = "ping count (client; default 0 = until interrupted)") int count;
+    @Option(names = "-S", paramLabel = "SIZE", description = "ping data size (default 64; 23..65535, as rping)")
     int size = Rping.Options.DEFAULT_SIZE;
     @Option(names = "-v", description = "display ping data to stdout") boolean verbose;
     @Option(names = "-V", description = "validate ping data (client)") boolean validate;
     @Option(names = "-d", description = "debug printfs") boolean debug;
     @Option(names = "--timeout", paramLabel = "SECONDS",
-            description = "give up when one step (resolve, connect, a completion) takes longer (default 0 = wait forever, as rping)")
+            description = "give up when one step (resolve, connect, a completion) takes longer "
+                    + "(default 0 = wait forever, as rping)")
     int timeoutSeconds;
     @Option(names = "--alloc-report",
-            description = "at the end, print the bytes the ping loop allocated per block of 50 pings (steady state: least after warm-up)")
+            description = "at the end, print the bytes the ping loop allocated per block of 50 pings "
+                    + "(steady state: least after warm-up)")
     boolean allocReport;
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help") boolean help;
     /** Long only: rping's -v displays and -V validates the ping data. */
@@ -59,7 +64,8 @@ public final class RdmaRpingCommand implements Callable<Integer> {
             System.err.println("jdoca rdma-rping: -a " + addr + ": unknown host");
             return 2;
         }
-        return Rping.run(new Rping.Options(server, a, port, count, size, verbose, validate, debug, timeoutSeconds * 1000L,
+        return Rping.run(new Rping.Options(server, a, port, count, size, verbose, validate, debug,
+                timeoutSeconds * 1000L,
                         allocReport),
                 System.out, System.err);
     }

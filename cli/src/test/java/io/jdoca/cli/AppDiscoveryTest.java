@@ -47,9 +47,14 @@ class AppDiscoveryTest {
 
     @Test
     void everyModulesAppsAreRegistered() {
-        assertThat(Main.apps().keySet()).containsExactlyInAnyOrder("demo", "devices", "rdma-rping", "dma-copy", "bench",
-                "target-rdma", "initiator-comch", "zero-copy", "gga-offload", "sbc-generator", "sta-target", "sta-rpc",
-                "sta-offload-sample", "nvme-perf");
+        assertThat(Main.apps().keySet()).containsExactlyInAnyOrder("demo", "devices", "rdma-rping", "dma-copy",
+                "pe-event", "bench", "target-rdma", "initiator-comch", "zero-copy", "gga-offload", "sbc-generator",
+                "sta-target", "sta-rpc", "sta-offload-sample", "nvme-perf",
+                // DOCA's RDMA samples, one app each (issue 31)
+                "rdma-read-requester", "rdma-read-responder", "rdma-write-requester", "rdma-write-responder",
+                "rdma-write-immediate-requester", "rdma-write-immediate-responder", "rdma-send", "rdma-receive",
+                "rdma-send-immediate", "rdma-receive-immediate", "rdma-sync-event-requester",
+                "rdma-sync-event-responder");
     }
 
     @Test

@@ -5,11 +5,7 @@ import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.DevInfo;
-import io.jdoca.core.exec.Ctx;
 import io.jdoca.core.exec.Task;
-import io.jdoca.core.exec.TaskCallback;
-import io.jdoca.core.exec.TaskPool;
-import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.SharedMemory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -41,7 +37,7 @@ import java.util.UUID;
  * <p><b>Threads</b>: engine thread only (configure, start, export, connect, submit, progress).
  * Data path calls are allocation-free and return {@link DocaError} codes.
  */
-public final class Rdma extends Ctx {
+public final class Rdma extends RdmaTaskTypes {
     private static final System.Logger LOG = System.getLogger(Rdma.class.getName());
     /** DOCA: 2 GiB or the device's max message size, whichever is lower. */
     public static final long MAX_MESSAGE_SIZE = 1L << 31;
@@ -50,17 +46,6 @@ public final class Rdma extends Ctx {
     static final UUID HOST = hostUuid();
 
     private final Dev dev;
-    private final TaskPool<RdmaTaskReceive> receivePool;
-    private final TaskPool<RdmaTaskSend> sendPool;
-    private final TaskPool<RdmaTaskSendImm> sendImmPool;
-    private final TaskPool<RdmaTaskRead> readPool;
-    private final TaskPool<RdmaTaskWrite> writePool;
-    private final TaskPool<RdmaTaskWriteImm> writeImmPool;
-    private final TaskPool<RdmaTaskAtomicCmpSwp> cmpSwpPool;
-    private final TaskPool<RdmaTaskAtomicFetchAdd> fetchAddPool;
-    private final TaskPool<RdmaTaskRemoteNetSyncEventGet> seGetPool;
-    private final TaskPool<RdmaTaskRemoteNetSyncEventNotifySet> seSetPool;
-    private final TaskPool<RdmaTaskRemoteNetSyncEventNotifyAdd> seAddPool;
 
     int permissions = AccessFlags.LOCAL_READ_WRITE;
     int maxSendBufListLen = 1;
@@ -69,6 +54,8 @@ public final class Rdma extends Ctx {
     /** Who runs this context's tcp transport agent; the process default unless a test chooses (control path). */
     TcpTransportAgent.Threading tcpThreading = TcpTransportAgent.THREADING;
     int recvQueueSize = 256;
+    /** {@link #setGidIndex}; -1: the device's default. */
+    int gidIndex = -1;
     private long rnrTimeoutNanos = 1_000_000_000L;
     final long connectTimeoutNanos = 10_000_000_000L;
     RdmaTransportType transport = defaultTransport();
@@ -87,19 +74,7 @@ public final class Rdma extends Ctx {
     VerbsTransport verbs;
 
     private Rdma(Dev dev) {
-        super("rdma");
         this.dev = dev;
-        receivePool = registerTaskType("receive", RdmaTaskReceive::new);
-        sendPool = registerTaskType("send", RdmaTaskSend::new);
-        sendImmPool = registerTaskType("send_imm", RdmaTaskSendImm::new);
-        readPool = registerTaskType("read", RdmaTaskRead::new);
-        writePool = registerTaskType("write", RdmaTaskWrite::new);
-        writeImmPool = registerTaskType("write_imm", RdmaTaskWriteImm::new);
-        cmpSwpPool = registerTaskType("atomic_cmp_swp", RdmaTaskAtomicCmpSwp::new);
-        fetchAddPool = registerTaskType("atomic_fetch_add", RdmaTaskAtomicFetchAdd::new);
-        seGetPool = registerTaskType("remote_net_sync_event_get", RdmaTaskRemoteNetSyncEventGet::new);
-        seSetPool = registerTaskType("remote_net_sync_event_notify_set", RdmaTaskRemoteNetSyncEventNotifySet::new);
-        seAddPool = registerTaskType("remote_net_sync_event_notify_add", RdmaTaskRemoteNetSyncEventNotifyAdd::new);
     }
 
     /** {@code doca_rdma_create}. */
@@ -303,7 +278,32 @@ public final class Rdma extends Ctx {
         return rnrTimeoutNanos;
     }
 
-    /** TCP: listen address (default: all), blob host name (default: this host's); VERBS CM: rdma_cm's (default: the device's). */
+    /**
+     * {@code doca_rdma_set_gid_index}: the GID table entry this context's queue pairs use as their source address
+     * (RoCE) and advertise to peers. Default (or a negative value): the device's choice, a RoCE v2 IPv4-mapped
+     * entry, or {@code -Djdoca.verbs.gidIndex}. An index the port does not have fails the start (INVALID_VALUE).
+     * Verbs transport only; the software transports ignore it.
+     */
+    public DocaError setGidIndex(int index) {
+        if (state() != io.jdoca.core.exec.CtxState.IDLE) {
+            return DocaError.BAD_STATE;
+        }
+        if (index > 255) {
+            return DocaError.INVALID_VALUE; // ibv_ah_attr.grh.sgid_index is 8 bits
+        }
+        this.gidIndex = Math.max(-1, index);
+        return DocaError.SUCCESS;
+    }
+
+    /** {@code doca_rdma_get_gid_index}: the index set, or -1 for the device's default. */
+    public int gidIndex() {
+        return gidIndex;
+    }
+
+    /**
+     * TCP: listen address (default: all), blob host name (default: this host's); VERBS CM: rdma_cm's (default: the
+     * device's).
+     */
     public DocaError setTcpAddress(InetAddress bind, String advertise) {
         if (state() != io.jdoca.core.exec.CtxState.IDLE) {
             return DocaError.BAD_STATE;
@@ -311,189 +311,6 @@ public final class Rdma extends Ctx {
         this.bindAddress = bind;
         this.advertisedHost = advertise;
         return DocaError.SUCCESS;
-    }
-
-    // ------------------------------------------------------------------ task configuration
-
-    public DocaError taskReceiveSetConf(TaskCallback<RdmaTaskReceive> ok, TaskCallback<RdmaTaskReceive> err, int n) {
-        return receivePool.setConf(ok, err, n);
-    }
-
-    public DocaError taskSendSetConf(TaskCallback<RdmaTaskSend> ok, TaskCallback<RdmaTaskSend> err, int n) {
-        return sendPool.setConf(ok, err, n);
-    }
-
-    public DocaError taskSendImmSetConf(TaskCallback<RdmaTaskSendImm> ok, TaskCallback<RdmaTaskSendImm> err, int n) {
-        return sendImmPool.setConf(ok, err, n);
-    }
-
-    public DocaError taskReadSetConf(TaskCallback<RdmaTaskRead> ok, TaskCallback<RdmaTaskRead> err, int n) {
-        return readPool.setConf(ok, err, n);
-    }
-
-    public DocaError taskWriteSetConf(TaskCallback<RdmaTaskWrite> ok, TaskCallback<RdmaTaskWrite> err, int n) {
-        return writePool.setConf(ok, err, n);
-    }
-
-    public DocaError taskWriteImmSetConf(TaskCallback<RdmaTaskWriteImm> ok, TaskCallback<RdmaTaskWriteImm> err, int n) {
-        return writeImmPool.setConf(ok, err, n);
-    }
-
-    public DocaError taskAtomicCmpSwpSetConf(TaskCallback<RdmaTaskAtomicCmpSwp> ok,
-            TaskCallback<RdmaTaskAtomicCmpSwp> err, int n) {
-        return cmpSwpPool.setConf(ok, err, n);
-    }
-
-    public DocaError taskAtomicFetchAddSetConf(TaskCallback<RdmaTaskAtomicFetchAdd> ok,
-            TaskCallback<RdmaTaskAtomicFetchAdd> err, int n) {
-        return fetchAddPool.setConf(ok, err, n);
-    }
-
-    public DocaError taskRemoteNetSyncEventGetSetConf(TaskCallback<RdmaTaskRemoteNetSyncEventGet> ok,
-            TaskCallback<RdmaTaskRemoteNetSyncEventGet> err, int n) {
-        return seGetPool.setConf(ok, err, n);
-    }
-
-    public DocaError taskRemoteNetSyncEventNotifySetSetConf(TaskCallback<RdmaTaskRemoteNetSyncEventNotifySet> ok,
-            TaskCallback<RdmaTaskRemoteNetSyncEventNotifySet> err, int n) {
-        return seSetPool.setConf(ok, err, n);
-    }
-
-    public DocaError taskRemoteNetSyncEventNotifyAddSetConf(TaskCallback<RdmaTaskRemoteNetSyncEventNotifyAdd> ok,
-            TaskCallback<RdmaTaskRemoteNetSyncEventNotifyAdd> err, int n) {
-        return seAddPool.setConf(ok, err, n);
-    }
-
-    // ------------------------------------------------------------------ task allocation (data path)
-
-    /** {@code doca_rdma_task_receive_allocate_init}: a receive for any connection of this context. */
-    public RdmaTaskReceive taskReceiveAllocInit(Buf dst, long userData) {
-        RdmaTaskReceive t = receivePool.alloc();
-        if (t != null) {
-            t.local = dst;
-            t.setUserData(userData);
-        }
-        return t;
-    }
-
-    public RdmaTaskSend taskSendAllocInit(RdmaConnection conn, Buf src, long userData) {
-        RdmaTaskSend t = sendPool.alloc();
-        if (t != null) {
-            t.conn = conn;
-            t.local = src;
-            t.setUserData(userData);
-        }
-        return t;
-    }
-
-    public RdmaTaskSendImm taskSendImmAllocInit(RdmaConnection conn, Buf src, int immediate, long userData) {
-        RdmaTaskSendImm t = sendImmPool.alloc();
-        if (t != null) {
-            t.conn = conn;
-            t.local = src;
-            t.immediate = immediate;
-            t.setUserData(userData);
-        }
-        return t;
-    }
-
-    public RdmaTaskRead taskReadAllocInit(RdmaConnection conn, Buf remoteSrc, Buf localDst, long userData) {
-        RdmaTaskRead t = readPool.alloc();
-        if (t != null) {
-            t.conn = conn;
-            t.remote = remoteSrc;
-            t.local = localDst;
-            t.setUserData(userData);
-        }
-        return t;
-    }
-
-    public RdmaTaskWrite taskWriteAllocInit(RdmaConnection conn, Buf localSrc, Buf remoteDst, long userData) {
-        RdmaTaskWrite t = writePool.alloc();
-        if (t != null) {
-            t.conn = conn;
-            t.local = localSrc;
-            t.remote = remoteDst;
-            t.setUserData(userData);
-        }
-        return t;
-    }
-
-    public RdmaTaskWriteImm taskWriteImmAllocInit(RdmaConnection conn, Buf localSrc, Buf remoteDst, int immediate,
-            long userData) {
-        RdmaTaskWriteImm t = writeImmPool.alloc();
-        if (t != null) {
-            t.conn = conn;
-            t.local = localSrc;
-            t.remote = remoteDst;
-            t.immediate = immediate;
-            t.setUserData(userData);
-        }
-        return t;
-    }
-
-    public RdmaTaskAtomicCmpSwp taskAtomicCmpSwpAllocInit(RdmaConnection conn, Buf remoteDst8, Buf localResult8,
-            long cmp, long swap, long userData) {
-        RdmaTaskAtomicCmpSwp t = cmpSwpPool.alloc();
-        if (t != null) {
-            t.conn = conn;
-            t.remote = remoteDst8;
-            t.local = localResult8;
-            t.operand = cmp;
-            t.swap = swap;
-            t.setUserData(userData);
-        }
-        return t;
-    }
-
-    public RdmaTaskAtomicFetchAdd taskAtomicFetchAddAllocInit(RdmaConnection conn, Buf remoteDst8, Buf localResult8,
-            long add, long userData) {
-        RdmaTaskAtomicFetchAdd t = fetchAddPool.alloc();
-        if (t != null) {
-            t.conn = conn;
-            t.remote = remoteDst8;
-            t.local = localResult8;
-            t.operand = add;
-            t.setUserData(userData);
-        }
-        return t;
-    }
-
-    public RdmaTaskRemoteNetSyncEventGet taskRemoteNetSyncEventGetAllocInit(RdmaConnection conn,
-            SyncEventRemoteNet event, Buf dst, long userData) {
-        RdmaTaskRemoteNetSyncEventGet t = seGetPool.alloc();
-        if (t != null) {
-            t.conn = conn;
-            t.event = event;
-            t.local = dst;
-            t.setUserData(userData);
-        }
-        return t;
-    }
-
-    public RdmaTaskRemoteNetSyncEventNotifySet taskRemoteNetSyncEventNotifySetAllocInit(RdmaConnection conn,
-            SyncEventRemoteNet event, Buf src, long userData) {
-        RdmaTaskRemoteNetSyncEventNotifySet t = seSetPool.alloc();
-        if (t != null) {
-            t.conn = conn;
-            t.event = event;
-            t.local = src;
-            t.setUserData(userData);
-        }
-        return t;
-    }
-
-    public RdmaTaskRemoteNetSyncEventNotifyAdd taskRemoteNetSyncEventNotifyAddAllocInit(RdmaConnection conn,
-            SyncEventRemoteNet event, Buf result, long add, long userData) {
-        RdmaTaskRemoteNetSyncEventNotifyAdd t = seAddPool.alloc();
-        if (t != null) {
-            t.conn = conn;
-            t.event = event;
-            t.local = result;
-            t.operand = add;
-            t.setUserData(userData);
-        }
-        return t;
     }
 
     // ------------------------------------------------------------------ connections (control path)
@@ -607,6 +424,10 @@ public final class Rdma extends Ctx {
             try {
                 verbs = new VerbsTransport(this, dev.devInfo(), sendQueueSize, recvQueueSize, maxSendBufListLen,
                         recvDstBufListLen);
+            } catch (io.jdoca.verbs.VerbsException e) {
+                LOG.log(System.Logger.Level.WARNING, "rdma: cannot set up the verbs transport on "
+                        + dev.devInfo().name() + ": " + e.getMessage());
+                return e.call().equals("ibv_query_gid") ? DocaError.INVALID_VALUE : DocaError.DRIVER;
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.WARNING, "rdma: cannot set up the verbs transport on "
                         + dev.devInfo().name() + ": " + e.getMessage());
@@ -731,7 +552,8 @@ public final class Rdma extends Ctx {
         try {
             return RdmaTransportType.valueOf(s.trim().toUpperCase(java.util.Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("-Djdoca.rdma.transport=" + s + ": not a transport (auto, shm, tcp, verbs)");
+            throw new IllegalArgumentException("-Djdoca.rdma.transport=" + s
+                    + ": not a transport (auto, shm, tcp, verbs)");
         }
     }
 

@@ -200,7 +200,8 @@ final class RdmaTaskExecutor {
         }
         MmapExport ex = rm.importedFrom();
         // The remote memory must be the peer's, exported for RDMA: anything else is not this connection's to touch.
-        if (ex == null || ex.kind() != MmapExport.Kind.RDMA || ex.pid() != peer.pid() || !ex.hostId().equals(peer.hostId())) {
+        if (ex == null || ex.kind() != MmapExport.Kind.RDMA || ex.pid() != peer.pid() || !ex.hostId()
+                .equals(peer.hostId())) {
             return DocaError.NOT_PERMITTED;
         }
         if ((ex.permissions() & need) == 0 || (peer.permissions() & need) == 0) {
@@ -314,6 +315,10 @@ final class RdmaTaskExecutor {
         TcpTransportAgent agent = conns.invokedAgent();
         if (agent != null) {
             s = Math.min(s, agent.maxSleepNanos());
+        }
+        VerbsTransport vt = rdma.verbs;
+        if (vt != null) {
+            s = Math.min(s, vt.maxSleepNanos());
         }
         return s;
     }

@@ -14,7 +14,7 @@ import java.util.function.Consumer;
 
 /**
  * The TCP transport agent, the NIC of this transport: one {@link Selector} over every socket it
- * serves, the only reader and the only writer of each ({@link TcpEndpoint#ioService}). It takes the
+ * serves, the only reader and the only writer of each ({@link TcpConnectionIo#ioService}). It takes the
  * tasks the engine submitted from each connection's submission ring (as far as the doorbell allows),
  * writes their frames, serves the peer's requests against the exported maps, fills posted receives
  * and hands completions back through the completion ring. Keepalive is a deadline in its duty
@@ -65,11 +65,12 @@ final class TcpTransportAgent implements Agent {
      * three alternating runs each: round-trip p50 26–28 µs with it, 30–35 µs without).
      * {@code -Djdoca.rdma.tcp.yieldAfterWork=false} turns it off.
      */
-    static final boolean YIELD_AFTER_WORK = Boolean.parseBoolean(System.getProperty("jdoca.rdma.tcp.yieldAfterWork", "true"));
+    static final boolean YIELD_AFTER_WORK = Boolean.parseBoolean(System.getProperty("jdoca.rdma.tcp.yieldAfterWork",
+            "true"));
 
     /**
      * While traffic is recent (the last work less than {@link #SPIN_NANOS} ago), an agent serving at
-     * most this many sockets, each between frames and with room to write ({@link TcpEndpoint#directPollable}),
+     * most this many sockets, each between frames and with room to write ({@link TcpConnectionIo#directPollable}),
      * reads them directly instead of asking its selector first:
      * on a busy connection the selector poll is a system call on every look that the read right
      * after it repeats (round trip p50 ~2 µs shorter: docs/performance/rdma.md). With more sockets
@@ -132,7 +133,7 @@ final class TcpTransportAgent implements Agent {
      */
     private final Consumer<SelectionKey> ready = k -> {
         this.selected = true;
-        ((TcpEndpoint) k.attachment()).ready(k.readyOps());
+        ((TcpConnectionIo) k.attachment()).ready(k.readyOps());
     };
     /** DEDICATED: the agent's own thread; null when INVOKER. */
     private final AgentRunner runner;
@@ -153,13 +154,15 @@ final class TcpTransportAgent implements Agent {
     /** Some connection waits for a posted receive: a posted receive wakes the agent. */
     private volatile boolean awaitingRecv;
     // ---- agent thread
-    private TcpEndpoint[] eps = new TcpEndpoint[8];
+    private TcpConnectionIo[] eps = new TcpConnectionIo[8];
     private int count;
     private long nextKeepalive;
     private long lastWorkNanos;
     /** Longest the agent may sleep now (0: look again at once), from the last duty cycle. */
     private long sleepNanos = KEEPALIVE_TICK_NANOS;
-    /** The idle strategy's select delivered keys: readiness is fresh, the next duty cycle need not poll the selector. */
+    /**
+     * The idle strategy's select delivered keys: readiness is fresh, the next duty cycle need not poll the selector.
+     */
     private boolean selected;
     /** Duty cycles run and selector polls made by them (agent thread writes; tests read). */
     private long dutyCycles;
@@ -208,7 +211,8 @@ final class TcpTransportAgent implements Agent {
         }
         TcpTransportAgent a = new TcpTransportAgent(openSelector(), pe);
         if (pe.setSleeper(a.engineSleeper) != io.jdoca.core.DocaError.SUCCESS) {
-            LOG.log(System.Logger.Level.INFO, "rdma tcp: the engine sleeps in another wait; the transport agent gets its own thread");
+            LOG.log(System.Logger.Level.INFO,
+                    "rdma tcp: the engine sleeps in another wait; the transport agent gets its own thread");
             try {
                 a.selector.close();
             } catch (IOException ignored) {
@@ -274,7 +278,7 @@ final class TcpTransportAgent implements Agent {
 
     /** Engine thread (control path): serve {@code ep} from the next duty cycle on; false if the table is full. */
     boolean add(TcpEndpoint ep) {
-        if (!added.offer(ep)) {
+        if (!added.offer(ep.io())) {
             return false;
         }
         wake();
@@ -285,7 +289,10 @@ final class TcpTransportAgent implements Agent {
         return selector;
     }
 
-    /** Any thread: ends the agent's sleep now (a doorbell, a connection closes); no system call unless it sleeps in select. */
+    /**
+     * Any thread: ends the agent's sleep now (a doorbell, a connection closes); no system call unless it sleeps in
+     * select.
+     */
     void wake() {
         if (engine == null) {
             idle.wake();
@@ -324,7 +331,7 @@ final class TcpTransportAgent implements Agent {
         Object o;
         long now = System.nanoTime();
         while ((o = added.poll()) != null) {
-            TcpEndpoint ep = (TcpEndpoint) o;
+            TcpConnectionIo ep = (TcpConnectionIo) o;
             if (ep.attach(selector, now)) {
                 if (count == eps.length) {
                     eps = java.util.Arrays.copyOf(eps, count * 2); // control path: a new connection
@@ -357,9 +364,9 @@ final class TcpTransportAgent implements Agent {
         long sleep = now - nextKeepalive >= 0 ? 0 : nextKeepalive - now;
         boolean recv = false;
         for (int i = 0; i < count; i++) {
-            TcpEndpoint ep = eps[i];
+            TcpConnectionIo ep = eps[i];
             long r = ep.ioService(now);
-            if (r == TcpEndpoint.IO_DONE) {
+            if (r == TcpConnectionIo.IO_DONE) {
                 eps[i] = eps[--count];
                 eps[count] = null;
                 i--;

@@ -1,21 +1,16 @@
 package io.jdoca.rdma;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
-
 import io.jdoca.core.DocaError;
 import io.jdoca.rdma.wire.RdmaConnectionBlob;
 import io.jdoca.rdma.wire.VerbsCmPrivateData;
-import io.jdoca.verbs.Libc;
+import io.jdoca.verbs.CmEvent;
+import io.jdoca.verbs.CmEventAgent;
+import io.jdoca.verbs.CmId;
+import io.jdoca.verbs.ConnParam;
 import io.jdoca.verbs.RdmaCm;
 import io.jdoca.verbs.VerbsConstants;
 import io.jdoca.verbs.VerbsException;
-import io.jdoca.verbs.VerbsLayouts;
 import java.io.IOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -31,9 +26,9 @@ import java.util.stream.Stream;
 
 /**
  * DOCA's CM connection mode ({@code doca_rdma_start_listen_to_port}, {@code doca_rdma_connect_to_addr},
- * {@code doca_rdma_connection_accept}/{@code _reject}) on the verbs transport, through rdma_cm (librdmacm): one
- * event channel per context, listening ids bound to the RDMA device's own IPv4 address(es) (or where the operator
- * said with {@link Rdma#setTcpAddress}), one id per connection.
+ * {@code doca_rdma_connection_accept}/{@code _reject}) on the verbs transport, through rdma_cm (librdmacm): ids on
+ * the process's {@link CmEventAgent} channel, listening ids bound to the RDMA device's own IPv4 address(es) (or
+ * where the operator said with {@link Rdma#setTcpAddress}), one id per connection.
  *
  * <p>The QPs stay the transport's ({@link VerbsEndpoint}: the context's PD, CQ and SRQ, created by jdoca on the
  * device context jdoca opened; rdma_cm's own device context is another one, so {@code rdma_create_qp} cannot take
@@ -47,14 +42,12 @@ import java.util.stream.Stream;
  * ids, which sends the DREQ) breaks the connection at once; a closed connection is {@code rdma_disconnect}ed once
  * its goodbye write is done.
  *
- * <p>Threads: a daemon thread sleeps in {@code poll(2)} on the channel's fd, takes each event, copies what it needs,
- * acknowledges it and wakes the engine; everything else runs on the engine thread (control path: this allocates).
+ * <p>Threads: the process's {@link CmEventAgent} thread hands each event of this context's ids to
+ * {@link #onCmEvent}, which copies what it needs, queues it and wakes the engine; everything else runs on the
+ * engine thread (control path: this allocates). No thread of its own.
  */
 final class VerbsCm {
     private static final System.Logger LOG = System.getLogger(VerbsCm.class.getName());
-    private static final long PFD_FD = VerbsLayouts.offset(VerbsLayouts.POLLFD, "fd");
-    private static final long PFD_EVENTS = VerbsLayouts.offset(VerbsLayouts.POLLFD, "events");
-    private static final long PFD_REVENTS = VerbsLayouts.offset(VerbsLayouts.POLLFD, "revents");
     /** Address and route resolution: kernel work, but the emulated guest is slow. */
     static final int RESOLVE_TIMEOUT_MS = 5_000;
     static final int BACKLOG = 16;
@@ -79,14 +72,14 @@ final class VerbsCm {
 
     /** One rdma_cm id: a listener, a request waiting for accept/reject, or a connection's. Engine thread. */
     static final class Link {
-        final MemorySegment id;
+        final CmId id;
         State state;
         RdmaConnection conn;
         /** The peer's private data (a request's, or the accept's). */
         VerbsCmPrivateData peer;
         String peerAddr = "";
 
-        Link(MemorySegment id, State s) {
+        Link(CmId id, State s) {
             this.id = id;
             this.state = s;
         }
@@ -101,28 +94,27 @@ final class VerbsCm {
         }
     }
 
-    /** What the event thread copied out of one {@code rdma_cm_event} before acknowledging it. */
+    /** What the agent's thread copied out of one {@code rdma_cm_event} before it was acknowledged. */
     private record Event(int type, int status, long id, long listenId, byte[] privateData) {
     }
 
     private final Rdma rdma;
     private final VerbsTransport vt;
-    private final MemorySegment channel;
+    private final CmEventAgent agent;
     private final Map<Long, Link> links = new HashMap<>();
     /** The links that carry a connection, iterated by index in {@link #poll()} (no iterator per engine pass). */
     private final List<Link> connLinks = new ArrayList<>();
     private final List<Link> listeners = new ArrayList<>();
     private final ConcurrentLinkedQueue<Event> events = new ConcurrentLinkedQueue<>();
+    /** Set by {@link #release()}: the agent drops this context's events from then on. */
     private volatile boolean stop;
-    private final Thread thread;
     private int listenPort;
     private boolean released;
 
     VerbsCm(Rdma rdma, VerbsTransport vt) {
         this.rdma = rdma;
         this.vt = vt;
-        this.channel = RdmaCm.createEventChannel();
-        thread = Thread.ofPlatform().daemon().name("jdoca-rdma-cm-events-" + vt.dev.name()).start(this::eventLoop);
+        this.agent = CmEventAgent.get();
     }
 
     /** The CM side of a started verbs context, or null (logged) when rdma_cm is unusable. */
@@ -136,40 +128,17 @@ final class VerbsCm {
         }
     }
 
-    // ------------------------------------------------------------------ event thread
+    // ------------------------------------------------------------------ the agent's thread
 
-    @SuppressWarnings("restricted") // FFM: the event's private data is a raw pointer, sized by private_data_len
-    private void eventLoop() {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment pfd = a.allocate(VerbsLayouts.POLLFD);
-            MemorySegment cell = a.allocate(ADDRESS);
-            pfd.set(JAVA_INT, PFD_FD, RdmaCm.eventChannelFd(channel));
-            pfd.set(JAVA_SHORT, PFD_EVENTS, (short) VerbsConstants.POLLIN);
-            while (!stop) {
-                pfd.set(JAVA_SHORT, PFD_REVENTS, (short) 0);
-                // Bounded so a stop is seen within 200 ms; between events the thread sleeps in the kernel.
-                if (Libc.poll(pfd, 1, 200) <= 0 || stop) {
-                    continue;
-                }
-                MemorySegment ev = RdmaCm.getCmEvent(channel, cell);
-                try {
-                    int len = ev.get(JAVA_BYTE, VerbsLayouts.CM_EVENT_PRIVATE_DATA_LEN) & 0xff;
-                    MemorySegment pd = ev.get(ADDRESS, VerbsLayouts.CM_EVENT_PRIVATE_DATA);
-                    byte[] data = len == 0 || pd.equals(MemorySegment.NULL) ? new byte[0]
-                            : pd.reinterpret(len).toArray(JAVA_BYTE);
-                    events.add(new Event(ev.get(JAVA_INT, VerbsLayouts.CM_EVENT_EVENT),
-                            ev.get(JAVA_INT, VerbsLayouts.CM_EVENT_STATUS), ev.get(ADDRESS, VerbsLayouts.CM_EVENT_ID).address(),
-                            ev.get(ADDRESS, VerbsLayouts.CM_EVENT_LISTEN_ID).address(), data));
-                } finally {
-                    RdmaCm.ackCmEvent(ev);
-                }
-                io.jdoca.core.exec.ProgressEngine pe = rdma.pe();
-                if (pe != null) {
-                    pe.notifyWork();
-                }
-            }
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "rdma_cm event thread stopped: " + e);
+    /** One event of this context's ids: copied, queued, the engine woken. Agent thread; allocates (control path). */
+    private void onCmEvent(CmEvent ev) {
+        if (stop) {
+            return;
+        }
+        events.add(new Event(ev.type(), ev.status(), ev.id(), ev.listenId(), ev.privateDataBytes()));
+        io.jdoca.core.exec.ProgressEngine pe = rdma.pe();
+        if (pe != null) {
+            pe.notifyWork();
         }
     }
 
@@ -234,21 +203,21 @@ final class VerbsCm {
             return DocaError.NOT_FOUND;
         }
         int p = port;
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment sa = a.allocate(VerbsLayouts.SOCKADDR_IN);
+        try {
             for (Inet4Address addr : addrs) {
-                MemorySegment id = RdmaCm.createId(channel, VerbsConstants.RDMA_PS_TCP);
+                CmId id = agent.createId(this::onCmEvent);
                 Link l = new Link(id, State.LISTENING);
                 listeners.add(l);
-                RdmaCm.bindAddr(id, RdmaCm.sockaddrIn(sa, addr, p));
-                RdmaCm.listen(id, BACKLOG);
+                id.bind(addr, p);
+                id.listen(BACKLOG);
                 if (p == 0) {
-                    p = RdmaCm.srcPort(id);
+                    p = id.localPort();
                 }
                 LOG.log(System.Logger.Level.DEBUG, "rdma_cm listening on " + addr.getHostAddress() + ":" + p);
             }
         } catch (VerbsException e) {
-            LOG.log(System.Logger.Level.WARNING, "rdma: cannot listen on " + addrs + " port " + port + ": " + e.getMessage());
+            LOG.log(System.Logger.Level.WARNING, "rdma: cannot listen on " + addrs + " port " + port + ": "
+                    + e.getMessage());
             closeListeners();
             return DocaError.OPERATING_SYSTEM;
         }
@@ -280,11 +249,18 @@ final class VerbsCm {
             c.failure = "CM connect to " + addr + ": rdma_cm takes IPv4 addresses only";
             return;
         }
-        MemorySegment id;
+        CmId id;
         try {
-            id = RdmaCm.startClient(channel, a4, addr.getPort(), RESOLVE_TIMEOUT_MS);
+            id = agent.createId(this::onCmEvent);
         } catch (VerbsException e) {
             c.failure = "CM connect to " + addr + ": " + e.getMessage();
+            return;
+        }
+        try {
+            id.resolveAddr(a4, addr.getPort(), RESOLVE_TIMEOUT_MS);
+        } catch (VerbsException e) {
+            c.failure = "CM connect to " + addr + ": " + e.getMessage();
+            destroyId(id);
             return;
         }
         Link l = new Link(id, State.RESOLVING_ADDR);
@@ -295,21 +271,18 @@ final class VerbsCm {
         connLinks.add(l);
     }
 
-    /** Our private data for a request or accept, in {@code a}. */
-    private MemorySegment privateData(Arena a, VerbsEndpoint ep) {
-        MemorySegment s = a.allocate(VerbsCmPrivateData.SIZE);
-        new VerbsCmPrivateData(ProcessHandle.current().pid(), Rdma.HOST, rdma.permissions(), ep.ctrlRkey(),
-                ep.ctrlAddr()).encode(s);
-        return s;
+    /** Our private data for a request or accept. */
+    private byte[] privateData(VerbsEndpoint ep) {
+        return new VerbsCmPrivateData(ProcessHandle.current().pid(), Rdma.HOST, rdma.permissions(), ep.ctrlRkey(),
+                ep.ctrlAddr()).encode();
     }
 
     private int rdDepth() {
         return Math.max(1, Math.min(16, Math.min(vt.dev.maxQpRdAtom(), vt.dev.maxQpInitRdAtom())));
     }
 
-    private MemorySegment connParam(Arena a, VerbsEndpoint ep) {
-        return RdmaCm.connParam(a.allocate(VerbsLayouts.RDMA_CONN_PARAM), privateData(a, ep), VerbsCmPrivateData.SIZE,
-                rdDepth(), rdDepth(), VerbsEndpoint.RETRY_CNT, 6, ep.qpn, true);
+    private ConnParam connParam(VerbsEndpoint ep) {
+        return ConnParam.of(privateData(ep), rdDepth(), rdDepth()).forQp(ep.qpn, true, VerbsEndpoint.RETRY_CNT, 6);
     }
 
     /**
@@ -357,9 +330,7 @@ final class VerbsCm {
         VerbsEndpoint ep = c.verbsEp;
         VerbsCmPrivateData p = request.peer;
         ep.connectCm(request.id, p.ctrlAddr(), p.ctrlRkey(), Rdma.HOST.equals(p.hostId()) ? p.pid() : 0);
-        try (Arena a = Arena.ofConfined()) {
-            RdmaCm.accept(request.id, connParam(a, ep));
-        }
+        request.id.accept(connParam(ep));
     }
 
     /** {@code rdma_reject} of a request, then its id is destroyed. */
@@ -369,7 +340,7 @@ final class VerbsCm {
         }
         links.remove(request.id.address());
         try {
-            RdmaCm.reject(request.id, MemorySegment.NULL, 0);
+            request.id.reject(null);
         } catch (VerbsException e) {
             LOG.log(System.Logger.Level.WARNING, "rdma_reject: " + e.getMessage());
         }
@@ -400,7 +371,7 @@ final class VerbsCm {
     private void disconnect(Link l) {
         if (l.move(State.DISCONNECTING)) {
             try {
-                RdmaCm.disconnect(l.id);
+                l.id.disconnect();
             } catch (VerbsException e) {
                 LOG.log(System.Logger.Level.DEBUG, "rdma_disconnect: " + e.getMessage());
             }
@@ -423,7 +394,7 @@ final class VerbsCm {
             // The client sequence shared with Rping and the NVMe/RDMA host: address → route → connect.
             RdmaCm.ClientStep step;
             try {
-                step = RdmaCm.clientStep(l.id, e.type(), RESOLVE_TIMEOUT_MS);
+                step = l.id.clientStep(e.type(), RESOLVE_TIMEOUT_MS);
             } catch (VerbsException x) {
                 failed(l, "rdma_resolve_route to " + l.peerAddr + ": " + x.getMessage());
                 return;
@@ -432,8 +403,8 @@ final class VerbsCm {
                 case ROUTE_PENDING -> l.move(State.RESOLVING_ROUTE);
                 case READY_TO_CONNECT -> {
                     if (l.move(State.CONNECTING)) {
-                        try (Arena a = Arena.ofConfined()) {
-                            RdmaCm.connect(l.id, connParam(a, c.verbsEp));
+                        try {
+                            l.id.connect(connParam(c.verbsEp));
                         } catch (VerbsException x) {
                             failed(l, "rdma_connect to " + l.peerAddr + ": " + x.getMessage());
                         }
@@ -476,10 +447,8 @@ final class VerbsCm {
         }
     }
 
-    @SuppressWarnings("restricted") // FFM: rdma_cm hands the new connection's id over as a raw address
     private void onRequest(Event e) {
-        MemorySegment id = MemorySegment.ofAddress(e.id()).reinterpret(VerbsLayouts.RDMA_CM_ID.byteSize());
-        Link l = new Link(id, State.REQUESTED);
+        Link l = new Link(CmId.ofAddress(e.id()), State.REQUESTED);
         try {
             l.peer = VerbsCmPrivateData.decode(e.privateData());
         } catch (IllegalArgumentException x) {
@@ -512,7 +481,7 @@ final class VerbsCm {
         try {
             VerbsCmPrivateData p = l.peer;
             c.verbsEp.connectCm(l.id, p.ctrlAddr(), p.ctrlRkey(), Rdma.HOST.equals(p.hostId()) ? p.pid() : 0);
-            RdmaCm.establish(l.id);
+            l.id.establish();
         } catch (VerbsException x) {
             failed(l, "completing the connection to " + l.peerAddr + ": " + x.getMessage());
             rejectResponse(l);
@@ -536,7 +505,7 @@ final class VerbsCm {
     /** The active side refuses a response it cannot use (the peer's passive side then gets REJECTED). */
     private void rejectResponse(Link l) {
         try {
-            RdmaCm.reject(l.id, MemorySegment.NULL, 0);
+            l.id.reject(null);
         } catch (VerbsException x) {
             LOG.log(System.Logger.Level.DEBUG, "rdma_reject of a response: " + x.getMessage());
         }
@@ -553,18 +522,13 @@ final class VerbsCm {
 
     // ------------------------------------------------------------------ teardown
 
-    /** Once the context is idle: stops the event thread, disconnects and destroys every id, then the channel. */
+    /** Once the context is idle: the agent drops this context's events, every id is disconnected and destroyed. */
     void release() {
         if (released) {
             return;
         }
         released = true;
         stop = true;
-        try {
-            thread.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
         closeListeners();
         for (Link l : links.values()) {
             if (l.state == State.ESTABLISHED || l.state == State.ACCEPTING || l.state == State.CONNECTING) {
@@ -575,13 +539,6 @@ final class VerbsCm {
         links.clear();
         connLinks.clear();
         events.clear();
-        if (!thread.isAlive()) {
-            try {
-                RdmaCm.destroyEventChannel(channel);
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "rdma_destroy_event_channel: " + e.getMessage());
-            }
-        }
     }
 
     private void destroy(Link l) {
@@ -589,9 +546,9 @@ final class VerbsCm {
         destroyId(l.id);
     }
 
-    private static void destroyId(MemorySegment id) {
+    private void destroyId(CmId id) {
         try {
-            RdmaCm.destroyId(id);
+            agent.destroy(id);
         } catch (VerbsException e) {
             LOG.log(System.Logger.Level.WARNING, "rdma_destroy_id: " + e.getMessage());
         }

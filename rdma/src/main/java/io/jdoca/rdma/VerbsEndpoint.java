@@ -1,21 +1,20 @@
 package io.jdoca.rdma;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
-import io.jdoca.core.mem.Buf;
 import io.jdoca.rdma.wire.VerbsQpInfo;
+import io.jdoca.verbs.CmId;
+import io.jdoca.verbs.MemoryRegion;
+import io.jdoca.verbs.QpAttr;
+import io.jdoca.verbs.QueuePair;
+import io.jdoca.verbs.SendWr;
 import io.jdoca.verbs.Verbs;
 import io.jdoca.verbs.VerbsConstants;
 import io.jdoca.verbs.VerbsDeviceContext;
 import io.jdoca.verbs.VerbsException;
-import io.jdoca.verbs.VerbsLayouts;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
@@ -24,12 +23,12 @@ import java.security.SecureRandom;
  * One connection of the verbs transport: an RC queue pair on the context's CQ and SRQ. Created (RESET → INIT)
  * at {@link Rdma#export()}, moved INIT → RTR → RTS by {@link #connect} with the peer's {@link VerbsQpInfo}.
  *
- * <p>Data path: each of the {@code sendQueueSize} slots owns, from creation, one {@code ibv_send_wr} and its
- * SGE array; a task takes the next slot, its WR is filled (opcode, SGEs with the local maps' lkeys, the remote
+ * <p>Data path: each of the {@code sendQueueSize} slots owns, from creation, one {@link SendWr} (an {@code ibv_send_wr}
+ * and its SGE array); a task takes the next slot, its WR is filled (opcode, SGEs with the local maps' lkeys, the remote
  * address and the remote map's rkey, the immediate in network order) and posted at once, {@code wr_id} = this
- * endpoint's index and the slot. The device completes an RC send queue in order; {@link #work()} hands the
- * completions to the context in submission order, tasks refused before posting included. Nothing is allocated
- * and nothing thrown per task.
+ * endpoint's index and the slot. The device completes an RC send queue in order; {@link #work()} hands the completions
+ * to the context in submission order, tasks refused before posting included. Nothing is allocated and nothing thrown
+ * per task.
  *
  * <p>Errors: a failed completion moves the QP to the error state (RC), so it breaks the connection
  * ({@link VerbsErrors}); the requests behind it come back flushed and complete with the cause. A local stop
@@ -40,13 +39,13 @@ import java.security.SecureRandom;
 final class VerbsEndpoint extends RdmaEndpoint {
     private static final System.Logger LOG = System.getLogger(VerbsEndpoint.class.getName());
     private static final SecureRandom RANDOM = new SecureRandom();
-    private static final long WR_SIZE = VerbsLayouts.IBV_SEND_WR.byteSize();
-    private static final long SGE = VerbsTransport.SGE_SIZE;
     private static final int COMPLETION_BUDGET = 256;
     /** The same-host peer's pid is looked at every 100 ms, the clock read for that every 64 passes. */
     private static final int LIVENESS_POLL_MASK = 63;
-    /** Local ACK timeout exponent: 4.096 µs × 2^17 ≈ 0.54 s, × 7 tries ≈ 4 s before a silent peer is declared gone
-     * (IBA Vol. 1, 9.7.6.1.3 and 11.2.4.2). Long enough for a peer on an emulated CPU, short enough for a dead one. */
+    /**
+     * Local ACK timeout exponent: 4.096 µs × 2^17 ≈ 0.54 s, × 7 tries ≈ 4 s before a silent peer is declared gone
+     * (IBA Vol. 1, 9.7.6.1.3 and 11.2.4.2). Long enough for a peer on an emulated CPU, short enough for a dead one.
+     */
     static final int ACK_TIMEOUT = 17;
     /** 6, not the IBA's maximum 7: Soft-RoCE (rxe_comp.c) treats a retry count of 7 as "retry forever", as for RNR,
      * and a request to a vanished peer would then never complete (seen in the guest). */
@@ -64,23 +63,21 @@ final class VerbsEndpoint extends RdmaEndpoint {
      * proven (a JVM fault is suspected). The engine thread is this memory's only user, so nothing needs a shared one.
      */
     private final Arena arena = Arena.ofAuto();
-    private final MemorySegment wrs;
-    private final MemorySegment[] wrSlot;
-    private final MemorySegment sges;
-    private final MemorySegment attr;
+    private final SendWr[] wrSlot;
+    private final QpAttr attr = new QpAttr();
     /**
      * One registered 8-byte cell per slot: atomics and sync-event get/add land here and are appended to the task's
      * buffer when it completes, in submission order, so tasks sharing one result buffer append in order (as DOCA).
      */
     private final MemorySegment scratch;
-    private final MemorySegment scratchMr;
+    private final MemoryRegion scratchMr;
     private final int scratchLkey;
     /**
      * The control word: [0] is set to 1 by the peer (an RDMA WRITE) when it closes the connection, so a stop is seen
      * at once and not only at the next unacknowledged request; [8] holds the 1 this end writes into the peer's.
      */
     private final MemorySegment ctrl;
-    private final MemorySegment ctrlMr;
+    private final MemoryRegion ctrlMr;
     private long peerCtrlAddr;
     private int peerCtrlRkey;
     /** The peer's process when it runs on this host (its death is then seen within 100 ms), else null. */
@@ -90,7 +87,7 @@ final class VerbsEndpoint extends RdmaEndpoint {
     private boolean goodbyePending;
     private boolean peerGone;
     private long goodbyeDeadline;
-    private final MemorySegment qp;
+    private final QueuePair qp;
     final int qpn;
     final int psn;
     private final RdmaTask[] ring;
@@ -104,7 +101,9 @@ final class VerbsEndpoint extends RdmaEndpoint {
     private boolean released;
     private String brokenWhy;
 
-    /** Creates the QP and moves it to INIT. Throws {@link DocaException} (NO_MEMORY for too many connections, DRIVER). */
+    /**
+     * Creates the QP and moves it to INIT. Throws {@link DocaException} (NO_MEMORY for too many connections, DRIVER).
+     */
     VerbsEndpoint(Rdma rdma, RdmaConnection conn, VerbsTransport vt) {
         super(rdma, conn);
         this.vt = vt;
@@ -115,62 +114,45 @@ final class VerbsEndpoint extends RdmaEndpoint {
             throw new DocaException(DocaError.NO_MEMORY, "a verbs RDMA context has at most "
                     + VerbsTransport.MAX_CONNECTIONS + " connections");
         }
-        wrs = arena.allocate(WR_SIZE * (cap + 1), 8);
-        sges = arena.allocate(SGE * maxSge * (cap + 1), 8);
-        wrSlot = new MemorySegment[cap + 1]; // slot cap: the goodbye write
-        for (int i = 0; i <= cap; i++) {
-            wrSlot[i] = wrs.asSlice(i * WR_SIZE, WR_SIZE);
-            wrSlot[i].set(ADDRESS, VerbsLayouts.SWR_NEXT, MemorySegment.NULL);
-            wrSlot[i].set(ADDRESS, VerbsLayouts.SWR_SG_LIST, sges.asSlice(i * SGE * maxSge));
-        }
+        wrSlot = SendWr.array(cap + 1, maxSge); // slot cap: the goodbye write
         ring = new RdmaTask[cap];
-        attr = arena.allocate(VerbsLayouts.IBV_QP_ATTR);
         VerbsDeviceContext dev = vt.dev;
         scratch = arena.allocate(8L * cap, 8);
         try {
-            scratchMr = Verbs.regMr(dev.pd(), scratch, VerbsConstants.IBV_ACCESS_LOCAL_WRITE);
+            scratchMr = dev.protectionDomain().register(scratch, VerbsConstants.IBV_ACCESS_LOCAL_WRITE);
         } catch (VerbsException e) {
             vt.unregister(index, this);
             throw new DocaException(DocaError.DRIVER, "ibv_reg_mr of the atomic result cells: " + e.getMessage());
         }
-        scratchLkey = Verbs.lkey(scratchMr);
+        scratchLkey = scratchMr.lkey();
         ctrl = arena.allocate(16, 8);
         ctrl.set(JAVA_LONG, 8, 1L);
         try {
-            ctrlMr = Verbs.regMr(dev.pd(), ctrl, VerbsConstants.IBV_ACCESS_LOCAL_WRITE | VerbsConstants.IBV_ACCESS_REMOTE_WRITE);
+            ctrlMr = dev.protectionDomain().register(ctrl, VerbsConstants.IBV_ACCESS_LOCAL_WRITE
+                    | VerbsConstants.IBV_ACCESS_REMOTE_WRITE);
         } catch (VerbsException e) {
-            Verbs.deregMr(scratchMr);
+            scratchMr.close();
             vt.unregister(index, this);
             throw new DocaException(DocaError.DRIVER, "ibv_reg_mr of the control word: " + e.getMessage());
         }
-        MemorySegment q;
+        QueuePair q;
         try {
-            MemorySegment init = arena.allocate(VerbsLayouts.IBV_QP_INIT_ATTR);
-            init.set(ADDRESS, VerbsLayouts.QPI_SEND_CQ, vt.cq);
-            init.set(ADDRESS, VerbsLayouts.QPI_RECV_CQ, vt.cq);
-            init.set(ADDRESS, VerbsLayouts.QPI_SRQ, vt.srq);
-            init.set(JAVA_INT, VerbsLayouts.QPI_MAX_SEND_WR, cap + 1); // + the goodbye write
-            init.set(JAVA_INT, VerbsLayouts.QPI_MAX_RECV_WR, 1);
-            init.set(JAVA_INT, VerbsLayouts.QPI_MAX_SEND_SGE, maxSge);
-            init.set(JAVA_INT, VerbsLayouts.QPI_MAX_RECV_SGE, 1);
-            init.set(JAVA_INT, VerbsLayouts.QPI_QP_TYPE, VerbsConstants.IBV_QPT_RC);
-            q = Verbs.createQp(dev.pd(), init);
+            // + 1 send: the goodbye write; receives come from the context's SRQ
+            q = dev.protectionDomain().createQp(QueuePair.Init.rc(vt.cq, cap + 1, 1).withSge(maxSge, 1)
+                    .withSrq(vt.srq));
         } catch (VerbsException e) {
-            Verbs.deregMr(scratchMr);
-            Verbs.deregMr(ctrlMr);
+            scratchMr.close();
+            ctrlMr.close();
             vt.unregister(index, this);
             throw new DocaException(DocaError.DRIVER, "ibv_create_qp on " + dev.name() + ": " + e.getMessage());
         }
         qp = q;
-        qpn = Verbs.qpNum(q);
+        qpn = q.qpNum();
         psn = RANDOM.nextInt() & 0xFFFFFF;
         try {
-            attr.fill((byte) 0);
-            attr.set(JAVA_INT, VerbsLayouts.QPA_QP_STATE, VerbsConstants.IBV_QPS_INIT);
-            attr.set(JAVA_SHORT, VerbsLayouts.QPA_PKEY_INDEX, (short) 0);
-            attr.set(JAVA_BYTE, VerbsLayouts.QPA_PORT_NUM, (byte) dev.port());
-            attr.set(JAVA_INT, VerbsLayouts.QPA_ACCESS_FLAGS, qpAccess(rdma.permissions()));
-            Verbs.modifyQp(qp, attr, VerbsConstants.IBV_QP_STATE | VerbsConstants.IBV_QP_PKEY_INDEX
+            attr.clear().state(VerbsConstants.IBV_QPS_INIT).pkeyIndex(0).port(dev.port())
+                    .accessFlags(qpAccess(rdma.permissions()));
+            qp.modify(attr, VerbsConstants.IBV_QP_STATE | VerbsConstants.IBV_QP_PKEY_INDEX
                     | VerbsConstants.IBV_QP_PORT | VerbsConstants.IBV_QP_ACCESS_FLAGS);
         } catch (VerbsException e) {
             release();
@@ -199,8 +181,8 @@ final class VerbsEndpoint extends RdmaEndpoint {
     /** This end's descriptor for the connection blob. */
     VerbsQpInfo info() {
         VerbsDeviceContext d = vt.dev;
-        return new VerbsQpInfo(qpn, psn, d.gid(), d.lid(), d.port(), d.activeMtu(), d.linkLayer(), ctrl.address(),
-                Verbs.rkey(ctrlMr));
+        return new VerbsQpInfo(qpn, psn, vt.gid, d.lid(), d.port(), d.activeMtu(), d.linkLayer(), ctrl.address(),
+                ctrlMr.rkey());
     }
 
     /**
@@ -213,37 +195,23 @@ final class VerbsEndpoint extends RdmaEndpoint {
         peerProc = samehostPid == 0 ? null : ProcessHandle.of(samehostPid).orElse(null);
         lastLivenessNanos = System.nanoTime();
         VerbsDeviceContext d = vt.dev;
-        attr.fill((byte) 0);
-        attr.set(JAVA_INT, VerbsLayouts.QPA_QP_STATE, VerbsConstants.IBV_QPS_RTR);
-        attr.set(JAVA_INT, VerbsLayouts.QPA_PATH_MTU, Math.min(d.activeMtu(), peer.mtu()));
-        attr.set(JAVA_INT, VerbsLayouts.QPA_DEST_QP_NUM, peer.qpn());
-        attr.set(JAVA_INT, VerbsLayouts.QPA_RQ_PSN, peer.psn());
-        attr.set(JAVA_BYTE, VerbsLayouts.QPA_MAX_DEST_RD_ATOMIC, (byte) Math.max(1, Math.min(16, d.maxQpRdAtom())));
-        attr.set(JAVA_BYTE, VerbsLayouts.QPA_MIN_RNR_TIMER, (byte) VerbsErrors.rnrTimerCode(rdma.rnrTimeoutNanos()));
+        attr.clear().state(VerbsConstants.IBV_QPS_RTR).pathMtu(Math.min(d.activeMtu(), peer.mtu()))
+                .destQpNum(peer.qpn()).rqPsn(peer.psn()).maxDestRdAtomic(Math.max(1, Math.min(16, d.maxQpRdAtom())))
+                .minRnrTimer(VerbsErrors.rnrTimerCode(rdma.rnrTimeoutNanos()));
         if (peer.linkLayer() == VerbsConstants.IBV_LINK_LAYER_INFINIBAND && peer.lid() != 0) {
-            attr.set(JAVA_SHORT, VerbsLayouts.QPA_AH_DLID, (short) peer.lid());
-            attr.set(JAVA_BYTE, VerbsLayouts.QPA_AH_IS_GLOBAL, (byte) 0);
+            attr.ahLid(peer.lid(), d.port());
         } else {
-            // RoCE: the peer is addressed by its GID (GRH), the source GID by this device's chosen index.
-            attr.set(JAVA_BYTE, VerbsLayouts.QPA_AH_IS_GLOBAL, (byte) 1);
-            MemorySegment.copy(peer.gid(), 0, attr, JAVA_BYTE, VerbsLayouts.QPA_AH_DGID, 16);
-            attr.set(JAVA_BYTE, VerbsLayouts.QPA_AH_SGID_INDEX, (byte) d.gidIndex());
-            attr.set(JAVA_BYTE, VerbsLayouts.QPA_AH_HOP_LIMIT, (byte) 64);
+            // RoCE: the peer is addressed by its GID (GRH), the source GID by this context's index.
+            attr.ahGlobal(peer.gid(), vt.gidIndex, 64, d.port());
         }
-        attr.set(JAVA_BYTE, VerbsLayouts.QPA_AH_PORT_NUM, (byte) d.port());
-        Verbs.modifyQp(qp, attr, VerbsConstants.IBV_QP_STATE | VerbsConstants.IBV_QP_AV | VerbsConstants.IBV_QP_PATH_MTU
-                | VerbsConstants.IBV_QP_DEST_QPN | VerbsConstants.IBV_QP_RQ_PSN | VerbsConstants.IBV_QP_MAX_DEST_RD_ATOMIC
-                | VerbsConstants.IBV_QP_MIN_RNR_TIMER);
-        attr.fill((byte) 0);
-        attr.set(JAVA_INT, VerbsLayouts.QPA_QP_STATE, VerbsConstants.IBV_QPS_RTS);
-        attr.set(JAVA_BYTE, VerbsLayouts.QPA_TIMEOUT, (byte) ACK_TIMEOUT);
-        attr.set(JAVA_BYTE, VerbsLayouts.QPA_RETRY_CNT, (byte) RETRY_CNT);
-        // 6 retries (7 = forever): a send the peer has no receive for fails after ~the RNR retry time.
-        attr.set(JAVA_BYTE, VerbsLayouts.QPA_RNR_RETRY, (byte) 6);
-        attr.set(JAVA_INT, VerbsLayouts.QPA_SQ_PSN, psn);
-        attr.set(JAVA_BYTE, VerbsLayouts.QPA_MAX_RD_ATOMIC, (byte) Math.max(1, Math.min(16, d.maxQpInitRdAtom())));
-        Verbs.modifyQp(qp, attr, VerbsConstants.IBV_QP_STATE | VerbsConstants.IBV_QP_TIMEOUT
-                | VerbsConstants.IBV_QP_RETRY_CNT | VerbsConstants.IBV_QP_RNR_RETRY | VerbsConstants.IBV_QP_SQ_PSN
+        qp.modify(attr, VerbsConstants.IBV_QP_STATE | VerbsConstants.IBV_QP_AV | VerbsConstants.IBV_QP_PATH_MTU
+                | VerbsConstants.IBV_QP_DEST_QPN | VerbsConstants.IBV_QP_RQ_PSN
+                | VerbsConstants.IBV_QP_MAX_DEST_RD_ATOMIC | VerbsConstants.IBV_QP_MIN_RNR_TIMER);
+        // 6 RNR retries (7 = forever): a send the peer has no receive for fails after ~the RNR retry time.
+        attr.clear().state(VerbsConstants.IBV_QPS_RTS).timeout(ACK_TIMEOUT).retryCnt(RETRY_CNT).rnrRetry(6).sqPsn(psn)
+                .maxRdAtomic(Math.max(1, Math.min(16, d.maxQpInitRdAtom())));
+        qp.modify(attr, VerbsConstants.IBV_QP_STATE | VerbsConstants.IBV_QP_TIMEOUT | VerbsConstants.IBV_QP_RETRY_CNT
+                | VerbsConstants.IBV_QP_RNR_RETRY | VerbsConstants.IBV_QP_SQ_PSN
                 | VerbsConstants.IBV_QP_MAX_QP_RD_ATOMIC);
         connected = true;
     }
@@ -254,30 +222,21 @@ final class VerbsEndpoint extends RdmaEndpoint {
      * data. The ACK timeout, retry counts and RNR timer are this transport's (the CM's defaults would retry a
      * vanished peer for much longer). Control path; throws {@link VerbsException}.
      */
-    void connectCm(MemorySegment cmId, long peerCtrl, int peerRkey, long samehostPid) {
+    void connectCm(CmId cmId, long peerCtrl, int peerRkey, long samehostPid) {
         peerCtrlAddr = peerCtrl;
         peerCtrlRkey = peerRkey;
         peerProc = samehostPid == 0 ? null : ProcessHandle.of(samehostPid).orElse(null);
         lastLivenessNanos = System.nanoTime();
         VerbsDeviceContext d = vt.dev;
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment mask = a.allocate(JAVA_INT);
-            attr.fill((byte) 0);
-            attr.set(JAVA_INT, VerbsLayouts.QPA_QP_STATE, VerbsConstants.IBV_QPS_RTR);
-            int m = io.jdoca.verbs.RdmaCm.initQpAttr(cmId, attr, mask);
-            attr.set(JAVA_BYTE, VerbsLayouts.QPA_MAX_DEST_RD_ATOMIC, (byte) Math.max(1, Math.min(16, d.maxQpRdAtom())));
-            attr.set(JAVA_BYTE, VerbsLayouts.QPA_MIN_RNR_TIMER, (byte) VerbsErrors.rnrTimerCode(rdma.rnrTimeoutNanos()));
-            Verbs.modifyQp(qp, attr, m | VerbsConstants.IBV_QP_MAX_DEST_RD_ATOMIC | VerbsConstants.IBV_QP_MIN_RNR_TIMER);
-            attr.fill((byte) 0);
-            attr.set(JAVA_INT, VerbsLayouts.QPA_QP_STATE, VerbsConstants.IBV_QPS_RTS);
-            m = io.jdoca.verbs.RdmaCm.initQpAttr(cmId, attr, mask);
-            attr.set(JAVA_BYTE, VerbsLayouts.QPA_TIMEOUT, (byte) ACK_TIMEOUT);
-            attr.set(JAVA_BYTE, VerbsLayouts.QPA_RETRY_CNT, (byte) RETRY_CNT);
-            attr.set(JAVA_BYTE, VerbsLayouts.QPA_RNR_RETRY, (byte) 6);
-            attr.set(JAVA_BYTE, VerbsLayouts.QPA_MAX_RD_ATOMIC, (byte) Math.max(1, Math.min(16, d.maxQpInitRdAtom())));
-            Verbs.modifyQp(qp, attr, m | VerbsConstants.IBV_QP_TIMEOUT | VerbsConstants.IBV_QP_RETRY_CNT
-                    | VerbsConstants.IBV_QP_RNR_RETRY | VerbsConstants.IBV_QP_MAX_QP_RD_ATOMIC);
-        }
+        int m = attr.fromCm(cmId, VerbsConstants.IBV_QPS_RTR);
+        attr.maxDestRdAtomic(Math.max(1, Math.min(16, d.maxQpRdAtom())))
+                .minRnrTimer(VerbsErrors.rnrTimerCode(rdma.rnrTimeoutNanos()));
+        qp.modify(attr, m | VerbsConstants.IBV_QP_MAX_DEST_RD_ATOMIC | VerbsConstants.IBV_QP_MIN_RNR_TIMER);
+        m = attr.fromCm(cmId, VerbsConstants.IBV_QPS_RTS);
+        attr.timeout(ACK_TIMEOUT).retryCnt(RETRY_CNT).rnrRetry(6)
+                .maxRdAtomic(Math.max(1, Math.min(16, d.maxQpInitRdAtom())));
+        qp.modify(attr, m | VerbsConstants.IBV_QP_TIMEOUT | VerbsConstants.IBV_QP_RETRY_CNT
+                | VerbsConstants.IBV_QP_RNR_RETRY | VerbsConstants.IBV_QP_MAX_QP_RD_ATOMIC);
         connected = true;
     }
 
@@ -287,7 +246,7 @@ final class VerbsEndpoint extends RdmaEndpoint {
     }
 
     int ctrlRkey() {
-        return Verbs.rkey(ctrlMr);
+        return ctrlMr.rkey();
     }
 
     /**
@@ -337,40 +296,39 @@ final class VerbsEndpoint extends RdmaEndpoint {
 
     /** Fills slot {@code slot}'s WR for {@code t} and posts it. Allocation-free. */
     private DocaError post(RdmaTask t, int slot) {
-        MemorySegment wr = wrSlot[slot];
-        long sg = (long) slot * maxSge * SGE;
+        SendWr wr = wrSlot[slot];
         int opcode;
         int k;
         int rkey = 0;
         switch (t.kind) {
             case RdmaTask.K_SEND, RdmaTask.K_SEND_IMM -> {
                 opcode = t.kind == RdmaTask.K_SEND ? VerbsConstants.IBV_WR_SEND : VerbsConstants.IBV_WR_SEND_WITH_IMM;
-                k = gather(t.local, sg);
+                k = VerbsSges.gather(t.local, wr, vt.devInfo, maxSge);
             }
             case RdmaTask.K_WRITE, RdmaTask.K_WRITE_IMM -> {
                 opcode = t.kind == RdmaTask.K_WRITE ? VerbsConstants.IBV_WR_RDMA_WRITE
                         : VerbsConstants.IBV_WR_RDMA_WRITE_WITH_IMM;
-                k = gather(t.local, sg);
+                k = VerbsSges.gather(t.local, wr, vt.devInfo, maxSge);
             }
             case RdmaTask.K_SE_SET -> {
                 opcode = VerbsConstants.IBV_WR_RDMA_WRITE;
-                k = one(t.local, t.local.data(), sg);
+                k = VerbsSges.one(t.local, t.local.data(), wr, vt.devInfo);
             }
             case RdmaTask.K_READ -> {
                 opcode = VerbsConstants.IBV_WR_RDMA_READ;
-                k = scatter(t.local, t.len, sg);
+                k = VerbsSges.scatter(t.local, t.len, wr, vt.devInfo, maxSge);
             }
             case RdmaTask.K_SE_GET -> {
                 opcode = VerbsConstants.IBV_WR_RDMA_READ;
-                k = cell(slot, sg);
+                k = cell(slot, wr);
             }
             case RdmaTask.K_CAS -> {
                 opcode = VerbsConstants.IBV_WR_ATOMIC_CMP_AND_SWP;
-                k = cell(slot, sg);
+                k = cell(slot, wr);
             }
             case RdmaTask.K_FADD, RdmaTask.K_SE_ADD -> {
                 opcode = VerbsConstants.IBV_WR_ATOMIC_FETCH_AND_ADD;
-                k = cell(slot, sg);
+                k = cell(slot, wr);
             }
             default -> {
                 return DocaError.UNEXPECTED;
@@ -388,90 +346,26 @@ final class VerbsEndpoint extends RdmaEndpoint {
                 return DocaError.NOT_SUPPORTED; // the peer's map was not registered on an RDMA device
             }
         }
-        wr.set(JAVA_LONG, VerbsLayouts.SWR_WR_ID, ((long) index << 32) | slot);
-        wr.set(JAVA_INT, VerbsLayouts.SWR_NUM_SGE, k);
-        wr.set(JAVA_INT, VerbsLayouts.SWR_OPCODE, opcode);
-        wr.set(JAVA_INT, VerbsLayouts.SWR_SEND_FLAGS, VerbsConstants.IBV_SEND_SIGNALED);
-        // imm_data is big-endian (network order) in the WR; the receiver's WC has it the same way.
-        wr.set(JAVA_INT, VerbsLayouts.SWR_IMM_DATA, Integer.reverseBytes(t.immediate));
-        if (opcode == VerbsConstants.IBV_WR_ATOMIC_CMP_AND_SWP || opcode == VerbsConstants.IBV_WR_ATOMIC_FETCH_AND_ADD) {
-            wr.set(JAVA_LONG, VerbsLayouts.SWR_ATOMIC_REMOTE_ADDR, t.rAddr);
-            wr.set(JAVA_LONG, VerbsLayouts.SWR_ATOMIC_COMPARE_ADD, t.operand);
-            wr.set(JAVA_LONG, VerbsLayouts.SWR_ATOMIC_SWAP, t.swap);
-            wr.set(JAVA_INT, VerbsLayouts.SWR_ATOMIC_RKEY, rkey);
+        // the immediate is stored big-endian (network order) by SendWr; the receiver's WC has it the same way
+        wr.wrId(((long) index << 32) | slot).numSge(k).opcode(opcode).flags(VerbsConstants.IBV_SEND_SIGNALED)
+                .immData(t.immediate);
+        if (opcode == VerbsConstants.IBV_WR_ATOMIC_CMP_AND_SWP
+                || opcode == VerbsConstants.IBV_WR_ATOMIC_FETCH_AND_ADD) {
+            wr.atomic(t.rAddr, rkey, t.operand, t.swap);
         } else if (opcode != VerbsConstants.IBV_WR_SEND && opcode != VerbsConstants.IBV_WR_SEND_WITH_IMM) {
-            wr.set(JAVA_LONG, VerbsLayouts.SWR_RDMA_REMOTE_ADDR, t.rAddr);
-            wr.set(JAVA_INT, VerbsLayouts.SWR_RDMA_RKEY, rkey);
+            wr.rdma(t.rAddr, rkey);
         }
-        int rc = vt.ops.postSend(qp, wr, vt.badWr);
+        int rc = qp.post(wr);
         if (rc == 0) {
             return DocaError.SUCCESS;
         }
-        return rc == 12 /* ENOMEM: send queue full */ ? DocaError.AGAIN : DocaError.DRIVER;
-    }
-
-    /** SGEs over the list's data sections; the count, -1 for unregistered memory, -2 for too many buffers. */
-    private int gather(Buf list, long sg) {
-        int k = 0;
-        for (Buf b = list; b != null; b = b.next()) {
-            long dl = b.dataLen();
-            if (dl == 0) {
-                continue;
-            }
-            int lkey = b.mmap().verbsLkey(vt.devInfo);
-            if (lkey == -1) {
-                return -1;
-            }
-            if (k == maxSge) {
-                return -2;
-            }
-            sge(sg, k++, b.data(), dl, lkey);
-        }
-        return k;
-    }
-
-    /** SGEs over the list's tailrooms for {@code n} bytes (reads append). */
-    private int scatter(Buf list, long n, long sg) {
-        int k = 0;
-        for (Buf b = list; b != null && n > 0; b = b.next()) {
-            long c = Math.min(b.tailroomLen(), n);
-            if (c == 0) {
-                continue;
-            }
-            int lkey = b.mmap().verbsLkey(vt.devInfo);
-            if (lkey == -1) {
-                return -1;
-            }
-            if (k == maxSge) {
-                return -2;
-            }
-            sge(sg, k++, b.data() + b.dataLen(), c, lkey);
-            n -= c;
-        }
-        return k;
-    }
-
-    /** One 8-byte SGE at {@code addr} of the buffer (atomic result, sync event value). */
-    private int one(Buf b, long addr, long sg) {
-        int lkey = b.mmap().verbsLkey(vt.devInfo);
-        if (lkey == -1) {
-            return -1;
-        }
-        sge(sg, 0, addr, 8, lkey);
-        return 1;
+        return rc == VerbsConstants.ENOMEM ? DocaError.AGAIN : DocaError.DRIVER; // ENOMEM: send queue full
     }
 
     /** The slot's registered result cell as the only SGE. */
-    private int cell(int slot, long sg) {
-        sge(sg, 0, scratch.address() + slot * 8L, 8, scratchLkey);
+    private int cell(int slot, SendWr wr) {
+        wr.sge(0, scratch.address() + slot * 8L, 8, scratchLkey);
         return 1;
-    }
-
-    private void sge(long sg, int k, long addr, long len, int lkey) {
-        long at = sg + k * SGE;
-        sges.set(JAVA_LONG, at + VerbsLayouts.SGE_ADDR, addr);
-        sges.set(JAVA_INT, at + VerbsLayouts.SGE_LENGTH, (int) len);
-        sges.set(JAVA_INT, at + VerbsLayouts.SGE_LKEY, lkey);
     }
 
     /** A send-queue completion for slot {@code slot} (from {@link VerbsTransport#poll()}). */
@@ -614,16 +508,11 @@ final class VerbsEndpoint extends RdmaEndpoint {
 
     /** RDMA WRITE of 1 into the peer's control word; false if it cannot be posted (QP already in error). */
     private boolean postGoodbye() {
-        MemorySegment wr = wrSlot[cap];
-        long sg = (long) cap * maxSge * SGE;
-        sge(sg, 0, ctrl.address() + 8, 8, Verbs.lkey(ctrlMr));
-        wr.set(JAVA_LONG, VerbsLayouts.SWR_WR_ID, ((long) index << 32) | cap);
-        wr.set(JAVA_INT, VerbsLayouts.SWR_NUM_SGE, 1);
-        wr.set(JAVA_INT, VerbsLayouts.SWR_OPCODE, VerbsConstants.IBV_WR_RDMA_WRITE);
-        wr.set(JAVA_INT, VerbsLayouts.SWR_SEND_FLAGS, VerbsConstants.IBV_SEND_SIGNALED);
-        wr.set(JAVA_LONG, VerbsLayouts.SWR_RDMA_REMOTE_ADDR, peerCtrlAddr);
-        wr.set(JAVA_INT, VerbsLayouts.SWR_RDMA_RKEY, peerCtrlRkey);
-        return vt.ops.postSend(qp, wr, vt.badWr) == 0;
+        SendWr wr = wrSlot[cap];
+        wr.wrId(((long) index << 32) | cap).sge(0, ctrl.address() + 8, 8, ctrlMr.lkey()).numSge(1)
+                .opcode(VerbsConstants.IBV_WR_RDMA_WRITE).flags(VerbsConstants.IBV_SEND_SIGNALED)
+                .rdma(peerCtrlAddr, peerCtrlRkey);
+        return qp.post(wr) == 0;
     }
 
     /** QP → ERR: every posted request comes back through the CQ flushed ({@code IBV_WC_WR_FLUSH_ERR}), in order. */
@@ -631,12 +520,9 @@ final class VerbsEndpoint extends RdmaEndpoint {
         if (released) {
             return;
         }
-        try {
-            attr.fill((byte) 0);
-            attr.set(JAVA_INT, VerbsLayouts.QPA_QP_STATE, VerbsConstants.IBV_QPS_ERR);
-            Verbs.modifyQp(qp, attr, VerbsConstants.IBV_QP_STATE);
-        } catch (VerbsException e) {
-            LOG.log(System.Logger.Level.WARNING, "QP 0x" + Integer.toHexString(qpn) + " → ERR: " + e.getMessage());
+        int rc = qp.toError();
+        if (rc != 0) {
+            LOG.log(System.Logger.Level.WARNING, "QP 0x" + Integer.toHexString(qpn) + " → ERR: errno " + rc);
             posted = 0; // nothing will come back: complete what is held with the reason
         }
     }
@@ -659,16 +545,18 @@ final class VerbsEndpoint extends RdmaEndpoint {
         // Each step on its own: a failed ibv_destroy_qp must not leave the result cells and the control word
         // registered while their memory is freed (the device, or a peer's write, would then land in whatever
         // the allocator hands out next). Memory still registered after a failure is leaked, not freed.
-        boolean freeable = quietly("ibv_destroy_qp", () -> Verbs.destroyQp(qp));
-        freeable &= quietly("ibv_dereg_mr of the atomic result cells", () -> Verbs.deregMr(scratchMr));
-        freeable &= quietly("ibv_dereg_mr of the control word", () -> Verbs.deregMr(ctrlMr));
+        boolean freeable = quietly("ibv_destroy_qp", qp::close);
+        freeable &= quietly("ibv_dereg_mr of the atomic result cells", scratchMr::close);
+        freeable &= quietly("ibv_dereg_mr of the control word", ctrlMr::close);
         vt.unregister(index, this);
         if (!freeable) {
             KEPT.add(arena); // still registered: never let the collector free it
         }
     }
 
-    /** Arenas of endpoints whose result cells or control word could not be deregistered: kept for the process's life. */
+    /**
+     * Arenas of endpoints whose result cells or control word could not be deregistered: kept for the process's life.
+     */
     private static final java.util.Queue<Arena> KEPT = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     private static boolean quietly(String what, Runnable step) {
@@ -683,6 +571,6 @@ final class VerbsEndpoint extends RdmaEndpoint {
 
     @Override
     long maxSleepNanos() {
-        return Long.MAX_VALUE; // the transport's completion-channel waker wakes the engine
+        return vt.maxSleepNanos(); // the engine sleeps on the completion channel (its handle watches the fd)
     }
 }

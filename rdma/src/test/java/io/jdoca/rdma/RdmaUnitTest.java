@@ -40,8 +40,10 @@ class RdmaUnitTest {
                 }
             }
         }
-        assertEquals(RdmaTransportType.SHM, RdmaTransportType.resolve(RdmaTransportType.AUTO, RdmaTransportType.AUTO, true));
-        assertEquals(RdmaTransportType.TCP, RdmaTransportType.resolve(RdmaTransportType.AUTO, RdmaTransportType.AUTO, false));
+        assertEquals(RdmaTransportType.SHM, RdmaTransportType.resolve(RdmaTransportType.AUTO, RdmaTransportType.AUTO,
+                true));
+        assertEquals(RdmaTransportType.TCP, RdmaTransportType.resolve(RdmaTransportType.AUTO, RdmaTransportType.AUTO,
+                false));
         assertNull(RdmaTransportType.resolve(RdmaTransportType.SHM, RdmaTransportType.TCP, true));
         assertNull(RdmaTransportType.resolve(RdmaTransportType.SHM, RdmaTransportType.AUTO, false));
     }
@@ -54,12 +56,17 @@ class RdmaUnitTest {
         assertEquals(DocaError.INVALID_VALUE, r.setSendQueueSize(0));
         assertEquals(DocaError.INVALID_VALUE, r.setPermissions(AccessFlags.PCI_READ_WRITE));
         assertEquals(DocaError.SUCCESS, r.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ));
+        assertEquals(-1, r.gidIndex(), "the device's GID by default");
+        assertEquals(DocaError.INVALID_VALUE, r.setGidIndex(256), "sgid_index is 8 bits");
+        assertEquals(DocaError.SUCCESS, r.setGidIndex(3));
+        assertEquals(3, r.gidIndex());
         io.jdoca.core.exec.ProgressEngine pe = io.jdoca.core.exec.ProgressEngine.create();
         pe.connectCtx(r);
         assertEquals(DocaError.IN_PROGRESS, r.start());
         assertEquals(CtxState.STARTING, r.state());
         assertEquals(DocaError.BAD_STATE, r.setPermissions(AccessFlags.LOCAL_READ_WRITE));
         assertEquals(DocaError.BAD_STATE, r.setTransport(RdmaTransportType.TCP));
+        assertEquals(DocaError.BAD_STATE, r.setGidIndex(1));
         assertEquals(DocaError.SUCCESS, r.stop());
         assertEquals(CtxState.IDLE, r.state());
         assertThrows(DocaException.class, r::export, "export needs a started context");
@@ -68,17 +75,21 @@ class RdmaUnitTest {
     @Test
     void capabilitiesAreListedForDevices() {
         List<io.jdoca.core.dev.Capability> caps = new RdmaCapabilities().capabilities(Devices.find("sw0"));
-        assertTrue(caps.stream().anyMatch(c -> c.name().equals("doca_rdma_cap_get_max_message_size") && c.value().equals("2147483648")));
+        assertTrue(caps.stream().anyMatch(c -> c.name().equals("doca_rdma_cap_get_max_message_size") && c.value()
+                .equals("2147483648")));
         assertTrue(Rdma.capTaskSendIsSupported(Devices.find("sw0")));
     }
 
-    /** {@code -Djdoca.rdma.tcp.threading}: the two modes by name (any case, spaces trimmed); anything else names none. */
+    /**
+     * {@code -Djdoca.rdma.tcp.threading}: the two modes by name (any case, spaces trimmed); anything else names none.
+     */
     @Test
     void tcpThreadingNames() {
         assertSame(TcpTransportAgent.Threading.INVOKER, TcpTransportAgent.Threading.parse("invoker"));
         assertSame(TcpTransportAgent.Threading.DEDICATED, TcpTransportAgent.Threading.parse(" Dedicated "));
         assertNull(TcpTransportAgent.Threading.parse("thread"));
         assertNull(TcpTransportAgent.Threading.parse(""));
-        assertSame(TcpTransportAgent.Threading.INVOKER, TcpTransportAgent.THREADING, "the default when no property is set");
+        assertSame(TcpTransportAgent.Threading.INVOKER, TcpTransportAgent.THREADING,
+                "the default when no property is set");
     }
 }

@@ -14,11 +14,12 @@ import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
 import org.junit.platform.launcher.listeners.TestExecutionSummary;
 
 /**
- * Runs {@link VerbsConformanceTest} with JUnit's launcher where Maven is not available (the Soft-RoCE guest of
- * {@code VerbsConformanceVmTest}): one line per test ({@code PASS} / {@code FAIL} / {@code SKIP} / {@code ABORT},
- * the name, the milliseconds), the failures' stack traces, a summary line, and exit status 0 only when tests ran
- * and none failed or aborted (a skipped class, e.g. no RDMA device, is exit 3). {@code -Djdoca.conformance.only=a,b}
- * runs just those methods.
+ * Runs {@link VerbsConformanceTest} and the DOCA sample pairs on verbs ({@code
+ * io.jdoca.rdma.samples.RdmaSamplesVerbsTest}) with JUnit's launcher where Maven is not available (the Soft-RoCE guest
+ * of {@code VerbsConformanceVmTest}): one line per test ({@code PASS} / {@code FAIL} / {@code SKIP} / {@code ABORT},
+ * the name, the milliseconds), the failures' stack traces, a summary line, and exit status 0 only when tests ran and
+ * none failed or aborted (a skipped class, e.g. no RDMA device, is exit 3). {@code -Djdoca.conformance.only=a,b} runs
+ * just those methods.
  */
 public final class VerbsConformanceMain {
     private VerbsConformanceMain() {
@@ -30,12 +31,14 @@ public final class VerbsConformanceMain {
         // -Djdoca.conformance.only=m1,m2: just those test methods (a re-run of what a slow guest did not reach)
         String only = System.getProperty("jdoca.conformance.only", "");
         if (only.isBlank()) {
-            b.selectors(selectClass(VerbsConformanceTest.class));
+            b.selectors(selectClass(VerbsConformanceTest.class),
+                    selectClass("io.jdoca.rdma.samples.RdmaSamplesVerbsTest"));
         } else {
             for (String m : only.split(",")) {
                 String name = m.trim();
                 boolean withPath = name.equals("peerDeathMidStreamFailsInFlightTasksWithinOneSecond");
-                b.selectors(org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod(VerbsConformanceTest.class.getName()
+                b.selectors(org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod(
+                        VerbsConformanceTest.class.getName()
                         + "#" + name + (withPath ? "(java.nio.file.Path)" : "")));
             }
         }
@@ -62,7 +65,8 @@ public final class VerbsConformanceMain {
             public void executionFinished(TestIdentifier id, TestExecutionResult r) {
                 if (!id.isTest()) {
                     if (r.getStatus() != TestExecutionResult.Status.SUCCESSFUL) {
-                        System.out.println("ABORT " + id.getDisplayName() + ": " + r.getThrowable().map(Throwable::toString).orElse(""));
+                        System.out.println("ABORT " + id.getDisplayName() + ": " + r.getThrowable()
+                                .map(Throwable::toString).orElse(""));
                     }
                     return;
                 }
@@ -87,7 +91,8 @@ public final class VerbsConformanceMain {
         int rc;
         if (s.getTotalFailureCount() > 0 || s.getContainersFailedCount() > 0) {
             rc = 1;
-        } else if (s.getTestsSucceededCount() == 0 || s.getContainersAbortedCount() > 0 || s.getTestsAbortedCount() > 0) {
+        } else if (s.getTestsSucceededCount() == 0 || s.getContainersAbortedCount() > 0
+                || s.getTestsAbortedCount() > 0) {
             rc = 3; // nothing ran (no RDMA device: the class was skipped) or a test aborted
         } else {
             rc = 0;

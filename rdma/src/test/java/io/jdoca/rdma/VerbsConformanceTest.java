@@ -9,11 +9,13 @@ import io.jdoca.core.dev.DevInfo;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.core.dev.RdmaBridge;
 import io.jdoca.core.exec.CtxState;
+import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.MemoryMap;
 import io.jdoca.verbs.Verbs;
 import io.jdoca.verbs.VerbsConstants;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Disabled;
@@ -32,8 +34,9 @@ import org.junit.jupiter.api.Test;
  * <ul>
  *   <li>a peer's stop is announced by jdoca itself (an RDMA WRITE into the peer's control word before the QP goes
  *       to the error state) and a same-host peer's death by its pid; a peer on another host that dies is seen by
- *       the device at the next request that gets no acknowledgement (ACK timeout × retries). After a receiver-not-ready
- *       failure the QP is already in error, so the peer is not told (sendWithoutPostedReceive... override);</li>
+ *       the device at the next request that gets no acknowledgement (ACK timeout × retries). After a
+ *       receiver-not-ready failure the QP is already in error, so the peer is not told
+ *       (sendWithoutPostedReceive... override);</li>
  *   <li>a peer whose process is frozen still has a working device: its RDMA device answers receiver-not-ready
  *       while no receive is posted, so a send to a frozen peer fails after the RNR retry time, as on DOCA
  *       hardware (the shm/tcp "paused peer is not dead" rule cannot hold: disabled with that reason).</li>
@@ -114,9 +117,9 @@ class VerbsConformanceTest extends RdmaConformanceTest {
     }
 
     /**
-     * The CM mode's liveness signal is rdma_cm's: a peer that leaves without jdoca's goodbye write (as a killed process:
-     * the kernel destroys its ids and sends the DREQ) is lost at once through RDMA_CM_EVENT_DISCONNECTED, not at the
-     * next unacknowledged request.
+     * The CM mode's liveness signal is rdma_cm's: a peer that leaves without jdoca's goodbye write (as a killed
+     * process: the kernel destroys its ids and sends the DREQ) is lost at once through RDMA_CM_EVENT_DISCONNECTED, not
+     * at the next unacknowledged request.
      */
     @Test
     void cmPeerGoneWithoutGoodbyeIsSeenAtOnceThroughRdmaCmDisconnected() throws java.io.IOException {
@@ -175,9 +178,89 @@ class VerbsConformanceTest extends RdmaConformanceTest {
     @Test
     @Override
     @Disabled("verbs: two more JVMs beside this one do not fit the suite's budget under TCG emulation (each starts in "
-            + "30-120 s there); the device's atomics are covered by atomicsCompareSwapAndFetchAdd and the 20k fetch-adds "
-            + "of steadyStateAtomicsAllocateNothing, and peerDeathMidStream... runs a child process")
+            + "30-120 s there); the device's atomics are covered by atomicsCompareSwapAndFetchAdd and the 20k "
+            + "fetch-adds of steadyStateAtomicsAllocateNothing, and peerDeathMidStream... runs a child process")
     void atomicsAreAtomicUnderContentionFromTwoProcesses(java.nio.file.Path dir) {
+    }
+
+    /**
+     * Issue 31: no waker thread. An engine in notification mode sleeps on its notification handle, whose epoll set
+     * holds the verbs transport's completion channel: with b's engine armed and nobody calling its
+     * {@code notifyWork}, a SEND from a makes b's handle readable (the device's completion event), and
+     * clear-notification + progress delivers the receive. The verbs transport adds no thread: after two contexts
+     * connected and exchanged data the only jdoca-rdma thread that may exist is the process's rdma_cm agent.
+     */
+    @Test
+    void theEngineSleepsOnTheCompletionChannelAndTheTransportAddsNoThread() {
+        java.util.Set<String> before = threadNames();
+        RdmaConnection c = pair();
+        Buf dst = b.buf(0, 256, 0);
+        assertEquals(DocaError.SUCCESS, b.rdma.taskReceiveAllocInit(dst, 9).submit());
+        io.jdoca.verbs.PollSet handle = new io.jdoca.verbs.PollSet(1).set(0, b.pe.notificationHandle());
+        assertTrue(b.pe.notificationHandle() >= 0, "b's engine has a notification handle");
+        // arm b until its handle is quiet (what the connection set-up left is taken first)
+        for (int i = 0; ; i++) {
+            assertTrue(i < 100, "b's handle never became quiet");
+            b.pe.requestNotification();
+            if (handle.poll(0) == 0) {
+                break;
+            }
+            b.pe.clearNotification();
+            b.pe.progress();
+        }
+        a.fill(0, bytes("wake b"));
+        assertEquals(DocaError.SUCCESS, a.rdma.taskSendAllocInit(c, a.buf(0, 6, 6), 1).submit());
+        Side.progressUntil(() -> a.done.size() == 1, T, "a's send acknowledged by b's device", a);
+        assertEquals(DocaError.SUCCESS, a.done.get(0).status());
+        assertTrue(b.done.isEmpty(), "b's engine has not run");
+        assertEquals(1, handle.poll(30_000), "b's notification handle readable: the completion channel fired");
+        b.pe.clearNotification();
+        Side.progressUntil(() -> b.done.size() == 1, T, "b's receive", b);
+        assertEquals(DocaError.SUCCESS, b.done.get(0).status());
+        assertEquals("wake b", new String(b.read(0, 6), StandardCharsets.UTF_8));
+        java.util.Set<String> added = threadNames();
+        added.removeAll(before);
+        added.removeIf(n -> n.equals("jdoca-rdma-cm")); // the process's rdma_cm agent (CM tests), control path
+        assertTrue(added.stream().noneMatch(n -> n.startsWith("jdoca") || n.contains("verbs") || n.contains("rdma")),
+                "threads added by two verbs contexts: " + added);
+    }
+
+    /**
+     * Issue 31: the GID index is a context's (doca_rdma_set_gid_index), not only the process's default: a context
+     * set to the device's default index explicitly connects and carries a message (its blob advertises that GID),
+     * and an index the port does not have fails the start with INVALID_VALUE.
+     */
+    @Test
+    void theGidIndexIsPerContext() {
+        a = new Side(transport());
+        b = new Side(transport());
+        int def = a.dev.devInfo().verbsContext().gidIndex();
+        Side.check(a.rdma.setGidIndex(def));
+        RdmaConnection c = Side.connect(a, b, 1, null)[0];
+        Buf dst = b.buf(0, 64, 0);
+        assertEquals(DocaError.SUCCESS, b.rdma.taskReceiveAllocInit(dst, 1).submit());
+        a.fill(0, bytes("gid " + def));
+        assertEquals(DocaError.SUCCESS, a.rdma.taskSendAllocInit(c, a.buf(0, 5, 5), 1).submit());
+        await(() -> b.done.size() == 1 && a.done.size() == 1, "a message over the context's GID index");
+        assertEquals(DocaError.SUCCESS, b.done.get(0).status());
+        Side bad = new Side(transport());
+        try {
+            Side.check(bad.rdma.setGidIndex(250));
+            assertEquals(DocaError.INVALID_VALUE, bad.rdma.start(), "GID index 250 of " + device());
+            assertEquals(CtxState.IDLE, bad.rdma.state());
+        } finally {
+            bad.close();
+        }
+    }
+
+    private static java.util.Set<String> threadNames() {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.isAlive()) {
+                out.add(t.getName());
+            }
+        }
+        return out;
     }
 
     /**
@@ -220,11 +303,13 @@ class VerbsConformanceTest extends RdmaConformanceTest {
                 MemoryMap host = MemoryMap.create()) {
             Side.check(host.setMemrange(hostMem.segment()));
             Side.check(host.addDev(sw));
-            Side.check(host.setPermissions(io.jdoca.core.AccessFlags.LOCAL_READ_WRITE | io.jdoca.core.AccessFlags.PCI_READ_WRITE
-                    | io.jdoca.core.AccessFlags.RDMA_READ | io.jdoca.core.AccessFlags.RDMA_WRITE));
+            Side.check(host.setPermissions(io.jdoca.core.AccessFlags.LOCAL_READ_WRITE
+                    | io.jdoca.core.AccessFlags.PCI_READ_WRITE | io.jdoca.core.AccessFlags.RDMA_READ
+                    | io.jdoca.core.AccessFlags.RDMA_WRITE));
             Side.check(host.start());
             try (MemoryMap relay = MemoryMap.createFromExport(host.exportPci(sw), b.dev)) {
-                assertTrue(relay.segment().address() != host.baseAddress(), "the relay maps the memory at another address");
+                assertTrue(relay.segment().address() != host.baseAddress(),
+                        "the relay maps the memory at another address");
                 MemoryMap remote = a.importMap(relay.exportRdma(b.dev));
                 assertEquals(host.baseAddress(), remote.baseAddress(), "the re-export carries the host's addresses");
                 assertTrue(remote.verbsRemoteKey() != -1, "the re-export carries the relay's rkey");
@@ -236,8 +321,10 @@ class VerbsConformanceTest extends RdmaConformanceTest {
                 await(() -> a.done.size() == 1, "write");
                 assertEquals(DocaError.SUCCESS, a.done.get(0).status());
                 byte[] landed = new byte[data.length];
-                MemorySegment.copy(hostMem.segment(), java.lang.foreign.ValueLayout.JAVA_BYTE, 4096, landed, 0, data.length);
-                org.junit.jupiter.api.Assertions.assertArrayEquals(data, landed, "the write landed in the host's memory");
+                MemorySegment.copy(hostMem.segment(), java.lang.foreign.ValueLayout.JAVA_BYTE, 4096, landed, 0,
+                        data.length);
+                org.junit.jupiter.api.Assertions.assertArrayEquals(data, landed,
+                        "the write landed in the host's memory");
                 assertEquals(DocaError.SUCCESS, a.rdma.taskReadAllocInit(c, a.remoteBuf(remote, 4096, data.length,
                         data.length), a.buf(65536, data.length, 0), 2).submit());
                 await(() -> a.done.size() == 2, "read");

@@ -59,7 +59,7 @@ public final class StaIo extends Ctx {
     private final StaIoInbox inbox;
     private final Consumer<Object> takeOver = this::takeOver;
     private final StaQpGroup group = new StaQpGroup(queued);
-    private final StaIoWait wait = new StaIoWait(arena);
+    private final StaIoWait wait = new StaIoWait();
     private StaNonOffloadCallback nonOffloadCb;
     private long nonOffloadUd;
     private StaTransportErrorCallback transportErrorCb;

@@ -3,9 +3,9 @@ package io.jdoca.sta;
 import io.jdoca.sta.nvmf.NvmfBackendChannels;
 import io.jdoca.sta.nvmf.NvmfQpairState;
 import io.jdoca.sta.nvmf.rdma.RdmaCompletionChannel;
+import io.jdoca.verbs.CompletionChannel;
+import io.jdoca.verbs.VerbsContext;
 import java.io.IOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
@@ -29,8 +29,8 @@ final class StaIoWait {
     private final Consumer<SelectionKey> ignoreKey = k -> { };
     private Selector selector;
 
-    StaIoWait(Arena arena) {
-        this.rdmaChannel = new RdmaCompletionChannel(arena);
+    StaIoWait() {
+        this.rdmaChannel = new RdmaCompletionChannel();
     }
 
     /** Opens the selector (engine start); without one, {@link #await} returns at once. */
@@ -51,7 +51,7 @@ final class StaIoWait {
      * The completion channel for a CQ on device context {@code ctx} (see {@link RdmaCompletionChannel#channelFor}). Any
      * thread.
      */
-    MemorySegment rdmaChannelFor(MemorySegment ctx) {
+    CompletionChannel rdmaChannelFor(VerbsContext ctx) {
         return rdmaChannel.channelFor(ctx);
     }
 

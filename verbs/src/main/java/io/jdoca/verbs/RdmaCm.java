@@ -20,7 +20,8 @@ import java.nio.ByteOrder;
  * <p>Thread rules: as librdmacm; {@link #getCmEvent} blocks, so poll the channel's fd first on an
  * engine thread.
  */
-@SuppressWarnings("restricted") // FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
+// FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
+@SuppressWarnings("restricted")
 public final class RdmaCm {
     private RdmaCm() {
     }
@@ -28,7 +29,8 @@ public final class RdmaCm {
     private static final NativeLib LIB = NativeLib.open("librdmacm.so.1", "librdmacm1");
 
     private static final MethodHandle CREATE_EVENT_CHANNEL = LIB.fn("rdma_create_event_channel", true, ADDRESS);
-    private static final MethodHandle DESTROY_EVENT_CHANNEL = LIB.fn("rdma_destroy_event_channel", false, null, ADDRESS);
+    private static final MethodHandle DESTROY_EVENT_CHANNEL = LIB.fn("rdma_destroy_event_channel", false, null,
+            ADDRESS);
     private static final MethodHandle CREATE_ID = LIB.fn("rdma_create_id", true, JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
             JAVA_INT);
     private static final MethodHandle DESTROY_ID = LIB.fn("rdma_destroy_id", true, JAVA_INT, ADDRESS);
@@ -204,10 +206,12 @@ public final class RdmaCm {
 
     /** {@link #connParam} with {@code flow_control} (end-to-end credits; NVMe/RDMA hosts set it). */
     public static MemorySegment connParam(MemorySegment cp, MemorySegment privateData, int privateDataLen,
-            int responderResources, int initiatorDepth, boolean flowControl, int retryCount, int rnrRetryCount, int qpNum,
+            int responderResources, int initiatorDepth, boolean flowControl, int retryCount, int rnrRetryCount,
+                    int qpNum,
             boolean srq) {
         cp.fill((byte) 0);
-        cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "flow_control"), (byte) (flowControl ? 1 : 0));
+        cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "flow_control"), (byte) (flowControl ? 1
+                : 0));
         cp.set(ADDRESS, VerbsLayouts.CP_PRIVATE_DATA, privateData);
         cp.set(JAVA_BYTE, VerbsLayouts.CP_PRIVATE_DATA_LEN, (byte) privateDataLen);
         cp.set(JAVA_BYTE, VerbsLayouts.CP_RESPONDER_RESOURCES, (byte) responderResources);
@@ -219,7 +223,9 @@ public final class RdmaCm {
         return cp;
     }
 
-    /** The local port an id is bound to ({@code route.addr.src_sin.sin_port}, network order), e.g. after a bind to 0. */
+    /**
+     * The local port an id is bound to ({@code route.addr.src_sin.sin_port}, network order), e.g. after a bind to 0.
+     */
     public static int srcPort(MemorySegment id) {
         return Short.toUnsignedInt(id.get(JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN), VerbsLayouts.CM_ID_SRC_SIN
                 + VerbsLayouts.offset(VerbsLayouts.SOCKADDR_IN, "sin_port")));
@@ -234,7 +240,8 @@ public final class RdmaCm {
     public static MemorySegment startClient(MemorySegment channel, Inet4Address addr, int port, int timeoutMs) {
         MemorySegment id = createId(channel, VerbsConstants.RDMA_PS_TCP);
         try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
-            resolveAddr(id, MemorySegment.NULL, sockaddrIn(a.allocate(VerbsLayouts.SOCKADDR_IN), addr, port), timeoutMs);
+            resolveAddr(id, MemorySegment.NULL, sockaddrIn(a.allocate(VerbsLayouts.SOCKADDR_IN), addr, port),
+                    timeoutMs);
         } catch (VerbsException e) {
             try {
                 destroyId(id);
@@ -292,6 +299,21 @@ public final class RdmaCm {
         return cell.get(ADDRESS, 0).reinterpret(VerbsLayouts.RDMA_CM_EVENT.byteSize());
     }
 
+    /**
+     * {@code rdma_get_cm_event} without throwing: 0 with the event's pointer in {@code cell}, or the errno
+     * ({@code EAGAIN} on a non-blocking channel with nothing waiting). Allocation-free.
+     */
+    public static int tryGetCmEvent(MemorySegment channel, MemorySegment cell) {
+        MemorySegment cap = Verbs.capture();
+        int rc;
+        try {
+            rc = (int) GET_CM_EVENT.invokeExact(cap, channel, cell);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+        return rc == 0 ? 0 : NativeLib.errno(cap);
+    }
+
     /** {@code rdma_ack_cm_event}. */
     public static void ackCmEvent(MemorySegment event) {
         MemorySegment cap = Verbs.capture();
@@ -319,7 +341,8 @@ public final class RdmaCm {
         sa.set(JAVA_SHORT, 0, (short) 2); // AF_INET, host order
         sa.set(JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN), VerbsLayouts.offset(VerbsLayouts.SOCKADDR_IN, "sin_port"),
                 (short) port);
-        MemorySegment.copy(addr.getAddress(), 0, sa, JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.SOCKADDR_IN, "sin_addr"),
+        MemorySegment.copy(addr.getAddress(), 0, sa, JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.SOCKADDR_IN,
+                "sin_addr"),
                 4);
         return sa;
     }

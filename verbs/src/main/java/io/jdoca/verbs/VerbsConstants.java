@@ -135,8 +135,25 @@ public final class VerbsConstants {
     public static final int RDMA_CM_EVENT_DEVICE_REMOVAL = 11;
     public static final int RDMA_CM_EVENT_TIMEWAIT_EXIT = 15;
 
+    // enum ibv_wc_flags, more
+    public static final int IBV_WC_WITH_INV = 1 << 3;
+    // enum ibv_wc_opcode, more
+    public static final int IBV_WC_LOCAL_INV = 6;
+    // enum ibv_qp_type, more
+    public static final int IBV_QPT_UD = 4;
+
     // poll.h
     public static final int POLLIN = 1;
+    public static final int POLLERR = 8;
+    public static final int POLLHUP = 16;
+
+    // fcntl.h: a channel's fd made non-blocking, so its events are drained without blocking an engine
+    public static final int F_GETFL = 3;
+    public static final int F_SETFL = 4;
+    public static final int O_NONBLOCK = 04000;
+    // errno.h
+    public static final int EAGAIN = 11;
+    public static final int ENOMEM = 12;
 
     /** "Ethernet" / "InfiniBand" / the number, for an {@code IBV_LINK_LAYER_*} value. */
     public static String linkLayerName(int ll) {

@@ -17,8 +17,10 @@ import java.util.List;
  * One opened RDMA device as jdoca uses it: the {@code ibv_context}, one protection domain shared by every
  * memory registration and queue pair made on the device in this process (an lkey/rkey is only valid with
  * QPs of its PD), its data-path {@link ContextOps}, and what the transport needs to address a peer: the
- * port, its active MTU, LID and link layer, and the GID index (a RoCE v2 IPv4-mapped GID when there is one,
- * {@code -Djdoca.verbs.gidIndex=N} to choose).
+ * port, its active MTU, LID and link layer, and the default GID index (a RoCE v2 IPv4-mapped GID when there is
+ * one, {@code -Djdoca.verbs.gidIndex=N} to choose the default); a context may use another index ({@link #gid(int)},
+ * DOCA's {@code doca_rdma_set_gid_index}). {@link #verbs()} and {@link #protectionDomain()} give the same handles
+ * as objects of the verbs layer.
  *
  * <p>Thread rules: immutable after {@link #open}; the handles are used by any thread under libibverbs'
  * rules. Opened once per device per process (Core keeps it for the process lifetime).
@@ -28,6 +30,8 @@ public final class VerbsDeviceContext implements AutoCloseable {
     private final MemorySegment context;
     private final MemorySegment pd;
     private final ContextOps ops;
+    private final VerbsContext verbs;
+    private final ProtectionDomain pdObject;
     private final int port;
     private final int activeMtu;
     private final int lid;
@@ -47,7 +51,9 @@ public final class VerbsDeviceContext implements AutoCloseable {
         this.name = name;
         this.context = context;
         this.pd = pd;
-        this.ops = new ContextOps(context);
+        this.verbs = VerbsContext.of(context);
+        this.ops = verbs.ops();
+        this.pdObject = ProtectionDomain.wrap(verbs, pd);
         this.port = port;
         this.activeMtu = activeMtu;
         this.lid = lid;
@@ -103,7 +109,8 @@ public final class VerbsDeviceContext implements AutoCloseable {
             int port = 1;
             for (int p = 1; p <= ports; p++) {
                 Verbs.queryPort(ctx, p, pa);
-                if (pa.get(JAVA_INT, VerbsLayouts.offset(VerbsLayouts.IBV_PORT_ATTR, "state")) == VerbsConstants.IBV_PORT_ACTIVE) {
+                if (pa.get(JAVA_INT, VerbsLayouts.offset(VerbsLayouts.IBV_PORT_ATTR,
+                        "state")) == VerbsConstants.IBV_PORT_ACTIVE) {
                     port = p;
                     break;
                 }
@@ -118,7 +125,8 @@ public final class VerbsDeviceContext implements AutoCloseable {
             if (gidIndex >= 0) {
                 Verbs.queryGid(ctx, port, gidIndex, g);
             }
-            return new VerbsDeviceContext(name, ctx, pd, port, mtu, lid, ll, Math.max(gidIndex, 0), g.toArray(JAVA_BYTE),
+            return new VerbsDeviceContext(name, ctx, pd, port, mtu, lid, ll, Math.max(gidIndex, 0),
+                    g.toArray(JAVA_BYTE),
                     i(da, "max_qp_wr"), i(da, "max_sge"), i(da, "max_cqe"), i(da, "max_qp_rd_atom"),
                     i(da, "max_qp_init_rd_atom"), i(da, "atomic_cap"));
         } catch (RuntimeException e) {
@@ -202,6 +210,35 @@ public final class VerbsDeviceContext implements AutoCloseable {
 
     public ContextOps ops() {
         return ops;
+    }
+
+    /** The device context as a verbs-layer object (CQs, channels). */
+    public VerbsContext verbs() {
+        return verbs;
+    }
+
+    /** The process-wide protection domain as a verbs-layer object (not closed by its {@code close()}). */
+    public ProtectionDomain protectionDomain() {
+        return pdObject;
+    }
+
+    /**
+     * The 16 bytes of GID table entry {@code index} of the port ({@code ibv_query_gid}); throws
+     * {@link VerbsException} for an index the table does not have or an all-zero (unused) entry.
+     */
+    public byte[] gid(int index) {
+        if (index == gidIndex) {
+            return gid.clone();
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment g = a.allocate(VerbsLayouts.IBV_GID);
+            Verbs.queryGid(context, port, index, g);
+            if (g.get(JAVA_LONG, 0) == 0 && g.get(JAVA_LONG, 8) == 0) {
+                throw new VerbsException("ibv_query_gid", "GID index " + index + " of " + name + " port " + port
+                        + " is unused");
+            }
+            return g.toArray(JAVA_BYTE);
+        }
     }
 
     public int port() {

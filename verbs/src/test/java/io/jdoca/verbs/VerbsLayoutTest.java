@@ -38,6 +38,8 @@ class VerbsLayoutTest {
                 #include <stddef.h>
                 #include <netinet/in.h>
                 #include <poll.h>
+                #include <fcntl.h>
+                #include <errno.h>
                 #include <infiniband/verbs.h>
                 #include <rdma/rdma_cma.h>
                 #define M(T, f) printf("%s.%s %zu %zu\\n", #T, #f, offsetof(T, f), sizeof(((T *)0)->f))
@@ -88,7 +90,8 @@ class VerbsLayoutTest {
         // the program checked what the bindings use: at least every layout and the data-path members
         assertThat(actual).containsKeys("t_ibv_send_wr.wr.rdma.rkey offset", "t_ibv_wc.byte_len offset",
                 "t_ibv_context.ops.post_send offset", "t_rdma_cm_event.param.conn.private_data_len offset",
-                "t_rdma_cm_event.param.conn.qp_num offset", "t_rdma_conn_param.srq offset", "t_rdma_conn_param.qp_num offset");
+                "t_rdma_cm_event.param.conn.qp_num offset", "t_rdma_conn_param.srq offset",
+                        "t_rdma_conn_param.qp_num offset");
         System.out.println("VerbsLayoutTest: " + expected.size() + " sizes, offsets and constants match "
                 + headerVersion());
     }

@@ -58,7 +58,8 @@ public final class Perftest {
             }
         }
         if (h < 0) {
-            throw new FormatException(tool + ": no result table (no '#bytes' header line) in its output: " + firstLine(output));
+            throw new FormatException(tool + ": no result table (no '#bytes' header line) in its output: "
+                    + firstLine(output));
         }
         String header = lines[h].trim();
         List<String> cols = new ArrayList<>();
@@ -94,7 +95,8 @@ public final class Perftest {
             try {
                 out.put(cols.get(i), number(f[i]));
             } catch (NumberFormatException e) {
-                throw new FormatException(tool + ": result column '" + cols.get(i) + "' is not a number: '" + f[i] + "'");
+                throw new FormatException(tool + ": result column '" + cols.get(i) + "' is not a number: '" + f[i]
+                        + "'");
             }
         }
         return out;
@@ -135,6 +137,20 @@ public final class Perftest {
         }
         int nl = t.indexOf('\n');
         return "'" + (nl < 0 ? t : t.substring(0, nl).strip()) + "'";
+    }
+
+    /** The first {@code cpu MHz} of /proc/cpuinfo (the kernel's CPU frequency), or 0 when there is none. */
+    static double cpuMhz() {
+        try {
+            for (String l : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (l.startsWith("cpu MHz")) {
+                    return Double.parseDouble(l.substring(l.indexOf(':') + 1).trim());
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            return 0;
+        }
+        return 0;
     }
 
     // ------------------------------------------------------------------ running
@@ -209,7 +225,8 @@ public final class Perftest {
             // listening yet (rdma_cm reject, exit 1 at once) is retried while the server runs, until the deadline.
             while (true) {
                 c = new ProcessBuilder(client).redirectErrorStream(true).redirectOutput(co.toFile()).start();
-                if (!c.waitFor(Math.max(1, TimeUnit.NANOSECONDS.toSeconds(deadline - System.nanoTime())), TimeUnit.SECONDS)) {
+                if (!c.waitFor(Math.max(1, TimeUnit.NANOSECONDS.toSeconds(deadline - System.nanoTime())),
+                        TimeUnit.SECONDS)) {
                     throw new IOException(tool + " client did not finish within " + timeoutSeconds + " s; output: "
                             + tail(co));
                 }
@@ -219,8 +236,10 @@ public final class Perftest {
                 }
                 Thread.sleep(200); // retry pacing for an invisible listener, not synchronisation: the loop re-checks
             }
-            if (!s.waitFor(Math.max(1, TimeUnit.NANOSECONDS.toSeconds(deadline - System.nanoTime())), TimeUnit.SECONDS)) {
-                throw new IOException(tool + " server did not finish within " + timeoutSeconds + " s; output: " + tail(so));
+            if (!s.waitFor(Math.max(1, TimeUnit.NANOSECONDS.toSeconds(deadline - System.nanoTime())),
+                    TimeUnit.SECONDS)) {
+                throw new IOException(tool + " server did not finish within " + timeoutSeconds + " s; output: "
+                        + tail(so));
             }
             String out = Files.readString(co, StandardCharsets.UTF_8);
             if (crc != 0 || s.exitValue() != 0) {
@@ -257,7 +276,8 @@ public final class Perftest {
                 }
             }
             if (!server.isAlive()) {
-                throw new IOException("perftest server exited (" + server.exitValue() + ") before listening: " + tail(serverOut));
+                throw new IOException("perftest server exited (" + server.exitValue() + ") before listening: "
+                        + tail(serverOut));
             }
             if (System.nanoTime() > deadline) {
                 throw new IOException("perftest server not listening on port " + port + " in time: " + tail(serverOut));

@@ -11,15 +11,20 @@ import java.util.concurrent.locks.LockSupport;
  * The progress engine ({@code doca_pe}): the one place where task completions are delivered.
  * {@link #progress()} polls every connected context once and returns whether anything completed.
  *
- * <p><b>Notification mode</b> ({@code doca_pe_request_notification} / {@code wait} /
- * {@code clear_notification}): instead of spinning, a thread with nothing to do calls
- * {@link #requestNotification()} then {@link #waitForNotification(long)}, which parks until a
- * connected context has work (another thread called {@link #notifyWork()}) or the timeout expires.
- * An idle engine in this mode burns no CPU. Contexts fed by another process cannot wake the engine
- * and instead bound the sleep ({@link Pollable#maxSleepNanos()}). A context whose work arrives on
- * file descriptors this thread serves itself (the RDMA tcp transport run by the engine) installs a
- * {@link #setSleeper sleeper}: the wait then blocks there (its selector) instead of parking, so a
- * ready socket wakes the engine.
+ * <p><b>Notification mode</b> ({@code doca_pe_get_notification_handle} / {@code request_notification} /
+ * {@code clear_notification}, doca-core §3.4.5): {@link #notificationHandle()} is a file descriptor (an
+ * {@code epoll} set) that becomes readable when the engine has work: another thread called
+ * {@link #notifyWork()}, or an event source of a connected context fired (a verbs completion channel: the
+ * device completed something). An application waits on it in its own {@code epoll} with its other fds:
+ * {@link #requestNotification()} (arms the contexts, and makes the handle readable at once if work is already
+ * pending, and arms a timer for contexts that can only bound the sleep), wait, {@link #clearNotification()} (takes
+ * the events that woke it), then {@link #progress()}.
+ * {@link #waitForNotification(long)} does the same inside the library: it sleeps in {@code epoll_wait} on the
+ * handle. An idle engine in this mode burns no CPU. Contexts fed by another process cannot wake the engine and
+ * instead bound the sleep ({@link Pollable#maxSleepNanos()}). A context whose work arrives on Java channels this
+ * thread serves itself (the RDMA tcp transport run by the engine) installs a {@link #setSleeper sleeper}: the
+ * wait then blocks there (its selector) instead, so a ready socket wakes the engine; with event sources as well,
+ * that sleep is bounded to {@link #MIXED_SLEEP_NANOS} and the sources are looked at after it.
  *
  * <p><b>Threads.</b> One owner thread calls everything except {@link #notifyWork()}, which any
  * thread may call.
@@ -35,14 +40,35 @@ public final class ProgressEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * A file descriptor a context's work arrives on (a verbs completion channel): the engine's handle watches it,
+     * and {@link #onReady()} runs on the engine thread when it is readable, to take what woke it (so the fd does
+     * not stay readable) without blocking. Allocation-free.
+     */
+    public interface EventSource {
+        int fd();
+
+        void onReady();
+    }
+
+    /** How long a sleep in an installed sleeper may last when event sources are watched too (they are not in it). */
+    public static final long MIXED_SLEEP_NANOS = 1_000_000L;
+
     private Pollable[] pollables = new Pollable[0];
+    /** The notification handle, opened on first need; null where epoll is unavailable (then: park). */
+    private PeEventHandle handle;
+    private boolean handleTried;
     private Ctx[] ctxs = new Ctx[0];
     @SuppressWarnings("unused")
     private volatile int signalled;
     private volatile Thread waiter;
     /** Where {@link #waitForNotification} sleeps instead of parking (a transport's selector), or null. */
     private volatile IdleStrategy.Sleeper sleeper;
-    private boolean armed;
+    private volatile boolean armed;
+    /** {@link #requestNotification()} ran the pollables' {@code beforeWait}: the wait need not run it again. */
+    private boolean prepared;
+    /** The last wait took the handle's events itself: {@link #clearNotification()} has nothing to take. */
+    private boolean drained;
     private boolean closed;
     private long hits;
     private long misses;
@@ -93,6 +119,44 @@ public final class ProgressEngine implements AutoCloseable {
         pollables = append(pollables, p);
     }
 
+    private PeEventHandle handle() {
+        if (handle == null && !handleTried && !closed) {
+            handleTried = true;
+            handle = PeEventHandle.open();
+        }
+        return handle;
+    }
+
+    /**
+     * {@code doca_pe_get_notification_handle}: the engine's event handle, a file descriptor (an {@code epoll} set)
+     * to wait on for input next to others; -1 where the platform has no epoll. Owner thread; stays valid until
+     * {@link #close()}.
+     */
+    public int notificationHandle() {
+        PeEventHandle h = handle();
+        return h == null ? -1 : h.fd();
+    }
+
+    /**
+     * Control path, owner thread: the handle watches {@code s}'s fd from now on (a context calls this when it starts
+     * and {@link #removeEventSource} before it closes the fd). NOT_SUPPORTED where there is no epoll: the context
+     * must then bound the engine's sleep ({@link Pollable#maxSleepNanos()}).
+     */
+    public DocaError addEventSource(EventSource s) {
+        PeEventHandle h = handle();
+        if (h == null) {
+            return DocaError.NOT_SUPPORTED;
+        }
+        return h.add(s) ? DocaError.SUCCESS : DocaError.OPERATING_SYSTEM;
+    }
+
+    /** Control path, owner thread: stops watching {@code s} (before its fd is closed). */
+    public void removeEventSource(EventSource s) {
+        if (handle != null) {
+            handle.remove(s);
+        }
+    }
+
     private static <T> T[] append(T[] a, T x) {
         T[] b = Arrays.copyOf(a, a.length + 1);
         b[a.length] = x;
@@ -135,9 +199,34 @@ public final class ProgressEngine implements AutoCloseable {
         return misses;
     }
 
-    /** Arms notification ({@code doca_pe_request_notification}); the next {@link #notifyWork()} wakes the waiter. */
+    /**
+     * {@code doca_pe_request_notification}: arms the engine, so the next {@link #notifyWork()} or event source makes
+     * the {@link #notificationHandle()} readable; the contexts arm their sources ({@link Pollable#beforeWait()}).
+     * If work is already pending the handle is made readable at once, so a caller that now waits does not sleep
+     * over it. Owner thread.
+     */
     public DocaError requestNotification() {
         armed = true;
+        prepared = true;
+        drained = false;
+        Pollable[] ps = pollables;
+        for (int i = 0; i < ps.length; i++) {
+            ps[i].beforeWait();
+        }
+        PeEventHandle h = handle();
+        if (h != null) {
+            if ((int) SIGNALLED.getAcquire(this) != 0 || anyPending()) {
+                h.signal();
+            } else {
+                long bound = Long.MAX_VALUE;
+                for (int i = 0; i < ps.length; i++) {
+                    bound = Math.min(bound, ps[i].maxSleepNanos());
+                }
+                if (bound != Long.MAX_VALUE) {
+                    h.armTimer(bound); // a context fed by another process: the handle fires when it must look again
+                }
+            }
+        }
         return DocaError.SUCCESS;
     }
 
@@ -148,6 +237,8 @@ public final class ProgressEngine implements AutoCloseable {
      * pollables. Allocation-free.
      */
     public boolean waitForNotification(long timeoutNanos) {
+        boolean wasPrepared = prepared;
+        prepared = false;
         if ((int) SIGNALLED.getAndSet(this, 0) != 0 || anyPending()) {
             return true;
         }
@@ -159,15 +250,24 @@ public final class ProgressEngine implements AutoCloseable {
         if (sleep <= 0) {
             return false;
         }
-        for (int i = 0; i < ps.length; i++) {
-            ps[i].beforeWait();
+        if (!wasPrepared) {
+            for (int i = 0; i < ps.length; i++) {
+                ps[i].beforeWait();
+            }
         }
+        PeEventHandle h = handle();
         waiter = Thread.currentThread();
         // Re-check after publishing the waiter: a notifier that ran before it saw no waiter.
         if ((int) SIGNALLED.getAndSet(this, 0) == 0) {
             IdleStrategy.Sleeper s = sleeper;
-            if (s != null) {
+            if (s != null && h != null && h.hasSources()) {
+                s.sleep(Math.min(sleep, MIXED_SLEEP_NANOS));
+                h.clear();
+            } else if (s != null) {
                 s.sleep(sleep);
+            } else if (h != null) {
+                h.await(sleep == Long.MAX_VALUE ? -1 : sleep);
+                drained = true;
             } else {
                 LockSupport.parkNanos(this, sleep);
             }
@@ -179,9 +279,25 @@ public final class ProgressEngine implements AutoCloseable {
         return (int) SIGNALLED.getAndSet(this, 0) != 0 || anyPending();
     }
 
-    /** {@code doca_pe_clear_notification}: disarms until the next {@link #requestNotification()}. */
+    /**
+     * {@code doca_pe_clear_notification}: disarms until the next {@link #requestNotification()}, and takes what made
+     * the handle readable (the eventfd's count, the sources' events), so it is not readable again for the same
+     * reason. Call {@link #progress()} next. Owner thread; allocation-free.
+     */
     public void clearNotification() {
         armed = false;
+        prepared = false;
+        // the notification is received: a notifier after this point signals again (at worst one spurious wake)
+        SIGNALLED.setRelease(this, 0);
+        PeEventHandle h = handle;
+        if (h != null) {
+            if (drained) {
+                h.disarmTimer(); // the wait took the events already
+            } else {
+                h.clear();
+            }
+        }
+        drained = false;
     }
 
     public boolean isNotificationArmed() {
@@ -192,6 +308,10 @@ public final class ProgressEngine implements AutoCloseable {
     public void notifyWork() {
         SIGNALLED.setRelease(this, 1);
         Thread w = waiter;
+        PeEventHandle h = handle;
+        if (h != null && (w != null || armed)) {
+            h.signal(); // the engine, or an application, waits on the handle
+        }
         if (w != null) {
             IdleStrategy.Sleeper s = sleeper;
             if (s != null) {
@@ -245,5 +365,8 @@ public final class ProgressEngine implements AutoCloseable {
             }
         }
         closed = true;
+        if (handle != null) {
+            handle.close();
+        }
     }
 }

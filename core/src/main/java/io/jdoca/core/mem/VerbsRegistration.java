@@ -3,7 +3,8 @@ package io.jdoca.core.mem;
 import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.dev.DevInfo;
-import io.jdoca.verbs.Verbs;
+import io.jdoca.verbs.MemoryRegion;
+import io.jdoca.verbs.ProtectionDomain;
 import io.jdoca.verbs.VerbsConstants;
 import io.jdoca.verbs.VerbsException;
 import java.lang.foreign.MemorySegment;
@@ -19,11 +20,11 @@ import java.lang.foreign.MemorySegment;
  */
 final class VerbsRegistration {
     private final DevInfo[] devs;
-    private final MemorySegment[] mrs;
+    private final MemoryRegion[] mrs;
     private final int[] lkeys;
     private final int[] rkeys;
 
-    private VerbsRegistration(DevInfo[] devs, MemorySegment[] mrs, int[] lkeys, int[] rkeys) {
+    private VerbsRegistration(DevInfo[] devs, MemoryRegion[] mrs, int[] lkeys, int[] rkeys) {
         this.devs = devs;
         this.mrs = mrs;
         this.lkeys = lkeys;
@@ -63,27 +64,28 @@ final class VerbsRegistration {
      * {@code [iova, iova + size)} ({@code ibv_reg_mr_iova}); {@code iova} -1 means the range's own addresses.
      */
     static Result register(DevInfo[] devs, MemorySegment range, int docaFlags, long iova) {
-        MemorySegment[] mrs = new MemorySegment[devs.length];
+        MemoryRegion[] mrs = new MemoryRegion[devs.length];
         int[] lk = new int[devs.length];
         int[] rk = new int[devs.length];
         int access = ibvAccess(docaFlags);
         for (int i = 0; i < devs.length; i++) {
             try {
-                mrs[i] = iova == -1 ? Verbs.regMr(devs[i].verbsContext().pd(), range, access)
-                        : Verbs.regMrIova(devs[i].verbsContext().pd(), range, iova, access);
+                ProtectionDomain pd = devs[i].verbsContext().protectionDomain();
+                mrs[i] = iova == -1 ? pd.register(range, access) : pd.registerIova(range, iova, access);
             } catch (VerbsException | io.jdoca.core.DocaException e) {
                 for (int k = 0; k < i; k++) {
-                    Verbs.deregMr(mrs[k]);
+                    mrs[k].close();
                 }
-                String why = "ibv_reg_mr of " + range.byteSize() + " bytes on " + devs[i].name() + ": " + e.getMessage();
+                String why = "ibv_reg_mr of " + range.byteSize() + " bytes on " + devs[i].name() + ": "
+                        + e.getMessage();
                 if (e instanceof VerbsException v && v.errno() == 12) {
                     why += " (ENOMEM: raise the locked-memory limit, ulimit -l / memlock in limits.conf)";
                 }
                 return new Result(null, e instanceof VerbsException v && v.errno() == 12 ? DocaError.NO_MEMORY
                         : DocaError.DRIVER, why);
             }
-            lk[i] = Verbs.lkey(mrs[i]);
-            rk[i] = Verbs.rkey(mrs[i]);
+            lk[i] = mrs[i].lkey();
+            rk[i] = mrs[i].rkey();
         }
         return new Result(new VerbsRegistration(devs.clone(), mrs, lk, rk), DocaError.SUCCESS, null);
     }
@@ -115,9 +117,9 @@ final class VerbsRegistration {
     /** {@code ibv_dereg_mr} of every region; the first failure is thrown after all were tried. */
     void close() {
         VerbsException first = null;
-        for (MemorySegment mr : mrs) {
+        for (MemoryRegion mr : mrs) {
             try {
-                Verbs.deregMr(mr);
+                mr.close();
             } catch (VerbsException e) {
                 first = first == null ? e : first;
             }

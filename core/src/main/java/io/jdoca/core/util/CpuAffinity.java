@@ -24,6 +24,7 @@ public final class CpuAffinity {
     private static final int MASK_BYTES = 128; // 1024 CPUs, glibc's cpu_set_t
     private static final MethodHandle SET;
     private static final MethodHandle GET;
+    private static final MethodHandle GETTID;
 
     static {
         Linker l = Linker.nativeLinker();
@@ -32,12 +33,23 @@ public final class CpuAffinity {
                 ValueLayout.ADDRESS);
         SET = lookup.find("sched_setaffinity").map(a -> l.downcallHandle(a, fd)).orElse(null);
         GET = lookup.find("sched_getaffinity").map(a -> l.downcallHandle(a, fd)).orElse(null);
+        GETTID = l.downcallHandle(l.defaultLookup().find("gettid").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT));
     }
 
     private CpuAffinity() {
     }
 
     /** The CPUs this process may run on (its affinity mask at the time of the call). */
+    /** The calling thread's Linux thread id ({@code gettid(2)}), as {@code /proc/<pid>/task/<tid>} names it. */
+    public static long currentTid() {
+        try {
+            return (int) GETTID.invokeExact();
+        } catch (Throwable t) {
+            throw new IllegalStateException("gettid: " + t, t);
+        }
+    }
+
     public static List<Integer> allowedCpus() {
         List<Integer> out = new ArrayList<>();
         if (GET == null) {

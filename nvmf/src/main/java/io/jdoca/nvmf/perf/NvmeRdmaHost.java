@@ -3,16 +3,9 @@ package io.jdoca.nvmf.perf;
 import static io.jdoca.verbs.VerbsConstants.IBV_ACCESS_LOCAL_WRITE;
 import static io.jdoca.verbs.VerbsConstants.IBV_ACCESS_REMOTE_READ;
 import static io.jdoca.verbs.VerbsConstants.IBV_ACCESS_REMOTE_WRITE;
-import static io.jdoca.verbs.VerbsConstants.IBV_QPT_RC;
 import static io.jdoca.verbs.VerbsConstants.IBV_SEND_SIGNALED;
 import static io.jdoca.verbs.VerbsConstants.IBV_WC_SUCCESS;
-import static io.jdoca.verbs.VerbsConstants.IBV_WR_SEND;
-import static io.jdoca.verbs.VerbsConstants.POLLIN;
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import io.jdoca.sta.nvme.FabricsConnectCommand;
 import io.jdoca.sta.nvme.NvmeCommand;
@@ -23,13 +16,19 @@ import io.jdoca.sta.nvmf.rdma.NvmeRdmaCmAccept;
 import io.jdoca.sta.nvmf.rdma.NvmeRdmaCmReject;
 import io.jdoca.sta.nvmf.rdma.NvmeRdmaCmRequest;
 import io.jdoca.sta.nvmf.tcp.NvmeTcpPdu;
-import io.jdoca.verbs.ContextOps;
-import io.jdoca.verbs.Libc;
+import io.jdoca.verbs.CmClient;
+import io.jdoca.verbs.CompletionChannel;
+import io.jdoca.verbs.CompletionQueue;
+import io.jdoca.verbs.ConnParam;
+import io.jdoca.verbs.MemoryRegion;
+import io.jdoca.verbs.ProtectionDomain;
+import io.jdoca.verbs.QueuePair;
 import io.jdoca.verbs.RdmaCm;
 import io.jdoca.verbs.Verbs;
 import io.jdoca.verbs.VerbsConstants;
+import io.jdoca.verbs.VerbsContext;
 import io.jdoca.verbs.VerbsException;
-import io.jdoca.verbs.VerbsLayouts;
+import io.jdoca.verbs.WorkCompletions;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -47,7 +46,9 @@ import java.net.InetAddress;
  * ({@link KeyedSgl}) over a registered per-command data slot, so the controller RDMA-WRITEs read
  * data into it and RDMA-READs write data from it (no in-capsule data: it works with any IOCCSZ,
  * and the Linux host does the same on its admin queue). Posting reuses pre-built work requests and
- * nothing on the I/O path allocates. {@link #awaitReadable} sleeps on the CQ's completion channel.
+ * nothing on the I/O path allocates. {@link #awaitReadable} sleeps on the CQ's completion channel. The
+ * connection and its queue pair are objects of jdoca's {@code verbs} layer ({@link CmClient} does rdma_cm's
+ * resolve-and-connect sequence, as for rping).
  *
  * <p>Not thread-safe: one thread per host queue (as {@link NvmeTcpHost}).
  */
@@ -59,7 +60,6 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
     /** Receive slot size: a response capsule is a 16-byte CQE (IORCSZ 1); room to spare. */
     static final int RESP_SLOT = 64;
     private static final int WC_BATCH = 16;
-    private static final long WC_SIZE = VerbsLayouts.IBV_WC.byteSize();
     private static final long WR_RECV = 1L << 32;
     private static final long WR_SEND = 2L << 32;
     private static final int CID_CONNECT = 0x7000;
@@ -67,21 +67,17 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
     private static final int CID_PROP_GET = 0x7002;
     private static final int CID_ADMIN_READ = 0x7003;
     private static final int CID_ADMIN = 0x7004;
-    private static final long PFD_FD = VerbsLayouts.offset(VerbsLayouts.POLLFD, "fd");
-    private static final long PFD_EVENTS = VerbsLayouts.offset(VerbsLayouts.POLLFD, "events");
-    private static final long PFD_REVENTS = VerbsLayouts.offset(VerbsLayouts.POLLFD, "revents");
 
-    /** The rdma_cm connection phase; transitions only as {@link #canMoveTo} allows. */
+    /** The connection phase; transitions only as {@link #canMoveTo} allows. */
     enum Phase {
-        IDLE, ADDR_RESOLVED, ROUTE_RESOLVED, CONNECTED, DISCONNECTED, ERROR;
+        IDLE, ROUTE_RESOLVED, CONNECTED, ERROR;
 
         boolean canMoveTo(Phase next) {
             return switch (this) {
-                case IDLE -> next == ADDR_RESOLVED || next == ERROR;
-                case ADDR_RESOLVED -> next == ROUTE_RESOLVED || next == ERROR;
+                case IDLE -> next == ROUTE_RESOLVED || next == ERROR;
                 case ROUTE_RESOLVED -> next == CONNECTED || next == ERROR;
-                case CONNECTED -> next == DISCONNECTED || next == ERROR;
-                case DISCONNECTED, ERROR -> false;
+                case CONNECTED -> next == ERROR;
+                case ERROR -> false;
             };
         }
     }
@@ -96,35 +92,21 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
     private final MemorySegment data;
     private final int[] ioLen;
     private final boolean[] ioRead;
-    private final MemorySegment eventCell = arena.allocate(ADDRESS);
-    private final MemorySegment badWr = arena.allocate(ADDRESS);
-    private final MemorySegment cqCell = arena.allocate(ADDRESS);
-    private final MemorySegment ctxCell = arena.allocate(ADDRESS);
-    private final MemorySegment pollFd = arena.allocate(VerbsLayouts.POLLFD);
-    private final MemorySegment wcs = arena.allocate(VerbsLayouts.IBV_WC, WC_BATCH);
-    private final MemorySegment recvWr = arena.allocate(VerbsLayouts.IBV_RECV_WR);
-    private final MemorySegment recvSge = arena.allocate(VerbsLayouts.IBV_SGE);
-    private final MemorySegment sendWr = arena.allocate(VerbsLayouts.IBV_SEND_WR);
-    private final MemorySegment sendSge = arena.allocate(VerbsLayouts.IBV_SGE);
+    private final WorkCompletions wc = new WorkCompletions(WC_BATCH);
 
     private Phase phase = Phase.IDLE;
-    private String failure;
-    private MemorySegment channel = MemorySegment.NULL;
-    private MemorySegment id = MemorySegment.NULL;
-    private MemorySegment pd = MemorySegment.NULL;
-    private MemorySegment compChannel = MemorySegment.NULL;
-    private MemorySegment cq = MemorySegment.NULL;
-    private MemorySegment qp = MemorySegment.NULL;
-    private boolean qpCreated;
-    private ContextOps ops;
-    private MemorySegment cmdMr = MemorySegment.NULL;
-    private MemorySegment respMr = MemorySegment.NULL;
-    private MemorySegment dataMr = MemorySegment.NULL;
+    private CmClient cm;
+    private ProtectionDomain pd;
+    private CompletionChannel compChannel;
+    private CompletionQueue cq;
+    private QueuePair qp;
+    private MemoryRegion cmdMr;
+    private MemoryRegion respMr;
+    private MemoryRegion dataMr;
     private MemorySegment resps;
     private int recvDepth;
     private int cmdLkey;
     private int respLkey;
-    private int dataLkey;
     private int dataRkey;
     private int crqsize;
     private int sendsOutstanding;
@@ -178,7 +160,8 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
     }
 
     /** Read or Write of {@code nlb} blocks at {@code slba} with host memory at {@code addr}/{@code rkey}. */
-    static void encodeIo(MemorySegment s, long sqe, int opcode, int cid, int nsid, long slba, int nlb, long addr, int len,
+    static void encodeIo(MemorySegment s, long sqe, int opcode, int cid, int nsid, long slba, int nlb, long addr,
+            int len,
                          int rkey) {
         NvmeCommand.encode(s, sqe, opcode, cid, nsid);
         s.set(NvmeTcpPdu.U8, sqe + NvmeCommand.OFF_FLAGS, (byte) FLAGS_SGL);
@@ -187,7 +170,8 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
     }
 
     /** Fabrics Connect SQE whose 1024-byte data the controller RDMA-READs from {@code addr}/{@code rkey}. */
-    static void encodeConnect(MemorySegment s, long sqe, int cid, int qid, int sqsize0, long katoMs, int cattr, long addr,
+    static void encodeConnect(MemorySegment s, long sqe, int cid, int qid, int sqsize0, long katoMs, int cattr,
+            long addr,
                               int rkey) {
         FabricsConnectCommand.encode(s, sqe, cid, qid, sqsize0, katoMs, cattr);
         s.set(NvmeTcpPdu.U8, sqe + NvmeCommand.OFF_FLAGS, (byte) FLAGS_SGL);
@@ -210,19 +194,32 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
             throw new IOException("traddr " + address + " is not an IPv4 address (NVMe/RDMA here is IPv4 only)");
         }
         int entries = sqsize0 + 1;
+        long deadline = System.nanoTime() + CONTROL_TIMEOUT_NANOS;
         try {
-            channel = RdmaCm.createEventChannel();
-            id = RdmaCm.startClient(channel, v4, port, 5000);
-            awaitPhase(Phase.ROUTE_RESOLVED, "address and route resolution of " + address);
+            cm = CmClient.resolve(v4, port, 5000, deadline);
+            move(Phase.ROUTE_RESOLVED);
             setupQp(entries);
-            MemorySegment priv = arena.allocate(NvmeRdmaCmRequest.LEN);
-            encodePrivateData(priv, 0, qid, sqsize0, cntlid);
+            byte[] priv = new byte[NvmeRdmaCmRequest.LEN];
+            encodePrivateData(MemorySegment.ofArray(priv), 0, qid, sqsize0, cntlid);
             // the controller RDMA-READs write data from us: our responder resources; we read nothing of its
-            MemorySegment cp = RdmaCm.connParam(arena.allocate(VerbsLayouts.RDMA_CONN_PARAM), priv, NvmeRdmaCmRequest.LEN,
-                    16, 16, true, 7, 7, 0, false);
-            RdmaCm.connect(id, cp);
-            awaitPhase(Phase.CONNECTED, "rdma_cm connect to " + address + ":" + port);
+            CmClient.Outcome o = cm.connect(ConnParam.of(priv, 16, 16).withFlowControl(), deadline);
+            if (!o.established()) {
+                String why = o.describe();
+                if (o.event() == VerbsConstants.RDMA_CM_EVENT_REJECTED
+                        && o.privateData().length >= NvmeRdmaCmReject.LEN) {
+                    why = "rejected by the controller: "
+                            + NvmeRdmaCmReject.describe(NvmeRdmaCmReject.sts(MemorySegment.ofArray(o.privateData()),
+                                    0));
+                }
+                move(Phase.ERROR);
+                throw new IOException("rdma_cm connect to " + address + ":" + port + " failed: " + why);
+            }
+            if (o.privateData().length >= 4) {
+                crqsize = NvmeRdmaCmAccept.crqsize(MemorySegment.ofArray(o.privateData()), 0);
+            }
+            move(Phase.CONNECTED);
         } catch (VerbsException e) {
+            move(Phase.ERROR);
             throw new IOException(e.getMessage(), e);
         }
         long slot = (long) maxCid * dataSlot;
@@ -233,126 +230,37 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
     }
 
     private void setupQp(int entries) {
-        MemorySegment ctx = RdmaCm.verbs(id);
-        if (ctx.equals(MemorySegment.NULL)) {
-            throw new VerbsException("rdma_cm", "the address " + address + " is not on an RDMA device");
-        }
-        ops = new ContextOps(ctx);
-        pd = Verbs.allocPd(ctx);
-        compChannel = Verbs.createCompChannel(ctx);
+        VerbsContext ctx = cm.context();
+        pd = ctx.allocPd();
+        compChannel = ctx.createCompletionChannel();
         sendDepth = entries + 1;
         recvDepth = entries;
-        cq = Verbs.createCq(ctx, sendDepth + recvDepth, compChannel, 0);
-        MemorySegment init = arena.allocate(VerbsLayouts.IBV_QP_INIT_ATTR);
-        init.set(ADDRESS, VerbsLayouts.offset(VerbsLayouts.IBV_QP_INIT_ATTR, "send_cq"), cq);
-        init.set(ADDRESS, VerbsLayouts.offset(VerbsLayouts.IBV_QP_INIT_ATTR, "recv_cq"), cq);
-        init.set(JAVA_INT, VerbsLayouts.offset(VerbsLayouts.IBV_QP_INIT_ATTR, "cap.max_send_wr"), sendDepth);
-        init.set(JAVA_INT, VerbsLayouts.offset(VerbsLayouts.IBV_QP_INIT_ATTR, "cap.max_recv_wr"), recvDepth);
-        init.set(JAVA_INT, VerbsLayouts.offset(VerbsLayouts.IBV_QP_INIT_ATTR, "cap.max_send_sge"), 1);
-        init.set(JAVA_INT, VerbsLayouts.offset(VerbsLayouts.IBV_QP_INIT_ATTR, "cap.max_recv_sge"), 1);
-        init.set(JAVA_INT, VerbsLayouts.offset(VerbsLayouts.IBV_QP_INIT_ATTR, "qp_type"), IBV_QPT_RC);
-        qp = RdmaCm.createQp(id, pd, init);
-        qpCreated = true;
+        cq = ctx.createCq(sendDepth + recvDepth, compChannel, 0);
+        qp = cm.id().createQp(pd, QueuePair.Init.rc(cq, sendDepth, recvDepth));
         resps = arena.allocate((long) recvDepth * RESP_SLOT, 4096);
-        cmdMr = Verbs.regMr(pd, cmds, 0);
-        respMr = Verbs.regMr(pd, resps, IBV_ACCESS_LOCAL_WRITE);
-        dataMr = Verbs.regMr(pd, data, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
-        cmdLkey = Verbs.lkey(cmdMr);
-        respLkey = Verbs.lkey(respMr);
-        dataLkey = Verbs.lkey(dataMr);
-        dataRkey = Verbs.rkey(dataMr);
-        recvWr.set(ADDRESS, VerbsLayouts.RWR_SG_LIST, recvSge);
-        recvWr.set(JAVA_INT, VerbsLayouts.RWR_NUM_SGE, 1);
-        sendWr.set(ADDRESS, VerbsLayouts.SWR_SG_LIST, sendSge);
-        sendWr.set(JAVA_INT, VerbsLayouts.SWR_NUM_SGE, 1);
-        sendWr.set(JAVA_INT, VerbsLayouts.SWR_OPCODE, IBV_WR_SEND);
-        sendWr.set(JAVA_INT, VerbsLayouts.SWR_SEND_FLAGS, IBV_SEND_SIGNALED);
+        cmdMr = pd.register(cmds, 0);
+        respMr = pd.register(resps, IBV_ACCESS_LOCAL_WRITE);
+        dataMr = pd.register(data, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
+        cmdLkey = cmdMr.lkey();
+        respLkey = respMr.lkey();
+        dataRkey = dataMr.rkey();
         for (int i = 0; i < recvDepth; i++) {
             int rc = postRecv(i);
             if (rc != 0) {
                 throw new VerbsException("ibv_post_recv", rc);
             }
         }
-        int rc = ops.reqNotifyCq(cq, false);
+        int rc = cq.arm();
         if (rc != 0) {
             throw new VerbsException("ibv_req_notify_cq", rc);
         }
         armed = true;
     }
 
-    /** Runs the CM event loop until {@code want} (or an error, or the deadline). */
-    private void awaitPhase(Phase want, String what) throws IOException {
-        long deadline = System.nanoTime() + CONTROL_TIMEOUT_NANOS;
-        pollFd.set(JAVA_INT, PFD_FD, RdmaCm.eventChannelFd(channel));
-        pollFd.set(JAVA_SHORT, PFD_EVENTS, (short) POLLIN);
-        while (phase != want) {
-            if (phase == Phase.ERROR || phase == Phase.DISCONNECTED) {
-                throw new IOException(what + " failed: " + (failure != null ? failure : phase));
-            }
-            long left = (deadline - System.nanoTime()) / 1_000_000;
-            if (left <= 0) {
-                throw new IOException(what + " timed out after " + CONTROL_TIMEOUT_NANOS / 1_000_000_000L + " s");
-            }
-            pollFd.set(JAVA_SHORT, PFD_REVENTS, (short) 0);
-            if (Libc.poll(pollFd, 1, (int) Math.min(left, 1000)) > 0 && (pollFd.get(JAVA_SHORT, PFD_REVENTS) & POLLIN) != 0) {
-                cmEvent();
-            }
-        }
-    }
-
-    @SuppressWarnings("restricted") // FFM: the event's private data is a raw pointer of the length the event says
-    private void cmEvent() {
-        MemorySegment ev = RdmaCm.getCmEvent(channel, eventCell);
-        try {
-            int type = ev.get(JAVA_INT, VerbsLayouts.CM_EVENT_EVENT);
-            int status = ev.get(JAVA_INT, VerbsLayouts.CM_EVENT_STATUS);
-            MemorySegment pdata = ev.get(ADDRESS, VerbsLayouts.CM_EVENT_PRIVATE_DATA);
-            int plen = ev.get(JAVA_BYTE, VerbsLayouts.CM_EVENT_PRIVATE_DATA_LEN) & 0xff;
-            switch (type) {
-                // the client sequence shared with jdoca's other rdma_cm clients (RdmaCm.startClient / clientStep)
-                case VerbsConstants.RDMA_CM_EVENT_ADDR_RESOLVED, VerbsConstants.RDMA_CM_EVENT_ROUTE_RESOLVED ->
-                        move(RdmaCm.clientStep(id, type, 5000) == RdmaCm.ClientStep.ROUTE_PENDING ? Phase.ADDR_RESOLVED
-                                : Phase.ROUTE_RESOLVED);
-                case VerbsConstants.RDMA_CM_EVENT_ESTABLISHED, VerbsConstants.RDMA_CM_EVENT_CONNECT_RESPONSE -> {
-                    if (plen >= 4 && !pdata.equals(MemorySegment.NULL)) {
-                        crqsize = NvmeRdmaCmAccept.crqsize(pdata.reinterpret(plen), 0);
-                    }
-                    move(Phase.CONNECTED);
-                }
-                case VerbsConstants.RDMA_CM_EVENT_REJECTED -> {
-                    String why = "rejected (status " + status + ")";
-                    if (plen >= NvmeRdmaCmReject.LEN && !pdata.equals(MemorySegment.NULL)) {
-                        why = "rejected by the controller: " + NvmeRdmaCmReject.describe(NvmeRdmaCmReject.sts(pdata.reinterpret(plen), 0));
-                    }
-                    error(why);
-                }
-                case VerbsConstants.RDMA_CM_EVENT_DISCONNECTED -> move(Phase.DISCONNECTED);
-                case VerbsConstants.RDMA_CM_EVENT_ADDR_ERROR, VerbsConstants.RDMA_CM_EVENT_ROUTE_ERROR,
-                        VerbsConstants.RDMA_CM_EVENT_CONNECT_ERROR, VerbsConstants.RDMA_CM_EVENT_UNREACHABLE,
-                        VerbsConstants.RDMA_CM_EVENT_DEVICE_REMOVAL -> error(RdmaCm.eventName(type) + " (status " + status + ")");
-                default -> { } // e.g. TIMEWAIT_EXIT: nothing to do
-            }
-        } finally {
-            RdmaCm.ackCmEvent(ev);
-        }
-    }
-
     private void move(Phase next) {
-        if (phase == next) {
-            return;
+        if (phase != next && phase.canMoveTo(next)) {
+            phase = next;
         }
-        if (!phase.canMoveTo(next)) {
-            error("bad state: " + next + " in " + phase);
-            return;
-        }
-        phase = next;
-    }
-
-    private void error(String why) {
-        if (failure == null) {
-            failure = why;
-        }
-        phase = Phase.ERROR;
     }
 
     /** Sends the control SQE in the control slot and waits for its response: {status, dw0, dw1}. */
@@ -460,13 +368,15 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
     }
 
     @Override
-    public boolean write(int cid, int nsid, long slba, int nlb, MemorySegment src, long off, int bytes, int inCapsuleMax) {
+    public boolean write(int cid, int nsid, long slba, int nlb, MemorySegment src, long off, int bytes,
+            int inCapsuleMax) {
         if (cid < 0 || cid >= maxCid || bytes > dataSlot || sendsOutstanding >= sendDepth) {
             return false;
         }
         long slot = (long) cid * dataSlot;
         MemorySegment.copy(src, off, data, slot, bytes);
-        encodeIo(cmds, (long) cid * NvmeCommand.SIZE, NvmeOpcode.IO_WRITE, cid, nsid, slba, nlb, data.address() + slot, bytes,
+        encodeIo(cmds, (long) cid * NvmeCommand.SIZE, NvmeOpcode.IO_WRITE, cid, nsid, slba, nlb, data.address() + slot,
+                bytes,
                 dataRkey);
         ioLen[cid] = bytes;
         ioRead[cid] = false;
@@ -474,11 +384,8 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
     }
 
     private int postSend(int slot) {
-        sendWr.set(JAVA_LONG, VerbsLayouts.SWR_WR_ID, WR_SEND | slot);
-        sendSge.set(JAVA_LONG, VerbsLayouts.SGE_ADDR, cmds.address() + (long) slot * NvmeCommand.SIZE);
-        sendSge.set(JAVA_INT, VerbsLayouts.SGE_LENGTH, NvmeCommand.SIZE);
-        sendSge.set(JAVA_INT, VerbsLayouts.SGE_LKEY, cmdLkey);
-        int rc = ops.postSend(qp, sendWr, badWr);
+        int rc = qp.postSend(WR_SEND | slot, cmds.address() + (long) slot * NvmeCommand.SIZE, NvmeCommand.SIZE,
+                cmdLkey, IBV_SEND_SIGNALED);
         if (rc == 0) {
             sendsOutstanding++;
         }
@@ -486,11 +393,7 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
     }
 
     private int postRecv(int index) {
-        recvWr.set(JAVA_LONG, VerbsLayouts.RWR_WR_ID, WR_RECV | index);
-        recvSge.set(JAVA_LONG, VerbsLayouts.SGE_ADDR, resps.address() + (long) index * RESP_SLOT);
-        recvSge.set(JAVA_INT, VerbsLayouts.SGE_LENGTH, RESP_SLOT);
-        recvSge.set(JAVA_INT, VerbsLayouts.SGE_LKEY, respLkey);
-        return ops.postRecv(qp, recvWr, badWr);
+        return qp.postRecv(WR_RECV | index, resps.address() + (long) index * RESP_SLOT, RESP_SLOT, respLkey);
     }
 
     @Override
@@ -500,14 +403,13 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
 
     /** Polls the CQ once (a batch) and dispatches; returns the completions handled. */
     private int drain() throws IOException {
-        int n = ops.pollCq(cq, WC_BATCH, wcs);
+        int n = cq.poll(wc);
         if (n < 0) {
             throw new IOException("ibv_poll_cq failed: " + n);
         }
         for (int i = 0; i < n; i++) {
-            long b = i * WC_SIZE;
-            int status = wcs.get(JAVA_INT, b + VerbsLayouts.WC_STATUS);
-            long wrId = wcs.get(JAVA_LONG, b + VerbsLayouts.WC_WR_ID);
+            int status = wc.status(i);
+            long wrId = wc.wrId(i);
             if (status != IBV_WC_SUCCESS) {
                 // the connection is gone (a flush after a disconnect included): nothing more will complete
                 phase = Phase.ERROR;
@@ -519,7 +421,7 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
                 continue;
             }
             int index = (int) wrId;
-            int len = wcs.get(JAVA_INT, b + VerbsLayouts.WC_BYTE_LEN);
+            int len = wc.byteLen(i);
             long cqe = (long) index * RESP_SLOT;
             if (len < NvmeCompletion.SIZE) {
                 throw new IOException("response capsule of " + len + " bytes (a CQE is 16)");
@@ -553,61 +455,33 @@ public final class NvmeRdmaHost implements NvmeHostQueue {
     public void awaitReadable(long timeoutMillis) throws IOException {
         if (!armed) {
             // arm, and let the caller poll once more: a completion that raced the arm is then not slept over
-            int rc = ops.reqNotifyCq(cq, false);
+            int rc = cq.arm();
             if (rc != 0) {
                 throw new IOException("ibv_req_notify_cq failed: " + rc);
             }
             armed = true;
             return;
         }
-        pollFd.set(JAVA_INT, PFD_FD, Verbs.compChannelFd(compChannel));
-        pollFd.set(JAVA_SHORT, PFD_EVENTS, (short) POLLIN);
-        pollFd.set(JAVA_SHORT, PFD_REVENTS, (short) 0);
-        if (Libc.poll(pollFd, 1, (int) Math.min(timeoutMillis, Integer.MAX_VALUE)) > 0
-                && (pollFd.get(JAVA_SHORT, PFD_REVENTS) & POLLIN) != 0) {
-            if (Verbs.getCqEvent(compChannel, cqCell, ctxCell) == 0) {
-                Verbs.ackCqEvents(cq, 1);
-                armed = false;
-            }
+        if (compChannel.await((int) Math.min(timeoutMillis, Integer.MAX_VALUE)) > 0) {
+            armed = false;
         }
     }
 
     @Override
     public void close() {
-        if (phase == Phase.CONNECTED) {
-            quietly(() -> RdmaCm.disconnect(id));
+        if (phase == Phase.CONNECTED && cm != null) {
+            cm.disconnect();
         }
-        if (qpCreated) {
-            quietly(() -> RdmaCm.destroyQp(id));
-        }
-        for (MemorySegment mr : new MemorySegment[] {cmdMr, respMr, dataMr}) {
-            if (!mr.equals(MemorySegment.NULL)) {
-                quietly(() -> Verbs.deregMr(mr));
+        // in the order rdma-core requires: the QP before its CQ, regions and PD; the id and channel last
+        for (AutoCloseable c : new AutoCloseable[] {qp, cmdMr, respMr, dataMr, cq, compChannel, pd, cm}) {
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    // closing: nothing more to do about it
+                }
             }
         }
-        if (!cq.equals(MemorySegment.NULL)) {
-            quietly(() -> Verbs.destroyCq(cq));
-        }
-        if (!compChannel.equals(MemorySegment.NULL)) {
-            quietly(() -> Verbs.destroyCompChannel(compChannel));
-        }
-        if (!pd.equals(MemorySegment.NULL)) {
-            quietly(() -> Verbs.deallocPd(pd));
-        }
-        if (!id.equals(MemorySegment.NULL)) {
-            quietly(() -> RdmaCm.destroyId(id));
-        }
-        if (!channel.equals(MemorySegment.NULL)) {
-            quietly(() -> RdmaCm.destroyEventChannel(channel));
-        }
         arena.close(); // after deregistration: the device no longer references this memory
-    }
-
-    private static void quietly(Runnable r) {
-        try {
-            r.run();
-        } catch (VerbsException | IllegalStateException e) {
-            // closing: nothing more to do about it
-        }
     }
 }

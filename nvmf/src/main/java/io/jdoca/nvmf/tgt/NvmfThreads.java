@@ -1,5 +1,6 @@
 package io.jdoca.nvmf.tgt;
 
+import io.jdoca.core.util.CpuAffinity;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -38,14 +39,9 @@ public final class NvmfThreads {
     private NvmfThreads() {
     }
 
-    /** The Linux thread id of the calling thread (0 if /proc/thread-self cannot be read). */
+    /** The Linux thread id of the calling thread ({@code gettid(2)}). */
     static long currentTid() {
-        try {
-            Path p = Files.readSymbolicLink(Path.of("/proc/thread-self"));
-            return Long.parseLong(p.getFileName().toString());
-        } catch (IOException | RuntimeException e) {
-            return 0;
-        }
+        return CpuAffinity.currentTid();
     }
 
     /** sta-main, then every IO engine. Runs on sta-main ({@link NvmfTarget#query}). */

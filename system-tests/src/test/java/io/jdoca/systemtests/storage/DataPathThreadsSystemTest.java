@@ -25,19 +25,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 17, acceptance 2: while a target-rdma and a zero-copy relay serve a running initiator (three
- * processes, as the other storage system tests), every live platform thread of the target, the
- * relay and the initiator ({@code jcmd <pid> Thread.print}) is one of: the JVM's own threads, the control thread
- * ({@code main}), control-path helpers that never touch a request (the RDMA connection listener
- * {@code jdoca-rdma-accept}, the metrics endpoint's threads), or an agent on the core
- * runner named by the scheme of docs/ARCHITECTURE.md: {@code <app>-worker-<index>}, one per
- * {@code --cpu}, and, when it runs on a thread of its own ({@code -Djdoca.rdma.tcp.threading=dedicated}),
- * the RDMA tcp transport's agent {@code jdoca-rdma-tcp-<n>} (one per RDMA context with TCP connections; by
- * default the engines run it and it adds no thread). Anything else — e.g. a per-connection I/O thread ({@code jdoca-rdma-io-N},
- * as the tcp transport had before issue 17), a keepalive thread ({@code jdoca-rdma-keepalive}), or
- * any new unnamed thread — is a stray data-path thread and fails the test. On one host the storage
- * apps' RDMA connections choose the shm transport; the tcp variant forces TCP with
- * {@code -Djdoca.rdma.transport=tcp} on every process.
+ * Issue 17, acceptance 2: while a target-rdma and a zero-copy relay serve a running initiator (three processes, as the
+ * other storage system tests), every live platform thread of the target, the relay and the initiator ({@code jcmd <pid>
+ * Thread.print}) is one of: the JVM's own threads, the control thread ({@code main}), control-path helpers that never
+ * touch a request (the RDMA connection listener {@code jdoca-rdma-accept}, the metrics endpoint's threads), or an agent
+ * on the core runner named by the scheme of docs/ARCHITECTURE.md: {@code <app>-worker-<index>}, one per {@code --cpu},
+ * and, when it runs on a thread of its own ({@code -Djdoca.rdma.tcp.threading=dedicated}), the RDMA tcp transport's
+ * agent {@code jdoca-rdma-tcp-<n>} (one per RDMA context with TCP connections; by default the engines run it and it
+ * adds no thread). Anything else — e.g. a per-connection I/O thread ({@code jdoca-rdma-io-N}, as the tcp transport had
+ * before issue 17), a keepalive thread ({@code jdoca-rdma-keepalive}), or any new unnamed thread — is a stray data-path
+ * thread and fails the test. On one host the storage apps' RDMA connections choose the shm transport; the tcp variant
+ * forces TCP with {@code -Djdoca.rdma.transport=tcp} on every process.
  *
  * <p>The same for a running {@code sta-target} (the NVMe-oF target) that an {@code nvme-perf}
  * host drives over NVMe/TCP on 127.0.0.1: its data-path threads are only its IO engine agents
@@ -56,11 +54,11 @@ class DataPathThreadsSystemTest {
             + "|Monitor Deflation Thread|C[12] CompilerThread\\d+|Notification Thread|Common-Cleaner|Attach Listener"
             + "|GC Thread#\\d+|VM Thread|VM Periodic Task Thread|G1 .+|Sweeper thread|DestroyJavaVM|process reaper");
     /**
-     * The JDK's virtual-thread scheduler: its carrier threads ({@code ForkJoinPool-<n>-worker-<m>}),
-     * {@code VirtualThread-unblocker}, and the pollers that park virtual threads blocked in socket I/O
-     * ({@code MasterPoller}, {@code Read-Poller}, {@code Write-Poller}). They appear over tcp, where the RDMA connection set-up (the
-     * dial and the hello hand-shake of {@code RdmaConnections}) runs on virtual threads; no data path
-     * code runs on virtual threads.
+     * The JDK's virtual-thread scheduler: its carrier threads ({@code ForkJoinPool-<n>-worker-<m>}), {@code
+     * VirtualThread-unblocker}, and the pollers that park virtual threads blocked in socket I/O ({@code MasterPoller},
+     * {@code Read-Poller}, {@code Write-Poller}). They appear over tcp, where the RDMA connection set-up (the dial and
+     * the hello hand-shake of {@code RdmaConnections}) runs on virtual threads; no data path code runs on virtual
+     * threads.
      */
     private static final String VIRTUAL_THREAD_SCHEDULER = "ForkJoinPool-\\d+-worker-\\d+|VirtualThread-unblocker"
             + "|MasterPoller|Read-Poller|Write-Poller";
@@ -85,7 +83,7 @@ class DataPathThreadsSystemTest {
      * sta-target's other threads: the main thread, the management agent, the TCP acceptors, the
      * rdma_cm event thread, the RPC server and its clients, the metrics endpoint (see the class comment).
      */
-    private static final Pattern STA_CONTROL = Pattern.compile("main|sta-main|sta-listen-\\d+|sta-rdma-cm|sta-rpc"
+    private static final Pattern STA_CONTROL = Pattern.compile("main|sta-main|sta-listen-\\d+|jdoca-rdma-cm|sta-rdma-cm|sta-rpc"
             + "|sta-rpc-client|" + METRICS);
     private static final String NQN = "nqn.2024-01.io.jdoca:threads";
     private static final Pattern THREAD_LINE = Pattern.compile("^\"(.*)\" #\\d+", Pattern.MULTILINE);
@@ -136,11 +134,14 @@ class DataPathThreadsSystemTest {
     @Test
     void theClassifierFlagsNonAgentDataPathThreads() {
         assertThat(strays(List.of("main", "GC Thread#0", "C2 CompilerThread0", "target-worker-0", "zero-copy-worker-12",
-                "jdoca-rdma-accept", "target-rdma-metrics", "jdoca-rdma-tcp-0", "jdoca-rdma-tcp-17", "ForkJoinPool-1-worker-1",
+                "jdoca-rdma-accept", "target-rdma-metrics", "jdoca-rdma-tcp-0", "jdoca-rdma-tcp-17",
+                        "ForkJoinPool-1-worker-1",
                 "VirtualThread-unblocker", "MasterPoller"))).isEmpty();
-        assertThat(strays(List.of("target-worker-0", "jdoca-rdma-io-3", "jdoca-rdma-keepalive", "Thread-0", "pool-1-thread-1",
+        assertThat(strays(List.of("target-worker-0", "jdoca-rdma-io-3", "jdoca-rdma-keepalive", "Thread-0",
+                "pool-1-thread-1",
                 "target-worker")))
-                .containsExactly("jdoca-rdma-io-3", "jdoca-rdma-keepalive", "Thread-0", "pool-1-thread-1", "target-worker");
+                .containsExactly("jdoca-rdma-io-3", "jdoca-rdma-keepalive", "Thread-0", "pool-1-thread-1",
+                        "target-worker");
     }
 
     @Test
@@ -157,7 +158,8 @@ class DataPathThreadsSystemTest {
     @Test
     @Timeout(240)
     void overTheTcpTransportOnlyItsAgentsAreAdded() throws Exception {
-        List<List<String>> threads = runAndCheckThreads(List.of("-Djdoca.rdma.transport=tcp", "-Djdoca.rdma.tcp.threading=dedicated"));
+        List<List<String>> threads = runAndCheckThreads(List.of("-Djdoca.rdma.transport=tcp",
+                "-Djdoca.rdma.tcp.threading=dedicated"));
         for (List<String> t : threads.subList(0, 2)) { // target and relay; the initiator has no RDMA context
             assertThat(t.stream().filter(n -> TCP_AGENT.matcher(n).matches()))
                     .as("the tcp transport is in use: one agent per RDMA context (control, data) in %s", t).hasSize(2);
@@ -178,11 +180,15 @@ class DataPathThreadsSystemTest {
         }
     }
 
-    /** Starts target, relay and initiator with {@code jvmFlags}, waits for the data path, checks; returns the target's, relay's and initiator's threads. */
+    /**
+     * Starts target, relay and initiator with {@code jvmFlags}, waits for the data path, checks; returns the target's,
+     * relay's and initiator's threads.
+     */
     private List<List<String>> runAndCheckThreads(List<String> jvmFlags) throws Exception {
         int port = JavaProcess.freePort();
         int metricsPort = JavaProcess.freePort();
-        JavaProcess target = start("target-rdma", jvmFlags, List.of("target-rdma", "-d", "sw0", "--cpu", "0", "--listen-address",
+        JavaProcess target = start("target-rdma", jvmFlags, List.of("target-rdma", "-d", "sw0", "--cpu", "0",
+                "--listen-address",
                 "127.0.0.1", "--listen-port", String.valueOf(port), "--block-count", "64", "--metrics-port",
                 String.valueOf(metricsPort)));
         target.awaitOutput("listening on TCP port", T);
@@ -191,7 +197,8 @@ class DataPathThreadsSystemTest {
                 "--storage-server", "127.0.0.1:" + port, "--command-channel-name", channel));
         relay.awaitOutput("serving comch channel", T);
         JavaProcess initiator = start("initiator-comch", jvmFlags, List.of("initiator-comch", "-d", "sw0", "--cpu", "0",
-                "--command-channel-name", channel, "--control-timeout", "20", "--execution-strategy", "read_throughput_test",
+                "--command-channel-name", channel, "--control-timeout", "20", "--execution-strategy",
+                        "read_throughput_test",
                 "--run-limit-operation-count", "1000000000", "--transaction-count", "8"));
 
         // The data path runs: the target's operation counter moves.
@@ -217,7 +224,8 @@ class DataPathThreadsSystemTest {
 
     @Test
     @Timeout(240)
-    void aRunningStaTargetHasOnlyItsEngineAgentsOnTheDataPath(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    void aRunningStaTargetHasOnlyItsEngineAgentsOnTheDataPath(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
         int port = JavaProcess.freePort();
         int metricsPort = JavaProcess.freePort();
         Path cfg = dir.resolve("target.json");
@@ -226,7 +234,8 @@ class DataPathThreadsSystemTest {
                   "subsystems": [ { "nqn": "%s", "allow_any_host": true,
                     "namespaces": [ { "nsid": 1, "backend": "memory", "size_mb": 16, "block_size": 4096 } ] } ] }
                 """.formatted(dir.resolve("rpc.sock"), NQN));
-        JavaProcess target = start("sta-target", List.of("sta-target", "-j", cfg.toString(), "--listen", "127.0.0.1:" + port,
+        JavaProcess target = start("sta-target", List.of("sta-target", "-j", cfg.toString(), "--listen", "127.0.0.1:"
+                + port,
                 "--metrics-port", String.valueOf(metricsPort)));
         target.awaitOutput("STA TARGET READY", T);
         // Two queues on two connections: round robin puts them on both engines.
@@ -279,7 +288,8 @@ class DataPathThreadsSystemTest {
     /** Live platform threads of {@code p}, from {@code jcmd <pid> Thread.print} of this JDK. */
     static List<String> threadNames(JavaProcess p) throws IOException, InterruptedException {
         Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
-        Process j = new ProcessBuilder(jcmd.toString(), Long.toString(p.pid()), "Thread.print").redirectErrorStream(true).start();
+        Process j = new ProcessBuilder(jcmd.toString(), Long.toString(p.pid()), "Thread.print")
+                .redirectErrorStream(true).start();
         String dump = new String(j.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(j.waitFor(60, TimeUnit.SECONDS)).as("jcmd ended").isTrue();
         assertThat(j.exitValue()).as("jcmd:\n%s", dump).isZero();

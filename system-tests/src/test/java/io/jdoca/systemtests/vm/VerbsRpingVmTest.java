@@ -13,7 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code nvme-vm.sh rdma-run}, rxe0 on 10.0.2.15, rdma-core 44), runs
  * {@code system-tests/src/test/resources/vm/rdma-verbs.sh} against this checkout's jars:
  * {@code ./jdoca devices} lists rxe0 with its capabilities; rdma-core's {@code rping -s} serves
- * {@code ./jdoca rdma-rping -c -C 10 -V}; {@code ./jdoca rdma-rping -s} serves {@code rping -c -C 10 -V}.
+ * {@code ./jdoca rdma-rping -c -C 10 -V}; {@code ./jdoca rdma-rping -s} serves {@code rping -c -C 10 -V}; both at
+ * {@code -S} 23 (rping's minimum), 64, 4096 and 65535 (its maximum).
  * Every check is a line of the guest's verbs-summary.txt. Skips with a message when the harness, QEMU or
  * the RDMA layer is absent. About 4-6 minutes on TCG.
  */
@@ -30,8 +31,12 @@ class VerbsRpingVmTest {
         System.out.println("rdma-verbs.sh in the guest (" + g.seconds() + " s):\n" + lines);
         assertThat(rc).as("guest exit status; summary:%n%s%n%s", lines, g.logTail(30)).isZero();
         assertThat(lines).doesNotContain("FAIL")
-                .contains("ok   ./jdoca devices lists rxe0 port 1 ACTIVE")
-                .contains("ok   jdoca client: 10 pings verified")
-                .contains("ok   rping client: 10 pings, no data mismatch");
+                .contains("ok   ./jdoca devices lists rxe0 port 1 ACTIVE");
+        for (int size : new int[] {23, 64, 4096, 65535}) {
+            assertThat(lines).contains("ok   jdoca client: 10 pings of " + size + " bytes verified")
+                    .contains("ok   rping client: 10 pings of " + size + " bytes, no data mismatch")
+                    .contains("ok   rping server read 10 pings of " + size + " bytes")
+                    .contains("ok   jdoca server read 10 pings of " + size + " bytes");
+        }
     }
 }

@@ -22,23 +22,47 @@ class RpingTest {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment buf = a.allocate(64);
             for (int ping : new int[] {0, 7, 10, 99, 12345, Integer.MAX_VALUE}) {
-                int n = Rping.formatPrefix(buf, ping);
+                int n = RpingText.formatPrefix(buf, ping, 64);
                 String expected = String.format("rdma-ping-%d: ", ping);
+                assertThat(n).isEqualTo(expected.length());
                 assertThat(new String(buf.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.US_ASCII))
                         .isEqualTo(expected);
+                assertThat(buf.get(ValueLayout.JAVA_BYTE, n)).isZero();
             }
-            // rping's minimum size holds the longest prefix and the terminating NUL
-            assertThat(String.format("rdma-ping-%d: ", Integer.MAX_VALUE).length() + 1)
-                    .isLessThanOrEqualTo(Rping.Options.MIN_SIZE);
+        }
+    }
+
+    /**
+     * rping.c: {@code RPING_MIN_BUFSIZE = sizeof(stringify(INT_MAX)) + sizeof(RPING_MSG_FMT)} = sizeof("INT_MAX") 8 +
+     * sizeof("rdma-ping-%d: ") 15 = 23, and {@code snprintf(start_buf, size, ...)} cuts a longer prefix to size - 1
+     * characters and a NUL, returning the full length.
+     */
+    @Test
+    void sizesFrom23AreRpingsAndCutThePrefixAsSnprintf() {
+        assertThat(Rping.Options.MIN_SIZE).isEqualTo("INT_MAX".length() + 1 + "rdma-ping-%d: ".length() + 1);
+        assertThat(Rping.Options.MAX_SIZE).isEqualTo(65535);
+        try (Arena a = Arena.ofConfined()) {
+            for (int size : new int[] {23, 24, 25, 26}) {
+                MemorySegment buf = a.allocate(size);
+                buf.fill((byte) 'x');
+                int n = RpingText.formatPrefix(buf, 123456789, size);
+                String full = "rdma-ping-123456789: ";
+                assertThat(n).isEqualTo(full.length());
+                int kept = Math.min(full.length(), size - 1);
+                assertThat(new String(buf.asSlice(0, kept).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.US_ASCII))
+                        .isEqualTo(full.substring(0, kept));
+                assertThat(buf.get(ValueLayout.JAVA_BYTE, kept)).isZero();
+                assertThat(RpingText.strlen(buf)).isEqualTo(kept);
+            }
         }
     }
 
     @Test
     void allocationBlocksReportTheLeastBlockAfterWarmUp() {
-        Rping.AllocationBlocks b = new Rping.AllocationBlocks();
+        RpingAllocation b = new RpingAllocation();
         assertThat(b.summary()).contains("too few pings");
-        Object[] keep = new Object[4 * Rping.ALLOC_BLOCK];
-        for (int i = 0; i < 4 * Rping.ALLOC_BLOCK; i++) {
+        Object[] keep = new Object[4 * RpingAllocation.BLOCK];
+        for (int i = 0; i < 4 * RpingAllocation.BLOCK; i++) {
             keep[i] = new byte[1024]; // every ping allocates: no block may report zero
             b.ping();
         }

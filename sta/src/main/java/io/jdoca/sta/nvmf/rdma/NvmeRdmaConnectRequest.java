@@ -1,17 +1,12 @@
 package io.jdoca.sta.nvmf.rdma;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-
-import io.jdoca.verbs.RdmaCm;
+import io.jdoca.verbs.CmEvent;
+import io.jdoca.verbs.CmId;
+import io.jdoca.verbs.ConnParam;
 import io.jdoca.verbs.VerbsException;
-import io.jdoca.verbs.VerbsLayouts;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
-import java.nio.ByteOrder;
 
 /**
  * One rdma_cm connection request for an NVMe/RDMA queue ({@code RDMA_CM_EVENT_CONNECT_REQUEST}),
@@ -28,7 +23,8 @@ import java.nio.ByteOrder;
 public final class NvmeRdmaConnectRequest {
     private static final int MAX_PRIVATE = 256;
 
-    private final MemorySegment id;
+    /** The connection's rdma_cm id; null for requests made by {@link #of}. */
+    private final CmId id;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment privateData;
     private final int privateLen;
@@ -39,8 +35,8 @@ public final class NvmeRdmaConnectRequest {
     private final NvmeRdmaCmRequest req = new NvmeRdmaCmRequest();
     private boolean answered;
 
-    private NvmeRdmaConnectRequest(MemorySegment id, MemorySegment pd, int len, int ird, int ord,
-                                   InetSocketAddress remote, InetSocketAddress local) {
+    private NvmeRdmaConnectRequest(CmId id, MemorySegment pd, int len, int ird, int ord, InetSocketAddress remote,
+                                   InetSocketAddress local) {
         this.id = id;
         this.privateData = arena.allocate(MAX_PRIVATE);
         this.privateLen = Math.min(len, MAX_PRIVATE);
@@ -54,38 +50,21 @@ public final class NvmeRdmaConnectRequest {
         req.wrap(privateData, 0, privateLen);
     }
 
-    /** Copies what a CONNECT_REQUEST event ({@link VerbsLayouts#RDMA_CM_EVENT}) carries. */
-    public static NvmeRdmaConnectRequest fromEvent(MemorySegment event) {
-        MemorySegment ev = event.reinterpret(VerbsLayouts.RDMA_CM_EVENT.byteSize());
-        MemorySegment cmId = ev.get(ADDRESS, VerbsLayouts.CM_EVENT_ID).reinterpret(VerbsLayouts.RDMA_CM_ID.byteSize());
-        MemorySegment pd = ev.get(ADDRESS, VerbsLayouts.CM_EVENT_PRIVATE_DATA);
-        int len = ev.get(JAVA_BYTE, VerbsLayouts.CM_EVENT_PRIVATE_DATA_LEN) & 0xff;
-        int ird = ev.get(JAVA_BYTE, VerbsLayouts.CM_EVENT_RESPONDER_RESOURCES) & 0xff;
-        int ord = ev.get(JAVA_BYTE, VerbsLayouts.CM_EVENT_INITIATOR_DEPTH) & 0xff;
-        return new NvmeRdmaConnectRequest(cmId, pd, len, ird, ord, sockaddr(cmId, VerbsLayouts.CM_ID_DST_SIN),
-                sockaddr(cmId, VerbsLayouts.CM_ID_SRC_SIN));
+    /** Copies what a CONNECT_REQUEST event carries (its private data is valid only during the event). */
+    public static NvmeRdmaConnectRequest fromEvent(CmEvent ev) {
+        CmId id = CmId.fromRequest(ev);
+        return new NvmeRdmaConnectRequest(id, ev.privateData(), ev.privateDataLength(), ev.responderResources(),
+                ev.initiatorDepth(), id.remoteAddress(), id.localAddress());
     }
 
     /** A request over bytes already in hand (tests: the private-data parser without a device). */
     public static NvmeRdmaConnectRequest of(MemorySegment privateData, int len, InetSocketAddress remote,
                                             InetSocketAddress local) {
-        return new NvmeRdmaConnectRequest(MemorySegment.NULL, privateData, len, 16, 16, remote, local);
+        return new NvmeRdmaConnectRequest(null, privateData, len, 16, 16, remote, local);
     }
 
-    private static InetSocketAddress sockaddr(MemorySegment cmId, long off) {
-        byte[] a = new byte[4];
-        MemorySegment.copy(cmId, JAVA_BYTE, off + VerbsLayouts.offset(VerbsLayouts.SOCKADDR_IN, "sin_addr"), a, 0, 4);
-        int port = cmId.get(java.lang.foreign.ValueLayout.JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN),
-                off + VerbsLayouts.offset(VerbsLayouts.SOCKADDR_IN, "sin_port")) & 0xffff;
-        try {
-            return new InetSocketAddress(InetAddress.getByAddress(a), port);
-        } catch (UnknownHostException e) {
-            return null;
-        }
-    }
-
-    /** The connection's rdma_cm id (NULL for requests made by {@link #of}). */
-    public MemorySegment id() {
+    /** The connection's rdma_cm id (null for requests made by {@link #of}). */
+    public CmId id() {
         return id;
     }
 
@@ -125,20 +104,11 @@ public final class NvmeRdmaConnectRequest {
      */
     public void accept(int crqsize) {
         answered = true;
-        MemorySegment pd = arena.allocate(NvmeRdmaCmAccept.LEN);
-        NvmeRdmaCmAccept.encode(pd, 0, crqsize);
-        MemorySegment cp = arena.allocate(VerbsLayouts.RDMA_CONN_PARAM);
-        cp.set(ADDRESS, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "private_data"), pd);
-        cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "private_data_len"),
-                (byte) NvmeRdmaCmAccept.LEN);
+        byte[] pd = new byte[NvmeRdmaCmAccept.LEN];
+        NvmeRdmaCmAccept.encode(MemorySegment.ofArray(pd), 0, crqsize);
         // We only RDMA-READ (host data of writes); the host reads nothing of ours.
-        cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "initiator_depth"),
-                (byte) Math.min(Math.max(initiatorDepth, 1), 16));
-        cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "responder_resources"),
-                (byte) Math.min(responderResources, 16));
-        cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "flow_control"), (byte) 1);
-        cp.set(JAVA_BYTE, VerbsLayouts.offset(VerbsLayouts.RDMA_CONN_PARAM, "rnr_retry_count"), (byte) 7);
-        RdmaCm.accept(id, cp);
+        id.accept(ConnParam.of(pd, Math.min(responderResources, 16), Math.min(Math.max(initiatorDepth, 1), 16))
+                .withFlowControl());
     }
 
     /**
@@ -147,15 +117,15 @@ public final class NvmeRdmaConnectRequest {
      * throws: a reject that cannot be sent leaves the host to time out.
      */
     public void reject(int sts) {
-        if (answered || id.equals(MemorySegment.NULL)) {
+        if (answered || id == null) {
             answered = true;
             return;
         }
         answered = true;
-        MemorySegment pd = arena.allocate(NvmeRdmaCmReject.LEN);
-        NvmeRdmaCmReject.encode(pd, 0, sts);
+        byte[] pd = new byte[NvmeRdmaCmReject.LEN];
+        NvmeRdmaCmReject.encode(MemorySegment.ofArray(pd), 0, sts);
         try {
-            RdmaCm.reject(id, pd, NvmeRdmaCmReject.LEN);
+            id.reject(pd);
         } catch (VerbsException e) {
             // the host gave up already
         }

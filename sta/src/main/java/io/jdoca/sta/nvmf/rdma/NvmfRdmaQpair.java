@@ -351,11 +351,7 @@ public final class NvmfRdmaQpair implements NvmfTransport, RdmaCompletionSink {
             exec().completed(r); // the wire is gone: nothing to send, nothing to wait for
             return;
         }
-        long off = respOffset(r);
-        NvmeCompletion.encode(respArea, off, r.dw0(), r.dw1(), qp.sqhd(), Math.max(qp.qid(), 0), r.cid(), r.status());
-        if (r.invalidate) {
-            invalidates++;
-        }
+        long off = putResponse(r);
         int rc = rq.postSend(KIND_SEND | r.tag(), off, RESP_SIZE, r.invalidate, r.key);
         if (rc != 0) {
             exec().completed(r);
@@ -363,6 +359,16 @@ public final class NvmfRdmaQpair implements NvmfTransport, RdmaCompletionSink {
             return;
         }
         sendsInFlight++; // r ends when its SEND completes (onCompletion)
+    }
+
+    /** Writes {@code r}'s completion (CQE) into its response buffer; returns the buffer's offset. */
+    private long putResponse(NvmfRdmaRequest r) {
+        long off = respOffset(r);
+        NvmeCompletion.encode(respArea, off, r.dw0(), r.dw1(), qp.sqhd(), Math.max(qp.qid(), 0), r.cid(), r.status());
+        if (r.invalidate) {
+            invalidates++;
+        }
+        return off;
     }
 
     @Override
@@ -376,11 +382,27 @@ public final class NvmfRdmaQpair implements NvmfTransport, RdmaCompletionSink {
     }
 
     @Override
-    public void c2hEnd(NvmfRequest r, int len, boolean complete) {
-        write((NvmfRdmaRequest) r, len);
-        if (complete) {
-            complete(r); // NVMe/RDMA has no data-completes-the-command: the response SEND follows
+    public void c2hEnd(NvmfRequest req, int len, boolean complete) {
+        NvmfRdmaRequest r = (NvmfRdmaRequest) req;
+        int n = Math.min(len, r.keyedLen);
+        if (!complete || n <= 0 || r.data < 0 || qp.closed()) {
+            write(r, len);
+            if (complete) {
+                complete(r); // NVMe/RDMA has no data-completes-the-command: the response SEND follows
+            }
+            return;
         }
+        // The data and the response in one post (one doorbell): WRITE, then the SEND that ends the command.
+        long off = putResponse(r);
+        int rc = rq.postWriteAndSend(KIND_WRITE | r.tag(), dataOffset(r), n, r.addr, r.key, KIND_SEND | r.tag(), off,
+                RESP_SIZE, r.invalidate, r.key);
+        if (rc != 0) {
+            exec().completed(r);
+            qp.fail("send", DocaError.CONNECTION_RESET, rc);
+            return;
+        }
+        rdmaWrites++;
+        sendsInFlight++; // r ends when its SEND completes (onCompletion)
     }
 
     @Override

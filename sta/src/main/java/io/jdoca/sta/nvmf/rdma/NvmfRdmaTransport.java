@@ -6,9 +6,9 @@ import io.jdoca.sta.config.StaProperties;
 import io.jdoca.sta.nvmf.NvmfQpair;
 import io.jdoca.sta.nvmf.NvmfTransport;
 import io.jdoca.sta.nvmf.NvmfTransportType;
-import io.jdoca.verbs.RdmaCm;
+import io.jdoca.verbs.CompletionChannel;
 import io.jdoca.verbs.Verbs;
-import java.lang.foreign.MemorySegment;
+import io.jdoca.verbs.VerbsContext;
 import java.net.SocketAddress;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -87,9 +87,9 @@ public final class NvmfRdmaTransport implements NvmfTransportType {
      * ({@code deviceAllowed} false) is rejected and throws NOT_PERMITTED; a device failure rejects
      * and throws DRIVER. Control path (the listener's thread).
      *
-     * @param channelFor the engine's completion channel for a device context ({@code ibv_context *})
+     * @param channelFor the engine's completion channel for a device context (null: none, the engine polls)
      */
-    public static Connection open(NvmeRdmaConnectRequest req, Function<MemorySegment, MemorySegment> channelFor,
+    public static Connection open(NvmeRdmaConnectRequest req, Function<VerbsContext, CompletionChannel> channelFor,
                                   Predicate<String> deviceAllowed, int maxQueueSize) {
         int sts = req.validate(maxQueueSize);
         if (sts != 0) {
@@ -97,9 +97,9 @@ public final class NvmfRdmaTransport implements NvmfTransportType {
             throw new DocaException(DocaError.INVALID_VALUE, "NVMe/RDMA connect request from " + req.remoteAddress()
                     + " rejected: " + NvmeRdmaCmReject.describe(sts));
         }
-        MemorySegment ctx = RdmaCm.verbs(req.id());
-        String dev = Verbs.contextDeviceName(ctx);
-        if (!deviceAllowed.test(dev)) {
+        VerbsContext ctx = req.id().context();
+        String dev = ctx == null ? "no device" : Verbs.contextDeviceName(ctx.handle());
+        if (ctx == null || !deviceAllowed.test(dev)) {
             req.reject(NvmeRdmaCmReject.STS_NO_RSC);
             throw new DocaException(DocaError.NOT_PERMITTED, "NVMe/RDMA connection from " + req.remoteAddress()
                     + " arrived on " + dev + ", which was not added to the STA context (Sta.addDev)");

@@ -39,6 +39,18 @@ public interface RdmaQueuePair {
      */
     int postRead(long wrId, long off, int len, long raddr, int rkey);
 
+    /**
+     * An RDMA WRITE of {@code len} bytes at {@code dataOff} of the data area to the host's {@code raddr}/{@code rkey}
+     * (unsignaled), then a signaled SEND of {@code respLen} bytes at {@code respOff} of the response area (with
+     * Invalidate of {@code invalidateRkey} if asked): a read's data and its response. The default posts them one
+     * after the other; an implementation may chain them in one post (one doorbell).
+     */
+    default int postWriteAndSend(long writeId, long dataOff, int len, long raddr, int rkey, long sendId, long respOff,
+                                 int respLen, boolean invalidate, int invalidateRkey) {
+        int rc = postWrite(writeId, dataOff, len, raddr, rkey);
+        return rc != 0 ? rc : postSend(sendId, respOff, respLen, invalidate, invalidateRkey);
+    }
+
     /** Hands up to {@code max} completions to {@code sink}; returns how many, or a negative value on error. */
     int poll(RdmaCompletionSink sink, int max);
 
