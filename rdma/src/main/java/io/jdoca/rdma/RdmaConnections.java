@@ -142,6 +142,12 @@ final class RdmaConnections {
             return DocaError.INVALID_VALUE;
         }
         boolean sameHost = Rdma.HOST.equals(peer.hostId());
+        // Host names are refused, never resolved (issue 29 item 3); apps add their allow-list before connect.
+        String refused = RdmaPeerAddresses.refusal(peer, sameHost, null);
+        if (refused != null) {
+            LOG.log(System.Logger.Level.WARNING, "rdma connect refused: " + refused);
+            return DocaError.NOT_PERMITTED;
+        }
         RdmaTransportType t = RdmaTransportType.resolve(rdma.transport, RdmaTransportType.fromCode(peer.transport()), sameHost);
         if (t == null || (t == RdmaTransportType.SHM && (peer.shmRegion().isEmpty() || conn.inbound == null))
                 || (t == RdmaTransportType.TCP && (peer.tcpPort() == 0 || listener == null))

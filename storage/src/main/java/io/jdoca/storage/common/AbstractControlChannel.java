@@ -43,6 +43,11 @@ public abstract class AbstractControlChannel implements ControlChannel {
         parked.clear();
     }
 
+    /** Puts {@code m} before everything not yet delivered (a first request read before the session was handed over). */
+    protected final void park(ControlMessage m) {
+        parked.addFirst(m);
+    }
+
     /** Number of malformed frames received so far. */
     public long malformedFrames() {
         return malformed;

@@ -109,15 +109,44 @@ public final class AppSupport {
     }
 
     /**
+     * Where the storage apps' listeners bind unless {@code --listen-address} says otherwise: the IPv4
+     * loopback, so a service started without thinking about the network is reachable from this host
+     * only (issue 29 item 5). {@code --listen-address 0.0.0.0} (or {@code ::}) serves every interface.
+     */
+    public static final String DEFAULT_LISTEN_ADDRESS = "127.0.0.1";
+
+    /** {@link #DEFAULT_LISTEN_ADDRESS} as an address. */
+    public static java.net.InetAddress defaultListenAddress() {
+        return java.net.InetAddress.ofLiteral(DEFAULT_LISTEN_ADDRESS);
+    }
+
+    /**
      * Parses a listen address flag: an IPv4 or IPv6 literal, or {@code localhost} (the loopback
-     * address); {@code null} or empty means every interface (returns null). Never resolves a name
-     * (no DNS). IllegalArgumentException naming {@code flag} otherwise ({@link #parseIpAddress}).
+     * address); {@code null} or empty means the default, {@link #DEFAULT_LISTEN_ADDRESS}. Never
+     * resolves a name (no DNS). IllegalArgumentException naming {@code flag} otherwise
+     * ({@link #parseIpAddress}).
      */
     public static java.net.InetAddress parseListenAddress(String flag, String s) {
         if (s == null || s.isEmpty()) {
-            return null;
+            return defaultListenAddress();
         }
         return parseIpAddress(flag, s);
+    }
+
+    /** {@code --allow-peer} values parsed ({@link #parseIpAddress}); empty when none. */
+    public static List<java.net.InetAddress> parseAllowedPeers(List<String> values) {
+        List<java.net.InetAddress> out = new java.util.ArrayList<>();
+        if (values != null) {
+            for (String v : values) {
+                out.add(parseIpAddress("--allow-peer", v));
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /** A listener's bind address for a start-up line: the address, or "every interface" for the wildcard. */
+    public static String describeBind(java.net.InetAddress a) {
+        return a.isAnyLocalAddress() ? "every interface (" + a.getHostAddress() + ")" : a.getHostAddress();
     }
 
     /**

@@ -6,6 +6,7 @@ import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.DevRep;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.core.mem.MemoryMap;
+import io.jdoca.rdma.RdmaPeerAddresses;
 import io.jdoca.storage.common.AppSupport;
 import io.jdoca.storage.common.ComchControlChannel;
 import io.jdoca.storage.common.ControlService;
@@ -18,6 +19,7 @@ import io.jdoca.storage.wire.ControlMessage;
 import io.jdoca.storage.wire.ControlMessageType;
 import io.jdoca.storage.wire.ControlPayload;
 import java.io.PrintStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Locale;
@@ -43,13 +45,22 @@ import org.slf4j.LoggerFactory;
 public final class ZeroCopyService extends ControlService<ServiceControlState> {
     private static final Logger LOG = LoggerFactory.getLogger(ZeroCopyService.class);
 
-    /** DOCA's flags (reference §6). */
+    /**
+     * DOCA's flags (reference §6) and jdoca's: {@code --once}, {@code --listen-address} (its RDMA
+     * listeners; null: 127.0.0.1) and {@code --allow-peer} (addresses the target's RDMA blobs may
+     * name besides the target's own).
+     */
     public record Config(String device, String representor, List<Integer> cpus, String storageServer,
-            String commandChannelName, long controlTimeoutNanos, boolean once, java.net.InetAddress listenAddress) {
+            String commandChannelName, long controlTimeoutNanos, boolean once, InetAddress listenAddress,
+            List<InetAddress> allowedPeers) {
+        public Config {
+            allowedPeers = allowedPeers == null ? List.of() : List.copyOf(allowedPeers);
+        }
+
         /** DOCA's one-session relay (in-process tests and benchmarks). */
         public Config(String device, String representor, List<Integer> cpus, String storageServer,
                 String commandChannelName, long controlTimeoutNanos) {
-            this(device, representor, cpus, storageServer, commandChannelName, controlTimeoutNanos, true, null);
+            this(device, representor, cpus, storageServer, commandChannelName, controlTimeoutNanos, true, null, List.of());
         }
     }
 
@@ -63,6 +74,8 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
     private TcpControlChannel target;
     private InetSocketAddress targetAddress;
     private ComchControlChannel comch;
+    /** The target's answer to the query sent when the connection was made, not yet given to an initiator. */
+    private ControlPayload.StorageInfo targetInfo;
     private int nextMessageId;
 
     public ZeroCopyService(Config cfg, AtomicBoolean abort) {
@@ -83,10 +96,15 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
         targetAddress = addr;
         try {
             target = TcpControlChannel.client(addr, Math.max(timeout, 10_000_000_000L));
+            // The first request goes at once (the target closes a silent connection at its handshake
+            // deadline); its answer is the initiator's first query's.
+            targetInfo = target.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, id(), 0), timeout)
+                    .asStorageInfo();
             comch = ComchControlChannel.server(comchDev, rep, cfg.commandChannelName());
             out.println("zero-copy: " + AppSupport.rdmaLine(dev) + "; Comch on " + comchDev.devInfo().name());
-            out.println(String.format(Locale.ROOT, "zero-copy: connected to storage %s; serving comch channel '%s'",
-                    cfg.storageServer(), cfg.commandChannelName()));
+            out.println(String.format(Locale.ROOT, "zero-copy: connected to storage %s (%d blocks of %d bytes); serving"
+                    + " comch channel '%s'", cfg.storageServer(), targetInfo.totalSize() / Math.max(1, targetInfo.blockSize()),
+                    targetInfo.blockSize(), cfg.commandChannelName()));
             out.flush();
             return serve(comch, out);
         } finally {
@@ -146,9 +164,13 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
     protected ControlMessage step(ControlMessage m) {
         return switch (state) {
             case WAIT_QUERY -> {
-                ControlMessage r = forward(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, id(), m.correlationId()));
-                yield new ControlMessage(ControlMessageType.QUERY_STORAGE_RESPONSE, m.messageId(), m.correlationId(),
-                        r.payload());
+                ControlPayload.StorageInfo info = targetInfo;
+                targetInfo = null; // answered once: a later session queries its new target connection
+                if (info == null || target == null) {
+                    info = forward(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, id(), m.correlationId()))
+                            .asStorageInfo();
+                }
+                yield new ControlMessage(ControlMessageType.QUERY_STORAGE_RESPONSE, m.messageId(), m.correlationId(), info);
             }
             case WAIT_INIT -> init(m);
             case WAIT_START -> start(m);
@@ -200,7 +222,7 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
             forward(new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, id(), m.correlationId(),
                     new ControlPayload.InitStorage(p.transactionCount() * 2, cores, rdmaBlob)));
             for (int i = 0; i < cores; i++) {
-                ZeroCopyWorker zw = new ZeroCopyWorker(i, dev, p.transactionCount(), comch.connection(), cfg.listenAddress());
+                ZeroCopyWorker zw = new ZeroCopyWorker(i, dev, p.transactionCount(), comch.connection(), rdmaBind());
                 workers.add(zw);
                 zw.pin(cpus.get(i)); // --cpu: the worker really runs there
             }
@@ -209,7 +231,9 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
                     byte[] mine = w.export(role);
                     ControlMessage r = forward(new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST, id(),
                             m.correlationId(), new ControlPayload.RdmaConnection(w.index(), role, mine)));
-                    w.connect(role, r.asRdmaConnection().connectionDetails());
+                    byte[] blob = r.asRdmaConnection().connectionDetails();
+                    checkPeerBlob(blob);
+                    w.connect(role, blob);
                 }
             }
         } catch (RuntimeException e) {
@@ -221,6 +245,25 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
         hostMap = imported;
         LOG.info("init: {} cores x {} transactions relayed to {}", cores, p.transactionCount(), cfg.storageServer());
         return m.emptyResponse();
+    }
+
+    /** Where the RDMA contexts' TCP listeners bind: {@code --listen-address}, else 127.0.0.1. */
+    private InetAddress rdmaBind() {
+        return cfg.listenAddress() == null ? AppSupport.defaultListenAddress() : cfg.listenAddress();
+    }
+
+    /**
+     * The target's blob may name only the target's own address (the {@code --storage-server} this relay
+     * connected to) or an {@code --allow-peer} one (issue 29 item 3); NOT_PERMITTED naming both otherwise.
+     */
+    private void checkPeerBlob(byte[] blob) {
+        List<InetAddress> allowed = new java.util.ArrayList<>(cfg.allowedPeers());
+        allowed.addFirst(target.peerAddress());
+        String refused = RdmaPeerAddresses.refusal(blob, allowed);
+        if (refused != null) {
+            throw new DocaException(DocaError.NOT_PERMITTED, "zero-copy connects only to its target's address or to"
+                    + " --allow-peer addresses: " + refused);
+        }
     }
 
     private ControlMessage start(ControlMessage m) {

@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 class AppSupportTest {
     @Test
     void listenAddressLiterals() throws Exception {
-        assertThat(AppSupport.parseListenAddress("--listen-address", null)).isNull();
-        assertThat(AppSupport.parseListenAddress("--listen-address", "")).isNull();
+        assertThat(AppSupport.parseListenAddress("--listen-address", null)).isEqualTo(InetAddress.getByName("127.0.0.1"));
+        assertThat(AppSupport.parseListenAddress("--listen-address", "")).isEqualTo(InetAddress.getByName("127.0.0.1"));
         assertThat(AppSupport.parseListenAddress("--listen-address", "127.0.0.1")).isEqualTo(InetAddress.getByName("127.0.0.1"));
         assertThat(AppSupport.parseListenAddress("--listen-address", "::1").isLoopbackAddress()).isTrue();
         assertThat(AppSupport.parseListenAddress("--listen-address", "[::1]").isLoopbackAddress()).isTrue();
