@@ -28,10 +28,33 @@ public final class ComchConnection {
     private volatile RemoteConsumer[] remotes = new RemoteConsumer[0];
     private volatile boolean open = true;
     private long userData;
+    /** What has been read from the socket and not yet dispatched (frames arrive in pieces). */
+    private final ByteBuffer rx = ByteBuffer.allocateDirect(ComchWire.MAX_FRAME + 8);
+    private volatile ComchIdentity peerIdentity;
+    /** Server: when a connection that has not said HELLO is closed (nanoTime). */
+    final long helloDeadline;
 
     ComchConnection(ComchEndpoint owner, SocketChannel channel) {
+        this(owner, channel, 0);
+    }
+
+    ComchConnection(ComchEndpoint owner, SocketChannel channel, long helloDeadline) {
         this.owner = owner;
         this.channel = channel;
+        this.helloDeadline = helloDeadline;
+    }
+
+    /** Who the peer said it is (its HELLO, or the server's ACCEPT); null before. */
+    public ComchIdentity peerIdentity() {
+        return peerIdentity;
+    }
+
+    void setPeerIdentity(ComchIdentity id) {
+        this.peerIdentity = id;
+    }
+
+    ByteBuffer rx() {
+        return rx;
     }
 
     /** The server or client this connection belongs to. */

@@ -1,5 +1,6 @@
 package io.jdoca.gga;
 
+import io.jdoca.comch.ComchIdentity;
 import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
@@ -141,8 +142,10 @@ public final class GgaService extends ControlService<ServiceControlState> {
         try {
             openDirtyLog();
             // The channel is claimed first: a second gateway on a taken name stops here (issue 29 item 4).
-            comch = ComchControlChannel.server(dev, rep, cfg.commandChannelName());
-            connectToStorage();
+            comch = ComchControlChannel.server(dev, rep, cfg.commandChannelName(), identity("connecting to its targets"));
+            ControlPayload.StorageInfo geometry = connectToStorage();
+            comch.setIdentity(identity(String.format(Locale.ROOT, "%d blocks of %d bytes",
+                    GgaLayout.reportedCapacity(geometry.totalSize()) / (2L * geometry.blockSize()), 2 * geometry.blockSize())));
             out.println(String.format(Locale.ROOT, "gga-offload: connected to data_1 %s, data_2 %s, data_p %s; serving comch channel '%s'",
                     cfg.storageServers().get(0), cfg.storageServers().get(1), cfg.storageServers().get(2),
                     cfg.commandChannelName()));
@@ -184,7 +187,13 @@ public final class GgaService extends ControlService<ServiceControlState> {
      * {@code connect_to_storage}: the targets should already run; retry until the control timeout (at
      * least 30 s). Each connection sends its query at once; the geometries must match.
      */
-    private void connectToStorage() {
+    /** What initiators see at connect: this gateway's pid, its targets and {@code storage}. */
+    private ComchIdentity identity(String storage) {
+        return ComchIdentity.of("gga-offload", "targets data_1 " + cfg.storageServers().get(0) + ", data_2 "
+                + cfg.storageServers().get(1) + ", data_p " + cfg.storageServers().get(2) + "; " + storage);
+    }
+
+    private ControlPayload.StorageInfo connectToStorage() {
         long timeout = Math.max(cfg.controlTimeoutNanos(), 30_000_000_000L);
         ControlPayload.StorageInfo[] infos = new ControlPayload.StorageInfo[TargetRole.COUNT];
         for (int r = 0; r < TargetRole.COUNT; r++) {
@@ -195,6 +204,7 @@ public final class GgaService extends ControlService<ServiceControlState> {
         }
         ControlPayload.StorageInfo first = sameGeometry(infos);
         dirtyLog.ensureGeometry(first.totalSize() / first.blockSize(), first.blockSize());
+        return first;
     }
 
     /** Reference §1 step 4: the three targets report the same dimensions (BAD_STATE otherwise); returns them. */
@@ -424,7 +434,7 @@ public final class GgaService extends ControlService<ServiceControlState> {
             while (!w.call(w::contextsReady, timeout)) {
                 if (System.nanoTime() - deadline > 0) {
                     throw new DocaException(DocaError.TIME_OUT, "worker " + i + " contexts not ready: "
-                            + w.call(w::notReady, timeout));
+                            + w.call(w::notReady, timeout) + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG, timeout));
                 }
                 pause();
             }
@@ -439,7 +449,8 @@ public final class GgaService extends ControlService<ServiceControlState> {
         }
         if (!comch.progressUntil(() -> comch.remoteConsumerIds().size() >= cores, cfg.controlTimeoutNanos())) {
             throw new DocaException(DocaError.TIME_OUT, "the initiator announced " + comch.remoteConsumerIds().size()
-                    + " of " + cores + " consumers");
+                    + " of " + cores + " consumers" + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG,
+                    cfg.controlTimeoutNanos()));
         }
         for (int r = 0; r < TargetRole.COUNT; r++) {
             forward(r, msg(ControlMessageType.START_STORAGE_REQUEST, m.correlationId()));

@@ -91,6 +91,7 @@ final class GgaTargets implements AutoCloseable {
     ControlPayload.StorageInfo open(int role, long connectNanos) {
         close(role);
         TcpControlChannel c = TcpControlChannel.client(AppSupport.parseAddress(servers.get(role)), connectNanos);
+        c.setTimeoutFlag(AppSupport.CONTROL_TIMEOUT_FLAG);
         channels[role] = c;
         ControlPayload.StorageInfo info = c.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, nextId(), 0),
                 timeoutNanos).asStorageInfo();
@@ -103,7 +104,7 @@ final class GgaTargets implements AutoCloseable {
     /** True when {@code role}'s control connection is open. */
     boolean connected(int role) {
         TcpControlChannel c = channels[role];
-        return c != null && (c.isConnected() || !c.wasDisconnected());
+        return c != null && c.isConnected();
     }
 
     /**

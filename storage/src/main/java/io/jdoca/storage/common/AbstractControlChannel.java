@@ -23,6 +23,8 @@ public abstract class AbstractControlChannel implements ControlChannel {
     private final ArrayDeque<ControlMessage> parked = new ArrayDeque<>();
     private final boolean replyToMalformed;
     private long malformed;
+    /** The flag that raises this channel's request timeout, named in a TIME_OUT (null: none). */
+    private String timeoutFlag;
 
     protected AbstractControlChannel(boolean replyToMalformed) {
         this.replyToMalformed = replyToMalformed;
@@ -46,6 +48,11 @@ public abstract class AbstractControlChannel implements ControlChannel {
     /** Puts {@code m} before everything not yet delivered (a first request read before the session was handed over). */
     protected final void park(ControlMessage m) {
         parked.addFirst(m);
+    }
+
+    /** Names {@code flag} in the message of a request that times out ({@code --control-timeout}). */
+    public final void setTimeoutFlag(String flag) {
+        this.timeoutFlag = flag;
     }
 
     /** Number of malformed frames received so far. */
@@ -151,7 +158,8 @@ public abstract class AbstractControlChannel implements ControlChannel {
                 }
                 if (System.nanoTime() - deadline > 0) {
                     throw new DocaException(DocaError.TIME_OUT, describe() + ": no " + req.type().responseType().wireName()
-                            + " within " + timeoutNanos / 1_000_000 + " ms");
+                            + " within " + timeoutNanos / 1_000_000 + " ms"
+                            + (timeoutFlag == null ? "" : " (" + timeoutFlag + " raises it)"));
                 }
                 idle.idle(0);
             }

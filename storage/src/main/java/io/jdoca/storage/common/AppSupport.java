@@ -190,6 +190,19 @@ public final class AppSupport {
         return Math.max(1, ms) * 1_000_000L;
     }
 
+    /** The flag of every control timeout the operator can raise (initiator-comch, zero-copy, gga-offload). */
+    public static final String CONTROL_TIMEOUT_FLAG = "--control-timeout";
+    /** How the worker command timeout ({@link #commandTimeoutNanos}) is raised. */
+    public static final String COMMAND_TIMEOUT_FLAG = "JDOCA_JAVA_OPTS=-Djdoca.storage.commandTimeoutMs=MS";
+
+    /**
+     * The tail of a timeout's message (issue 29 item 7: a timeout tells the operator how to wait
+     * longer): {@code " after N s (FLAG raises it)"}.
+     */
+    public static String raisedBy(String flag, long timeoutNanos) {
+        return String.format(java.util.Locale.ROOT, " after %.1f s (%s raises it)", timeoutNanos / 1e9, flag);
+    }
+
     /** Round-up to a power of two (ring sizes). */
     public static int pow2(int n) {
         int p = 1;

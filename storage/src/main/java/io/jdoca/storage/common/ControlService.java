@@ -46,6 +46,8 @@ public abstract class ControlService<S extends Enum<S> & ControlSequence<S>> {
     private final S waitQuery;
     /** The session's state; only {@link #answer} and {@link #backToWaitQuery} change it. */
     protected S state;
+    /** The current client was named on stdout (once per session). */
+    private boolean clientAnnounced;
 
     protected ControlService(String app, S waitQuery, List<Integer> cpus, boolean once, AtomicBoolean abort,
             DataPathMetrics metrics) {
@@ -146,9 +148,17 @@ public abstract class ControlService<S extends Enum<S> & ControlSequence<S>> {
                     if (once) {
                         return 1;
                     }
+                    clientAnnounced = false;
                     ch.nextSession();
                 }
                 continue;
+            }
+            if (!clientAnnounced) {
+                // Whom this session serves, once, on stdout (issue 29 item 4: a pipeline says whom it talks to).
+                String who = ch.peerDescription();
+                out.println(app + ": session with " + (who == null ? clientName() : who));
+                out.flush();
+                clientAnnounced = true;
             }
             ControlMessage reply = answer(m);
             try {
@@ -196,6 +206,7 @@ public abstract class ControlService<S extends Enum<S> & ControlSequence<S>> {
         if (state != waitQuery && state.canTransitionTo(waitQuery)) {
             state = waitQuery;
         }
+        clientAnnounced = false;
     }
 
     // ------------------------------------------------------------------ helpers the services share

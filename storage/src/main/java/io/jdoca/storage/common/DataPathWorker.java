@@ -102,7 +102,9 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
             return thread.execute(c, timeoutNanos);
         } catch (DocaException e) {
             if (e.error() == DocaError.TIME_OUT) {
-                throw new DocaException(DocaError.TIME_OUT, "worker " + index + " did not answer a control command");
+                throw new DocaException(DocaError.TIME_OUT, "worker " + index + " did not answer a control command"
+                        + AppSupport.raisedBy(timeoutNanos == CMD_TIMEOUT ? AppSupport.COMMAND_TIMEOUT_FLAG
+                                : AppSupport.CONTROL_TIMEOUT_FLAG, timeoutNanos));
             }
             throw e;
         } catch (RuntimeException e) {

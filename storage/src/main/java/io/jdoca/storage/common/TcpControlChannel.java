@@ -164,6 +164,11 @@ public final class TcpControlChannel extends AbstractControlChannel {
         return server != null ? peerAddress : remote.getAddress();
     }
 
+    @Override
+    public String peerDescription() {
+        return server != null ? peerName : String.valueOf(remote);
+    }
+
     /** Connections closed because their first request was not complete within the handshake deadline. */
     public long handshakeTimeouts() {
         return handshakeTimeouts;

@@ -59,6 +59,11 @@ public final class InitiatorComchApp implements Callable<Integer> {
     @Option(names = "--blocks-per-io", defaultValue = "1", description = "Storage blocks per IO (default ${DEFAULT-VALUE}).")
     int blocksPerIo;
 
+    @Option(names = "--expect-service", paramLabel = "PID|NAME", description = {"Run only against this service (jdoca):"
+            + " its pid, or its app name (zero-copy, gga-offload), as the service says at connect. Another service on"
+            + " the channel is refused before anything is sent to it."})
+    String expectService;
+
     @Option(names = {"-l", "--log-level"}, defaultValue = "40", description = "DOCA log level 10..70 (default ${DEFAULT-VALUE}).")
     int logLevel;
 
@@ -75,7 +80,8 @@ public final class InitiatorComchApp implements Callable<Integer> {
             AtomicBoolean abort = new AtomicBoolean();
             try (ShutdownHook hook = ShutdownHook.install("initiator-comch-ctrl-c", () -> abort.set(true), 8_000)) {
                 return new InitiatorComch(new InitiatorComch.Config(device, cpus, s, plainContent, runLimit,
-                        transactionCount, channelName, controlTimeoutSeconds * 1_000_000_000L, localIoRegionSize, blocksPerIo),
+                        transactionCount, channelName, controlTimeoutSeconds * 1_000_000_000L, localIoRegionSize, blocksPerIo,
+                        expectService),
                         abort).run(System.out);
             }
         });

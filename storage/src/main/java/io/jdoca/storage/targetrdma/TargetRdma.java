@@ -236,7 +236,8 @@ public final class TargetRdma extends ControlService<TargetControlState> {
 
     private ControlMessage start(ControlMessage m) {
         for (TargetWorker w : workers) {
-            awaitReady(w::isReady, cfg.startTimeoutNanos(), "RDMA connections of worker " + w.index() + " not established");
+            awaitReady(w::isReady, cfg.startTimeoutNanos(), "RDMA connections of worker " + w.index() + " not established"
+                    + AppSupport.raisedBy(AppSupport.COMMAND_TIMEOUT_FLAG, cfg.startTimeoutNanos()));
         }
         for (TargetWorker w : workers) {
             w.startDataPath();

@@ -1,5 +1,6 @@
 package io.jdoca.storage.zerocopy;
 
+import io.jdoca.comch.ComchIdentity;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
@@ -95,12 +96,18 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
         long timeout = cfg.controlTimeoutNanos();
         targetAddress = addr;
         try {
+            // The channel is claimed first: a second relay on a taken name stops here, naming the holder.
+            comch = ComchControlChannel.server(comchDev, rep, cfg.commandChannelName(),
+                    ComchIdentity.of("zero-copy", "storage " + cfg.storageServer() + " (connecting)"));
             target = TcpControlChannel.client(addr, Math.max(timeout, 10_000_000_000L));
+            target.setTimeoutFlag(AppSupport.CONTROL_TIMEOUT_FLAG);
             // The first request goes at once (the target closes a silent connection at its handshake
             // deadline); its answer is the initiator's first query's.
             targetInfo = target.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, id(), 0), timeout)
                     .asStorageInfo();
-            comch = ComchControlChannel.server(comchDev, rep, cfg.commandChannelName());
+            comch.setIdentity(ComchIdentity.of("zero-copy", String.format(Locale.ROOT, "storage %s, %d blocks of %d bytes",
+                    cfg.storageServer(), targetInfo.totalSize() / Math.max(1, targetInfo.blockSize()),
+                    targetInfo.blockSize())));
             out.println("zero-copy: " + AppSupport.rdmaLine(dev) + "; Comch on " + comchDev.devInfo().name());
             out.println(String.format(Locale.ROOT, "zero-copy: connected to storage %s (%d blocks of %d bytes); serving"
                     + " comch channel '%s'", cfg.storageServer(), targetInfo.totalSize() / Math.max(1, targetInfo.blockSize()),
@@ -207,6 +214,7 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
             }
             // A new session (or the target came back): connect again, within the control timeout.
             target = TcpControlChannel.client(targetAddress, cfg.controlTimeoutNanos());
+            target.setTimeoutFlag(AppSupport.CONTROL_TIMEOUT_FLAG);
         }
         return target.request(req, cfg.controlTimeoutNanos());
     }
@@ -270,11 +278,12 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
         int cores = workers.size();
         if (!comch.progressUntil(() -> comch.remoteConsumerIds().size() >= cores, cfg.controlTimeoutNanos())) {
             throw new DocaException(DocaError.TIME_OUT, "the initiator announced " + comch.remoteConsumerIds().size() + " of "
-                    + cores + " consumers");
+                    + cores + " consumers" + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG, cfg.controlTimeoutNanos()));
         }
         forward(ControlMessage.of(ControlMessageType.START_STORAGE_REQUEST, id(), m.correlationId()));
         for (ZeroCopyWorker w : workers) {
-            awaitReady(w::isReady, cfg.controlTimeoutNanos(), "RDMA connections of worker " + w.index() + " not established");
+            awaitReady(w::isReady, cfg.controlTimeoutNanos(), "RDMA connections of worker " + w.index() + " not established"
+                    + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG, cfg.controlTimeoutNanos()));
         }
         List<Integer> remote = comch.remoteConsumerIds();
         for (int i = 0; i < cores; i++) {

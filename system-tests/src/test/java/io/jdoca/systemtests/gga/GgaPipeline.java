@@ -68,6 +68,9 @@ final class GgaPipeline {
                     "--data-p-storage", "127.0.0.1:" + ports[2], "--command-channel-name", channel, "--control-timeout", "20",
                     "-l", "50"));
             s.addAll(cpus());
+            if (!serviceArgs.contains("--dirty-log")) {
+                s.addAll(List.of("--dirty-log", "none")); // runs that kill a target would leave dirty logs behind
+            }
             s.addAll(serviceArgs);
             try (JavaProcess service = JavaProcess.start("gga-offload", "io.jdoca.cli.Main", s)) {
                 service.awaitOutput("serving comch channel", T);
