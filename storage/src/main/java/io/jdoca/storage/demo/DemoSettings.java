@@ -20,8 +20,23 @@ public final class DemoSettings {
      */
     public static List<String> childJavaOpts() {
         String opts = System.getenv("JDOCA_JAVA_OPTS");
-        return opts == null || opts.isBlank() ? List.of() : List.of(opts.trim().split("\\s+"));
+        List<String> l = new java.util.ArrayList<>(opts == null || opts.isBlank() ? List.of() : List.of(opts.trim().split("\\s+")));
+        if (l.stream().noneMatch(o -> o.startsWith("-Djdoca.storage.commandTimeoutMs="))) {
+            // A worker's first command loads classes and makes native handles: minutes under emulation.
+            l.add("-Djdoca.storage.commandTimeoutMs=" + COMMAND_TIMEOUT_MS);
+        }
+        return List.copyOf(l);
     }
+
+    /**
+     * The children's {@code --control-timeout} at scale 1, in seconds: generous, because the demo
+     * watches its children itself (one that dies fails the demo at once, {@link DemoWait}) and a dead
+     * peer is seen at its connection's end, not at a timeout; the timeout only bounds a live, stuck one.
+     * DOCA's 5 s failed at load 30 (issue 29 item 7).
+     */
+    public static final int CONTROL_TIMEOUT_S = 300;
+    /** The children's worker command timeout ({@code -Djdoca.storage.commandTimeoutMs}) unless JDOCA_JAVA_OPTS sets it. */
+    static final long COMMAND_TIMEOUT_MS = 300_000;
 
     /**
      * {@code --cpu} for the relay (zero-copy, gga-offload): the second CPU this process may use, so the
