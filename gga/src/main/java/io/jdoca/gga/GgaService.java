@@ -113,6 +113,10 @@ public final class GgaService extends ControlService<ServiceControlState> {
     private GgaTargets targets;
     /** The write-ahead dirty-stripe logs (issue 29 item 6). */
     private DirtyLog dirtyLog;
+    /** Resyncs at a session's start, and lost targets that come back mid-session. */
+    private GgaRejoin rejoin;
+    /** The scratch region's RDMA export of this session (sent again to a target that rejoins). */
+    private byte[] scratchBlob;
     private String workerSetupError;
     private long runStartNanos;
     private long runNanos;
@@ -141,11 +145,12 @@ public final class GgaService extends ControlService<ServiceControlState> {
         targets = new GgaTargets(cfg.storageServers(), cfg.allowedPeers(), cfg.controlTimeoutNanos(), out);
         try {
             openDirtyLog();
+            rejoin = new GgaRejoin(targets, dirtyLog, workers, out, cfg.controlTimeoutNanos(), this::targetLost);
             // The channel is claimed first: a second gateway on a taken name stops here (issue 29 item 4).
             comch = ComchControlChannel.server(dev, rep, cfg.commandChannelName(), identity("connecting to its targets"));
             ControlPayload.StorageInfo geometry = connectToStorage();
-            comch.setIdentity(identity(String.format(Locale.ROOT, "%d blocks of %d bytes",
-                    GgaLayout.reportedCapacity(geometry.totalSize()) / (2L * geometry.blockSize()), 2 * geometry.blockSize())));
+            comch.setIdentity(identity(geometry == null ? "targets of mismatched geometry" : String.format(Locale.ROOT,
+                    "%d blocks of %d bytes", geometry.totalSize() / geometry.blockSize(), 2 * geometry.blockSize())));
             out.println(String.format(Locale.ROOT, "gga-offload: connected to data_1 %s, data_2 %s, data_p %s; serving comch channel '%s'",
                     cfg.storageServers().get(0), cfg.storageServers().get(1), cfg.storageServers().get(2),
                     cfg.commandChannelName()));
@@ -185,7 +190,8 @@ public final class GgaService extends ControlService<ServiceControlState> {
 
     /**
      * {@code connect_to_storage}: the targets should already run; retry until the control timeout (at
-     * least 30 s). Each connection sends its query at once; the geometries must match.
+     * least 30 s). Each connection sends its query at once. Returns the common geometry, or null when
+     * the targets disagree (then every session's query is refused with BAD_STATE, as DOCA's).
      */
     /** What initiators see at connect: this gateway's pid, its targets and {@code storage}. */
     private ComchIdentity identity(String storage) {
@@ -202,7 +208,14 @@ public final class GgaService extends ControlService<ServiceControlState> {
             }
             infos[r] = targets.open(r, timeout);
         }
-        ControlPayload.StorageInfo first = sameGeometry(infos);
+        ControlPayload.StorageInfo first;
+        try {
+            first = sameGeometry(infos);
+        } catch (DocaException e) {
+            // DOCA's place for this refusal is the initiator's query (BAD_STATE); say it now too.
+            out.println("gga-offload: " + e.getMessage() + "; every initiator's query will be refused");
+            return null;
+        }
         dirtyLog.ensureGeometry(first.totalSize() / first.blockSize(), first.blockSize());
         return first;
     }
@@ -227,6 +240,9 @@ public final class GgaService extends ControlService<ServiceControlState> {
     @Override
     protected int afterPoll(ControlMessage m, PrintStream out) {
         tellWorkersLost(targets.watch());
+        if (state == ServiceControlState.RUNNING) {
+            rejoin.poll(); // a lost target that answers again is brought back in this session
+        }
         return CONTINUE;
     }
 
@@ -251,6 +267,9 @@ public final class GgaService extends ControlService<ServiceControlState> {
      */
     @Override
     protected void endSession(PrintStream out, boolean print) {
+        if (rejoin != null) {
+            rejoin.sessionStopped();
+        }
         if (state != ServiceControlState.SHUT_DOWN) {
             bestEffortTargetShutdown();
         }
@@ -396,6 +415,7 @@ public final class GgaService extends ControlService<ServiceControlState> {
                 | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE), "scratch permissions");
         DocaException.check(scratchMap.start(), "scratch start");
         byte[] blob = scratchMap.exportRdma(rdmaDev);
+        scratchBlob = blob;
         for (int r = 0; r < TargetRole.COUNT; r++) {
             forward(r, new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, targets.nextId(), m.correlationId(),
                     new ControlPayload.InitStorage(transactions, cores, blob)));
@@ -457,7 +477,7 @@ public final class GgaService extends ControlService<ServiceControlState> {
         }
         for (int r = 0; r < TargetRole.COUNT; r++) {
             if (targets.state(r) == TargetState.RESYNCING) {
-                resync(r);
+                rejoin.resync(r);
             }
         }
         List<Integer> remote = comch.remoteConsumerIds();
@@ -467,45 +487,15 @@ public final class GgaService extends ControlService<ServiceControlState> {
             w.call(() -> w.startDataPath(id), cfg.controlTimeoutNanos());
         }
         runStartNanos = System.nanoTime();
+        rejoin.sessionRunning(scratchBlob, transactions, cores, m.correlationId(), targetCapacity, layout.halfSize());
         metrics.sessionStarted(workers);
         out.printf(Locale.ROOT, "gga-offload: data path started on %d cores%n", cores);
         out.flush();
         return m.emptyResponse();
     }
 
-    /**
-     * Rebuilds every dirty stripe of {@code role} from the two other targets (worker 0, all its
-     * transactions), before the data path starts: no read can see a stale half and no write races
-     * the rebuild. UP when every stripe is rewritten; DOWN (and the session degraded) otherwise.
-     */
-    private void resync(int role) {
-        GgaWorker w = workers.get(0);
-        long todo = dirtyLog.pending(role);
-        long t0 = System.nanoTime();
-        w.call(() -> w.startResync(role), cfg.controlTimeoutNanos());
-        long deadline = t0 + Math.max(cfg.controlTimeoutNanos(), 60_000_000_000L);
-        while (w.call(w::resyncActive, cfg.controlTimeoutNanos()) != 0) {
-            if (System.nanoTime() - deadline > 0) {
-                break;
-            }
-            pause();
-        }
-        long[] res = w.call(w::resyncResult, cfg.controlTimeoutNanos());
-        dirtyLog.force();
-        long left = dirtyLog.pending(role);
-        if (left == 0 && w.call(w::resyncActive, cfg.controlTimeoutNanos()) == 0) {
-            targets.setState(role, TargetState.UP);
-            out.printf(Locale.ROOT, "gga-offload: target %s resynced: %d stripes rebuilt from the survivors in %d ms; UP%n",
-                    TargetRole.name(role), res[0], (System.nanoTime() - t0) / 1_000_000);
-        } else {
-            out.printf(Locale.ROOT, "gga-offload: target %s resync incomplete (%d of %d stripes rebuilt, %d failed);"
-                    + " it stays out of service%n", TargetRole.name(role), res[0], todo, res[1]);
-            targetLost(role, "resync failed");
-        }
-        out.flush();
-    }
-
     private ControlMessage stop(ControlMessage m) {
+        rejoin.sessionStopped();
         relayToSurvivors(ControlMessageType.STOP_STORAGE_REQUEST, m.correlationId());
         long deadline = System.nanoTime() + cfg.controlTimeoutNanos();
         for (GgaWorker w : workers) {

@@ -133,6 +133,14 @@ final class GgaTargets implements AutoCloseable {
         return infos;
     }
 
+    /** Sends {@code req} to {@code role} (lost or not: a rejoining target) and waits for its answer. */
+    ControlMessage request(int role, ControlMessage req) {
+        if (channels[role] == null) {
+            throw new DocaException(DocaError.NOT_CONNECTED, "target " + TargetRole.name(role) + " is not connected");
+        }
+        return channels[role].request(req, timeoutNanos);
+    }
+
     /** Sends {@code req} to {@code role} and waits for its answer; NOT_CONNECTED when the target is lost. */
     ControlMessage forward(int role, ControlMessage req) {
         if (isLost(role) || channels[role] == null) {

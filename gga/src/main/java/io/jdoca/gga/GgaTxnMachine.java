@@ -148,9 +148,30 @@ public final class GgaTxnMachine {
         return DocaError.SUCCESS;
     }
 
-    /** Whether {@link #startResync} would accept {@code role} now. */
+    /** Whether {@link #startResync} would accept {@code role} now (before the data path, or paused and drained). */
     public boolean canStartResync(int role) {
-        return !dataPath && resync.active == 0 && dirty != null && dirty[role] != null;
+        return (!dataPath || (resync.paused && inflight == 0)) && resync.active == 0 && dirty != null && dirty[role] != null;
+    }
+
+    /** Pauses the data path (a target rejoins mid-session): new host requests wait PARKED, in-flight ones finish. */
+    public void pauseDataPath() {
+        resync.paused = true;
+    }
+
+    /** Ends the pause; the caller hands every {@link #unpark unparked} request in again. */
+    public void resumeDataPath() {
+        resync.paused = false;
+    }
+
+    /** PARKED → IDLE for transaction {@code txn}; true if it had a request waiting. */
+    public boolean unpark(int txn) {
+        GgaTxn t = txns[txn];
+        return t.state == TxnState.PARKED && to(t, TxnState.IDLE);
+    }
+
+    /** A lost target is reconnected (mid-session, data path paused): it takes writes again. */
+    public void targetBack(int role) {
+        downMask &= ~TargetRole.bit(role);
     }
 
     /** The control connection of {@code role} dropped: treat the target as lost. */
@@ -186,6 +207,10 @@ public final class GgaTxnMachine {
         GgaTxn t = txns[txn];
         if (t.state != TxnState.IDLE) {
             return reject();
+        }
+        if (resync.paused) {
+            to(t, TxnState.PARKED); // waits for resumeDataPath: a target is being resynced mid-session
+            return DocaError.SUCCESS;
         }
         inflight++;
         t.result = 0;

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class TxnStateTest {
     private static final Object[][] LEGAL = {
         {TxnState.IDLE, EnumSet.of(TxnState.FETCH_HALVES, TxnState.FETCH_FROM_INITIATOR, TxnState.RESPOND,
-            TxnState.RESYNC_FETCH)},
+            TxnState.RESYNC_FETCH, TxnState.PARKED)},
         {TxnState.FETCH_HALVES, EnumSet.of(TxnState.RECOVER, TxnState.DECOMPRESS, TxnState.FETCH_HALVES, TxnState.RESPOND)},
         {TxnState.RECOVER, EnumSet.of(TxnState.DECOMPRESS, TxnState.RESPOND)},
         {TxnState.DECOMPRESS, EnumSet.of(TxnState.FETCH_HALVES, TxnState.RESPOND)},
@@ -21,6 +21,7 @@ class TxnStateTest {
         {TxnState.RESYNC_FETCH, EnumSet.of(TxnState.RESYNC_REBUILD, TxnState.IDLE)},
         {TxnState.RESYNC_REBUILD, EnumSet.of(TxnState.RESYNC_STORE, TxnState.IDLE)},
         {TxnState.RESYNC_STORE, EnumSet.of(TxnState.RESYNC_FETCH, TxnState.IDLE)},
+        {TxnState.PARKED, EnumSet.of(TxnState.IDLE)},
     };
 
     @Test

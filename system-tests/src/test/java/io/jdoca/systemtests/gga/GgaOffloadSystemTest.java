@@ -211,7 +211,8 @@ class GgaOffloadSystemTest {
         assertThat((long) stat(r.service(), "| Total recovery count:")).isEqualTo(5000);
         java.util.regex.Matcher a = java.util.regex.Pattern.compile("after warm-up \\(([0-9.]+) B/op\\)").matcher(r.service());
         assertThat(a.find()).as("allocation line in\n%s", r.service()).isTrue();
-        assertThat(Double.parseDouble(a.group(1))).as("bytes per op on the service's data path").isLessThan(1.0);
+        assertThat(Double.parseDouble(a.group(1))).as("bytes per op on the service's data path:\n%s", r.service())
+                .isLessThan(1.0);
 
         GgaPipeline w = new GgaPipeline();
         w.targetArgs = List.of(GEOMETRY, GEOMETRY, GEOMETRY);

@@ -285,4 +285,68 @@ class GgaServiceSystemTest {
         assertThat(svc2.output()).contains("gga-offload: aborted by user");
         assertThat(log).as("a clean log is removed at exit").doesNotExist();
     }
+
+    /** Waits until {@code p} prints {@code text} after the first {@code from} characters of its output. */
+    private static void awaitAfter(JavaProcess p, int from, String text) {
+        io.jdoca.testkit.Await.until(T, () -> p.output().indexOf(text, from) >= 0,
+                "'" + text + "' from " + p + "\n" + p.output().substring(Math.min(from, p.output().length())));
+    }
+
+    /**
+     * Issue 29 item 6: a target killed and restarted in the middle of a session is resynced in that
+     * session. Session 1 writes project text everywhere; session 2 overwrites every block with zeros
+     * again and again (a write throughput run) while data_1 is SIGKILLed, restarted on its backing file
+     * and port, reconnected and resynced mid-session (data path paused meanwhile); session 3 reads every
+     * block with recovery reads off and finds zeros: no stale half of session 1 survived on data_1, and
+     * nothing was left to resync at session 3's start. Fails on the code before: a returning target was
+     * noticed only at the next session's query.
+     */
+    @Test
+    void aTargetKilledAndRestartedMidSessionIsResyncedInThatSession() throws IOException {
+        int blocks = 4096;
+        startTargets(blocks);
+        Path plain = dir.resolve("plain.bin");
+        Files.write(plain, content(2 * HALF * blocks));
+        JavaProcess svc = service();
+        JavaProcess first = initiator(List.of("--execution-strategy", "read_write_data_validity_test",
+                "--storage-plain-content", plain.toString(), "--transaction-count", "8"));
+        assertThat(first.awaitExit(T)).as("session 1:\n%s", first.output()).isZero();
+        svc.awaitOutput("session ended; waiting for the next initiator", T);
+
+        int mark = svc.output().length();
+        JavaProcess writer = initiator(List.of("--execution-strategy", "write_throughput_test",
+                "--run-limit-operation-count", "100000000", "--transaction-count", "8"));
+        awaitAfter(svc, mark, "data path started");
+        GgaPipeline.sleepMillis(300); // some zero writes land everywhere first
+        procs.get(0).kill();
+        awaitAfter(svc, mark, "DEGRADED: target data_1");
+        GgaPipeline.sleepMillis(500); // writes continue on the survivors, logged dirty for data_1
+        target(0, blocks); // same port, same backing file: stale where it missed writes
+        awaitAfter(svc, mark, "target data_1 resynced:");
+        awaitAfter(svc, mark, "rejoined the session");
+        assertThat(writer.process().isAlive()).as("the rejoin happened inside session 2").isTrue();
+        GgaPipeline.sleepMillis(500); // writes go to all three again
+        writer.terminate();
+        writer.awaitExit(T);
+        svc.awaitOutput("session ended; waiting for the next initiator", T);
+        String second = svc.output().substring(mark);
+        second.lines().filter(l -> l.contains("back mid-session") || l.contains("resynced:") || l.contains("rejoined"))
+                .forEach(System.out::println);
+        assertThat(second).contains("target data_1 (127.0.0.1:" + ports[0] + ") is back mid-session");
+
+        int mark3 = svc.output().length();
+        Path zeros = dir.resolve("zeros.bin");
+        Files.write(zeros, new byte[2 * HALF * blocks]);
+        JavaProcess r = initiator(List.of("--execution-strategy", "read_only_data_validity_test", "--storage-plain-content",
+                zeros.toString(), "--transaction-count", "8"));
+        assertThat(r.awaitExit(T)).as("read run:\n%s\nservice:\n%s", r.output(), svc.output()).isZero();
+        assertThat(r.output()).contains("Test passed: " + blocks + " transactions validated");
+        String third = svc.output().substring(mark3);
+        assertThat(third).as("nothing left to resync at session 3").doesNotContain("will be resynced").doesNotContain("is back");
+        String table = third.substring(third.lastIndexOf("| GGA offload stats"));
+        assertThat((long) stat(table, "| Failed IOs:")).isZero();
+        assertThat((long) stat(table, "| Total recovery count:")).isZero();
+        svc.terminate();
+        svc.awaitExit(T);
+    }
 }
