@@ -22,7 +22,8 @@ class GgaOffloadAppFlagsTest {
         assertThat(app.data2).isEqualTo("127.0.0.1:7002");
         assertThat(app.dataP).isEqualTo("127.0.0.1:7003");
         assertThat(app.matrixType).isEqualTo("cauchy");
-        assertThat(app.comch.channelName).isEqualTo("doca_storage_comch");
+        assertThat(app.comch.channelName).isEqualTo("gga_pipeline");
+        assertThat(app.comch.listenAddress).isEqualTo("127.0.0.1");
         assertThat(app.comch.controlTimeoutSeconds).isEqualTo(5);
         assertThat(app.recoverEveryN).isZero();
         assertThat(app.flags.logLevel).isEqualTo(50);

@@ -24,6 +24,8 @@ class InitiatorComchAppFlagsTest {
         assertThat(app.blocksPerIo).isEqualTo(2);
         assertThat(app.controlTimeoutSeconds).isEqualTo(5);
         assertThat(app.logLevel).isEqualTo(40);
+        assertThat(app.channelName).isEqualTo("zero_copy_pipeline");
+        assertThat(app.expectService).isEqualTo("zero-copy");
     }
 
     @Test

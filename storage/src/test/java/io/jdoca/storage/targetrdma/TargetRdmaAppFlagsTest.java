@@ -19,6 +19,8 @@ class TargetRdmaAppFlagsTest {
         assertThat(app.listenPort).isEqualTo(7001);
         assertThat(app.blockSize).isEqualTo(4096);
         assertThat(app.blockCount).isEqualTo(1024);
+        assertThat(app.listenAddress).isEqualTo("127.0.0.1");
+        assertThat(app.durability).isEqualTo("session");
         assertThat(app.flags.logLevel).isEqualTo(40);
         assertThat(app.flags.argp.json()).isEqualTo(EXAMPLE);
         assertThat(app.flags.argp.sdkLogLevel()).isEqualTo(30);

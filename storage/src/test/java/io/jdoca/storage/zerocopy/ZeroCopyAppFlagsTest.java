@@ -18,7 +18,8 @@ class ZeroCopyAppFlagsTest {
         assertThat(app.comch.representor).isEqualTo("hpf0");
         assertThat(app.flags.cpus).containsExactly(0, 1);
         assertThat(app.storageServer).isEqualTo("127.0.0.1:12345");
-        assertThat(app.comch.channelName).isEqualTo("doca_storage_comch");
+        assertThat(app.comch.channelName).isEqualTo("zero_copy_pipeline");
+        assertThat(app.comch.listenAddress).isEqualTo("127.0.0.1");
         assertThat(app.comch.controlTimeoutSeconds).isEqualTo(5);
         assertThat(app.flags.argp.sdkLogLevel()).isNull();
     }
