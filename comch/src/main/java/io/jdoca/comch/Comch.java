@@ -127,7 +127,8 @@ public final class Comch {
      * IOException if nothing listens there (a stale socket file). Control path.
      */
     public static ComchIdentity probe(Path socket, long timeoutNanos) throws java.io.IOException {
-        try (java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+        try (java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open(
+                java.net.StandardProtocolFamily.UNIX)) {
             ch.connect(java.net.UnixDomainSocketAddress.of(socket));
             java.nio.ByteBuffer hello = ComchWire.hello(ComchWire.PURPOSE_PROBE, ComchIdentity.of("comch-probe", ""));
             while (hello.hasRemaining()) {

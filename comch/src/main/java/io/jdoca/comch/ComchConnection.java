@@ -96,7 +96,8 @@ public final class ComchConnection {
                 }
             } catch (IOException e) {
                 open = false;
-                throw new DocaException(DocaError.CONNECTION_RESET, "comch connection write failed: " + e.getMessage(), e);
+                throw new DocaException(DocaError.CONNECTION_RESET, "comch connection write failed: " + e.getMessage(),
+                        e);
             }
         }
     }
@@ -136,11 +137,13 @@ public final class ComchConnection {
     }
 
     void addRemote(int id, int slots, int stride, int maxMsg, long bytes, long cap0, long cap1, String path) {
-        SharedRegion m = SharedMemory.mapGranted(path, ComchWire.ringGrant(id), cap0, cap1, 0, bytes, "comch peer of " + owner.name());
+        SharedRegion m = SharedMemory.mapGranted(path, ComchWire.ringGrant(id), cap0, cap1, 0, bytes, "comch peer of "
+                + owner.name());
         ComchRing ring = new ComchRing(m.segment(), slots, stride, maxMsg);
         if (!ring.headerMatches()) {
             m.close();
-            throw new DocaException(DocaError.INVALID_VALUE, "consumer ring " + path + " does not match its announcement");
+            throw new DocaException(DocaError.INVALID_VALUE, "consumer ring " + path
+                    + " does not match its announcement");
         }
         RemoteConsumer r = new RemoteConsumer(id, ring, m);
         synchronized (mappedRings) {

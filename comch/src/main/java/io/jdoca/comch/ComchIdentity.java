@@ -55,7 +55,9 @@ public record ComchIdentity(long pid, String app, String detail) {
         b.putLong(pid).putInt(a.length).put(a).putInt(d.length).put(d);
     }
 
-    /** Reads one (peer input: a truncated or oversized one gives BufferUnderflowException / IllegalArgumentException). */
+    /**
+     * Reads one (peer input: a truncated or oversized one gives BufferUnderflowException / IllegalArgumentException).
+     */
     static ComchIdentity decode(ByteBuffer b) {
         long pid = b.getLong();
         String app = string(b, MAX_APP * 4);

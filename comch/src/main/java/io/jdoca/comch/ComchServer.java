@@ -136,7 +136,8 @@ public final class ComchServer extends ComchEndpoint {
             s.bind(UnixDomainSocketAddress.of(socketPath), 4);
             try {
                 // Only this user may connect (the directory is private too).
-                Files.setPosixFilePermissions(socketPath, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+                Files.setPosixFilePermissions(socketPath,
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
             } catch (UnsupportedOperationException noPosix) {
                 // not a POSIX file system: the directory check above is all we can do
             }

@@ -140,7 +140,8 @@ public final class DirtyLog implements AutoCloseable {
             }
             if (dirty > 0) {
                 throw new DocaException(DocaError.BAD_STATE, "--dirty-log " + path + " holds " + dirty
-                        + " dirty stripes of the targets " + String.join(", ", named) + ", not of " + String.join(", ", targets)
+                        + " dirty stripes of the targets " + String.join(", ", named) + ", not of " + String.join(", ",
+                        targets)
                         + ": start gga-offload with those targets to resync them, or remove the file to forget them");
             }
             unmap(); // clean, for other targets: rewritten at the first query

@@ -38,7 +38,8 @@ public final class DirtyStripes {
             throw new IllegalArgumentException("stripe count " + stripes);
         }
         if (words.byteSize() < bytesFor(stripes)) {
-            throw new IllegalArgumentException("a log of " + stripes + " stripes needs " + bytesFor(stripes) + " bytes");
+            throw new IllegalArgumentException("a log of " + stripes + " stripes needs " + bytesFor(stripes)
+                    + " bytes");
         }
         this.stripes = stripes;
         this.words = words;

@@ -29,7 +29,8 @@ public final class GgaOffloadApp implements Callable<Integer> {
     @Mixin
     ComchServiceFlags comch;
 
-    @Option(names = {"-d", "--device"}, defaultValue = "sw0", description = "Device identifier (default ${DEFAULT-VALUE}).")
+    @Option(names = {"-d", "--device"}, defaultValue = "sw0",
+            description = "Device identifier (default ${DEFAULT-VALUE}).")
     String device;
 
     @Option(names = "--data-1-storage", required = true, description = "data_1 storage target, ip:port.")
@@ -41,7 +42,8 @@ public final class GgaOffloadApp implements Callable<Integer> {
     @Option(names = "--data-p-storage", required = true, description = "data_p (parity) storage target, ip:port.")
     String dataP;
 
-    @Option(names = "--matrix-type", defaultValue = "vandermonde", description = "cauchy | vandermonde (default ${DEFAULT-VALUE}).")
+    @Option(names = "--matrix-type", defaultValue = "vandermonde",
+            description = "cauchy | vandermonde (default ${DEFAULT-VALUE}).")
     String matrixType;
 
     @Option(names = "--trigger-recovery-read-every-n", defaultValue = "0",
@@ -58,7 +60,8 @@ public final class GgaOffloadApp implements Callable<Integer> {
     @Override
     public Integer call() {
         return flags.run("gga-offload", abort -> new GgaService(
-                new GgaService.Config(device, comch.representor, flags.cpus, List.of(data1, data2, dataP), EcMatrixType.parse(matrixType),
+                new GgaService.Config(device, comch.representor, flags.cpus, List.of(data1, data2, dataP),
+                EcMatrixType.parse(matrixType),
                         comch.channelName, comch.controlTimeoutNanos(), recoverEveryN, flags.once,
                         comch.rdmaBind(), comch.allowedPeers(), dirtyLogPath()), abort));
     }

@@ -56,7 +56,8 @@ final class GgaRejoin {
     }
 
     /** The data path runs with this session's init: lost targets may now rejoin. */
-    void sessionRunning(byte[] blob, int transactions, int cores, int correlationId, long targetCapacity, int halfSize) {
+    void sessionRunning(byte[] blob, int transactions, int cores, int correlationId, long targetCapacity,
+            int halfSize) {
         this.scratchBlob = blob;
         this.transactions = transactions;
         this.cores = cores;
@@ -101,7 +102,8 @@ final class GgaRejoin {
             targets.close(r);
             return;
         }
-        out.printf(Locale.ROOT, "gga-offload: %s is back mid-session: reconnecting its RDMA, then resyncing its %d dirty"
+        out.printf(Locale.ROOT,
+                "gga-offload: %s is back mid-session: reconnecting its RDMA, then resyncing its %d dirty"
                 + " stripes from the survivors (new requests wait meanwhile) before it serves reads%n", who,
                 dirtyLog.pending(r));
         out.flush();
@@ -109,12 +111,14 @@ final class GgaRejoin {
         boolean paused = false;
         boolean back = false;
         try {
-            targets.request(r, new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, targets.nextId(), correlationId,
+            targets.request(r, new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, targets.nextId(),
+                    correlationId,
                     new ControlPayload.InitStorage(transactions, cores, scratchBlob)));
             for (GgaWorker w : workers) {
                 reconnect(w, r);
             }
-            targets.request(r, ControlMessage.of(ControlMessageType.START_STORAGE_REQUEST, targets.nextId(), correlationId));
+            targets.request(r, ControlMessage.of(ControlMessageType.START_STORAGE_REQUEST, targets.nextId(),
+                    correlationId));
             for (GgaWorker w : workers) {
                 w.call(w::pauseDataPath, timeout);
             }
@@ -134,7 +138,8 @@ final class GgaRejoin {
                         (System.nanoTime() - t0) / 1_000_000);
             }
         } catch (DocaException | IllegalStateException e) {
-            out.printf(Locale.ROOT, "gga-offload: %s came back but could not rejoin: %s; it stays out of service%n", who,
+            out.printf(Locale.ROOT, "gga-offload: %s came back but could not rejoin: %s; it stays out of service%n",
+                    who,
                     e.getMessage());
             if (back) {
                 lost.accept(r, "rejoin failed");
@@ -164,7 +169,8 @@ final class GgaRejoin {
         w.call(() -> w.restartTarget(r), timeout);
         for (ConnectionRole role : new ConnectionRole[] {ConnectionRole.IO_DATA, ConnectionRole.IO_CONTROL}) {
             byte[] mine = w.call(() -> w.export(role, r), timeout);
-            ControlMessage resp = targets.request(r, new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST,
+            ControlMessage resp = targets.request(r,
+                    new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST,
                     targets.nextId(), correlationId, new ControlPayload.RdmaConnection(w.index(), role, mine)));
             byte[] peer = resp.asRdmaConnection().connectionDetails();
             targets.checkPeerBlob(r, peer);
@@ -189,7 +195,8 @@ final class GgaRejoin {
         long deadline = System.nanoTime() + timeout;
         while (w.call(w::inflight, timeout) != 0) {
             if (System.nanoTime() - deadline > 0) {
-                throw new DocaException(DocaError.TIME_OUT, "worker " + w.index() + ": requests in flight did not finish");
+                throw new DocaException(DocaError.TIME_OUT, "worker " + w.index()
+                        + ": requests in flight did not finish");
             }
             pause();
         }
@@ -217,7 +224,8 @@ final class GgaRejoin {
         long left = dirtyLog.pending(role);
         if (left == 0 && w.call(w::resyncActive, timeout) == 0) {
             targets.setState(role, TargetState.UP);
-            out.printf(Locale.ROOT, "gga-offload: target %s resynced: %d stripes rebuilt from the survivors in %d ms; UP%n",
+            out.printf(Locale.ROOT,
+                    "gga-offload: target %s resynced: %d stripes rebuilt from the survivors in %d ms; UP%n",
                     TargetRole.name(role), res[0], (System.nanoTime() - t0) / 1_000_000);
         } else {
             out.printf(Locale.ROOT, "gga-offload: target %s resync incomplete (%d of %d stripes rebuilt, %d failed);"

@@ -62,7 +62,8 @@ public final class GgaService extends ControlService<ServiceControlState> {
      * own) and {@code --dirty-log} (the write-ahead dirty-stripe file; null: in memory).
      */
     public record Config(String device, String representor, List<Integer> cpus, List<String> storageServers,
-            EcMatrixType matrixType, String commandChannelName, long controlTimeoutNanos, int recoverEveryN, boolean once,
+            EcMatrixType matrixType, String commandChannelName, long controlTimeoutNanos, int recoverEveryN,
+            boolean once,
             InetAddress listenAddress, List<InetAddress> allowedPeers, Path dirtyLog) {
         public Config {
             allowedPeers = allowedPeers == null ? List.of() : List.copyOf(allowedPeers);
@@ -82,10 +83,12 @@ public final class GgaService extends ControlService<ServiceControlState> {
     /** gga-offload's worker series, the order of {@link GgaWorker#readCounters}. */
     static final List<DataPathMetrics.Series> METRICS = List.of(
             new DataPathMetrics.Series("jdoca_storage_operations_total",
-                    "Storage operations (IO requests) completed by the data path, by worker (one per --cpu).", null, null),
+                    "Storage operations (IO requests) completed by the data path, by worker (one per --cpu).", null,
+                    null),
             new DataPathMetrics.Series("jdoca_gga_io_total", "Completed I/Os by worker and kind.", "kind", "read"),
             new DataPathMetrics.Series("jdoca_gga_io_total", "Completed I/Os by worker and kind.", "kind", "write"),
-            new DataPathMetrics.Series("jdoca_storage_errors_total", "Data-path errors by worker and kind: failed I/O, write "
+            new DataPathMetrics.Series("jdoca_storage_errors_total",
+            "Data-path errors by worker and kind: failed I/O, write "
                     + "refused (target out of service), write too big, illegal transaction transition.", "kind", "io"),
             new DataPathMetrics.Series("jdoca_storage_errors_total", "", "kind", "refused_write"),
             new DataPathMetrics.Series("jdoca_storage_errors_total", "", "kind", "too_big_write"),
@@ -141,17 +144,20 @@ public final class GgaService extends ControlService<ServiceControlState> {
         rdmaDev = Devices.open(cfg.device());
         dev = AppSupport.localDevice(rdmaDev, cfg.representor());
         DevRep rep = cfg.representor() == null ? null : Devices.findRepresentor(cfg.representor()).open();
-        out.println("gga-offload: " + AppSupport.rdmaLine(rdmaDev) + "; Comch, DMA, EC and compress on " + dev.devInfo().name());
+        out.println("gga-offload: " + AppSupport.rdmaLine(rdmaDev) + "; Comch, DMA, EC and compress on "
+                + dev.devInfo().name());
         targets = new GgaTargets(cfg.storageServers(), cfg.allowedPeers(), cfg.controlTimeoutNanos(), out);
         try {
             openDirtyLog();
             rejoin = new GgaRejoin(targets, dirtyLog, workers, out, cfg.controlTimeoutNanos(), this::targetLost);
             // The channel is claimed first: a second gateway on a taken name stops here (issue 29 item 4).
-            comch = ComchControlChannel.server(dev, rep, cfg.commandChannelName(), identity("connecting to its targets"));
+            comch = ComchControlChannel.server(dev, rep, cfg.commandChannelName(),
+                    identity("connecting to its targets"));
             ControlPayload.StorageInfo geometry = connectToStorage();
             comch.setIdentity(identity(geometry == null ? "targets of mismatched geometry" : String.format(Locale.ROOT,
                     "%d blocks of %d bytes", geometry.totalSize() / geometry.blockSize(), 2 * geometry.blockSize())));
-            out.println(String.format(Locale.ROOT, "gga-offload: connected to data_1 %s, data_2 %s, data_p %s; serving comch channel '%s'",
+            out.println(String.format(Locale.ROOT,
+                    "gga-offload: connected to data_1 %s, data_2 %s, data_p %s; serving comch channel '%s'",
                     cfg.storageServers().get(0), cfg.storageServers().get(1), cfg.storageServers().get(2),
                     cfg.commandChannelName()));
             out.flush();
@@ -226,7 +232,8 @@ public final class GgaService extends ControlService<ServiceControlState> {
         for (int r = 1; r < TargetRole.COUNT; r++) {
             if (infos[r].totalSize() != first.totalSize() || infos[r].blockSize() != first.blockSize()) {
                 throw new DocaException(DocaError.BAD_STATE, "storage targets report mismatched dimensions: data_1 "
-                        + first.totalSize() + " bytes in blocks of " + first.blockSize() + ", " + TargetRole.name(r) + " "
+                        + first.totalSize() + " bytes in blocks of " + first.blockSize() + ", " + TargetRole.name(r)
+                        + " "
                         + infos[r].totalSize() + " bytes in blocks of " + infos[r].blockSize());
             }
         }
@@ -390,7 +397,9 @@ public final class GgaService extends ControlService<ServiceControlState> {
     private int transactions;
     private int cores;
 
-    /** Reference §5 "Memory": import the host map, build and export the scratch region, relay init with 2× transactions. */
+    /**
+     * Reference §5 "Memory": import the host map, build and export the scratch region, relay init with 2× transactions.
+     */
     private ControlMessage init(ControlMessage m) {
         ControlPayload.InitStorage p = checkInit(m, 4096);
         int c = p.coreCount();
@@ -429,7 +438,8 @@ public final class GgaService extends ControlService<ServiceControlState> {
     private void createWorkers(int correlationId) {
         long timeout = cfg.controlTimeoutNanos();
         for (int i = 0; i < cores; i++) {
-            GgaWorker w = new GgaWorker(new GgaWorker.Config(i, dev, rdmaDev, layout, transactions, 2 * targetCapacity, hostMap,
+            GgaWorker w = new GgaWorker(new GgaWorker.Config(i, dev, rdmaDev, layout, transactions, 2 * targetCapacity,
+                    hostMap,
                     scratchMap, (long) i * transactions * layout.chunkSize(), comch.connection(), cfg.matrixType(),
                     cfg.recoverEveryN(), dirtyLog.stripes(), rdmaBind()));
             workers.add(w);
@@ -439,7 +449,8 @@ public final class GgaService extends ControlService<ServiceControlState> {
                 for (ConnectionRole role : new ConnectionRole[] {ConnectionRole.IO_DATA, ConnectionRole.IO_CONTROL}) {
                     int target = r;
                     byte[] mine = w.call(() -> w.export(role, target), timeout);
-                    ControlMessage resp = forward(r, new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST,
+                    ControlMessage resp = forward(r,
+                            new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST,
                             targets.nextId(), correlationId, new ControlPayload.RdmaConnection(i, role, mine)));
                     byte[] peer = resp.asRdmaConnection().connectionDetails();
                     targets.checkPeerBlob(r, peer);
@@ -454,7 +465,8 @@ public final class GgaService extends ControlService<ServiceControlState> {
             while (!w.call(w::contextsReady, timeout)) {
                 if (System.nanoTime() - deadline > 0) {
                     throw new DocaException(DocaError.TIME_OUT, "worker " + i + " contexts not ready: "
-                            + w.call(w::notReady, timeout) + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG, timeout));
+                            + w.call(w::notReady, timeout) + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG,
+                            timeout));
                 }
                 pause();
             }

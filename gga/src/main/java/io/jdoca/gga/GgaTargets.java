@@ -93,7 +93,8 @@ final class GgaTargets implements AutoCloseable {
         TcpControlChannel c = TcpControlChannel.client(AppSupport.parseAddress(servers.get(role)), connectNanos);
         c.setTimeoutFlag(AppSupport.CONTROL_TIMEOUT_FLAG);
         channels[role] = c;
-        ControlPayload.StorageInfo info = c.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, nextId(), 0),
+        ControlPayload.StorageInfo info = c.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST,
+                nextId(), 0),
                 timeoutNanos).asStorageInfo();
         opened[role] = info;
         LOG.info("connected to {} target {}: {} bytes in blocks of {}", TargetRole.name(role), servers.get(role),
@@ -125,7 +126,8 @@ final class GgaTargets implements AutoCloseable {
                             + e.getMessage());
                 }
             }
-            infos[r] = opened[r] != null ? opened[r] : forward(r, ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST,
+            infos[r] = opened[r] != null ? opened[r] : forward(r,
+                    ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST,
                     nextId(), correlationId)).asStorageInfo();
             opened[r] = null;
         }
@@ -206,7 +208,8 @@ final class GgaTargets implements AutoCloseable {
         setState(role, TargetState.DOWN);
         // Operator-facing event: on stdout (like the stats), not only in the log.
         out.printf(Locale.ROOT, "gga-offload: DEGRADED: target %s (%s) lost: %s; reads continue by EC recovery,"
-                + " writes land on the survivors and are logged dirty for it%n", TargetRole.name(role), servers.get(role), why);
+                + " writes land on the survivors and are logged dirty for it%n", TargetRole.name(role),
+                servers.get(role), why);
         out.flush();
         return true;
     }

@@ -150,7 +150,8 @@ public final class GgaTxnMachine {
 
     /** Whether {@link #startResync} would accept {@code role} now (before the data path, or paused and drained). */
     public boolean canStartResync(int role) {
-        return (!dataPath || (resync.paused && inflight == 0)) && resync.active == 0 && dirty != null && dirty[role] != null;
+        return (!dataPath || (resync.paused && inflight == 0)) && resync.active == 0 && dirty != null
+                && dirty[role] != null;
     }
 
     /** Pauses the data path (a target rejoins mid-session): new host requests wait PARKED, in-flight ones finish. */

@@ -40,7 +40,8 @@ public final class GgaWorker extends DataPathWorker implements GgaTxnPort {
     private static final System.Logger LOG = System.getLogger(GgaWorker.class.getName());
 
     /** Configuration handed over by the control thread. */
-    public record Config(int index, Dev dev, Dev rdmaDev, GgaLayout layout, int transactions, long capacity, MemoryMap hostMap,
+    public record Config(int index, Dev dev, Dev rdmaDev, GgaLayout layout, int transactions, long capacity,
+            MemoryMap hostMap,
             MemoryMap scratchMap, long scratchOffset, ComchConnection comch, EcMatrixType matrixType, int recoverEveryN,
             DirtyStripes[] dirty, java.net.InetAddress rdmaBind) {
     }
@@ -363,7 +364,8 @@ public final class GgaWorker extends DataPathWorker implements GgaTxnPort {
             return DocaError.IO_FAILED;
         }
         if (cx.inv.reuseByData(t.decSrc, scratchBase + chunkInMap + CompressedContainer.OFF_DATA, csize)
-                != DocaError.SUCCESS || cx.inv.reuseByAddr(t.decDst, hostBase + hostOffset, block) != DocaError.SUCCESS) {
+                != DocaError.SUCCESS || cx.inv.reuseByAddr(t.decDst, hostBase + hostOffset,
+                        block) != DocaError.SUCCESS) {
             return DocaError.INVALID_VALUE;
         }
         return t.decTask.submit();

@@ -125,7 +125,8 @@ final class GgaWorkerContexts {
                 check(ioControl[r].setTcpAddress(cfg.rdmaBind(), null), "rdma io_control tcp address");
             }
             ioData[r].setUserData(r);
-            check(ioData[r].setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
+            check(ioData[r].setPermissions(
+                    AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
                     "rdma io_data permissions");
             // io_data carries no tasks of ours (the target drives it); a tiny pool keeps it startable.
             check(ioData[r].taskSendSetConf(GgaWorkerContexts::onUnusedSend, GgaWorkerContexts::onUnusedSend, 1),
@@ -243,7 +244,8 @@ final class GgaWorkerContexts {
             t.recoverTask = require(ec.taskRecoverAllocInit(matrix, 1, t.recASrc, t.recAOut, i), ec);
             t.decSrc = buf(inv.getByData(cfg.scratchMap(), c + CompressedContainer.OFF_DATA, 1));
             t.decDst = buf(inv.getByAddr(cfg.hostMap(), hostBase, block));
-            t.decTask = require(compress.taskDecompressLz4StreamAllocInit(false, true, t.decSrc, t.decDst, i), compress);
+            t.decTask = require(compress.taskDecompressLz4StreamAllocInit(false, true, t.decSrc, t.decDst, i),
+                    compress);
             txns[i] = t;
         }
         receives = new RdmaTaskReceive[TargetRole.COUNT][n];
@@ -296,7 +298,8 @@ final class GgaWorkerContexts {
         for (Rdma c : new Rdma[] {ioData[r], ioControl[r]}) {
             DocaError e = c.start();
             if (e != DocaError.SUCCESS && e != DocaError.IN_PROGRESS) {
-                throw new DocaException(e, "worker " + cfg.index() + ": restart " + c.name() + " for " + TargetRole.name(r));
+                throw new DocaException(e, "worker " + cfg.index() + ": restart " + c.name() + " for "
+                        + TargetRole.name(r));
             }
         }
     }
@@ -330,7 +333,8 @@ final class GgaWorkerContexts {
                 arena = null;
             }
         } else {
-            LOG.log(System.Logger.Level.WARNING, "worker " + cfg.index() + ": contexts not idle after 5 s: " + notReady());
+            LOG.log(System.Logger.Level.WARNING, "worker " + cfg.index() + ": contexts not idle after 5 s: "
+                    + notReady());
         }
         pe = null;
     }

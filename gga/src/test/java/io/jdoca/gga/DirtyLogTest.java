@@ -55,7 +55,8 @@ class DirtyLogTest {
             assertThat(d2.nextDirty(1)).isEqualTo(63);
             assertThat(d2.nextDirty(65)).isEqualTo(999);
             assertThatThrownBy(() -> again.ensureGeometry(2000, 2048)).isInstanceOfSatisfying(DocaException.class,
-                    e -> assertThat(e.error()).isEqualTo(DocaError.BAD_STATE)).hasMessageContaining("wait for a resync");
+                    e -> assertThat(e.error()).isEqualTo(DocaError.BAD_STATE)).hasMessageContaining(
+                    "wait for a resync");
             for (long s : new long[] {0, 63, 64, 999}) {
                 d2.clear(s);
             }
@@ -73,11 +74,13 @@ class DirtyLogTest {
         }
         List<String> others = List.of("127.0.0.1:8001", "127.0.0.1:8002", "127.0.0.1:8003");
         assertThatThrownBy(() -> DirtyLog.open(f, others)).isInstanceOfSatisfying(DocaException.class,
-                e -> assertThat(e.error()).isEqualTo(DocaError.BAD_STATE)).hasMessageContaining("1 dirty stripes of the targets "
+                e -> assertThat(e.error()).isEqualTo(DocaError.BAD_STATE)).hasMessageContaining(
+                "1 dirty stripes of the targets "
                         + String.join(", ", TARGETS));
         Files.writeString(f, "not a log");
         assertThatThrownBy(() -> DirtyLog.open(f, TARGETS)).isInstanceOfSatisfying(DocaException.class,
-                e -> assertThat(e.error()).isEqualTo(DocaError.IO_FAILED)).hasMessageContaining("not a gga-offload dirty");
+                e -> assertThat(e.error()).isEqualTo(DocaError.IO_FAILED)).hasMessageContaining(
+                "not a gga-offload dirty");
     }
 
     @Test

@@ -372,7 +372,8 @@ class GgaTxnMachineTest {
         complete(m, 1, D2, DP);
         assertThat(port.take()).containsExactly("ecRecover 1 RECOVER_A");
         m.onEcRecovered(1, DocaError.SUCCESS);
-        assertThat(port.take()).extracting(s -> s.split(" ")[2] + " " + s.split(" ")[3]).containsExactly("data_1 WRITE");
+        assertThat(port.take()).extracting(s -> s.split(" ")[2] + " "
+                + s.split(" ")[3]).containsExactly("data_1 WRITE");
         complete(m, 1, D1);
         assertThat(m.resyncActive()).isZero();
         assertThat(dirty[D1].count()).isZero();

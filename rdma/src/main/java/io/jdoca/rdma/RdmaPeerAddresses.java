@@ -68,7 +68,8 @@ public final class RdmaPeerAddresses {
             boolean ok = sameHost ? localPeer : allowed.contains(host);
             if (!ok) {
                 return "the peer's connection blob names " + (sameHost ? "this host (its boot id says it runs here;"
-                        + " dialled on " + InetAddress.getLoopbackAddress().getHostAddress() + ")" : host.getHostAddress())
+                        + " dialled on " + InetAddress.getLoopbackAddress().getHostAddress()
+                        + ")" : host.getHostAddress())
                         + ":" + peer.tcpPort() + ", which is not the control peer's address (" + list(allowed) + ")";
             }
         }

@@ -38,7 +38,8 @@ class RdmaPeerAddressesTest {
                 .contains("not the control peer's address (127.0.0.1)");
         assertThat(RdmaPeerAddresses.refusal(tcp("192.0.2.10"), false, List.of(REMOTE))).isNull();
         assertThat(RdmaPeerAddresses.refusal(tcp("192.0.2.11"), false, List.of(REMOTE))).isNotNull();
-        assertThat(RdmaPeerAddresses.refusal(tcp("192.0.2.11"), false, List.of(REMOTE, InetAddress.ofLiteral("192.0.2.11"))))
+        assertThat(RdmaPeerAddresses.refusal(tcp("192.0.2.11"), false, List.of(REMOTE,
+                InetAddress.ofLiteral("192.0.2.11"))))
                 .isNull();
     }
 

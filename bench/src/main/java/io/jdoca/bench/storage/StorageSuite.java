@@ -49,7 +49,8 @@ public final class StorageSuite implements BenchSuite {
 
     @Override
     public String description() {
-        return "zero-copy relay and GGA gateway 4 KiB read/write MIOP/s and latency vs initiator->target direct over RDMA (same run);"
+        return "zero-copy relay and GGA gateway 4 KiB read/write MIOP/s and latency vs initiator->target direct over"
+                + " RDMA (same run);"
                 + " target-rdma --backing-file --durability write vs session";
     }
 
@@ -72,13 +73,18 @@ public final class StorageSuite implements BenchSuite {
             }
             InitiatorStats z = median(zc);
             InitiatorStats d = median(dr);
-            System.err.printf(Locale.ROOT, "storage %s: zero-copy %.4f MIOP/s p50 %.1f us p99 %.1f us | direct %.4f MIOP/s p50 %.1f us p99 %.1f us%n",
+            System.err.printf(Locale.ROOT,
+                    "storage %s: zero-copy %.4f MIOP/s p50 %.1f us p99 %.1f us | direct %.4f MIOP/s p50 %.1f us p99"
+                    + " %.1f us%n",
                     op, z.miops(), z.latencyP50Us(), z.latencyP99Us(), d.miops(), d.latencyP50Us(), d.latencyP99Us());
             String base = "storage.direct_rdma." + op;
-            out.add(BenchResult.of("storage.zero_copy." + op + ".miops", "MIOP/s", z.miops(), base + ".miops", d.miops()));
-            out.add(BenchResult.of("storage.zero_copy." + op + ".latency_p50", "us", z.latencyP50Us(), base + ".latency_p50",
+            out.add(BenchResult.of("storage.zero_copy." + op + ".miops", "MIOP/s", z.miops(), base + ".miops",
+                    d.miops()));
+            out.add(BenchResult.of("storage.zero_copy." + op + ".latency_p50", "us", z.latencyP50Us(), base
+                    + ".latency_p50",
                     d.latencyP50Us()));
-            out.add(BenchResult.of("storage.zero_copy." + op + ".latency_p99", "us", z.latencyP99Us(), base + ".latency_p99",
+            out.add(BenchResult.of("storage.zero_copy." + op + ".latency_p99", "us", z.latencyP99Us(), base
+                    + ".latency_p99",
                     d.latencyP99Us()));
             out.add(BenchResult.plain("storage.zero_copy." + op + ".initiator_alloc_bytes_per_op", "B/op",
                     (double) z.dataPathAllocatedBytes() / Math.max(1, z.operations())));
@@ -101,7 +107,8 @@ public final class StorageSuite implements BenchSuite {
         java.nio.file.Path file = java.nio.file.Files.createTempFile("jdoca-bench-backing-", ".img");
         java.nio.file.Files.delete(file);
         try {
-            direct(ExecutionStrategy.WRITE_THROUGHPUT_TEST, ops / 5, file, Durability.WRITE); // warm-up, creates the file
+            direct(ExecutionStrategy.WRITE_THROUGHPUT_TEST, ops / 5, file,
+                    Durability.WRITE); // warm-up, creates the file
             for (int r = 0; r < reps; r++) {
                 perSession.add(direct(ExecutionStrategy.WRITE_THROUGHPUT_TEST, ops, file, Durability.SESSION));
                 perWrite.add(direct(ExecutionStrategy.WRITE_THROUGHPUT_TEST, ops, file, Durability.WRITE));
@@ -111,8 +118,10 @@ public final class StorageSuite implements BenchSuite {
         }
         InitiatorStats w = median(perWrite);
         InitiatorStats s = median(perSession);
-        System.err.printf(Locale.ROOT, "storage backing file write_4k: flushed per write %.4f MIOP/s p50 %.1f us p99 %.1f us |"
-                + " per session %.4f MIOP/s p50 %.1f us p99 %.1f us%n", w.miops(), w.latencyP50Us(), w.latencyP99Us(), s.miops(),
+        System.err.printf(Locale.ROOT,
+                "storage backing file write_4k: flushed per write %.4f MIOP/s p50 %.1f us p99 %.1f us |"
+                + " per session %.4f MIOP/s p50 %.1f us p99 %.1f us%n", w.miops(), w.latencyP50Us(), w.latencyP99Us(),
+                s.miops(),
                 s.latencyP50Us(), s.latencyP99Us());
         String base = "storage.direct_rdma.backing_file_session.write_4k";
         String name = "storage.direct_rdma.backing_file_per_write.write_4k";
@@ -136,11 +145,14 @@ public final class StorageSuite implements BenchSuite {
         try {
             int port = freePort();
             String channel = "bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
-            Future<Integer> t = ex.submit(() -> new TargetRdma(new TargetRdma.Config("sw0", StorageSuite.EDGE_CPU, port, null, BLOCKS, BLOCK,
+            Future<Integer> t = ex.submit(() -> new TargetRdma(new TargetRdma.Config("sw0", StorageSuite.EDGE_CPU,
+                    port, null, BLOCKS, BLOCK,
                     null, 30_000_000_000L), abort).run(QUIET));
-            Future<Integer> z = ex.submit(() -> new ZeroCopyService(new ZeroCopyService.Config("sw0", null, StorageSuite.RELAY_CPU,
+            Future<Integer> z = ex.submit(() -> new ZeroCopyService(new ZeroCopyService.Config("sw0", null,
+                    StorageSuite.RELAY_CPU,
                     "127.0.0.1:" + port, channel, 10_000_000_000L), abort).run(QUIET));
-            InitiatorComch ini = new InitiatorComch(new InitiatorComch.Config("sw0", StorageSuite.EDGE_CPU, s, null, ops, TX, channel,
+            InitiatorComch ini = new InitiatorComch(new InitiatorComch.Config("sw0", StorageSuite.EDGE_CPU, s, null,
+                    ops, TX, channel,
                     10_000_000_000L, 0, 1), abort);
             int rc = ini.run(QUIET);
             if (rc != 0 || z.get(60, TimeUnit.SECONDS) != 0 || t.get(60, TimeUnit.SECONDS) != 0) {
@@ -164,7 +176,8 @@ public final class StorageSuite implements BenchSuite {
         AtomicBoolean abort = new AtomicBoolean();
         try {
             int port = freePort();
-            TargetRdma.Config cfg = new TargetRdma.Config("sw0", StorageSuite.RELAY_CPU, port, null, BLOCKS, BLOCK, backingFile,
+            TargetRdma.Config cfg = new TargetRdma.Config("sw0", StorageSuite.RELAY_CPU, port, null, BLOCKS, BLOCK,
+                    backingFile,
                     30_000_000_000L).withDurability(mode);
             Future<Integer> t = ex.submit(() -> new TargetRdma(cfg, abort).run(QUIET));
             InitiatorStats st = RdmaDirectInitiator.run("sw0", new InetSocketAddress("127.0.0.1", port), s, ops, TX, 1);

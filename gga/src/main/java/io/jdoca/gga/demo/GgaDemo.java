@@ -116,13 +116,16 @@ public final class GgaDemo {
         }
         String channel = "gga_demo_" + ProcessHandle.current().pid();
         out.printf(Locale.ROOT, "demo: GGA offload pipeline on loopback: 3 targets (%d x %d B each), gga-offload"
-                + " (LZ4 + 2+1 EC, recovery read every %dth read), initiator (write then read back %d blocks of %d B)%n",
+                + " (LZ4 + 2+1 EC, recovery read every %dth read), initiator (write then read back %d blocks of %d"
+                + " B)%n",
                 BLOCKS, HALF_BLOCK, RECOVER_EVERY_N, BLOCKS, 2 * HALF_BLOCK);
         String[] roles = {"data_1", "data_2", "data_p"};
         List<Child> targets = new ArrayList<>();
         for (String role : roles) {
-            targets.add(start("target " + role, home, cp, List.of("target-rdma", "-d", device, "--cpu", String.valueOf(DemoSettings.edgeCpu()),
-                    "--once", "--listen-address", "127.0.0.1", "--listen-port", "0", "--block-size", String.valueOf(HALF_BLOCK), "--block-count", String.valueOf(BLOCKS))));
+            targets.add(start("target " + role, home, cp, List.of("target-rdma", "-d", device, "--cpu",
+                    String.valueOf(DemoSettings.edgeCpu()),
+                    "--once", "--listen-address", "127.0.0.1", "--listen-port", "0", "--block-size",
+                    String.valueOf(HALF_BLOCK), "--block-count", String.valueOf(BLOCKS))));
         }
         DemoWait wait = new DemoWait(out, scale, t0);
         int[] ports = new int[3];
@@ -139,24 +142,28 @@ public final class GgaDemo {
             ports[i] = Integer.parseInt(t.first(PORT).group(1));
             progress("target %s listening on 127.0.0.1:%d", roles[i], ports[i]);
         }
-        Child service = start("gga-offload", home, cp, List.of("gga-offload", "-d", device, "-r", "hpf0", "--cpu", String.valueOf(DemoSettings.relayCpu()), "--once",
+        Child service = start("gga-offload", home, cp, List.of("gga-offload", "-d", device, "-r", "hpf0", "--cpu",
+                String.valueOf(DemoSettings.relayCpu()), "--once",
                 "--data-1-storage", "127.0.0.1:" + ports[0], "--data-2-storage", "127.0.0.1:" + ports[1],
                 "--data-p-storage", "127.0.0.1:" + ports[2], "--trigger-recovery-read-every-n",
-                String.valueOf(RECOVER_EVERY_N), "--command-channel-name", channel, "--control-timeout", controlTimeout(),
+                String.valueOf(RECOVER_EVERY_N), "--command-channel-name", channel, "--control-timeout",
+                controlTimeout(),
                 "--dirty-log", "none"));
         List<ProcessHandle> serviceAndTargets = new ArrayList<>(List.of(service.process.toHandle()));
         targets.forEach(t -> serviceAndTargets.add(t.process.toHandle()));
         DemoWait.Outcome up = wait.await("gga-offload is starting and connecting to the targets", serviceAndTargets,
                 () -> service.contains("serving comch channel"), DemoWait.START_BOUND_MS);
         if (up != DemoWait.Outcome.READY) {
-            out.println("demo: gga-offload did not come up: " + wait.explain(up, "gga-offload", DemoWait.START_BOUND_MS));
+            out.println("demo: gga-offload did not come up: " + wait.explain(up, "gga-offload",
+                    DemoWait.START_BOUND_MS));
             dumpLogs();
             return 1;
         }
         progress("gga-offload connected to the three targets, serving comch channel '%s'", channel);
         Matcher rdmaOn = service.first(RDMA_ON);
         progress("%s", rdmaOn == null ? "RDMA on " + device : rdmaOn.group(1));
-        Child initiator = start("initiator", home, cp, List.of("initiator-comch", "-d", "sw0", "--cpu", String.valueOf(DemoSettings.edgeCpu()),
+        Child initiator = start("initiator", home, cp, List.of("initiator-comch", "-d", "sw0", "--cpu",
+                String.valueOf(DemoSettings.edgeCpu()),
                 "--execution-strategy", "read_write_data_validity_test", "--run-limit-operation-count", "0",
                 "--command-channel-name", channel, "--control-timeout", controlTimeout(),
                 "--expect-service", Long.toString(service.process.pid())));
@@ -169,12 +176,14 @@ public final class GgaDemo {
             if (!phase[1] && service.contains("data path started")) {
                 phase[1] = true;
                 progress("data path running: writing (DMA, LZ4, EC create, 3 RDMA writes), then reading back (RDMA,"
-                        + " EC recover every %dth read, LZ4 decompress into the initiator's memory) ...", RECOVER_EVERY_N);
+                        + " EC recover every %dth read, LZ4 decompress into the initiator's memory) ...",
+                        RECOVER_EVERY_N);
             }
             return !initiator.process.isAlive();
         }, DemoWait.RUN_BOUND_MS);
         if (ran != DemoWait.Outcome.READY) {
-            out.println("demo: the initiator did not finish: " + wait.explain(ran, "the initiator", DemoWait.RUN_BOUND_MS));
+            out.println("demo: the initiator did not finish: " + wait.explain(ran, "the initiator",
+                    DemoWait.RUN_BOUND_MS));
             dumpLogs();
             return 1;
         }
@@ -192,7 +201,8 @@ public final class GgaDemo {
         Matcher rm = RECOVERIES.matcher(service.text(false));
         long recoveries = rm.find() ? Long.parseLong(rm.group(1)) : -1;
         boolean ok = iniRc == 0 && svcRc == 0 && initiator.contains("Test passed") && recoveries > 0;
-        out.printf(Locale.ROOT, "demo: %s in %.1f s (initiator exit %d, gga-offload exit %d, recovery reads %d, RDMA device %s)%n",
+        out.printf(Locale.ROOT,
+                "demo: %s in %.1f s (initiator exit %d, gga-offload exit %d, recovery reads %d, RDMA device %s)%n",
                 ok ? "PASSED" : "FAILED", (System.nanoTime() - t0) / 1e9, iniRc, svcRc, recoveries, device);
         if (!ok) {
             dumpLogs();
@@ -247,7 +257,8 @@ public final class GgaDemo {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString()));
-        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector", "-XX:+UseSerialGC",
+        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector",
+                "-XX:+UseSerialGC",
                 "-XX:MaxDirectMemorySize=16g", "-Xmx256m", "-Xshare:auto", "-Djdoca.home=" + home));
         cmd.addAll(DemoSettings.childJavaOpts());
         cmd.addAll(List.of("-cp", cp, "io.jdoca.cli.Main"));

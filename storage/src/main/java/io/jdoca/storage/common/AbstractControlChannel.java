@@ -153,11 +153,13 @@ public abstract class AbstractControlChannel implements ControlChannel {
                     return m;
                 }
                 if (!isConnected() && wasDisconnected()) {
-                    throw new DocaException(DocaError.CONNECTION_RESET, describe() + ": peer disconnected while waiting for "
+                    throw new DocaException(DocaError.CONNECTION_RESET, describe()
+                            + ": peer disconnected while waiting for "
                             + req.type().responseType().wireName());
                 }
                 if (System.nanoTime() - deadline > 0) {
-                    throw new DocaException(DocaError.TIME_OUT, describe() + ": no " + req.type().responseType().wireName()
+                    throw new DocaException(DocaError.TIME_OUT, describe() + ": no "
+                            + req.type().responseType().wireName()
                             + " within " + timeoutNanos / 1_000_000 + " ms"
                             + (timeoutFlag == null ? "" : " (" + timeoutFlag + " raises it)"));
                 }

@@ -29,7 +29,8 @@ public final class AppSupport {
      * runs {@code body}, and turns a DocaException or IllegalArgumentException (bad input, control
      * path) into one line {@code app: message} on stderr and exit code 1.
      */
-    public static int runApp(String app, int logLevel, DocaArgpFlags argp, java.util.concurrent.Callable<Integer> body) {
+    public static int runApp(String app, int logLevel, DocaArgpFlags argp,
+            java.util.concurrent.Callable<Integer> body) {
         try {
             DocaLogLevel.apply(logLevel);
             argp.applySdkLogLevel();
@@ -51,7 +52,8 @@ public final class AppSupport {
      * service on the calling thread.
      */
     @SuppressWarnings("try") // the Ctrl-C hook and the metrics endpoint are held for their close, unused in the body
-    public static int runService(String app, int logLevel, DocaArgpFlags argp, List<Integer> cpus, MetricsOption metrics,
+    public static int runService(String app, int logLevel, DocaArgpFlags argp, List<Integer> cpus,
+            MetricsOption metrics,
             Function<AtomicBoolean, ControlService<?>> create) {
         return runApp(app, logLevel, argp, () -> {
             CpuAffinity.check("--cpu", cpus);
@@ -105,7 +107,8 @@ public final class AppSupport {
 
     /** One line naming where a service's RDMA runs ("RDMA on rxe0 (verbs)"), for its start-up output. */
     public static String rdmaLine(Dev rdma) {
-        return "RDMA on " + rdma.devInfo().name() + (rdma.devInfo().isVerbs() ? " (verbs, rdma-core)" : " (software transport)");
+        return "RDMA on " + rdma.devInfo().name() + (rdma.devInfo().isVerbs()
+                ? " (verbs, rdma-core)" : " (software transport)");
     }
 
     /**
@@ -164,7 +167,8 @@ public final class AppSupport {
         try {
             return java.net.InetAddress.ofLiteral(literal);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(flag + ": '" + v + "' is not an IP address (give an IPv4 or IPv6 literal,"
+            throw new IllegalArgumentException(flag + ": '" + v
+                    + "' is not an IP address (give an IPv4 or IPv6 literal,"
                 + " or localhost)");
         }
     }
@@ -176,7 +180,8 @@ public final class AppSupport {
      */
     public static io.jdoca.core.exec.IdleStrategy workerIdle() {
         return io.jdoca.core.exec.IdleStrategy.backoff(Integer.getInteger("jdoca.storage.spins", 64),
-                Integer.getInteger("jdoca.storage.yields", 16), 1_000, Long.getLong("jdoca.storage.maxParkNanos", 50_000L));
+                Integer.getInteger("jdoca.storage.yields", 16), 1_000, Long.getLong("jdoca.storage.maxParkNanos",
+                50_000L));
     }
 
     /**

@@ -144,10 +144,12 @@ public final class ComchControlChannel extends AbstractControlChannel {
             }
             c.pe.close();
             if (why != null) {
-                throw new DocaException(DocaError.CONNECTION_ABORTED, "comch server '" + channelName + "' refused us: " + why);
+                throw new DocaException(DocaError.CONNECTION_ABORTED, "comch server '" + channelName + "' refused us: "
+                        + why);
             }
             throw new DocaException(ok ? DocaError.CONNECTION_ABORTED : DocaError.TIME_OUT,
-                    "no comch server '" + channelName + "' answered" + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG,
+                    "no comch server '" + channelName + "' answered"
+                    + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG,
                             timeoutNanos) + "; is a service serving this --command-channel-name?");
         }
         return c;

@@ -28,7 +28,8 @@ public final class ComchServiceFlags {
     public String listenAddress;
 
     @Option(names = "--allow-peer", paramLabel = "IP", description = {"An address a target's RDMA connection blob may"
-            + " name besides the target's own (jdoca; repeatable). By default this service connects only to the addresses"
+            + " name besides the target's own (jdoca; repeatable). By default this service connects only to the"
+            + " addresses"
             + " of the targets it was given; blobs naming host names are always refused."})
     public List<String> allowPeers;
 

@@ -119,7 +119,10 @@ public abstract class ControlService<S extends Enum<S> & ControlSequence<S>> {
 
     // ------------------------------------------------------------------ the template
 
-    /** The session loop: serve → reply → end session → wait for the next client, until an abort (or with once, one session). */
+    /**
+     * The session loop: serve → reply → end session → wait for the next client, until an abort (or with once, one
+     * session).
+     */
     protected final int serve(ControlChannel ch, PrintStream out) {
         while (true) {
             if (abort.get()) {
@@ -183,7 +186,8 @@ public abstract class ControlService<S extends Enum<S> & ControlSequence<S>> {
         if (!state.accepts(m.type())) {
             LOG.warn("unexpected {} in state {}", m.type().wireName(), state);
             return m.errorResponse(DocaError.UNEXPECTED, app + " expected "
-                    + (state.expected() == null ? "nothing" : state.expected().wireName()) + " but got " + m.type().wireName());
+                    + (state.expected() == null ? "nothing" : state.expected().wireName()) + " but got "
+                    + m.type().wireName());
         }
         try {
             ControlMessage reply = step(m);
@@ -218,7 +222,8 @@ public abstract class ControlService<S extends Enum<S> & ControlSequence<S>> {
     protected final ControlPayload.InitStorage checkInit(ControlMessage m, int maxTransactions) {
         ControlPayload.InitStorage p = m.asInitStorage();
         if (p.coreCount() <= 0 || p.coreCount() > cpus.size()) {
-            throw new DocaException(DocaError.INVALID_VALUE, "init_storage asks for " + Integer.toUnsignedString(p.coreCount())
+            throw new DocaException(DocaError.INVALID_VALUE, "init_storage asks for "
+                    + Integer.toUnsignedString(p.coreCount())
                     + " cores but " + app + " has " + cpus.size() + " (--cpu)");
         }
         if (p.transactionCount() <= 0 || p.transactionCount() > maxTransactions) {

@@ -84,7 +84,8 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
      * builds. {@code rdmaBind}: the address the RDMA contexts' TCP listeners bind to (null: all
      * addresses, the library default).
      */
-    protected DataPathWorker(String role, int index, Dev dev, int transactions, InetAddress rdmaBind, boolean ownEngine) {
+    protected DataPathWorker(String role, int index, Dev dev, int transactions, InetAddress rdmaBind,
+            boolean ownEngine) {
         this.index = index;
         this.dev = dev;
         this.transactions = transactions;
@@ -117,7 +118,10 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
         thread.run(createObjects, CMD_TIMEOUT);
     }
 
-    /** Pins this worker's thread to {@code cpu} (its {@code --cpu}); control path, IllegalArgumentException when refused. */
+    /**
+     * Pins this worker's thread to {@code cpu} (its {@code --cpu}); control path, IllegalArgumentException when
+     * refused.
+     */
     public final void pin(int cpu) {
         thread.pin(cpu);
     }
@@ -127,7 +131,8 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
      * io_control its receive and send task configurations ({@link #transactions} each), the IO
      * messages' path. The caller then configures io_data's tasks and calls {@link #startRdmaPair()}.
      */
-    protected final void createRdmaPair(TaskCallback<RdmaTaskReceive> received, TaskCallback<RdmaTaskReceive> receiveFailed,
+    protected final void createRdmaPair(TaskCallback<RdmaTaskReceive> received,
+            TaskCallback<RdmaTaskReceive> receiveFailed,
             TaskCallback<RdmaTaskSend> sent, TaskCallback<RdmaTaskSend> sendFailed) {
         createRdmaPair();
         DocaException.check(ctrl.taskReceiveSetConf(received, receiveFailed, transactions), "receive conf");
@@ -149,7 +154,8 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
                 // The RDMA contexts' TCP listeners bind where the control listener does (--listen-address).
                 DocaException.check(r.setTcpAddress(bind, null), "rdma tcp address");
             }
-            DocaException.check(r.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
+            DocaException.check(r.setPermissions(
+                    AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
                     "rdma permissions");
             DocaException.check(r.setSendQueueSize(q), "send queue size");
             DocaException.check(r.setRecvQueueSize(q), "recv queue size");
@@ -182,7 +188,8 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
     protected final void receiveFailed(String what, Task t) {
         if (!tearingDown) {
             errors++;
-            LOG.log(System.Logger.Level.WARNING, "worker {0}: {1} receive failed: {2}", index, what, t.status().docaName());
+            LOG.log(System.Logger.Level.WARNING, "worker {0}: {1} receive failed: {2}", index, what,
+                    t.status().docaName());
         }
     }
 
@@ -210,7 +217,8 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
      * (false: NO_MEMORY for that transaction), the measured window opens, and {@code post} posts each
      * transaction's receives: the data path begins.
      */
-    protected final void startTransactions(java.util.function.IntPredicate prepare, java.util.function.IntConsumer post) {
+    protected final void startTransactions(java.util.function.IntPredicate prepare,
+            java.util.function.IntConsumer post) {
         thread.run(() -> {
             for (int i = 0; i < transactions; i++) {
                 if (!prepare.test(i)) {
@@ -328,7 +336,9 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
         return allocated;
     }
 
-    /** The row of {@link ControlService#printStats}: {ops, engine hits, engine misses, bytes allocated} of the window. */
+    /**
+     * The row of {@link ControlService#printStats}: {ops, engine hits, engine misses, bytes allocated} of the window.
+     */
     public final long[] statsRow() {
         return new long[] {ops(), hits(), misses(), dataPathAllocatedBytes()};
     }

@@ -37,7 +37,10 @@ import java.util.List;
 public final class TcpControlChannel extends AbstractControlChannel {
     /** DOCA reads at most 256 bytes per poll (reference §1). */
     static final int READ_CHUNK = 256;
-    /** How long a new connection may take to send its first whole request (target-rdma's {@code --handshake-timeout-ms}). */
+    /**
+     * How long a new connection may take to send its first whole request (target-rdma's {@code
+     * --handshake-timeout-ms}).
+     */
     public static final long DEFAULT_HANDSHAKE_MILLIS = 5_000;
     /** Connections that have not got the session (handshake, waiting, being refused) per listener. */
     static final int MAX_PENDING = 16;
@@ -91,7 +94,8 @@ public final class TcpControlChannel extends AbstractControlChannel {
             c.describe();
             return c;
         } catch (IOException e) {
-            throw new DocaException(DocaError.OPERATING_SYSTEM, "cannot listen on TCP " + bind.getHostAddress() + " port "
+            throw new DocaException(DocaError.OPERATING_SYSTEM, "cannot listen on TCP " + bind.getHostAddress()
+                    + " port "
                     + port + ": " + e.getMessage(), e);
         }
     }
@@ -411,7 +415,8 @@ public final class TcpControlChannel extends AbstractControlChannel {
     @Override
     public String describe() {
         if (label == null) {
-            label = server != null ? "tcp-server:" + localPort() : "tcp-client:" + remote.getHostString() + ":" + remote.getPort();
+            label = server != null ? "tcp-server:" + localPort() : "tcp-client:" + remote.getHostString() + ":"
+                    + remote.getPort();
         }
         return label;
     }

@@ -20,7 +20,8 @@ public final class DemoSettings {
      */
     public static List<String> childJavaOpts() {
         String opts = System.getenv("JDOCA_JAVA_OPTS");
-        List<String> l = new java.util.ArrayList<>(opts == null || opts.isBlank() ? List.of() : List.of(opts.trim().split("\\s+")));
+        List<String> l = new java.util.ArrayList<>(opts == null || opts.isBlank()
+                ? List.of() : List.of(opts.trim().split("\\s+")));
         if (l.stream().noneMatch(o -> o.startsWith("-Djdoca.storage.commandTimeoutMs="))) {
             // A worker's first command loads classes and makes native handles: minutes under emulation.
             l.add("-Djdoca.storage.commandTimeoutMs=" + COMMAND_TIMEOUT_MS);
@@ -35,7 +36,9 @@ public final class DemoSettings {
      * DOCA's 5 s failed at load 30 (issue 29 item 7).
      */
     public static final int CONTROL_TIMEOUT_S = 300;
-    /** The children's worker command timeout ({@code -Djdoca.storage.commandTimeoutMs}) unless JDOCA_JAVA_OPTS sets it. */
+    /**
+     * The children's worker command timeout ({@code -Djdoca.storage.commandTimeoutMs}) unless JDOCA_JAVA_OPTS sets it.
+     */
     static final long COMMAND_TIMEOUT_MS = 300_000;
 
     /**

@@ -92,7 +92,9 @@ public final class DemoWait {
         }
     }
 
-    /** One line for an outcome other than READY: what happened to {@code what} (waited up to {@code boundMs}, unscaled). */
+    /**
+     * One line for an outcome other than READY: what happened to {@code what} (waited up to {@code boundMs}, unscaled).
+     */
     public String explain(Outcome o, String what, long boundMs) {
         return switch (o) {
             case READY -> what + " is ready";

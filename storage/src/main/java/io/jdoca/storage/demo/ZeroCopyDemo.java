@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ZeroCopyDemo {
     /** The launcher's JVM flags, so the children behave like {@code ./jdoca} processes. */
-    static final List<String> JVM_FLAGS = List.of("--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector",
+    static final List<String> JVM_FLAGS = List.of("--enable-native-access=ALL-UNNAMED",
+            "--add-modules=jdk.incubator.vector",
             "-XX:+UseSerialGC", "-Xmx512m");
     /** How long the relay and the target may take to exit after the run, at scale 1. */
     private static final long EXIT_TIMEOUT_MS = 120_000;
@@ -28,7 +29,9 @@ public final class ZeroCopyDemo {
     private ZeroCopyDemo() {
     }
 
-    /** The demo with its defaults: a read+write data-validity run over 2048 blocks of 4 KiB, then a read throughput run. */
+    /**
+     * The demo with its defaults: a read+write data-validity run over 2048 blocks of 4 KiB, then a read throughput run.
+     */
     public static int run(PrintStream out) {
         return run(out, "sw0");
     }
@@ -71,7 +74,8 @@ public final class ZeroCopyDemo {
      * bytes, {@code runLimit} operations (0 = the whole storage for validity tests). Returns the
      * initiator's exit code (or 1 if a service failed to start).
      */
-    public static int run(PrintStream out, String strategy, int blockCount, int blockSize, long runLimit, int transactions) {
+    public static int run(PrintStream out, String strategy, int blockCount, int blockSize, long runLimit,
+            int transactions) {
         return run(out, "sw0", 1, strategy, blockCount, blockSize, runLimit, transactions);
     }
 
@@ -85,27 +89,34 @@ public final class ZeroCopyDemo {
         try {
             int port = freePort();
             String channel = "jdoca-demo-" + ProcessHandle.current().pid() + "-" + System.nanoTime() % 100000;
-            out.printf("demo zero-copy: target-rdma on TCP port %d, zero-copy relay on comch channel '%s', initiator-comch (%s),"
-                    + " RDMA on %s%n", port, channel, strategy, device);
-            Process target = start(procs, logs, "target-rdma", List.of("target-rdma", "-d", device, "--cpu", String.valueOf(DemoSettings.edgeCpu()), "--once",
-                    "--listen-address", "127.0.0.1", "--listen-port", String.valueOf(port), "--block-count", String.valueOf(blockCount), "--block-size", String.valueOf(blockSize)));
-            DemoWait.Outcome o = awaitOutput(wait, "target-rdma is starting", logs.get(0), List.of(target), "listening on TCP port");
+            out.printf("demo zero-copy: target-rdma on TCP port %d, zero-copy relay on comch channel '%s',"
+                    + " initiator-comch (%s), RDMA on %s%n", port, channel, strategy, device);
+            Process target = start(procs, logs, "target-rdma", List.of("target-rdma", "-d", device, "--cpu",
+                    String.valueOf(DemoSettings.edgeCpu()), "--once",
+                    "--listen-address", "127.0.0.1", "--listen-port", String.valueOf(port), "--block-count",
+                    String.valueOf(blockCount), "--block-size", String.valueOf(blockSize)));
+            DemoWait.Outcome o = awaitOutput(wait, "target-rdma is starting", logs.get(0), List.of(target),
+                    "listening on TCP port");
             if (o != DemoWait.Outcome.READY) {
                 return failed(out, "target-rdma", wait.explain(o, "target-rdma", DemoWait.START_BOUND_MS), logs.get(0));
             }
-            Process relay = start(procs, logs, "zero-copy", List.of("zero-copy", "-d", device, "-r", "hpf0", "--cpu", String.valueOf(DemoSettings.relayCpu()), "--once",
+            Process relay = start(procs, logs, "zero-copy", List.of("zero-copy", "-d", device, "-r", "hpf0", "--cpu",
+                    String.valueOf(DemoSettings.relayCpu()), "--once",
                     "--storage-server", "127.0.0.1:" + port, "--command-channel-name", channel, "--control-timeout",
                     String.valueOf(controlTimeoutS)));
-            o = awaitOutput(wait, "zero-copy is starting", logs.get(1), List.of(relay, target), "serving comch channel");
+            o = awaitOutput(wait, "zero-copy is starting", logs.get(1), List.of(relay, target),
+                    "serving comch channel");
             if (o != DemoWait.Outcome.READY) {
                 return failed(out, "zero-copy", wait.explain(o, "zero-copy", DemoWait.START_BOUND_MS), logs.get(1));
             }
             // Where the relay's RDMA runs (software transport or a verbs device), from its start-up line.
             Files.readAllLines(logs.get(1)).stream().filter(l -> l.startsWith("zero-copy: RDMA on")).findFirst()
                     .ifPresent(l -> out.println("demo " + l));
-            List<String> ini = new ArrayList<>(List.of("initiator-comch", "-d", "sw0", "--cpu", String.valueOf(DemoSettings.edgeCpu()), "--command-channel-name",
+            List<String> ini = new ArrayList<>(List.of("initiator-comch", "-d", "sw0", "--cpu",
+                    String.valueOf(DemoSettings.edgeCpu()), "--command-channel-name",
                     channel, "--execution-strategy", strategy, "--transaction-count", String.valueOf(transactions),
-                    "--control-timeout", String.valueOf(controlTimeoutS), "--expect-service", Long.toString(relay.pid())));
+                    "--control-timeout", String.valueOf(controlTimeoutS), "--expect-service",
+                    Long.toString(relay.pid())));
             if (runLimit > 0) {
                 ini.add("--run-limit-operation-count");
                 ini.add(String.valueOf(runLimit));
@@ -114,7 +125,8 @@ public final class ZeroCopyDemo {
             o = wait.await("the initiator is running", List.of(initiator.toHandle()), () -> !initiator.isAlive(),
                     DemoWait.RUN_BOUND_MS);
             if (o != DemoWait.Outcome.READY) {
-                return failed(out, "initiator-comch", wait.explain(o, "initiator-comch", DemoWait.RUN_BOUND_MS), logs.get(2));
+                return failed(out, "initiator-comch", wait.explain(o, "initiator-comch", DemoWait.RUN_BOUND_MS),
+                        logs.get(2));
             }
             out.print(Files.readString(logs.get(2)));
             int rc = initiator.exitValue();
@@ -166,7 +178,8 @@ public final class ZeroCopyDemo {
         return 1;
     }
 
-    private static Process start(List<Process> procs, List<Path> logs, String name, List<String> args) throws IOException {
+    private static Process start(List<Process> procs, List<Path> logs, String name,
+            List<String> args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(JVM_FLAGS);
@@ -183,7 +196,8 @@ public final class ZeroCopyDemo {
     }
 
     /** Waits for {@code text} in {@code log} while the processes live and work ({@link DemoWait}). */
-    private static DemoWait.Outcome awaitOutput(DemoWait wait, String what, Path log, List<Process> watched, String text)
+    private static DemoWait.Outcome awaitOutput(DemoWait wait, String what, Path log, List<Process> watched,
+            String text)
             throws InterruptedException {
         return wait.await(what, watched.stream().map(Process::toHandle).toList(), () -> {
             try {

@@ -50,7 +50,8 @@ public final class InitiatorComch {
         public Config(String device, List<Integer> cpus, ExecutionStrategy strategy, Path storagePlainContent,
                 long runLimitOperationCount, int transactionCount, String commandChannelName, long controlTimeoutNanos,
                 long localIoRegionSize, int blocksPerIo) {
-            this(device, cpus, strategy, storagePlainContent, runLimitOperationCount, transactionCount, commandChannelName,
+            this(device, cpus, strategy, storagePlainContent, runLimitOperationCount, transactionCount,
+                    commandChannelName,
                     controlTimeoutNanos, localIoRegionSize, blocksPerIo, null);
         }
     }
@@ -84,14 +85,17 @@ public final class InitiatorComch {
         try (ComchControlChannel ch = ComchControlChannel.client(dev, cfg.commandChannelName(), timeout, self);
                 Arena arena = Arena.ofShared()) {
             ComchIdentity service = ch.peerIdentity();
-            out.println("initiator-comch: connected to " + (service == null ? "a service that did not say who it is" : service)
+            out.println("initiator-comch: connected to " + (service == null
+                    ? "a service that did not say who it is" : service)
                     + " on comch channel '" + cfg.commandChannelName() + "'");
             out.flush();
             if (service == null || !service.matches(cfg.expectService())) {
                 // Nothing has been sent to it: its storage is untouched.
-                throw new DocaException(DocaError.NOT_PERMITTED, "comch channel '" + cfg.commandChannelName() + "' is served by "
+                throw new DocaException(DocaError.NOT_PERMITTED, "comch channel '" + cfg.commandChannelName()
+                        + "' is served by "
                         + (service == null ? "an unknown service" : service.app() + " (pid " + service.pid() + ")")
-                        + ", not by the expected service '" + cfg.expectService() + "' (--expect-service); refusing to run"
+                        + ", not by the expected service '" + cfg.expectService()
+                        + "' (--expect-service); refusing to run"
                         + " (nothing was sent to it)");
             }
             int cid = 0;
@@ -125,7 +129,8 @@ public final class InitiatorComch {
                         | AccessFlags.RDMA_WRITE);
                 DocaException.check(ioMap.start(), "io memory map start");
                 byte[] blob = ioMap.exportPci(dev);
-                ch.request(new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, nextMessageId.getAndIncrement(), cid,
+                ch.request(new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, nextMessageId.getAndIncrement(),
+                        cid,
                         new ControlPayload.InitStorage(cfg.transactionCount(), cores, blob)), timeout);
                 LOG.info("storage initialized: {} transactions x {} cores", cfg.transactionCount(), cores);
 
@@ -134,7 +139,8 @@ public final class InitiatorComch {
                                 : unitsPerWorker;
                 int tx = (int) Math.max(1, Math.min(Math.min(cfg.transactionCount(), opsTarget), unitsPerWorker));
                 for (int w = 0; w < cores; w++) {
-                    workers.add(new InitiatorWorker(w, cfg.cpus().get(w), cfg.strategy(), dev, ch.connection(), region.segment(), expected,
+                    workers.add(new InitiatorWorker(w, cfg.cpus().get(w), cfg.strategy(), dev, ch.connection(),
+                            region.segment(), expected,
                             ioSize, w * unitsPerWorker * ioSize, unitsPerWorker, opsTarget, tx));
                 }
                 for (InitiatorWorker w : workers) {
@@ -142,7 +148,8 @@ public final class InitiatorComch {
                 }
                 if (!ch.progressUntil(() -> ch.remoteConsumerIds().size() >= cores || abort.get(), timeout)) {
                     throw new DocaException(DocaError.TIME_OUT, "the service announced " + ch.remoteConsumerIds().size()
-                            + " of " + cores + " consumers" + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG, timeout));
+                            + " of " + cores + " consumers" + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG,
+                            timeout));
                 }
                 List<Integer> remote = ch.remoteConsumerIds();
                 ch.request(req(ControlMessageType.START_STORAGE_REQUEST, cid), timeout);
@@ -259,7 +266,8 @@ public final class InitiatorComch {
                     + " needs --run-limit-operation-count > 0");
         }
         if (cfg.strategy() == ExecutionStrategy.READ_ONLY_DATA_VALIDITY_TEST && cfg.storagePlainContent() == null) {
-            throw new DocaException(DocaError.INVALID_VALUE, "read_only_data_validity_test needs --storage-plain-content");
+            throw new DocaException(DocaError.INVALID_VALUE,
+                    "read_only_data_validity_test needs --storage-plain-content");
         }
         if (cfg.storagePlainContent() != null && !Files.isReadable(cfg.storagePlainContent())) {
             throw new DocaException(DocaError.NOT_FOUND, "cannot read " + cfg.storagePlainContent());

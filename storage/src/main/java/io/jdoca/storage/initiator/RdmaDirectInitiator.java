@@ -51,7 +51,8 @@ public final class RdmaDirectInitiator {
      * at it after the last IO ({@code after}), and learn which IO units the target acknowledged
      * ({@code acked[unit]} set to 1 when its response came back with success, allocation-free).
      */
-    public record Hooks(java.util.function.Consumer<MemorySegment> before, java.util.function.Consumer<MemorySegment> after,
+    public record Hooks(java.util.function.Consumer<MemorySegment> before,
+            java.util.function.Consumer<MemorySegment> after,
             java.util.concurrent.atomic.AtomicIntegerArray acked) {
         /** No hooks. */
         public static final Hooks NONE = new Hooks(m -> { }, m -> { }, null);
@@ -75,7 +76,8 @@ public final class RdmaDirectInitiator {
         Dev dev = Devices.open(device);
         int id = 0;
         try (TcpControlChannel ch = TcpControlChannel.client(target, CMD)) {
-            ControlPayload.StorageInfo info = ch.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, id++, 0), CMD)
+            ControlPayload.StorageInfo info = ch.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST,
+                    id++, 0), CMD)
                     .asStorageInfo();
             long ioSize = (long) info.blockSize() * blocksPerIo;
             long units = info.totalSize() / ioSize;
@@ -93,7 +95,8 @@ public final class RdmaDirectInitiator {
             try (Worker w = new Worker(dev, transactions, strategy, ioSize, units, ops, hooks.acked())) {
                 for (ConnectionRole role : new ConnectionRole[] {ConnectionRole.IO_DATA, ConnectionRole.IO_CONTROL}) {
                     byte[] mine = w.export(role);
-                    ControlMessage r = ch.request(new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST, id++, 0,
+                    ControlMessage r = ch.request(new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST,
+                            id++, 0,
                             new ControlPayload.RdmaConnection(0, role, mine)), CMD);
                     w.connect(role, r.asRdmaConnection().connectionDetails());
                 }
@@ -251,7 +254,8 @@ public final class RdmaDirectInitiator {
             long unit = nextUnit;
             nextUnit = nextUnit + 1 == units ? 0 : nextUnit + 1;
             view.wrap(req[i].segment(), req[i].dataOffset()).setRequest(
-                    strategy.write() ? IoMessageType.WRITE : IoMessageType.READ, i, (int) ioSize, unit * ioSize, unit * ioSize);
+                    strategy.write() ? IoMessageType.WRITE : IoMessageType.READ, i, (int) ioSize, unit * ioSize,
+                    unit * ioSize);
             issued++;
             unitOf[i] = unit;
             start[i] = System.nanoTime();

@@ -18,7 +18,10 @@ public enum Durability {
     SESSION,
     WRITE;
 
-    /** Parses {@code --durability}: {@code session} or {@code write}; IllegalArgumentException naming the flag otherwise. */
+    /**
+     * Parses {@code --durability}: {@code session} or {@code write}; IllegalArgumentException naming the flag
+     * otherwise.
+     */
     public static Durability parse(String s) {
         for (Durability d : values()) {
             if (d.name().equalsIgnoreCase(s)) {

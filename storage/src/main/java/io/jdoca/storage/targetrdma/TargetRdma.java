@@ -58,7 +58,8 @@ public final class TargetRdma extends ControlService<TargetControlState> {
         }
 
         /** DOCA's one-session target on 127.0.0.1 (in-process tests and benchmarks). */
-        public Config(String device, List<Integer> cpus, int listenPort, Path binaryContent, int blockCount, int blockSize,
+        public Config(String device, List<Integer> cpus, int listenPort, Path binaryContent, int blockCount,
+                int blockSize,
                 Path backingFile, long startTimeoutNanos) {
             this(device, cpus, null, listenPort, binaryContent, blockCount, blockSize, backingFile, Durability.SESSION,
                     List.of(), TcpControlChannel.DEFAULT_HANDSHAKE_MILLIS * 1_000_000L, startTimeoutNanos, true);
@@ -66,7 +67,8 @@ public final class TargetRdma extends ControlService<TargetControlState> {
 
         /** This configuration with {@code durability} (tests, benchmarks). */
         public Config withDurability(Durability d) {
-            return new Config(device, cpus, listenAddress, listenPort, binaryContent, blockCount, blockSize, backingFile, d,
+            return new Config(device, cpus, listenAddress, listenPort, binaryContent, blockCount, blockSize,
+                    backingFile, d,
                     allowedPeers, handshakeNanos, startTimeoutNanos, once);
         }
     }
@@ -113,13 +115,15 @@ public final class TargetRdma extends ControlService<TargetControlState> {
         storageMap.addDev(dev);
         storageMap.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE);
         DocaException.check(storageMap.start(), "storage map start");
-        try (TcpControlChannel ch = TcpControlChannel.server(cfg.listenAddress(), cfg.listenPort(), cfg.handshakeNanos())) {
+        try (TcpControlChannel ch = TcpControlChannel.server(cfg.listenAddress(), cfg.listenPort(),
+                cfg.handshakeNanos())) {
             channel = ch;
             boundPort = ch.localPort();
             // One println, not printf: scripts parse this line, and printf hands the stream its
             // pieces one by one, so a reader could see the line without its port number.
             out.println("target-rdma: control listener on " + AppSupport.describeBind(ch.localAddress())
-                    + (ch.localAddress().isLoopbackAddress() ? " (this host only; --listen-address serves a network)" : ""));
+                    + (ch.localAddress().isLoopbackAddress()
+                    ? " (this host only; --listen-address serves a network)" : ""));
             out.println("target-rdma: " + AppSupport.rdmaLine(dev));
             out.println(String.format(Locale.ROOT, "target-rdma: %d blocks of %d bytes (%s); listening on TCP port %d",
                     storage.blockCount(), storage.blockSize(), storage.description(), boundPort));
@@ -236,7 +240,8 @@ public final class TargetRdma extends ControlService<TargetControlState> {
 
     private ControlMessage start(ControlMessage m) {
         for (TargetWorker w : workers) {
-            awaitReady(w::isReady, cfg.startTimeoutNanos(), "RDMA connections of worker " + w.index() + " not established"
+            awaitReady(w::isReady, cfg.startTimeoutNanos(), "RDMA connections of worker " + w.index()
+                    + " not established"
                     + AppSupport.raisedBy(AppSupport.COMMAND_TIMEOUT_FLAG, cfg.startTimeoutNanos()));
         }
         for (TargetWorker w : workers) {

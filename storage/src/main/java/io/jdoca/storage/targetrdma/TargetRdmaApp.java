@@ -24,22 +24,28 @@ public final class TargetRdmaApp implements Callable<Integer> {
     @Option(names = {"-d", "--device"}, required = true, description = "Device identifier.")
     String device;
 
-    @Option(names = "--listen-port", required = true, description = "TCP port to listen on for the storage service (0 = any).")
+    @Option(names = "--listen-port", required = true,
+            description = "TCP port to listen on for the storage service (0 = any).")
     int listenPort;
 
     @Option(names = "--listen-address", defaultValue = AppSupport.DEFAULT_LISTEN_ADDRESS, description = {"IP address"
             + " the control listener and the RDMA connections' TCP listeners bind to (jdoca; default ${DEFAULT-VALUE}:"
             + " this host only). To serve a storage network give its address (0.0.0.0: every interface); the control"
-            + " port lets any peer that reaches it drive this target, so firewall it (docs/ARCHITECTURE.md, Security)."})
+            + " port lets any peer that reaches it drive this target, so firewall it (docs/ARCHITECTURE.md,"
+            + " Security)."})
     String listenAddress;
 
-    @Option(names = "--binary-content", description = "Initial content: an .sbc file (its header sets the geometry) or a plain file of block-size x block-count bytes.")
+    @Option(names = "--binary-content",
+            description = "Initial content: an .sbc file (its header sets the geometry) or a plain file of"
+            + " block-size x block-count bytes.")
     Path binaryContent;
 
-    @Option(names = "--block-count", defaultValue = "128", description = "Number of storage blocks (default ${DEFAULT-VALUE}; ignored with an .sbc file).")
+    @Option(names = "--block-count", defaultValue = "128",
+            description = "Number of storage blocks (default ${DEFAULT-VALUE}; ignored with an .sbc file).")
     int blockCount;
 
-    @Option(names = "--block-size", defaultValue = "4096", description = "Block size in bytes (default ${DEFAULT-VALUE}; ignored with an .sbc file).")
+    @Option(names = "--block-size", defaultValue = "4096",
+            description = "Block size in bytes (default ${DEFAULT-VALUE}; ignored with an .sbc file).")
     int blockSize;
 
     @Option(names = "--backing-file", description = "Keep the blocks in this file (created if absent) so they survive a"

@@ -49,7 +49,8 @@ final class TargetStorage implements AutoCloseable {
      * flushed before its response ({@link #durabilityPerWrite()}). WRITE without a backing file is
      * INVALID_VALUE: memory has nothing to flush to.
      */
-    static TargetStorage open(int blockSize, int blockCount, Path binaryContent, Path backingFile, Durability durability) {
+    static TargetStorage open(int blockSize, int blockCount, Path binaryContent, Path backingFile,
+            Durability durability) {
         if (durability == Durability.WRITE && backingFile == null) {
             throw new DocaException(DocaError.INVALID_VALUE, "--durability write needs --backing-file (memory-backed"
                     + " blocks do not survive the process)");
@@ -66,7 +67,8 @@ final class TargetStorage implements AutoCloseable {
         BinaryContent.Header sbc = null;
         if (binaryContent != null) {
             if (!Files.isRegularFile(binaryContent)) {
-                throw new DocaException(DocaError.NOT_FOUND, "--binary-content " + binaryContent + " is not a readable file");
+                throw new DocaException(DocaError.NOT_FOUND, "--binary-content " + binaryContent
+                        + " is not a readable file");
             }
             sbc = BinaryContent.readHeader(binaryContent);
             if (sbc != null) {
@@ -84,7 +86,8 @@ final class TargetStorage implements AutoCloseable {
         if (binaryContent != null && sbc == null) {
             long plain = fileSize(binaryContent);
             if (plain != size) {
-                throw new DocaException(DocaError.INVALID_VALUE, "--binary-content " + binaryContent + " has no .sbc header and holds "
+                throw new DocaException(DocaError.INVALID_VALUE, "--binary-content " + binaryContent
+                        + " has no .sbc header and holds "
                         + plain + " bytes, but block_size × block_count = " + size);
             }
         }
@@ -104,10 +107,12 @@ final class TargetStorage implements AutoCloseable {
                     fc.write(java.nio.ByteBuffer.allocate(1), size - 1);
                 }
                 MemorySegment seg = fc.map(FileChannel.MapMode.READ_WRITE, 0, size, a);
-                s = new TargetStorage(a, seg, blockSize, blockCount, "file " + backingFile + (fresh ? " (new)" : " (existing)"));
+                s = new TargetStorage(a, seg, blockSize, blockCount, "file " + backingFile + (fresh
+                        ? " (new)" : " (existing)"));
             } catch (IOException e) {
                 a.close();
-                throw new DocaException(DocaError.IO_FAILED, "cannot map --backing-file " + backingFile + ": " + e.getMessage());
+                throw new DocaException(DocaError.IO_FAILED, "cannot map --backing-file " + backingFile + ": "
+                        + e.getMessage());
             }
         } else {
             Arena a = Arena.ofShared();
@@ -148,7 +153,8 @@ final class TargetStorage implements AutoCloseable {
     }
 
     String description() {
-        return segment.isMapped() ? description + (perWrite ? ", flushed before each write's response (--durability write)"
+        return segment.isMapped() ? description + (perWrite
+                ? ", flushed before each write's response (--durability write)"
                 : ", flushed at each session's end (--durability session)") : description;
     }
 

@@ -61,7 +61,8 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
         /** DOCA's one-session relay (in-process tests and benchmarks). */
         public Config(String device, String representor, List<Integer> cpus, String storageServer,
                 String commandChannelName, long controlTimeoutNanos) {
-            this(device, representor, cpus, storageServer, commandChannelName, controlTimeoutNanos, true, null, List.of());
+            this(device, representor, cpus, storageServer, commandChannelName, controlTimeoutNanos, true, null,
+                    List.of());
         }
     }
 
@@ -105,12 +106,14 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
             // deadline); its answer is the initiator's first query's.
             targetInfo = target.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, id(), 0), timeout)
                     .asStorageInfo();
-            comch.setIdentity(ComchIdentity.of("zero-copy", String.format(Locale.ROOT, "storage %s, %d blocks of %d bytes",
+            comch.setIdentity(ComchIdentity.of("zero-copy", String.format(Locale.ROOT,
+                    "storage %s, %d blocks of %d bytes",
                     cfg.storageServer(), targetInfo.totalSize() / Math.max(1, targetInfo.blockSize()),
                     targetInfo.blockSize())));
             out.println("zero-copy: " + AppSupport.rdmaLine(dev) + "; Comch on " + comchDev.devInfo().name());
             out.println(String.format(Locale.ROOT, "zero-copy: connected to storage %s (%d blocks of %d bytes); serving"
-                    + " comch channel '%s'", cfg.storageServer(), targetInfo.totalSize() / Math.max(1, targetInfo.blockSize()),
+                    + " comch channel '%s'", cfg.storageServer(), targetInfo.totalSize() / Math.max(1,
+                    targetInfo.blockSize()),
                     targetInfo.blockSize(), cfg.commandChannelName()));
             out.flush();
             return serve(comch, out);
@@ -177,7 +180,8 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
                     info = forward(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, id(), m.correlationId()))
                             .asStorageInfo();
                 }
-                yield new ControlMessage(ControlMessageType.QUERY_STORAGE_RESPONSE, m.messageId(), m.correlationId(), info);
+                yield new ControlMessage(ControlMessageType.QUERY_STORAGE_RESPONSE, m.messageId(), m.correlationId(),
+                        info);
             }
             case WAIT_INIT -> init(m);
             case WAIT_START -> start(m);
@@ -237,7 +241,8 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
             for (ZeroCopyWorker w : workers) {
                 for (ConnectionRole role : ConnectionRole.values()) {
                     byte[] mine = w.export(role);
-                    ControlMessage r = forward(new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST, id(),
+                    ControlMessage r = forward(new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST,
+                            id(),
                             m.correlationId(), new ControlPayload.RdmaConnection(w.index(), role, mine)));
                     byte[] blob = r.asRdmaConnection().connectionDetails();
                     checkPeerBlob(blob);
@@ -277,12 +282,15 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
     private ControlMessage start(ControlMessage m) {
         int cores = workers.size();
         if (!comch.progressUntil(() -> comch.remoteConsumerIds().size() >= cores, cfg.controlTimeoutNanos())) {
-            throw new DocaException(DocaError.TIME_OUT, "the initiator announced " + comch.remoteConsumerIds().size() + " of "
-                    + cores + " consumers" + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG, cfg.controlTimeoutNanos()));
+            throw new DocaException(DocaError.TIME_OUT, "the initiator announced " + comch.remoteConsumerIds().size()
+                    + " of "
+                    + cores + " consumers" + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG,
+                    cfg.controlTimeoutNanos()));
         }
         forward(ControlMessage.of(ControlMessageType.START_STORAGE_REQUEST, id(), m.correlationId()));
         for (ZeroCopyWorker w : workers) {
-            awaitReady(w::isReady, cfg.controlTimeoutNanos(), "RDMA connections of worker " + w.index() + " not established"
+            awaitReady(w::isReady, cfg.controlTimeoutNanos(), "RDMA connections of worker " + w.index()
+                    + " not established"
                     + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG, cfg.controlTimeoutNanos()));
         }
         List<Integer> remote = comch.remoteConsumerIds();

@@ -40,7 +40,8 @@ class TargetControlTest {
     @BeforeEach
     void start() throws Exception {
         port = JavaProcess.freePort();
-        TargetRdma t = new TargetRdma(new TargetRdma.Config("sw0", List.of(0), port, null, 16, 4096, null, 5_000_000_000L),
+        TargetRdma t = new TargetRdma(new TargetRdma.Config("sw0", List.of(0), port, null, 16, 4096, null,
+                5_000_000_000L),
                 abort);
         rc = CompletableFuture.supplyAsync(() -> t.run(new PrintStream(out, true)), ex);
     }
@@ -168,7 +169,8 @@ class TargetControlTest {
     void oversizedFrameDropsTheClientAndTheTargetExitsCleanly() throws Exception {
         try (Socket s = connect()) {
             s.setSoTimeout(5000);
-            s.getOutputStream().write(ControlCodec.encode(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, 1, 1)));
+            s.getOutputStream().write(ControlCodec.encode(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST,
+                    1, 1)));
             assertThat(readMessage(s.getInputStream()).type()).isEqualTo(ControlMessageType.QUERY_STORAGE_RESPONSE);
             s.getOutputStream().write(HexFormat.of().parseHex("7fffffff0000000100000002000000030000"));
             s.getOutputStream().flush();
@@ -190,10 +192,12 @@ class TargetControlTest {
             for (TargetControlState b : TargetControlState.values()) {
                 boolean legal = a.canTransitionTo(b);
                 // the end of a session (shutdown, or the client gone) returns any state to WAIT_QUERY
-                boolean expected = b == TargetControlState.WAIT_QUERY ? a != TargetControlState.WAIT_QUERY : switch (a) {
+                boolean expected = b == TargetControlState.WAIT_QUERY
+                        ? a != TargetControlState.WAIT_QUERY : switch (a) {
                     case WAIT_QUERY -> b == TargetControlState.WAIT_INIT;
                     case WAIT_INIT -> b == TargetControlState.WAIT_RDMA_CONNECTIONS;
-                    case WAIT_RDMA_CONNECTIONS -> b == TargetControlState.WAIT_RDMA_CONNECTIONS || b == TargetControlState.WAIT_START;
+                    case WAIT_RDMA_CONNECTIONS -> b == TargetControlState.WAIT_RDMA_CONNECTIONS
+                            || b == TargetControlState.WAIT_START;
                     case WAIT_START -> b == TargetControlState.RUNNING;
                     case RUNNING -> b == TargetControlState.STOPPED;
                     case STOPPED -> b == TargetControlState.SHUT_DOWN;
@@ -202,7 +206,8 @@ class TargetControlTest {
                 assertThat(legal).as("%s -> %s", a, b).isEqualTo(expected);
             }
         }
-        assertThat(TargetControlState.WAIT_RDMA_CONNECTIONS.next(3, 4)).isEqualTo(TargetControlState.WAIT_RDMA_CONNECTIONS);
+        assertThat(TargetControlState.WAIT_RDMA_CONNECTIONS.next(3,
+                4)).isEqualTo(TargetControlState.WAIT_RDMA_CONNECTIONS);
         assertThat(TargetControlState.WAIT_RDMA_CONNECTIONS.next(4, 4)).isEqualTo(TargetControlState.WAIT_START);
     }
 }

@@ -51,8 +51,8 @@ class TargetHandshakeTest {
     @BeforeEach
     void start() throws Exception {
         port = JavaProcess.freePort();
-        target = new TargetRdma(new TargetRdma.Config("sw0", List.of(0), InetAddress.getLoopbackAddress(), port, null, 16,
-                4096, null, Durability.SESSION, List.of(), HANDSHAKE_MS * 1_000_000L, 5_000_000_000L, false), abort);
+        target = new TargetRdma(new TargetRdma.Config("sw0", List.of(0), InetAddress.getLoopbackAddress(), port,
+                null, 16, 4096, null, Durability.SESSION, List.of(), HANDSHAKE_MS * 1_000_000L, 5_000_000_000L, false), abort);
         rc = CompletableFuture.supplyAsync(() -> target.run(new PrintStream(out, true)), ex);
         Await.until(Duration.ofSeconds(20), () -> target.boundPort() != 0 || rc.isDone(), "target listening");
     }
@@ -64,13 +64,16 @@ class TargetHandshakeTest {
         ex.shutdownNow();
     }
 
-    private static final byte[] QUERY = ControlCodec.encode(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, 1, 1));
+    private static final byte[] QUERY =
+            ControlCodec.encode(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, 1, 1));
 
     /** A real client: connect, query at once; returns ms from connected to answered. */
     private long realClientQueryMillis() {
-        try (TcpControlChannel c = TcpControlChannel.client(new InetSocketAddress("127.0.0.1", port), 10_000_000_000L)) {
+        try (TcpControlChannel c = TcpControlChannel.client(new InetSocketAddress("127.0.0.1", port),
+                10_000_000_000L)) {
             long t0 = System.nanoTime();
-            ControlMessage r = c.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, 7, 7), 10_000_000_000L);
+            ControlMessage r = c.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, 7, 7),
+                    10_000_000_000L);
             long ms = (System.nanoTime() - t0) / 1_000_000;
             assertThat(r.asStorageInfo()).isEqualTo(new ControlPayload.StorageInfo(16 * 4096, 4096));
             return ms;
@@ -155,7 +158,8 @@ class TargetHandshakeTest {
     void aConnectionWhoseFirstFrameIsNotARequestIsAnsweredAndClosed() throws Exception {
         try (Socket s = new Socket("127.0.0.1", port)) {
             s.setSoTimeout(10_000);
-            s.getOutputStream().write(ControlCodec.encode(ControlMessage.of(ControlMessageType.START_STORAGE_RESPONSE, 3, 4)));
+            s.getOutputStream().write(ControlCodec.encode(ControlMessage.of(ControlMessageType.START_STORAGE_RESPONSE,
+                    3, 4)));
             ControlMessage r = TargetControlTest.readMessage(s.getInputStream());
             assertThat(r.isError()).isTrue();
             assertThat(r.messageId()).isEqualTo(3);

@@ -55,8 +55,8 @@ class TargetPeerAddressTest {
 
     private void startTarget(List<InetAddress> allowed) throws Exception {
         int port = JavaProcess.freePort();
-        target = new TargetRdma(new TargetRdma.Config("sw0", List.of(0), InetAddress.getLoopbackAddress(), port, null, 16,
-                4096, null, Durability.SESSION, allowed, 5_000_000_000L, 5_000_000_000L, false), abort);
+        target = new TargetRdma(new TargetRdma.Config("sw0", List.of(0), InetAddress.getLoopbackAddress(), port,
+                null, 16, 4096, null, Durability.SESSION, allowed, 5_000_000_000L, 5_000_000_000L, false), abort);
         rc = CompletableFuture.supplyAsync(() -> target.run(new PrintStream(out, true)), ex);
         Await.until(Duration.ofSeconds(20), () -> target.boundPort() != 0 || rc.isDone(), "target listening");
     }
@@ -83,9 +83,13 @@ class TargetPeerAddressTest {
         ex.shutdownNow();
     }
 
-    /** A peer's blob for the TCP transport naming {@code host}:{@code port}, from another host (boot id), whose nonce makes the target dial. */
+    /**
+     * A peer's blob for the TCP transport naming {@code host}:{@code port}, from another host (boot id), whose nonce
+     * makes the target dial.
+     */
     private static byte[] blob(String host, int port) {
-        return new RdmaConnectionBlob(2, 4242, AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE, -1L, UUID.randomUUID(), port,
+        return new RdmaConnectionBlob(2, 4242, AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE, -1L, UUID.randomUUID(),
+                port,
                 host, "", 0, 0).encode();
     }
 

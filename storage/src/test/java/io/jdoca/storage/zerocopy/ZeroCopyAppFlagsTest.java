@@ -8,7 +8,8 @@ import picocli.CommandLine;
 
 /** zero-copy's DOCA flags: examples/zero-copy.json parses, the command line wins. No sockets. */
 class ZeroCopyAppFlagsTest {
-    static final Path EXAMPLE = Path.of(System.getProperty("user.dir")).resolve("../examples/zero-copy.json").normalize();
+    static final Path EXAMPLE = Path.of(System.getProperty("user.dir")).resolve(
+            "../examples/zero-copy.json").normalize();
 
     @Test
     void theExampleFlagFileParsesAndTheCommandLineWins() {

@@ -46,7 +46,8 @@ class GgaServiceSystemTest {
     }
 
     private JavaProcess target(int i, int blocks) throws IOException {
-        JavaProcess t = JavaProcess.start("target-" + i, "io.jdoca.cli.Main", List.of("target-rdma", "-d", "sw0", "--cpu", "0",
+        JavaProcess t = JavaProcess.start("target-" + i, "io.jdoca.cli.Main", List.of("target-rdma", "-d", "sw0",
+                "--cpu", "0",
                 "--listen-address", "127.0.0.1", "--listen-port", String.valueOf(ports[i]), "--block-size",
                 String.valueOf(HALF), "--block-count", String.valueOf(blocks), "--backing-file",
                 dir.resolve("t" + i + ".img").toString()));
@@ -64,7 +65,8 @@ class GgaServiceSystemTest {
     private JavaProcess serviceWith(List<String> extra) throws IOException {
         List<String> a = new ArrayList<>(List.of("gga-offload", "-d", "sw0", "-r", "hpf0",
                 "--cpu", "0", "--data-1-storage", "127.0.0.1:" + ports[0], "--data-2-storage", "127.0.0.1:" + ports[1],
-                "--data-p-storage", "127.0.0.1:" + ports[2], "--command-channel-name", channel, "--control-timeout", "20",
+                "--data-p-storage", "127.0.0.1:" + ports[2], "--command-channel-name", channel, "--control-timeout",
+                "20",
                 "--trigger-recovery-read-every-n", "0", "-l", "50"));
         a.addAll(extra);
         JavaProcess s = JavaProcess.start("gga-offload", "io.jdoca.cli.Main", a);
@@ -91,17 +93,23 @@ class GgaServiceSystemTest {
         }
     }
 
-    /** Fails on main: gga-offload printed "the initiator disconnected before shutdown", shut the targets down and exited 1. */
+    /**
+     * Fails on main: gga-offload printed "the initiator disconnected before shutdown", shut the targets down and exited
+     * 1.
+     */
     @Test
     void survivesAnInitiatorThatQueriesAndLeavesThenServesAFullRun() throws IOException {
         startTargets(192);
         JavaProcess svc = service();
-        try (Dev dev = Devices.open("sw0"); ComchControlChannel c = ComchControlChannel.client(dev, channel, 20_000_000_000L)) {
-            ControlMessage r = c.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, 0, 0), 20_000_000_000L);
+        try (Dev dev = Devices.open("sw0"); ComchControlChannel c = ComchControlChannel.client(dev, channel,
+                20_000_000_000L)) {
+            ControlMessage r = c.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, 0, 0),
+                    20_000_000_000L);
             assertThat(r.asStorageInfo().blockSize()).isEqualTo(2 * HALF);
         }
         svc.awaitOutput("the initiator disconnected before shutdown (in state WAIT_INIT); its session is released", T);
-        JavaProcess ini = initiator(List.of("--execution-strategy", "read_write_data_validity_test", "--transaction-count", "16"));
+        JavaProcess ini = initiator(List.of("--execution-strategy", "read_write_data_validity_test",
+                "--transaction-count", "16"));
         assertThat(ini.awaitExit(T)).as("initiator:\n%s\nservice:\n%s", ini.output(), svc.output()).isZero();
         assertThat(ini.output()).contains("Test passed");
         assertThat(svc.process().isAlive()).as("the service outlives its initiators").isTrue();
@@ -115,7 +123,8 @@ class GgaServiceSystemTest {
 
     static java.util.Map<String, Double> scrape(java.net.http.HttpClient c, int port) {
         try {
-            var r = c.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/metrics"))
+            var r = c.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port
+                    + "/metrics"))
                     .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).isEqualTo(200);
             return io.jdoca.testkit.PrometheusTextParser.parse(r.body());
@@ -149,7 +158,8 @@ class GgaServiceSystemTest {
                 first[0] = m.getOrDefault(writes, 0.0);
                 return first[0] > 0 && m.get("jdoca_storage_connected_clients{app=gga-offload}") == 1.0;
             }, "writes and a connected initiator to show\n" + svc.output());
-            io.jdoca.testkit.Await.until(T, () -> scrape(http, mport).get(writes) > first[0], "the write counter to move");
+            io.jdoca.testkit.Await.until(T, () -> scrape(http, mport).get(writes) > first[0],
+                    "the write counter to move");
             ini.terminate();
             ini.awaitExit(T);
             var after = scrape(http, mport);
@@ -198,7 +208,8 @@ class GgaServiceSystemTest {
         Path plain = dir.resolve("plain.bin");
         Files.write(plain, content(2 * HALF * blocks));
         JavaProcess svc = service();
-        JavaProcess w = initiator(List.of("--execution-strategy", "read_write_data_validity_test", "--storage-plain-content",
+        JavaProcess w = initiator(List.of("--execution-strategy", "read_write_data_validity_test",
+                "--storage-plain-content",
                 plain.toString(), "--transaction-count", "8"));
         svc.awaitOutput("data path started", T);
         // Mid-run: let some of the writes land on all three targets first.
@@ -212,7 +223,8 @@ class GgaServiceSystemTest {
         assertThat((long) stat(svc.output(), "| Failed IOs:")).isZero();
 
         target(0, blocks); // same port, same backing file: stale where it missed writes
-        JavaProcess r = initiator(List.of("--execution-strategy", "read_only_data_validity_test", "--storage-plain-content",
+        JavaProcess r = initiator(List.of("--execution-strategy", "read_only_data_validity_test",
+                "--storage-plain-content",
                 plain.toString(), "--transaction-count", "8"));
         assertThat(r.awaitExit(T)).as("read run:\n%s\nservice:\n%s", r.output(), svc.output()).isZero();
         assertThat(r.output()).contains("Test passed: " + blocks + " transactions validated");
@@ -247,7 +259,8 @@ class GgaServiceSystemTest {
         Files.write(plain, content(2 * HALF * blocks));
         Path log = dir.resolve("gga.dirty");
         JavaProcess svc = service();
-        JavaProcess w = initiator(List.of("--execution-strategy", "read_write_data_validity_test", "--storage-plain-content",
+        JavaProcess w = initiator(List.of("--execution-strategy", "read_write_data_validity_test",
+                "--storage-plain-content",
                 plain.toString(), "--transaction-count", "8"));
         svc.awaitOutput("data path started", T);
         GgaPipeline.sleepMillis(400); // mid-run: some writes land on all three targets first
@@ -255,7 +268,8 @@ class GgaServiceSystemTest {
         procs.get(0).kill();
         assertThat(w.awaitExit(T)).as("write run:\n%s\nservice:\n%s", w.output(), svc.output()).isZero();
         svc.awaitOutput("session ended; waiting for the next initiator", T);
-        assertThat(svc.output()).contains("DEGRADED: target data_1").contains("dirty-stripe log " + log.toAbsolutePath());
+        assertThat(svc.output()).contains("DEGRADED: target data_1").contains("dirty-stripe log "
+                + log.toAbsolutePath());
         svc.kill(); // the gateway dies while data_1 is down
         for (int i = 1; i < 3; i++) {
             procs.get(i).kill();
@@ -270,13 +284,15 @@ class GgaServiceSystemTest {
                 "the dirty-stripe log says target data_1 \\([^)]*\\) missed (\\d+) stripe writes"), T);
         long missed = Long.parseLong(replay.group(1));
         assertThat(missed).isPositive();
-        JavaProcess r = initiator(List.of("--execution-strategy", "read_only_data_validity_test", "--storage-plain-content",
+        JavaProcess r = initiator(List.of("--execution-strategy", "read_only_data_validity_test",
+                "--storage-plain-content",
                 plain.toString(), "--transaction-count", "8"));
         assertThat(r.awaitExit(T)).as("read run:\n%s\nservice:\n%s", r.output(), svc2.output()).isZero();
         assertThat(r.output()).contains("Test passed: " + blocks + " transactions validated");
         String out = svc2.output();
         assertThat(out).contains("target data_1 resynced: " + missed + " stripes rebuilt");
-        out.lines().filter(l -> l.contains("dirty-stripe log says") || l.contains("resynced:")).forEach(System.out::println);
+        out.lines().filter(l -> l.contains("dirty-stripe log says")
+                || l.contains("resynced:")).forEach(System.out::println);
         String table = out.substring(out.lastIndexOf("| GGA offload stats"));
         assertThat((long) stat(table, "| Failed IOs:")).isZero();
         assertThat((long) stat(table, "| Total recovery count:")).isZero();
@@ -337,12 +353,14 @@ class GgaServiceSystemTest {
         int mark3 = svc.output().length();
         Path zeros = dir.resolve("zeros.bin");
         Files.write(zeros, new byte[2 * HALF * blocks]);
-        JavaProcess r = initiator(List.of("--execution-strategy", "read_only_data_validity_test", "--storage-plain-content",
+        JavaProcess r = initiator(List.of("--execution-strategy", "read_only_data_validity_test",
+                "--storage-plain-content",
                 zeros.toString(), "--transaction-count", "8"));
         assertThat(r.awaitExit(T)).as("read run:\n%s\nservice:\n%s", r.output(), svc.output()).isZero();
         assertThat(r.output()).contains("Test passed: " + blocks + " transactions validated");
         String third = svc.output().substring(mark3);
-        assertThat(third).as("nothing left to resync at session 3").doesNotContain("will be resynced").doesNotContain("is back");
+        assertThat(third).as("nothing left to resync at session 3").doesNotContain("will be resynced").doesNotContain(
+                "is back");
         String table = third.substring(third.lastIndexOf("| GGA offload stats"));
         assertThat((long) stat(table, "| Failed IOs:")).isZero();
         assertThat((long) stat(table, "| Total recovery count:")).isZero();

@@ -58,10 +58,12 @@ class IsolationSystemTest {
                 "--storage-server", "127.0.0.1:" + port, "--command-channel-name", channel));
         relay.awaitOutput("serving comch channel", T);
         JavaProcess ini = start("initiator-comch", List.of("initiator-comch", "-d", "sw0", "--cpu", "0",
-                "--command-channel-name", channel, "--control-timeout", "20", "--execution-strategy", "read_throughput_test",
+                "--command-channel-name", channel, "--control-timeout", "20", "--execution-strategy",
+                "read_throughput_test",
                 "--run-limit-operation-count", "100000000", "--transaction-count", "8"));
         // Once the session's RDMA contexts exist, their listeners are open too (control + io_control + io_data).
-        io.jdoca.testkit.Await.until(T, () -> Listeners.of(target.pid()).size() >= 3 && Listeners.of(relay.pid()).size() >= 2,
+        io.jdoca.testkit.Await.until(T, () -> Listeners.of(target.pid()).size() >= 3
+                && Listeners.of(relay.pid()).size() >= 2,
                 "the session's RDMA listeners\n" + target.output());
         List<String> t = Listeners.of(target.pid());
         List<String> r = Listeners.of(relay.pid());
@@ -91,7 +93,8 @@ class IsolationSystemTest {
         System.out.println("second service: exit " + rc + ": " + second.output().lines()
                 .filter(l -> l.startsWith("gga-offload: comch")).findFirst().orElse("?"));
         assertThat(rc).as(second.output()).isNotZero();
-        assertThat(second.output()).contains("gga-offload: comch channel '" + channel + "' is already served by zero-copy (pid "
+        assertThat(second.output()).contains("gga-offload: comch channel '" + channel
+                + "' is already served by zero-copy (pid "
                 + first.pid() + "); give this pipeline its own --command-channel-name");
 
         // An initiator that expects the gateway (by name, then by another pid) refuses the relay.
@@ -102,7 +105,8 @@ class IsolationSystemTest {
             assertThat(ini.awaitExit(T)).as(ini.output()).isEqualTo(1);
             assertThat(ini.output()).contains("initiator-comch: connected to zero-copy (pid " + first.pid()
                     + "): storage 127.0.0.1:" + port + ", 256 blocks of 4096 bytes on comch channel '" + channel + "'")
-                    .contains("is served by zero-copy (pid " + first.pid() + "), not by the expected service '" + expected
+                    .contains("is served by zero-copy (pid " + first.pid() + "), not by the expected service '"
+                    + expected
                             + "' (--expect-service); refusing to run (nothing was sent to it)")
                     .doesNotContain("Test passed");
         }
@@ -114,7 +118,8 @@ class IsolationSystemTest {
                 "read_write_data_validity_test", "--expect-service", Long.toString(first.pid())));
         assertThat(ok.awaitExit(T)).as(ok.output()).isZero();
         assertThat(ok.output()).contains("Test passed");
-        first.awaitOutput("zero-copy: session with initiator-comch (pid " + ok.pid() + "): read_write_data_validity_test,"
+        first.awaitOutput("zero-copy: session with initiator-comch (pid " + ok.pid()
+                + "): read_write_data_validity_test,"
                 + " 1 cores", T);
     }
 }

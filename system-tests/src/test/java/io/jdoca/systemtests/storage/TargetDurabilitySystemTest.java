@@ -45,7 +45,8 @@ class TargetDurabilitySystemTest {
 
     private static JavaProcess target(Path file) throws IOException {
         return JavaProcess.start("target-rdma", "io.jdoca.cli.Main", List.of("target-rdma", "-d", "sw0", "--cpu", "0",
-                "--listen-port", "0", "--block-size", Integer.toString(BLOCK), "--block-count", Integer.toString(BLOCKS),
+                "--listen-port", "0", "--block-size", Integer.toString(BLOCK), "--block-count",
+                Integer.toString(BLOCKS),
                 "--backing-file", file.toString(), "--durability", "write"));
     }
 
@@ -57,14 +58,16 @@ class TargetDurabilitySystemTest {
         try (JavaProcess t = target(file)) {
             Matcher m = t.awaitMatch(PORT, T);
             port = Integer.parseInt(m.group(1));
-            assertThat(t.output()).contains("file " + file + " (new), flushed before each write's response (--durability write)");
+            assertThat(t.output()).contains("file " + file
+                    + " (new), flushed before each write's response (--durability write)");
             RdmaDirectInitiator.Hooks hooks = new RdmaDirectInitiator.Hooks(local -> {
                 for (long i = 0; i < local.byteSize(); i++) {
                     local.set(ValueLayout.JAVA_BYTE, i, pattern(i / BLOCK, i % BLOCK));
                 }
             }, local -> { }, acked);
             CompletableFuture<Object> run = CompletableFuture.supplyAsync(() -> RdmaDirectInitiator.run("sw0",
-                    new InetSocketAddress("127.0.0.1", port), ExecutionStrategy.WRITE_THROUGHPUT_TEST, BLOCKS, 8, 1, hooks));
+                    new InetSocketAddress("127.0.0.1", port), ExecutionStrategy.WRITE_THROUGHPUT_TEST, BLOCKS, 8, 1,
+                    hooks));
             Await.until(T, () -> count(acked) >= 500 || run.isDone(), "500 acknowledged writes");
             t.kill(); // SIGKILL in the middle of the run
             t.awaitExit(T);
