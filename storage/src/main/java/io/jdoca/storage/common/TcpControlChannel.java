@@ -271,21 +271,30 @@ public final class TcpControlChannel extends AbstractControlChannel {
         }
     }
 
-    /** Makes room for a newcomer: closes the oldest connection still in its handshake (else one being refused). */
+    /**
+     * Makes room for a newcomer: closes the oldest connection still in its handshake (else one being
+     * refused). A candidate is read first: one whose first request has arrived meanwhile is spared, so
+     * a burst of connects cannot push out a real client that has not been read yet.
+     */
     private boolean evictOne() {
         for (PendingControlClient.Stage s : new PendingControlClient.Stage[] {PendingControlClient.Stage.HANDSHAKE,
                 PendingControlClient.Stage.REFUSED}) {
             for (int i = 0; i < pending.size(); i++) {
                 PendingControlClient p = pending.get(i);
-                if (p.stage() == s) {
-                    if (s == PendingControlClient.Stage.HANDSHAKE) {
-                        logBudget.warn(describe() + ": " + MAX_PENDING + " connections without a first request; closing"
-                                + " the oldest, from " + p.from() + " (connected " + p.ageMillis() + " ms ago)");
-                    }
-                    p.close();
-                    pending.remove(i);
-                    return true;
+                if (p.stage() != s) {
+                    continue;
                 }
+                boolean done = s == PendingControlClient.Stage.HANDSHAKE && handshake(p, p.read(rx));
+                if (!done && p.stage() == PendingControlClient.Stage.READY) {
+                    continue; // its request is in: it waits for the session, another one goes
+                }
+                if (!done && s == PendingControlClient.Stage.HANDSHAKE) {
+                    logBudget.warn(describe() + ": " + MAX_PENDING + " connections without a first request; closing"
+                            + " the oldest, from " + p.from() + " (connected " + p.ageMillis() + " ms ago)");
+                }
+                p.close();
+                pending.remove(i);
+                return true;
             }
         }
         return false;
