@@ -15,19 +15,29 @@ public final class DemoSettings {
     }
 
     /**
-     * The launcher's {@code JDOCA_JAVA_OPTS} (e.g. {@code -Djdoca.peer.timeout.ms=...}), split on blanks:
-     * they hold for every child JVM a demo starts too. Empty when unset.
+     * The JVM options of every child a demo starts: the demo's own defaults, then the launcher's
+     * {@code JDOCA_JAVA_OPTS} (e.g. {@code -Djdoca.peer.timeout.ms=...}) split on blanks, which win (a
+     * later option overrides an earlier one). The defaults: the C1 compiler only and idle data-path
+     * loops that park up to 1 ms ({@link #IDLE_PARK_NANOS}) — a demo is not a benchmark, and five JVMs
+     * on a small or emulated host otherwise spend their CPU on the C2 compiler and on loops that wake
+     * every 50 us (in the RDMA test bed the gga demo had not finished after 30 min without them;
+     * {@code ./jdoca bench} measures the apps with their own defaults) — and a worker command timeout
+     * of {@link #COMMAND_TIMEOUT_MS} (a worker's first command loads classes and makes native handles:
+     * minutes under emulation).
      */
     public static List<String> childJavaOpts() {
         String opts = System.getenv("JDOCA_JAVA_OPTS");
-        List<String> l = new java.util.ArrayList<>(opts == null || opts.isBlank()
-                ? List.of() : List.of(opts.trim().split("\\s+")));
-        if (l.stream().noneMatch(o -> o.startsWith("-Djdoca.storage.commandTimeoutMs="))) {
-            // A worker's first command loads classes and makes native handles: minutes under emulation.
-            l.add("-Djdoca.storage.commandTimeoutMs=" + COMMAND_TIMEOUT_MS);
+        List<String> l = new java.util.ArrayList<>(List.of("-XX:TieredStopAtLevel=1",
+                "-Djdoca.storage.maxParkNanos=" + IDLE_PARK_NANOS, "-Djdoca.storage.commandTimeoutMs="
+                + COMMAND_TIMEOUT_MS));
+        if (opts != null && !opts.isBlank()) {
+            l.addAll(List.of(opts.trim().split("\\s+")));
         }
         return List.copyOf(l);
     }
+
+    /** The demo children's longest idle park of a data-path loop (the apps' default is 50 us). */
+    static final long IDLE_PARK_NANOS = 1_000_000;
 
     /**
      * The children's {@code --control-timeout} at scale 1, in seconds: generous, because the demo
