@@ -194,17 +194,17 @@ public final class GgaService extends ControlService<ServiceControlState> {
         out.flush();
     }
 
-    /**
-     * {@code connect_to_storage}: the targets should already run; retry until the control timeout (at
-     * least 30 s). Each connection sends its query at once. Returns the common geometry, or null when
-     * the targets disagree (then every session's query is refused with BAD_STATE, as DOCA's).
-     */
     /** What initiators see at connect: this gateway's pid, its targets and {@code storage}. */
     private ComchIdentity identity(String storage) {
         return ComchIdentity.of("gga-offload", "targets data_1 " + cfg.storageServers().get(0) + ", data_2 "
                 + cfg.storageServers().get(1) + ", data_p " + cfg.storageServers().get(2) + "; " + storage);
     }
 
+    /**
+     * {@code connect_to_storage}: the targets should already run; retry until the control timeout (at
+     * least 30 s). Each connection sends its query at once. Returns the common geometry, or null when
+     * the targets disagree (then every session's query is refused with BAD_STATE, as DOCA's).
+     */
     private ControlPayload.StorageInfo connectToStorage() {
         long timeout = Math.max(cfg.controlTimeoutNanos(), 30_000_000_000L);
         ControlPayload.StorageInfo[] infos = new ControlPayload.StorageInfo[TargetRole.COUNT];

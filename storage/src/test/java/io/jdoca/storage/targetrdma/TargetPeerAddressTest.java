@@ -112,7 +112,8 @@ class TargetPeerAddressTest {
     /** Whether {@code s} sees a connection within {@code ms}. */
     private static boolean accepts(ServerSocket s, int ms) throws Exception {
         s.setSoTimeout(ms);
-        try (var ignored = s.accept()) {
+        try {
+            s.accept().close();
             return true;
         } catch (SocketTimeoutException e) {
             return false;
