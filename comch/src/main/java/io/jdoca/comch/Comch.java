@@ -120,6 +120,46 @@ public final class Comch {
         return dir;
     }
 
+    /**
+     * Asks the server listening at {@code socket} who it is (a HELLO that only probes: the server
+     * answers with its {@link ComchIdentity} and closes, without taking it as a client). Returns the
+     * identity, or null if the server accepted but did not answer within {@code timeoutNanos};
+     * IOException if nothing listens there (a stale socket file). Control path.
+     */
+    public static ComchIdentity probe(Path socket, long timeoutNanos) throws java.io.IOException {
+        try (java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open(
+                java.net.StandardProtocolFamily.UNIX)) {
+            ch.connect(java.net.UnixDomainSocketAddress.of(socket));
+            java.nio.ByteBuffer hello = ComchWire.hello(ComchWire.PURPOSE_PROBE, ComchIdentity.of("comch-probe", ""));
+            while (hello.hasRemaining()) {
+                ch.write(hello);
+            }
+            ch.configureBlocking(false);
+            java.nio.ByteBuffer in = java.nio.ByteBuffer.allocate(ComchWire.MAX_FRAME + 8);
+            long deadline = System.nanoTime() + timeoutNanos;
+            while (System.nanoTime() - deadline < 0) {
+                if (ch.read(in) < 0 && in.position() < 5) {
+                    return null;
+                }
+                if (in.position() >= 5 && in.position() >= 4 + in.getInt(0)) {
+                    java.nio.ByteBuffer f = in.flip().position(4);
+                    try {
+                        return f.get() == ComchWire.IDENTITY ? ComchIdentity.decode(f) : null;
+                    } catch (RuntimeException malformed) {
+                        return null;
+                    }
+                }
+                try {
+                    Thread.sleep(5);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return null;
+                }
+            }
+            return null;
+        }
+    }
+
     /** The socket of channel {@code name}: characters outside {@code [A-Za-z0-9_.-]} become '_'. */
     public static Path socketPath(String name) {
         return runtimeDir().resolve(sanitize(name) + ".sock");

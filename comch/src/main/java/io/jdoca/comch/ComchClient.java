@@ -30,6 +30,7 @@ public final class ComchClient extends ComchEndpoint {
     private SocketChannel pending;
     private long nextAttempt;
     private String rejectReason;
+    private ComchIdentity identity = ComchIdentity.of("comch-client", "");
 
     private ComchClient(Dev dev, String channelName) {
         super("comch-client:" + channelName);
@@ -62,6 +63,21 @@ public final class ComchClient extends ComchEndpoint {
     /** {@code doca_comch_client_get_connection}: null until RUNNING. */
     public ComchConnection connection() {
         return connection;
+    }
+
+    /** The identity this client sends in its HELLO (jdoca, issue 29 item 4); IDLE only. */
+    public DocaError setIdentity(ComchIdentity id) {
+        if (state() != io.jdoca.core.exec.CtxState.IDLE) {
+            return DocaError.BAD_STATE;
+        }
+        this.identity = id;
+        return DocaError.SUCCESS;
+    }
+
+    /** Who the server said it is in its ACCEPT; null before RUNNING. */
+    public ComchIdentity serverIdentity() {
+        ComchConnection c = connection;
+        return c == null ? null : c.peerIdentity();
     }
 
     /** Why the server refused this client, or null. */
@@ -157,6 +173,13 @@ public final class ComchClient extends ComchEndpoint {
                 }
                 pending = ch;
                 connection = new ComchConnection(this, ch);
+                try {
+                    connection.writeFrame(ComchWire.hello(ComchWire.PURPOSE_CONNECT, identity));
+                } catch (DocaException e) {
+                    closePending();
+                    connection = null;
+                    return 0;
+                }
             } catch (IOException e) {
                 return 0;
             }
@@ -180,6 +203,9 @@ public final class ComchClient extends ComchEndpoint {
     @Override
     int onFrame(ComchConnection conn, byte kind, ByteBuffer payload) {
         if (kind == ComchWire.ACCEPT && state() == io.jdoca.core.exec.CtxState.STARTING) {
+            if (payload.hasRemaining()) {
+                conn.setPeerIdentity(ComchIdentity.decode(payload));
+            }
             pending = null;
             startCompleted(DocaError.SUCCESS);
             return 1;

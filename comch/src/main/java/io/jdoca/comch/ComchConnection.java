@@ -28,10 +28,33 @@ public final class ComchConnection {
     private volatile RemoteConsumer[] remotes = new RemoteConsumer[0];
     private volatile boolean open = true;
     private long userData;
+    /** What has been read from the socket and not yet dispatched (frames arrive in pieces). */
+    private final ByteBuffer rx = ByteBuffer.allocateDirect(ComchWire.MAX_FRAME + 8);
+    private volatile ComchIdentity peerIdentity;
+    /** Server: when a connection that has not said HELLO is closed (nanoTime). */
+    final long helloDeadline;
 
     ComchConnection(ComchEndpoint owner, SocketChannel channel) {
+        this(owner, channel, 0);
+    }
+
+    ComchConnection(ComchEndpoint owner, SocketChannel channel, long helloDeadline) {
         this.owner = owner;
         this.channel = channel;
+        this.helloDeadline = helloDeadline;
+    }
+
+    /** Who the peer said it is (its HELLO, or the server's ACCEPT); null before. */
+    public ComchIdentity peerIdentity() {
+        return peerIdentity;
+    }
+
+    void setPeerIdentity(ComchIdentity id) {
+        this.peerIdentity = id;
+    }
+
+    ByteBuffer rx() {
+        return rx;
     }
 
     /** The server or client this connection belongs to. */
@@ -73,7 +96,8 @@ public final class ComchConnection {
                 }
             } catch (IOException e) {
                 open = false;
-                throw new DocaException(DocaError.CONNECTION_RESET, "comch connection write failed: " + e.getMessage(), e);
+                throw new DocaException(DocaError.CONNECTION_RESET, "comch connection write failed: " + e.getMessage(),
+                        e);
             }
         }
     }
@@ -113,11 +137,13 @@ public final class ComchConnection {
     }
 
     void addRemote(int id, int slots, int stride, int maxMsg, long bytes, long cap0, long cap1, String path) {
-        SharedRegion m = SharedMemory.mapGranted(path, ComchWire.ringGrant(id), cap0, cap1, 0, bytes, "comch peer of " + owner.name());
+        SharedRegion m = SharedMemory.mapGranted(path, ComchWire.ringGrant(id), cap0, cap1, 0, bytes, "comch peer of "
+                + owner.name());
         ComchRing ring = new ComchRing(m.segment(), slots, stride, maxMsg);
         if (!ring.headerMatches()) {
             m.close();
-            throw new DocaException(DocaError.INVALID_VALUE, "consumer ring " + path + " does not match its announcement");
+            throw new DocaException(DocaError.INVALID_VALUE, "consumer ring " + path
+                    + " does not match its announcement");
         }
         RemoteConsumer r = new RemoteConsumer(id, ring, m);
         synchronized (mappedRings) {

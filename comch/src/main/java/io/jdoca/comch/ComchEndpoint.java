@@ -27,7 +27,6 @@ public abstract sealed class ComchEndpoint extends Ctx permits ComchServer, Comc
     private ComchEventMsgRecv msgRecvCb;
     private ComchEventConsumer newConsumerCb;
     private ComchEventConsumer expiredConsumerCb;
-    private final ByteBuffer rx = ByteBuffer.allocateDirect(ComchWire.MAX_FRAME + 8);
     private final byte[] scratch = new byte[ComchWire.MAX_FRAME];
     boolean stopping;
     private static final long SOCKET_POLL_NANOS = 50_000L;
@@ -171,6 +170,7 @@ public abstract sealed class ComchEndpoint extends Ctx permits ComchServer, Comc
      */
     final int readFrames(ComchConnection conn) {
         int events = 0;
+        ByteBuffer rx = conn.rx();
         try {
             int r = conn.channel().read(rx);
             if (r < 0) {
@@ -208,6 +208,10 @@ public abstract sealed class ComchEndpoint extends Ctx permits ComchServer, Comc
 
     private int dispatch(ComchConnection conn, byte kind, byte[] p, int len) {
         ByteBuffer b = ByteBuffer.wrap(p, 0, len);
+        if (kind != ComchWire.HELLO && !admitted(conn)) {
+            LOG.log(Level.WARNING, "{0}: frame kind {1} before HELLO; dropping the connection", name(), kind);
+            return -1;
+        }
         try {
             switch (kind) {
                 case ComchWire.MSG -> {
@@ -264,6 +268,11 @@ public abstract sealed class ComchEndpoint extends Ctx permits ComchServer, Comc
             LOG.log(Level.WARNING, "{0}: bad frame of kind {1}: {2}", name(), kind, e.toString());
             return -1;
         }
+    }
+
+    /** Whether {@code conn} may send messages and consumers (a server's: once its HELLO admitted it). */
+    boolean admitted(ComchConnection conn) {
+        return true;
     }
 
     /** Frame kinds specific to the server or client; -1 drops the connection. */

@@ -18,7 +18,12 @@ import java.nio.file.Path;
  * The DPU side of Comch ({@code doca_comch_server}): listens under a channel name and serves one
  * client at a time; a second client is rejected with a reason while the first is connected.
  * {@link #start()} completes synchronously (RUNNING) once the rendezvous socket is bound; IN_USE if
- * another live server holds the name.
+ * another live server holds the name ({@link #holder()} then says who, issue 29 item 4).
+ *
+ * <p>A connecting process must be of this user (its socket credentials) and say HELLO with its
+ * {@link ComchIdentity} within {@link #HELLO_NANOS}; it is admitted with an ACCEPT that carries this
+ * server's identity ({@link #setIdentity}). A HELLO that only probes is answered with the identity and
+ * closed, without becoming a client.
  *
  * <p>Not thread-safe: configure, start, stop and progress on one thread.
  */
@@ -33,6 +38,13 @@ public final class ComchServer extends ComchEndpoint {
     private long rejected;
     private static final long ACCEPT_POLL_NANOS = 10_000_000L;
     private long nextAccept;
+    /** How long an accepted connection may take to say HELLO. */
+    static final long HELLO_NANOS = 5_000_000_000L;
+    /** Accepted connections that have not said HELLO yet, at most {@link #MAX_GREETING}. */
+    private final java.util.List<ComchConnection> greeting = new java.util.ArrayList<>();
+    private static final int MAX_GREETING = 8;
+    private volatile ComchIdentity identity = ComchIdentity.of("comch-server", "");
+    private ComchIdentity holder;
 
     private ComchServer(Dev dev, DevRep rep, String channelName) {
         super("comch-server:" + channelName);
@@ -81,6 +93,16 @@ public final class ComchServer extends ComchEndpoint {
         return connection;
     }
 
+    /** This server's identity, sent to every client in its ACCEPT (any time; the next client gets it). */
+    public void setIdentity(ComchIdentity id) {
+        this.identity = id;
+    }
+
+    /** The live server that holds this channel name, found by a failed {@link #start()} (IN_USE); null if unknown. */
+    public ComchIdentity holder() {
+        return holder;
+    }
+
     /** Clients turned away because one was already connected. */
     public long rejectedClients() {
         return rejected;
@@ -96,11 +118,15 @@ public final class ComchServer extends ComchEndpoint {
                 LOG.log(Level.WARNING, "{0}: refusing an unsafe comch directory: {1}", name(), e.getMessage());
                 return DocaError.NOT_PERMITTED;
             }
+            holder = null;
             if (Files.exists(socketPath)) {
-                // A live server answers; a stale file from a dead one does not and is removed.
-                try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-                    probe.connect(UnixDomainSocketAddress.of(socketPath));
-                    LOG.log(Level.WARNING, "{0}: channel name already served at {1}", name(), socketPath);
+                // A live server answers (with its identity); a stale file from a dead one does not and is removed.
+                try {
+                    holder = Comch.probe(socketPath, 2_000_000_000L);
+                    if (holder == null) {
+                        holder = new ComchIdentity(0, "an unknown process", "it accepted but did not say who it is");
+                    }
+                    LOG.log(Level.DEBUG, "{0}: channel name already served at {1} by {2}", name(), socketPath, holder);
                     return DocaError.IN_USE;
                 } catch (IOException stale) {
                     Files.deleteIfExists(socketPath);
@@ -110,7 +136,8 @@ public final class ComchServer extends ComchEndpoint {
             s.bind(UnixDomainSocketAddress.of(socketPath), 4);
             try {
                 // Only this user may connect (the directory is private too).
-                Files.setPosixFilePermissions(socketPath, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+                Files.setPosixFilePermissions(socketPath,
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
             } catch (UnsupportedOperationException noPosix) {
                 // not a POSIX file system: the directory check above is all we can do
             }
@@ -127,6 +154,7 @@ public final class ComchServer extends ComchEndpoint {
     @Override
     protected void onStop() {
         stopping = true;
+        closeGreeting();
         ComchConnection c = connection;
         if (c != null) {
             try {
@@ -146,7 +174,20 @@ public final class ComchServer extends ComchEndpoint {
             closeConnection(c, false);
             c.unmapRings();
         }
+        closeGreeting();
         closeListener();
+    }
+
+    private void closeGreeting() {
+        for (ComchConnection c : greeting) {
+            c.markClosed();
+            try {
+                c.channel().close();
+            } catch (IOException ignored) {
+                // best effort
+            }
+        }
+        greeting.clear();
     }
 
     private void closeListener() {
@@ -177,6 +218,9 @@ public final class ComchServer extends ComchEndpoint {
             nextAccept = now + ACCEPT_POLL_NANOS;
             acceptPending();
         }
+        if (!greeting.isEmpty() && !stopping && due) {
+            n += serveGreeting(now);
+        }
         ComchConnection c = connection;
         if (c != null && !stopping && due) {
             int r = readFrames(c);
@@ -202,28 +246,88 @@ public final class ComchServer extends ComchEndpoint {
             SocketChannel ch;
             while ((ch = s.accept()) != null) {
                 ch.configureBlocking(false);
-                ComchConnection c = new ComchConnection(this, ch);
-                if (connection != null && connection.isOpen()) {
-                    rejected++;
-                    LOG.log(Level.WARNING, "{0}: rejecting a second client", name());
-                    try {
-                        c.writeFrame(ComchWire.reject("server " + channelName + " already has a client"));
-                    } catch (DocaException ignored) {
-                        // it left already
-                    }
+                String refused = foreignPeer(ch);
+                if (refused != null) {
+                    LOG.log(Level.WARNING, "{0}: refusing a connection of {1}: the channel is private to its owner",
+                            name(), refused);
                     ch.close();
                     continue;
                 }
-                c.writeFrame(ComchWire.simple(ComchWire.ACCEPT));
-                connection = c;
-                LOG.log(Level.DEBUG, "{0}: client connected", name());
-                if (connectionCb != null) {
-                    connectionCb.onConnectionStatus(c, true);
+                if (greeting.size() >= MAX_GREETING) {
+                    LOG.log(Level.WARNING, "{0}: {1} connections have not said HELLO; closing the oldest", name(),
+                            MAX_GREETING);
+                    ComchConnection old = greeting.removeFirst();
+                    old.markClosed();
+                    old.channel().close();
                 }
+                greeting.add(new ComchConnection(this, ch, System.nanoTime() + HELLO_NANOS));
             }
         } catch (IOException | DocaException e) {
             LOG.log(Level.WARNING, "{0}: accept failed: {1}", name(), e.getMessage());
         }
+    }
+
+    /** The user of the peer process if it is not this process's user (socket credentials), else null. */
+    private static String foreignPeer(SocketChannel ch) {
+        try {
+            var cred = ch.getOption(jdk.net.ExtendedSocketOptions.SO_PEERCRED);
+            String me = System.getProperty("user.name");
+            return me == null || cred.user().getName().equals(me) ? null : "user " + cred.user().getName();
+        } catch (IOException | UnsupportedOperationException e) {
+            return null; // no credentials on this platform: the directory and socket modes are the fence
+        }
+    }
+
+    /** Reads the connections that have not said HELLO; closes those past their deadline. */
+    private int serveGreeting(long now) {
+        int n = 0;
+        for (int i = 0; i < greeting.size(); i++) {
+            ComchConnection c = greeting.get(i);
+            int r = readFrames(c); // a HELLO admits the connection (onFrame) or answers a probe
+            boolean admitted = c == connection;
+            if (r < 0 || admitted || now - c.helloDeadline > 0) {
+                greeting.remove(i--);
+                if (!admitted) {
+                    if (r >= 0) {
+                        LOG.log(Level.WARNING, "{0}: closing a connection that said no HELLO within {1} ms", name(),
+                                HELLO_NANOS / 1_000_000);
+                    }
+                    c.markClosed();
+                    try {
+                        c.channel().close();
+                    } catch (IOException ignored) {
+                        // best effort
+                    }
+                }
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** A connection's HELLO: admit it, reject it (a client is connected) or answer its probe. */
+    private int hello(ComchConnection c, ByteBuffer payload) {
+        byte purpose = payload.get();
+        ComchIdentity peer = ComchIdentity.decode(payload);
+        c.setPeerIdentity(peer);
+        if (purpose == ComchWire.PURPOSE_PROBE) {
+            c.writeFrame(ComchWire.withIdentity(ComchWire.IDENTITY, identity));
+            return -1;
+        }
+        if (connection != null && connection.isOpen()) {
+            rejected++;
+            LOG.log(Level.WARNING, "{0}: rejecting a second client, {1} (serving {2})", name(), peer,
+                    connection.peerIdentity());
+            c.writeFrame(ComchWire.reject("server " + channelName + " (" + identity + ") already has a client"));
+            return -1;
+        }
+        c.writeFrame(ComchWire.withIdentity(ComchWire.ACCEPT, identity));
+        connection = c;
+        LOG.log(Level.INFO, "{0}: client connected: {1}", name(), peer);
+        if (connectionCb != null) {
+            connectionCb.onConnectionStatus(c, true);
+        }
+        return 1;
     }
 
     private void closeConnection(ComchConnection c, boolean fireEvents) {
@@ -242,7 +346,15 @@ public final class ComchServer extends ComchEndpoint {
     }
 
     @Override
+    boolean admitted(ComchConnection conn) {
+        return conn == connection;
+    }
+
+    @Override
     int onFrame(ComchConnection conn, byte kind, ByteBuffer payload) {
+        if (kind == ComchWire.HELLO && conn != connection && greeting.contains(conn)) {
+            return hello(conn, payload);
+        }
         LOG.log(Level.WARNING, "{0}: unexpected frame kind {1} from client", name(), kind);
         return -1;
     }

@@ -8,8 +8,10 @@ import java.nio.charset.StandardCharsets;
  * what follows, u8 kind, payload. Control path only.
  *
  * <pre>
- *   ACCEPT            server → client: connection admitted
+ *   HELLO             client → server, first: u8 purpose (0 connect, 1 probe), its {@link ComchIdentity}
+ *   ACCEPT            server → client: connection admitted; the server's {@link ComchIdentity}
  *   REJECT            server → client: string reason (the server already has a client)
+ *   IDENTITY          server → prober: the server's {@link ComchIdentity}, then the server closes
  *   MSG               either way: one control message
  *   CONSUMER_NEW      either way: u32 id, u32 slots, u32 slot stride, u32 max msg, u64 ring bytes,
  *                     u64 cap0, u64 cap1 (the ring's capability), string ring region id ({@code <pid>-<seq>},
@@ -30,6 +32,11 @@ final class ComchWire {
     static final byte CONSUMER_NEW = 4;
     static final byte CONSUMER_EXPIRED = 5;
     static final byte BYE = 6;
+    static final byte HELLO = 7;
+    static final byte IDENTITY = 8;
+    /** HELLO purposes. */
+    static final byte PURPOSE_CONNECT = 0;
+    static final byte PURPOSE_PROBE = 1;
 
     /** Largest frame accepted (a consumer announcement with a long path; messages ≤ MAX_MSG_SIZE). */
     static final int MAX_FRAME = 64 * 1024;
@@ -58,6 +65,19 @@ final class ComchWire {
 
     static ByteBuffer simple(byte kind) {
         return frame(kind, 0).flip();
+    }
+
+    static ByteBuffer hello(byte purpose, ComchIdentity self) {
+        ByteBuffer b = frame(HELLO, 1 + self.encodedSize()).put(purpose);
+        self.encode(b);
+        return b.flip();
+    }
+
+    /** ACCEPT or IDENTITY with the server's identity. */
+    static ByteBuffer withIdentity(byte kind, ComchIdentity self) {
+        ByteBuffer b = frame(kind, self.encodedSize());
+        self.encode(b);
+        return b.flip();
     }
 
     static ByteBuffer reject(String reason) {

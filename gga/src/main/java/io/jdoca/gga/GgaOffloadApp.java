@@ -3,6 +3,7 @@ package io.jdoca.gga;
 import io.jdoca.ec.EcMatrixType;
 import io.jdoca.storage.common.ComchServiceFlags;
 import io.jdoca.storage.common.ServiceFlags;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -28,7 +29,8 @@ public final class GgaOffloadApp implements Callable<Integer> {
     @Mixin
     ComchServiceFlags comch;
 
-    @Option(names = {"-d", "--device"}, defaultValue = "sw0", description = "Device identifier (default ${DEFAULT-VALUE}).")
+    @Option(names = {"-d", "--device"}, defaultValue = "sw0",
+            description = "Device identifier (default ${DEFAULT-VALUE}).")
     String device;
 
     @Option(names = "--data-1-storage", required = true, description = "data_1 storage target, ip:port.")
@@ -40,18 +42,41 @@ public final class GgaOffloadApp implements Callable<Integer> {
     @Option(names = "--data-p-storage", required = true, description = "data_p (parity) storage target, ip:port.")
     String dataP;
 
-    @Option(names = "--matrix-type", defaultValue = "vandermonde", description = "cauchy | vandermonde (default ${DEFAULT-VALUE}).")
+    @Option(names = "--matrix-type", defaultValue = "vandermonde",
+            description = "cauchy | vandermonde (default ${DEFAULT-VALUE}).")
     String matrixType;
 
     @Option(names = "--trigger-recovery-read-every-n", defaultValue = "0",
             description = "Make every Nth read a recovery read (0 = never; default ${DEFAULT-VALUE}).")
     int recoverEveryN;
 
+    @Option(names = "--dirty-log", paramLabel = "FILE|none", description = {"The write-ahead dirty-stripe log (jdoca):"
+            + " which stripes a lost target missed, flushed before each degraded write is acknowledged and replayed at"
+            + " start, so a restarted gateway still resyncs them. Default: gga-offload-<channel>.dirty under"
+            + " $XDG_STATE_HOME/jdoca (else ~/.local/state/jdoca); removed at exit when nothing is dirty. none: in"
+            + " memory only."})
+    String dirtyLog;
+
     @Override
     public Integer call() {
         return flags.run("gga-offload", abort -> new GgaService(
-                new GgaService.Config(device, comch.representor, flags.cpus, List.of(data1, data2, dataP), EcMatrixType.parse(matrixType),
+                new GgaService.Config(device, comch.representor, flags.cpus, List.of(data1, data2, dataP),
+                EcMatrixType.parse(matrixType),
                         comch.channelName, comch.controlTimeoutNanos(), recoverEveryN, flags.once,
-                        comch.rdmaBind()), abort));
+                        comch.rdmaBind(), comch.allowedPeers(), dirtyLogPath()), abort));
+    }
+
+    /** {@code --dirty-log}: the file, null for none, or the per-channel default in the user's state directory. */
+    Path dirtyLogPath() {
+        if ("none".equals(dirtyLog)) {
+            return null;
+        }
+        if (dirtyLog != null && !dirtyLog.isBlank()) {
+            return Path.of(dirtyLog);
+        }
+        String state = System.getenv("XDG_STATE_HOME");
+        Path dir = state != null && !state.isBlank() ? Path.of(state, "jdoca")
+                : Path.of(System.getProperty("user.home"), ".local", "state", "jdoca");
+        return dir.resolve("gga-offload-" + comch.channelName.replaceAll("[^A-Za-z0-9_.-]", "_") + ".dirty");
     }
 }

@@ -1,5 +1,6 @@
 package io.jdoca.gga;
 
+import io.jdoca.comch.ComchIdentity;
 import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
@@ -16,12 +17,13 @@ import io.jdoca.storage.common.ControlService;
 import io.jdoca.storage.common.DataPathMetrics;
 import io.jdoca.storage.common.DataPathWorker;
 import io.jdoca.storage.common.ServiceControlState;
-import io.jdoca.storage.common.TcpControlChannel;
 import io.jdoca.storage.wire.ConnectionRole;
 import io.jdoca.storage.wire.ControlMessage;
 import io.jdoca.storage.wire.ControlMessageType;
 import io.jdoca.storage.wire.ControlPayload;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -54,20 +56,28 @@ import org.slf4j.LoggerFactory;
 public final class GgaService extends ControlService<ServiceControlState> {
     private static final Logger LOG = LoggerFactory.getLogger(GgaService.class);
 
-    /** The app's flags. */
+    /**
+     * The app's flags: DOCA's, and jdoca's {@code --once}, {@code --listen-address} (its RDMA listeners;
+     * null: 127.0.0.1), {@code --allow-peer} (addresses the targets' RDMA blobs may name besides their
+     * own) and {@code --dirty-log} (the write-ahead dirty-stripe file; null: in memory).
+     */
     public record Config(String device, String representor, List<Integer> cpus, List<String> storageServers,
-            EcMatrixType matrixType, String commandChannelName, long controlTimeoutNanos, int recoverEveryN, boolean once,
-            java.net.InetAddress listenAddress) {
-        /** DOCA's one-session service (in-process tests and benchmarks). */
+            EcMatrixType matrixType, String commandChannelName, long controlTimeoutNanos, int recoverEveryN,
+            boolean once,
+            InetAddress listenAddress, List<InetAddress> allowedPeers, Path dirtyLog) {
+        public Config {
+            allowedPeers = allowedPeers == null ? List.of() : List.copyOf(allowedPeers);
+        }
+
+        /** DOCA's one-session service (in-process tests and benchmarks; dirty log in memory). */
         public Config(String device, String representor, List<Integer> cpus, List<String> storageServers,
                 EcMatrixType matrixType, String commandChannelName, long controlTimeoutNanos, int recoverEveryN) {
             this(device, representor, cpus, storageServers, matrixType, commandChannelName, controlTimeoutNanos,
-                    recoverEveryN, true, null);
+                    recoverEveryN, true, null, List.of(), null);
         }
     }
 
     private final Config cfg;
-    private final TcpControlChannel[] targets = new TcpControlChannel[TargetRole.COUNT];
     private final List<GgaWorker> workers = new ArrayList<>();
 
     /** gga-offload's worker series, the order of {@link GgaWorker#readCounters}. */
@@ -100,10 +110,14 @@ public final class GgaService extends ControlService<ServiceControlState> {
     private MemoryMap hostMap;
     private MemoryMap scratchMap;
     private SharedRegion scratchRegion;
-    private int lostMask;
-    private final TargetState[] targetState = {TargetState.UP, TargetState.UP, TargetState.UP};
-    private final DirtyStripes[] dirty = new DirtyStripes[TargetRole.COUNT];
-    private int nextMessageId;
+    /** The three targets: control connections, states, lost mask, message ids. */
+    private GgaTargets targets;
+    /** The write-ahead dirty-stripe logs (issue 29 item 6). */
+    private DirtyLog dirtyLog;
+    /** Resyncs at a session's start, and lost targets that come back mid-session. */
+    private GgaRejoin rejoin;
+    /** The scratch region's RDMA export of this session (sent again to a target that rejoins). */
+    private byte[] scratchBlob;
     private String workerSetupError;
     private long runStartNanos;
     private long runNanos;
@@ -128,11 +142,20 @@ public final class GgaService extends ControlService<ServiceControlState> {
         rdmaDev = Devices.open(cfg.device());
         dev = AppSupport.localDevice(rdmaDev, cfg.representor());
         DevRep rep = cfg.representor() == null ? null : Devices.findRepresentor(cfg.representor()).open();
-        out.println("gga-offload: " + AppSupport.rdmaLine(rdmaDev) + "; Comch, DMA, EC and compress on " + dev.devInfo().name());
+        out.println("gga-offload: " + AppSupport.rdmaLine(rdmaDev) + "; Comch, DMA, EC and compress on "
+                + dev.devInfo().name());
+        targets = new GgaTargets(cfg.storageServers(), cfg.allowedPeers(), cfg.controlTimeoutNanos(), out);
         try {
-            connectToStorage();
-            comch = ComchControlChannel.server(dev, rep, cfg.commandChannelName());
-            out.println(String.format(Locale.ROOT, "gga-offload: connected to data_1 %s, data_2 %s, data_p %s; serving comch channel '%s'",
+            openDirtyLog();
+            rejoin = new GgaRejoin(targets, dirtyLog, workers, out, cfg.controlTimeoutNanos(), this::targetLost);
+            // The channel is claimed first: a second gateway on a taken name stops here (issue 29 item 4).
+            comch = ComchControlChannel.server(dev, rep, cfg.commandChannelName(),
+                    identity("connecting to its targets"));
+            ControlPayload.StorageInfo geometry = connectToStorage();
+            comch.setIdentity(identity(geometry == null ? "targets of mismatched geometry" : String.format(Locale.ROOT,
+                    "%d blocks of %d bytes", geometry.totalSize() / geometry.blockSize(), 2 * geometry.blockSize())));
+            out.println(String.format(Locale.ROOT,
+                    "gga-offload: connected to data_1 %s, data_2 %s, data_p %s; serving comch channel '%s'",
                     cfg.storageServers().get(0), cfg.storageServers().get(1), cfg.storageServers().get(2),
                     cfg.commandChannelName()));
             out.flush();
@@ -142,31 +165,89 @@ public final class GgaService extends ControlService<ServiceControlState> {
             if (comch != null) {
                 comch.close();
             }
-            for (TcpControlChannel t : targets) {
-                if (t != null) {
-                    t.close();
-                }
-            }
+            targets.close();
             releaseSessionMemory();
+            if (dirtyLog != null) {
+                dirtyLog.close();
+            }
         }
     }
 
-    /** {@code connect_to_storage}: the targets should already run; retry until the control timeout (at least 30 s). */
-    private void connectToStorage() {
+    /**
+     * Opens the write-ahead dirty-stripe log and replays it: a target with stripes left dirty by an
+     * earlier run is DOWN until it rejoins, then resynced before it serves reads.
+     */
+    private void openDirtyLog() {
+        dirtyLog = cfg.dirtyLog() == null ? DirtyLog.inMemory() : DirtyLog.open(cfg.dirtyLog(), cfg.storageServers());
+        out.println("gga-offload: " + dirtyLog.describe());
+        for (int r = 0; r < TargetRole.COUNT; r++) {
+            long n = dirtyLog.pending(r);
+            if (n > 0) {
+                targets.setState(r, TargetState.DOWN);
+                out.printf(Locale.ROOT, "gga-offload: the dirty-stripe log says target %s (%s) missed %d stripe writes;"
+                        + " it is resynced from the survivors before it serves reads%n", TargetRole.name(r),
+                        cfg.storageServers().get(r), n);
+            }
+        }
+        out.flush();
+    }
+
+    /** What initiators see at connect: this gateway's pid, its targets and {@code storage}. */
+    private ComchIdentity identity(String storage) {
+        return ComchIdentity.of("gga-offload", "targets data_1 " + cfg.storageServers().get(0) + ", data_2 "
+                + cfg.storageServers().get(1) + ", data_p " + cfg.storageServers().get(2) + "; " + storage);
+    }
+
+    /**
+     * {@code connect_to_storage}: the targets should already run; retry until the control timeout (at
+     * least 30 s). Each connection sends its query at once. Returns the common geometry, or null when
+     * the targets disagree (then every session's query is refused with BAD_STATE, as DOCA's).
+     */
+    private ControlPayload.StorageInfo connectToStorage() {
         long timeout = Math.max(cfg.controlTimeoutNanos(), 30_000_000_000L);
+        ControlPayload.StorageInfo[] infos = new ControlPayload.StorageInfo[TargetRole.COUNT];
         for (int r = 0; r < TargetRole.COUNT; r++) {
             if (abort.get()) {
                 throw new DocaException(DocaError.CONNECTION_ABORTED, "Aborted while connecting to storage");
             }
-            targets[r] = TcpControlChannel.client(AppSupport.parseAddress(cfg.storageServers().get(r)), timeout);
-            LOG.info("connected to {} target {}", TargetRole.name(r), cfg.storageServers().get(r));
+            infos[r] = targets.open(r, timeout);
         }
+        ControlPayload.StorageInfo first;
+        try {
+            first = sameGeometry(infos);
+        } catch (DocaException e) {
+            // DOCA's place for this refusal is the initiator's query (BAD_STATE); say it now too.
+            out.println("gga-offload: " + e.getMessage() + "; every initiator's query will be refused");
+            return null;
+        }
+        dirtyLog.ensureGeometry(first.totalSize() / first.blockSize(), first.blockSize());
+        return first;
+    }
+
+    /** Reference §1 step 4: the three targets report the same dimensions (BAD_STATE otherwise); returns them. */
+    private static ControlPayload.StorageInfo sameGeometry(ControlPayload.StorageInfo[] infos) {
+        ControlPayload.StorageInfo first = infos[0];
+        for (int r = 1; r < TargetRole.COUNT; r++) {
+            if (infos[r].totalSize() != first.totalSize() || infos[r].blockSize() != first.blockSize()) {
+                throw new DocaException(DocaError.BAD_STATE, "storage targets report mismatched dimensions: data_1 "
+                        + first.totalSize() + " bytes in blocks of " + first.blockSize() + ", " + TargetRole.name(r)
+                        + " "
+                        + infos[r].totalSize() + " bytes in blocks of " + infos[r].blockSize());
+            }
+        }
+        if (first.blockSize() <= 0) {
+            throw new DocaException(DocaError.BAD_STATE, "storage targets report a block size of " + first.blockSize());
+        }
+        return first;
     }
 
     /** The targets are watched all the time: a lost one puts the service in degraded mode. */
     @Override
     protected int afterPoll(ControlMessage m, PrintStream out) {
-        watchTargets();
+        tellWorkersLost(targets.watch());
+        if (state == ServiceControlState.RUNNING) {
+            rejoin.poll(); // a lost target that answers again is brought back in this session
+        }
         return CONTINUE;
     }
 
@@ -191,6 +272,9 @@ public final class GgaService extends ControlService<ServiceControlState> {
      */
     @Override
     protected void endSession(PrintStream out, boolean print) {
+        if (rejoin != null) {
+            rejoin.sessionStopped();
+        }
         if (state != ServiceControlState.SHUT_DOWN) {
             bestEffortTargetShutdown();
         }
@@ -205,12 +289,7 @@ public final class GgaService extends ControlService<ServiceControlState> {
         workerSetupError = null;
         runNanos = 0;
         if (!once) {
-            for (int r = 0; r < TargetRole.COUNT; r++) {
-                if (targets[r] != null) {
-                    targets[r].close();
-                    targets[r] = null;
-                }
-            }
+            targets.close();
         }
         backToWaitQuery();
     }
@@ -231,85 +310,31 @@ public final class GgaService extends ControlService<ServiceControlState> {
         }
     }
 
-    /**
-     * At a session's query: reconnects the targets whose control connection was closed; a target
-     * that was DOWN and answers again is RESYNCING if it has dirty stripes, UP otherwise.
-     */
-    private void reconnectTargets() {
-        for (int r = 0; r < TargetRole.COUNT; r++) {
-            if (targets[r] == null || (!targets[r].isConnected() && targets[r].wasDisconnected())) {
-                if (targets[r] != null) {
-                    targets[r].close();
-                    targets[r] = null;
-                }
-                try {
-                    targets[r] = TcpControlChannel.client(AppSupport.parseAddress(cfg.storageServers().get(r)),
-                            cfg.controlTimeoutNanos());
-                } catch (DocaException e) {
-                    throw new DocaException(DocaError.NOT_CONNECTED, "target " + TargetRole.name(r) + " ("
-                            + cfg.storageServers().get(r) + ") is not reachable; a session needs all three targets at"
-                            + " its start: " + e.getMessage());
-                }
-            }
-            if (targetState[r] == TargetState.DOWN) {
-                long n = dirty[r] == null ? 0 : dirty[r].count();
-                setTargetState(r, n == 0 ? TargetState.UP : TargetState.RESYNCING);
-                out.printf(Locale.ROOT, "gga-offload: target %s (%s) is back: %s%n", TargetRole.name(r),
-                        cfg.storageServers().get(r), n == 0 ? "nothing written while it was away; UP"
-                                : n + " stripes written while it was away will be resynced from the survivors before it"
-                                        + " serves reads (RESYNCING)");
-                out.flush();
-            }
-        }
-        lostMask = 0;
-    }
-
-    private void setTargetState(int role, TargetState next) {
-        if (targetState[role] != next && targetState[role].canTransitionTo(next)) {
-            LOG.info("target {}: {} -> {}", TargetRole.name(role), targetState[role], next);
-            targetState[role] = next;
-        }
-    }
-
     /** The current state of a target (control thread). */
     public TargetState targetState(int role) {
-        return targetState[role];
+        return targets.state(role);
     }
 
-    /** Notices targets whose control connection dropped (degraded mode). */
-    private void watchTargets() {
+    /** Tells every worker about the targets in {@code lostMask} (already marked lost and DOWN). */
+    private void tellWorkersLost(int lostMask) {
         for (int r = 0; r < TargetRole.COUNT; r++) {
-            TcpControlChannel t = targets[r];
-            if ((lostMask & TargetRole.bit(r)) != 0 || t == null) {
+            if ((lostMask & TargetRole.bit(r)) == 0) {
                 continue;
             }
-            ControlMessage stray = t.poll();
-            if (stray != null) {
-                LOG.debug("ignoring unsolicited {} from {}", stray.type().wireName(), TargetRole.name(r));
-            }
-            if (t.wasDisconnected() && !t.isConnected()) {
-                targetLost(r, "control connection closed");
+            for (GgaWorker w : workers) {
+                int role = r;
+                try {
+                    w.call(() -> w.targetLost(role), cfg.controlTimeoutNanos());
+                } catch (DocaException e) {
+                    LOG.warn("worker {}: {}", w.index(), e.getMessage());
+                }
             }
         }
     }
 
     private void targetLost(int role, String why) {
-        if ((lostMask & TargetRole.bit(role)) != 0) {
-            return;
-        }
-        lostMask |= TargetRole.bit(role);
-        setTargetState(role, TargetState.DOWN);
-        // Operator-facing event: on stdout (like the stats), not only in the log.
-        out.printf(Locale.ROOT, "gga-offload: DEGRADED: target %s (%s) lost: %s; reads continue by EC recovery,"
-                + " writes land on the survivors and are logged dirty for it%n", TargetRole.name(role),
-                cfg.storageServers().get(role), why);
-        out.flush();
-        for (GgaWorker w : workers) {
-            try {
-                w.call(() -> w.targetLost(role), cfg.controlTimeoutNanos());
-            } catch (DocaException e) {
-                LOG.warn("worker {}: {}", w.index(), e.getMessage());
-            }
+        if (targets.markLost(role, why)) {
+            tellWorkersLost(TargetRole.bit(role));
         }
     }
 
@@ -331,39 +356,30 @@ public final class GgaService extends ControlService<ServiceControlState> {
     }
 
     private ControlMessage forward(int role, ControlMessage req) {
-        if ((lostMask & TargetRole.bit(role)) != 0) {
-            throw new DocaException(DocaError.NOT_CONNECTED, "target " + TargetRole.name(role) + " is lost");
-        }
-        return targets[role].request(req, cfg.controlTimeoutNanos());
+        return targets.forward(role, req);
     }
 
     private ControlMessage msg(ControlMessageType t, int correlationId) {
-        return ControlMessage.of(t, nextMessageId++, correlationId);
+        return ControlMessage.of(t, targets.nextId(), correlationId);
     }
 
-    /** Reference §1 step 4: same dimensions everywhere (else BAD_STATE); report 2× capacity and block size. */
+    /**
+     * Reference §1 step 4: same dimensions everywhere (else BAD_STATE); report 2× capacity and block
+     * size. A target that was DOWN and answers again is RESYNCING if it has dirty stripes, UP otherwise.
+     */
     private ControlMessage query(ControlMessage m) {
-        reconnectTargets();
-        ControlPayload.StorageInfo first = null;
-        for (int r = 0; r < TargetRole.COUNT; r++) {
-            ControlPayload.StorageInfo info = forward(r, msg(ControlMessageType.QUERY_STORAGE_REQUEST, m.correlationId()))
-                    .asStorageInfo();
-            if (first == null) {
-                first = info;
-            } else if (info.totalSize() != first.totalSize() || info.blockSize() != first.blockSize()) {
-                throw new DocaException(DocaError.BAD_STATE, "storage targets report mismatched dimensions: data_1 "
-                        + first.totalSize() + " bytes in blocks of " + first.blockSize() + ", " + TargetRole.name(r) + " "
-                        + info.totalSize() + " bytes in blocks of " + info.blockSize());
-            }
-        }
+        ControlPayload.StorageInfo first = sameGeometry(targets.query(m.correlationId()));
         long stripes = first.totalSize() / first.blockSize();
+        dirtyLog.ensureGeometry(stripes, first.blockSize());
         for (int r = 0; r < TargetRole.COUNT; r++) {
-            if (dirty[r] == null || dirty[r].stripes() != stripes) {
-                if (dirty[r] != null && dirty[r].count() != 0) {
-                    throw new DocaException(DocaError.BAD_STATE, "target " + TargetRole.name(r) + " changed its geometry"
-                            + " while " + dirty[r].count() + " of its stripes wait for a resync");
-                }
-                dirty[r] = new DirtyStripes(stripes);
+            if (targets.state(r) == TargetState.DOWN) {
+                long n = dirtyLog.pending(r);
+                targets.setState(r, n == 0 ? TargetState.UP : TargetState.RESYNCING);
+                out.printf(Locale.ROOT, "gga-offload: target %s (%s) is back: %s%n", TargetRole.name(r),
+                        cfg.storageServers().get(r), n == 0 ? "nothing written while it was away; UP"
+                                : n + " stripes written while it was away will be resynced from the survivors before it"
+                                        + " serves reads (RESYNCING)");
+                out.flush();
             }
         }
         layout = new GgaLayout(first.blockSize());
@@ -379,7 +395,9 @@ public final class GgaService extends ControlService<ServiceControlState> {
     private int transactions;
     private int cores;
 
-    /** Reference §5 "Memory": import the host map, build and export the scratch region, relay init with 2× transactions. */
+    /**
+     * Reference §5 "Memory": import the host map, build and export the scratch region, relay init with 2× transactions.
+     */
     private ControlMessage init(ControlMessage m) {
         ControlPayload.InitStorage p = checkInit(m, 4096);
         int c = p.coreCount();
@@ -404,8 +422,9 @@ public final class GgaService extends ControlService<ServiceControlState> {
                 | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE), "scratch permissions");
         DocaException.check(scratchMap.start(), "scratch start");
         byte[] blob = scratchMap.exportRdma(rdmaDev);
+        scratchBlob = blob;
         for (int r = 0; r < TargetRole.COUNT; r++) {
-            forward(r, new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, nextMessageId++, m.correlationId(),
+            forward(r, new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, targets.nextId(), m.correlationId(),
                     new ControlPayload.InitStorage(transactions, cores, blob)));
         }
         LOG.info("init: {} cores x {} transactions, scratch {} bytes ({} per chunk)", cores, transactions, size,
@@ -417,9 +436,10 @@ public final class GgaService extends ControlService<ServiceControlState> {
     private void createWorkers(int correlationId) {
         long timeout = cfg.controlTimeoutNanos();
         for (int i = 0; i < cores; i++) {
-            GgaWorker w = new GgaWorker(new GgaWorker.Config(i, dev, rdmaDev, layout, transactions, 2 * targetCapacity, hostMap,
+            GgaWorker w = new GgaWorker(new GgaWorker.Config(i, dev, rdmaDev, layout, transactions, 2 * targetCapacity,
+                    hostMap,
                     scratchMap, (long) i * transactions * layout.chunkSize(), comch.connection(), cfg.matrixType(),
-                    cfg.recoverEveryN(), dirty, cfg.listenAddress()));
+                    cfg.recoverEveryN(), dirtyLog.stripes(), rdmaBind()));
             workers.add(w);
             w.pin(cfg.cpus().get(i)); // --cpu: the worker really runs there
             w.call(w::createObjects, timeout);
@@ -427,9 +447,11 @@ public final class GgaService extends ControlService<ServiceControlState> {
                 for (ConnectionRole role : new ConnectionRole[] {ConnectionRole.IO_DATA, ConnectionRole.IO_CONTROL}) {
                     int target = r;
                     byte[] mine = w.call(() -> w.export(role, target), timeout);
-                    ControlMessage resp = forward(r, new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST,
-                            nextMessageId++, correlationId, new ControlPayload.RdmaConnection(i, role, mine)));
+                    ControlMessage resp = forward(r,
+                            new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST,
+                            targets.nextId(), correlationId, new ControlPayload.RdmaConnection(i, role, mine)));
                     byte[] peer = resp.asRdmaConnection().connectionDetails();
+                    targets.checkPeerBlob(r, peer);
                     DocaError e = w.call(() -> w.connect(role, target, peer), timeout);
                     if (e != DocaError.SUCCESS) {
                         throw new DocaException(e, "worker " + i + ": rdma connect " + role.wireName() + " to "
@@ -441,7 +463,8 @@ public final class GgaService extends ControlService<ServiceControlState> {
             while (!w.call(w::contextsReady, timeout)) {
                 if (System.nanoTime() - deadline > 0) {
                     throw new DocaException(DocaError.TIME_OUT, "worker " + i + " contexts not ready: "
-                            + w.call(w::notReady, timeout));
+                            + w.call(w::notReady, timeout) + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG,
+                            timeout));
                 }
                 pause();
             }
@@ -456,14 +479,15 @@ public final class GgaService extends ControlService<ServiceControlState> {
         }
         if (!comch.progressUntil(() -> comch.remoteConsumerIds().size() >= cores, cfg.controlTimeoutNanos())) {
             throw new DocaException(DocaError.TIME_OUT, "the initiator announced " + comch.remoteConsumerIds().size()
-                    + " of " + cores + " consumers");
+                    + " of " + cores + " consumers" + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG,
+                    cfg.controlTimeoutNanos()));
         }
         for (int r = 0; r < TargetRole.COUNT; r++) {
             forward(r, msg(ControlMessageType.START_STORAGE_REQUEST, m.correlationId()));
         }
         for (int r = 0; r < TargetRole.COUNT; r++) {
-            if (targetState[r] == TargetState.RESYNCING) {
-                resync(r);
+            if (targets.state(r) == TargetState.RESYNCING) {
+                rejoin.resync(r);
             }
         }
         List<Integer> remote = comch.remoteConsumerIds();
@@ -473,44 +497,15 @@ public final class GgaService extends ControlService<ServiceControlState> {
             w.call(() -> w.startDataPath(id), cfg.controlTimeoutNanos());
         }
         runStartNanos = System.nanoTime();
+        rejoin.sessionRunning(scratchBlob, transactions, cores, m.correlationId(), targetCapacity, layout.halfSize());
         metrics.sessionStarted(workers);
         out.printf(Locale.ROOT, "gga-offload: data path started on %d cores%n", cores);
         out.flush();
         return m.emptyResponse();
     }
 
-    /**
-     * Rebuilds every dirty stripe of {@code role} from the two other targets (worker 0, all its
-     * transactions), before the data path starts: no read can see a stale half and no write races
-     * the rebuild. UP when every stripe is rewritten; DOWN (and the session degraded) otherwise.
-     */
-    private void resync(int role) {
-        GgaWorker w = workers.get(0);
-        long todo = dirty[role].count();
-        long t0 = System.nanoTime();
-        w.call(() -> w.startResync(role), cfg.controlTimeoutNanos());
-        long deadline = t0 + Math.max(cfg.controlTimeoutNanos(), 60_000_000_000L);
-        while (w.call(w::resyncActive, cfg.controlTimeoutNanos()) != 0) {
-            if (System.nanoTime() - deadline > 0) {
-                break;
-            }
-            pause();
-        }
-        long[] res = w.call(w::resyncResult, cfg.controlTimeoutNanos());
-        long left = dirty[role].count();
-        if (left == 0 && w.call(w::resyncActive, cfg.controlTimeoutNanos()) == 0) {
-            setTargetState(role, TargetState.UP);
-            out.printf(Locale.ROOT, "gga-offload: target %s resynced: %d stripes rebuilt from the survivors in %d ms; UP%n",
-                    TargetRole.name(role), res[0], (System.nanoTime() - t0) / 1_000_000);
-        } else {
-            out.printf(Locale.ROOT, "gga-offload: target %s resync incomplete (%d of %d stripes rebuilt, %d failed);"
-                    + " it stays out of service%n", TargetRole.name(role), res[0], todo, res[1]);
-            targetLost(role, "resync failed");
-        }
-        out.flush();
-    }
-
     private ControlMessage stop(ControlMessage m) {
+        rejoin.sessionStopped();
         relayToSurvivors(ControlMessageType.STOP_STORAGE_REQUEST, m.correlationId());
         long deadline = System.nanoTime() + cfg.controlTimeoutNanos();
         for (GgaWorker w : workers) {
@@ -531,21 +526,12 @@ public final class GgaService extends ControlService<ServiceControlState> {
 
     /** Stop and shutdown go to every target still there; a lost one is skipped (degraded mode). */
     private void relayToSurvivors(ControlMessageType type, int correlationId) {
-        for (int r = 0; r < TargetRole.COUNT; r++) {
-            if ((lostMask & TargetRole.bit(r)) != 0) {
-                continue;
-            }
-            try {
-                forward(r, msg(type, correlationId));
-            } catch (DocaException e) {
-                if (e.error() == DocaError.CONNECTION_RESET || e.error() == DocaError.NOT_CONNECTED
-                        || !targets[r].isConnected()) {
-                    targetLost(r, e.getMessage());
-                } else {
-                    throw e;
-                }
-            }
-        }
+        tellWorkersLost(targets.relayToSurvivors(type, correlationId));
+    }
+
+    /** Where the workers' RDMA listeners bind: {@code --listen-address}, else 127.0.0.1. */
+    private InetAddress rdmaBind() {
+        return cfg.listenAddress() == null ? AppSupport.defaultListenAddress() : cfg.listenAddress();
     }
 
     private void bestEffortTargetShutdown() {
@@ -593,6 +579,6 @@ public final class GgaService extends ControlService<ServiceControlState> {
 
     private void printStats(PrintStream out) {
         closeWorkers();
-        GgaStatsTable.print(out, cfg.cpus(), finalStats, lostMask, runNanos);
+        GgaStatsTable.print(out, cfg.cpus(), finalStats, targets.lostMask(), runNanos);
     }
 }

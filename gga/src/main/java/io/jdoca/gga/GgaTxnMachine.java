@@ -148,9 +148,31 @@ public final class GgaTxnMachine {
         return DocaError.SUCCESS;
     }
 
-    /** Whether {@link #startResync} would accept {@code role} now. */
+    /** Whether {@link #startResync} would accept {@code role} now (before the data path, or paused and drained). */
     public boolean canStartResync(int role) {
-        return !dataPath && resync.active == 0 && dirty != null && dirty[role] != null;
+        return (!dataPath || (resync.paused && inflight == 0)) && resync.active == 0 && dirty != null
+                && dirty[role] != null;
+    }
+
+    /** Pauses the data path (a target rejoins mid-session): new host requests wait PARKED, in-flight ones finish. */
+    public void pauseDataPath() {
+        resync.paused = true;
+    }
+
+    /** Ends the pause; the caller hands every {@link #unpark unparked} request in again. */
+    public void resumeDataPath() {
+        resync.paused = false;
+    }
+
+    /** PARKED → IDLE for transaction {@code txn}; true if it had a request waiting. */
+    public boolean unpark(int txn) {
+        GgaTxn t = txns[txn];
+        return t.state == TxnState.PARKED && to(t, TxnState.IDLE);
+    }
+
+    /** A lost target is reconnected (mid-session, data path paused): it takes writes again. */
+    public void targetBack(int role) {
+        downMask &= ~TargetRole.bit(role);
     }
 
     /** The control connection of {@code role} dropped: treat the target as lost. */
@@ -186,6 +208,10 @@ public final class GgaTxnMachine {
         GgaTxn t = txns[txn];
         if (t.state != TxnState.IDLE) {
             return reject();
+        }
+        if (resync.paused) {
+            to(t, TxnState.PARKED); // waits for resumeDataPath: a target is being resynced mid-session
+            return DocaError.SUCCESS;
         }
         inflight++;
         t.result = 0;
@@ -298,13 +324,17 @@ public final class GgaTxnMachine {
             fail(t, DegradedPolicy.REFUSED);
             return DocaError.SUCCESS;
         }
+        long storage = layout.targetOffset(t.storageOffset, t.block);
+        int live = TargetRole.ALL_MASK & ~downMask;
+        // The lost target's half is logged (and, with a write-ahead file, flushed) before the write
+        // goes out and long before the reply: its rejoin rebuilds the stripe (resync).
+        if (!markDirty(~live & TargetRole.ALL_MASK, storage)) {
+            fail(t, DocaError.IO_FAILED);
+            return DocaError.SUCCESS;
+        }
         if (!to(t, TxnState.STORE_HALVES)) {
             return DocaError.BAD_STATE;
         }
-        long storage = layout.targetOffset(t.storageOffset, t.block);
-        int live = TargetRole.ALL_MASK & ~downMask;
-        // The lost target's half is logged before the reply: its rejoin rebuilds the stripe (resync).
-        markDirty(~live & TargetRole.ALL_MASK, storage);
         t.pendingSend = live;
         t.pendingResp = live;
         for (int r = 0; r < TargetRole.COUNT; r++) {
@@ -475,7 +505,9 @@ public final class GgaTxnMachine {
                 if (lost && DegradedPolicy.writeAllowed(downMask)) {
                     // The write died with its target (the write hole): the survivors hold the new
                     // stripe; the lost half is logged dirty and rebuilt when the target rejoins.
-                    markDirty(t.failedTargets, layout.targetOffset(t.storageOffset, t.block));
+                    if (!markDirty(t.failedTargets, layout.targetOffset(t.storageOffset, t.block)) && t.result == 0) {
+                        t.result = DocaError.IO_FAILED.code(); // not in the write-ahead log: not acknowledged
+                    }
                 } else if (t.result == 0) {
                     t.result = lost ? DegradedPolicy.REFUSED.code() : DocaError.IO_FAILED.code();
                 }
@@ -491,14 +523,19 @@ public final class GgaTxnMachine {
         }
     }
 
-    /** Logs the stripe at target offset {@code storage} dirty for every target in {@code mask}. */
-    private void markDirty(int mask, long storage) {
+    /**
+     * Logs the stripe at target offset {@code storage} dirty for every target in {@code mask}; false
+     * if a write-ahead flush failed.
+     */
+    private boolean markDirty(int mask, long storage) {
         long stripe = storage / half;
+        boolean ok = true;
         for (int r = 0; r < TargetRole.COUNT; r++) {
             if ((mask & TargetRole.bit(r)) != 0 && dirty != null && dirty[r] != null) {
-                dirty[r].mark(stripe);
+                ok &= dirty[r].mark(stripe);
             }
         }
+        return ok;
     }
 
     private void recover(GgaTxn t) {

@@ -5,8 +5,9 @@ import io.jdoca.storage.wire.IoMessageType;
 
 /**
  * The resync part of {@link GgaTxnMachine} (docs/STORAGE-GGA.md "Resync"): before the data path
- * opens, idle transactions rebuild every dirty stripe of one rejoined target from the two survivors
- * ({@code RESYNC_FETCH} → {@code RESYNC_REBUILD} → {@code RESYNC_STORE}) and clear its bit.
+ * opens, or while it is paused for a target that came back mid-session, idle transactions rebuild
+ * every dirty stripe of one rejoined target from the two survivors ({@code RESYNC_FETCH} →
+ * {@code RESYNC_REBUILD} → {@code RESYNC_STORE}) and clear its bit.
  *
  * <p>Worker thread only; allocation-free.
  */
@@ -17,6 +18,8 @@ final class GgaTxnResync {
     int active;
     long rewritten;
     long failures;
+    /** The data path is paused for a mid-session resync: host requests wait PARKED. */
+    boolean paused;
 
     GgaTxnResync(GgaTxnMachine m) {
         this.m = m;

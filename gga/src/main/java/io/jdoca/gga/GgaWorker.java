@@ -40,7 +40,8 @@ public final class GgaWorker extends DataPathWorker implements GgaTxnPort {
     private static final System.Logger LOG = System.getLogger(GgaWorker.class.getName());
 
     /** Configuration handed over by the control thread. */
-    public record Config(int index, Dev dev, Dev rdmaDev, GgaLayout layout, int transactions, long capacity, MemoryMap hostMap,
+    public record Config(int index, Dev dev, Dev rdmaDev, GgaLayout layout, int transactions, long capacity,
+            MemoryMap hostMap,
             MemoryMap scratchMap, long scratchOffset, ComchConnection comch, EcMatrixType matrixType, int recoverEveryN,
             DirtyStripes[] dirty, java.net.InetAddress rdmaBind) {
     }
@@ -212,6 +213,56 @@ public final class GgaWorker extends DataPathWorker implements GgaTxnPort {
         return null;
     }
 
+    // ---- a target rejoins mid-session (issue 29 item 6), driven step by step by the control thread
+
+    /** Target {@code role} came back: frees its contexts' tasks and stops them (then poll {@link #targetIdle}). */
+    public Void resetTarget(int role) {
+        cx.resetTarget(role);
+        return null;
+    }
+
+    /** True once target {@code role}'s contexts are IDLE. */
+    public boolean targetIdle(int role) {
+        return cx.targetIdle(role);
+    }
+
+    /** Starts target {@code role}'s contexts again; then {@link #export} / {@link #connect} as at set-up. */
+    public Void restartTarget(int role) {
+        cx.restartTarget(role);
+        return null;
+    }
+
+    /** Target {@code role}'s contexts run: its request tasks and receives are made and posted again. */
+    public Void rearmTarget(int role) {
+        cx.rearmTarget(role);
+        return null;
+    }
+
+    /** Pauses the data path: new host requests wait; poll {@link #inflight()} until 0. */
+    public Void pauseDataPath() {
+        machine.pauseDataPath();
+        return null;
+    }
+
+    /** Target {@code role} takes writes again (paused, before its resync). */
+    public Void targetBack(int role) {
+        machine.targetBack(role);
+        return null;
+    }
+
+    /** Resumes the data path: every request that waited is handed in again, in slot order. */
+    public Void resumeDataPath() {
+        GgaTxnMachine m = machine;
+        m.resumeDataPath();
+        for (int i = 0; i < n; i++) {
+            if (m.unpark(i)) {
+                GgaWorkerContexts.TxnTasks t = cx.txns[i];
+                m.onHostRequest(i, t.host, t.hostBuf.dataLen());
+            }
+        }
+        return null;
+    }
+
     /** A consistent copy of this worker's counters. */
     public WorkerStats snapshot() {
         long hits = hitsSinceStart();
@@ -313,7 +364,8 @@ public final class GgaWorker extends DataPathWorker implements GgaTxnPort {
             return DocaError.IO_FAILED;
         }
         if (cx.inv.reuseByData(t.decSrc, scratchBase + chunkInMap + CompressedContainer.OFF_DATA, csize)
-                != DocaError.SUCCESS || cx.inv.reuseByAddr(t.decDst, hostBase + hostOffset, block) != DocaError.SUCCESS) {
+                != DocaError.SUCCESS || cx.inv.reuseByAddr(t.decDst, hostBase + hostOffset,
+                        block) != DocaError.SUCCESS) {
             return DocaError.INVALID_VALUE;
         }
         return t.decTask.submit();

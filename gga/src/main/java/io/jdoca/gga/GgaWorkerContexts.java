@@ -71,6 +71,8 @@ final class GgaWorkerContexts {
     /** Per transaction: its buffers and tasks (index = transaction = task user data). */
     TxnTasks[] txns;
     RdmaTaskReceive[][] receives;
+    /** The buffers of {@link #receives}, kept so a target's receives can be made again when it rejoins. */
+    private Buf[][] receiveBufs;
 
     GgaWorkerContexts(GgaWorker.Config cfg) {
         this.cfg = cfg;
@@ -123,7 +125,8 @@ final class GgaWorkerContexts {
                 check(ioControl[r].setTcpAddress(cfg.rdmaBind(), null), "rdma io_control tcp address");
             }
             ioData[r].setUserData(r);
-            check(ioData[r].setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
+            check(ioData[r].setPermissions(
+                    AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
                     "rdma io_data permissions");
             // io_data carries no tasks of ours (the target drives it); a tiny pool keeps it startable.
             check(ioData[r].taskSendSetConf(GgaWorkerContexts::onUnusedSend, GgaWorkerContexts::onUnusedSend, 1),
@@ -241,16 +244,74 @@ final class GgaWorkerContexts {
             t.recoverTask = require(ec.taskRecoverAllocInit(matrix, 1, t.recASrc, t.recAOut, i), ec);
             t.decSrc = buf(inv.getByData(cfg.scratchMap(), c + CompressedContainer.OFF_DATA, 1));
             t.decDst = buf(inv.getByAddr(cfg.hostMap(), hostBase, block));
-            t.decTask = require(compress.taskDecompressLz4StreamAllocInit(false, true, t.decSrc, t.decDst, i), compress);
+            t.decTask = require(compress.taskDecompressLz4StreamAllocInit(false, true, t.decSrc, t.decDst, i),
+                    compress);
             txns[i] = t;
         }
         receives = new RdmaTaskReceive[TargetRole.COUNT][n];
+        receiveBufs = new Buf[TargetRole.COUNT][n];
         for (int r = 0; r < TargetRole.COUNT; r++) {
             for (int i = 0; i < n; i++) {
                 long a = msgBase + (long) MSG * (4L * n + (long) r * n + i);
-                Buf b = buf(inv.getByAddr(msgMap, a, MSG));
-                receives[r][i] = require(ioControl[r].taskReceiveAllocInit(b, i), ioControl[r]);
+                receiveBufs[r][i] = buf(inv.getByAddr(msgMap, a, MSG));
+                receives[r][i] = require(ioControl[r].taskReceiveAllocInit(receiveBufs[r][i], i), ioControl[r]);
             }
+        }
+    }
+
+    // ------------------------------------------------------------------ a target rejoins mid-session
+
+    /**
+     * Target {@code r} was lost: frees the tasks its two RDMA contexts own (those still in flight are
+     * freed by {@link #targetIdle} once flushed) and stops the contexts, so that they can start again.
+     */
+    void resetTarget(int r) {
+        freeTargetTasks(r);
+        for (Rdma c : new Rdma[] {ioData[r], ioControl[r]}) {
+            if (c.state() == CtxState.RUNNING || c.state() == CtxState.STARTING) {
+                c.stop();
+            }
+        }
+    }
+
+    /** True once both contexts of target {@code r} are IDLE (frees tasks flushed meanwhile). */
+    boolean targetIdle(int r) {
+        freeTargetTasks(r);
+        return ioData[r].state() == CtxState.IDLE && ioControl[r].state() == CtxState.IDLE;
+    }
+
+    private void freeTargetTasks(int r) {
+        for (TxnTasks t : txns) {
+            if (t.sendTasks[r] != null && t.sendTasks[r].free() == DocaError.SUCCESS) {
+                t.sendTasks[r] = null;
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            if (receives[r][i] != null && receives[r][i].free() == DocaError.SUCCESS) {
+                receives[r][i] = null;
+            }
+        }
+    }
+
+    /** Starts target {@code r}'s contexts again (STARTING until their new connections are up). */
+    void restartTarget(int r) {
+        for (Rdma c : new Rdma[] {ioData[r], ioControl[r]}) {
+            DocaError e = c.start();
+            if (e != DocaError.SUCCESS && e != DocaError.IN_PROGRESS) {
+                throw new DocaException(e, "worker " + cfg.index() + ": restart " + c.name() + " for "
+                        + TargetRole.name(r));
+            }
+        }
+    }
+
+    /** Target {@code r}'s contexts run again: every transaction's request task and receive, made and posted. */
+    void rearmTarget(int r) {
+        for (int i = 0; i < n; i++) {
+            TxnTasks t = txns[i];
+            t.sendTasks[r] = require(ioControl[r].taskSendAllocInit(controlConn[r], t.reqBuf[r], i), ioControl[r]);
+            receiveBufs[r][i].resetDataLen();
+            receives[r][i] = require(ioControl[r].taskReceiveAllocInit(receiveBufs[r][i], i), ioControl[r]);
+            check(receives[r][i].submit(), "post rdma receive");
         }
     }
 
@@ -272,7 +333,8 @@ final class GgaWorkerContexts {
                 arena = null;
             }
         } else {
-            LOG.log(System.Logger.Level.WARNING, "worker " + cfg.index() + ": contexts not idle after 5 s: " + notReady());
+            LOG.log(System.Logger.Level.WARNING, "worker " + cfg.index() + ": contexts not idle after 5 s: "
+                    + notReady());
         }
         pe = null;
     }

@@ -15,6 +15,8 @@ package io.jdoca.gga;
  *   resync:   IDLE → RESYNC_FETCH (the two survivors' halves) → RESYNC_REBUILD (EC recover, or EC
  *                  create for parity) → RESYNC_STORE (the rebuilt half to the rejoined target)
  *                  → RESYNC_FETCH (next dirty stripe) | IDLE; any resync step → IDLE on error.
+ *   paused:   IDLE → PARKED (a request that arrived while the data path is paused for a target's
+ *                  mid-session resync) → IDLE (resumed: handed in again as a new request).
  * </pre>
  *
  * <p>Immutable; any thread.
@@ -30,7 +32,8 @@ public enum TxnState {
     RESPOND,
     RESYNC_FETCH,
     RESYNC_REBUILD,
-    RESYNC_STORE;
+    RESYNC_STORE,
+    PARKED;
 
     /** Completions a storage step waits for: reference §5, 4 for reads, 6 for writes. */
     public static final int READ_COMPLETIONS = 4;
@@ -39,7 +42,8 @@ public enum TxnState {
     /** Whether the machine may go from this state to {@code next}. */
     public boolean canTransitionTo(TxnState next) {
         return switch (this) {
-            case IDLE -> next == FETCH_HALVES || next == FETCH_FROM_INITIATOR || next == RESPOND || next == RESYNC_FETCH;
+            case IDLE -> next == FETCH_HALVES || next == FETCH_FROM_INITIATOR || next == RESPOND || next == RESYNC_FETCH
+                    || next == PARKED;
             case FETCH_HALVES -> next == RECOVER || next == DECOMPRESS || next == FETCH_HALVES || next == RESPOND;
             case RECOVER -> next == DECOMPRESS || next == RESPOND;
             case DECOMPRESS -> next == FETCH_HALVES || next == RESPOND;
@@ -50,6 +54,7 @@ public enum TxnState {
             case RESYNC_FETCH -> next == RESYNC_REBUILD || next == IDLE;
             case RESYNC_REBUILD -> next == RESYNC_STORE || next == IDLE;
             case RESYNC_STORE -> next == RESYNC_FETCH || next == IDLE;
+            case PARKED -> next == IDLE;
         };
     }
 

@@ -9,7 +9,8 @@ import picocli.CommandLine;
 
 /** gga-offload's DOCA flags: examples/gga-offload.json parses, the command line wins. No sockets. */
 class GgaOffloadAppFlagsTest {
-    static final Path EXAMPLE = Path.of(System.getProperty("user.dir")).resolve("../examples/gga-offload.json").normalize();
+    static final Path EXAMPLE = Path.of(System.getProperty("user.dir")).resolve(
+            "../examples/gga-offload.json").normalize();
 
     @Test
     void theExampleFlagFileParsesAndTheCommandLineWins() {
@@ -22,7 +23,8 @@ class GgaOffloadAppFlagsTest {
         assertThat(app.data2).isEqualTo("127.0.0.1:7002");
         assertThat(app.dataP).isEqualTo("127.0.0.1:7003");
         assertThat(app.matrixType).isEqualTo("cauchy");
-        assertThat(app.comch.channelName).isEqualTo("doca_storage_comch");
+        assertThat(app.comch.channelName).isEqualTo("gga_pipeline");
+        assertThat(app.comch.listenAddress).isEqualTo("127.0.0.1");
         assertThat(app.comch.controlTimeoutSeconds).isEqualTo(5);
         assertThat(app.recoverEveryN).isZero();
         assertThat(app.flags.logLevel).isEqualTo(50);
@@ -42,8 +44,10 @@ class GgaOffloadAppFlagsTest {
     @Test
     @Timeout(30)
     void anOutOfRangeCpuIsOneLineAndExitOne() {
-        io.jdoca.testkit.CapturedStderr run = io.jdoca.testkit.CapturedStderr.run(() -> new CommandLine(new GgaOffloadApp()).execute(
-                "-j", EXAMPLE.toString(), "--cpu", "99999", "--command-channel-name", "jdoca-cpu-test-" + ProcessHandle.current().pid()));
+        io.jdoca.testkit.CapturedStderr run = io.jdoca.testkit.CapturedStderr.run(() ->
+                new CommandLine(new GgaOffloadApp()).execute(
+                "-j", EXAMPLE.toString(), "--cpu", "99999", "--command-channel-name", "jdoca-cpu-test-"
+                + ProcessHandle.current().pid()));
         String text = run.text();
         assertThat(run.exitCode()).isEqualTo(1);
         assertThat(text).startsWith("gga-offload: --cpu: CPU 99999 is out of range (this process may run on ");

@@ -339,6 +339,52 @@ class GgaTxnMachineTest {
         assertThat(dirty[D1].count()).isZero();
     }
 
+    /**
+     * Issue 29 item 6: a target that comes back mid-session. The data path pauses (a request arriving
+     * meanwhile waits PARKED, nothing goes out for it), the target takes writes again, the idle
+     * transaction rebuilds its dirty stripe, and on resume the parked request is served with the
+     * target in service (a plain read of both data halves, no recovery).
+     */
+    @Test
+    void aTargetBackMidSessionIsResyncedWhileTheDataPathIsPaused() {
+        GgaTxnMachine m = machine(0);
+        m.targetLost(D1);
+        port.take();
+        m.onHostRequest(0, request(IoMessageType.WRITE, 1, 5 * BLOCK, 0), IoMessage.SIZE);
+        m.onFetchedFromInitiator(0, DocaError.SUCCESS);
+        m.onEcCreated(0, DocaError.SUCCESS);
+        complete(m, 0, D2, DP);
+        m.onReplySent(0, DocaError.SUCCESS);
+        port.take();
+        assertThat(dirty[D1].isDirty(5)).isTrue();
+        assertThat(m.canStartResync(D1)).as("not while the data path runs").isFalse();
+
+        m.pauseDataPath();
+        m.onHostRequest(0, request(IoMessageType.READ, 1, 5 * BLOCK, 0), IoMessage.SIZE);
+        assertThat(m.state(0)).isEqualTo(TxnState.PARKED);
+        assertThat(port.take()).as("a parked request sends nothing").isEmpty();
+        assertThat(m.inflight()).isZero();
+        m.targetBack(D1);
+        assertThat(m.canStartResync(D1)).isTrue();
+        assertThat(m.startResync(D1)).isEqualTo(DocaError.SUCCESS);
+        assertThat(port.take()).extracting(s -> s.split(" ")[1] + " " + s.split(" ")[2])
+                .as("the idle transaction fetches the survivors' halves").containsExactly("1 data_2", "1 data_p");
+        complete(m, 1, D2, DP);
+        assertThat(port.take()).containsExactly("ecRecover 1 RECOVER_A");
+        m.onEcRecovered(1, DocaError.SUCCESS);
+        assertThat(port.take()).extracting(s -> s.split(" ")[2] + " "
+                + s.split(" ")[3]).containsExactly("data_1 WRITE");
+        complete(m, 1, D1);
+        assertThat(m.resyncActive()).isZero();
+        assertThat(dirty[D1].count()).isZero();
+
+        m.resumeDataPath();
+        assertThat(m.unpark(0)).isTrue();
+        assertThat(m.unpark(1)).as("nothing waited in slot 1").isFalse();
+        m.onHostRequest(0, request(IoMessageType.READ, 1, 5 * BLOCK, 0), IoMessage.SIZE);
+        assertThat(port.take()).extracting(s -> s.split(" ")[2]).containsExactly("data_1", "data_2");
+    }
+
     @Test
     void illegalEventsAreRejectedWithBadState() {
         GgaTxnMachine m = machine(0);

@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 class TxnStateTest {
     private static final Object[][] LEGAL = {
         {TxnState.IDLE, EnumSet.of(TxnState.FETCH_HALVES, TxnState.FETCH_FROM_INITIATOR, TxnState.RESPOND,
-            TxnState.RESYNC_FETCH)},
-        {TxnState.FETCH_HALVES, EnumSet.of(TxnState.RECOVER, TxnState.DECOMPRESS, TxnState.FETCH_HALVES, TxnState.RESPOND)},
+            TxnState.RESYNC_FETCH, TxnState.PARKED)},
+        {TxnState.FETCH_HALVES, EnumSet.of(TxnState.RECOVER, TxnState.DECOMPRESS, TxnState.FETCH_HALVES,
+        TxnState.RESPOND)},
         {TxnState.RECOVER, EnumSet.of(TxnState.DECOMPRESS, TxnState.RESPOND)},
         {TxnState.DECOMPRESS, EnumSet.of(TxnState.FETCH_HALVES, TxnState.RESPOND)},
         {TxnState.FETCH_FROM_INITIATOR, EnumSet.of(TxnState.EC_CREATE, TxnState.RESPOND)},
@@ -21,6 +22,7 @@ class TxnStateTest {
         {TxnState.RESYNC_FETCH, EnumSet.of(TxnState.RESYNC_REBUILD, TxnState.IDLE)},
         {TxnState.RESYNC_REBUILD, EnumSet.of(TxnState.RESYNC_STORE, TxnState.IDLE)},
         {TxnState.RESYNC_STORE, EnumSet.of(TxnState.RESYNC_FETCH, TxnState.IDLE)},
+        {TxnState.PARKED, EnumSet.of(TxnState.IDLE)},
     };
 
     @Test
@@ -40,7 +42,8 @@ class TxnStateTest {
     void completionCountsAndStorageSteps() {
         assertThat(TxnState.READ_COMPLETIONS).isEqualTo(4);
         assertThat(TxnState.WRITE_COMPLETIONS).isEqualTo(6);
-        assertThat(2 * Integer.bitCount(DegradedPolicy.targetsOf(RecoveryKind.NONE))).isEqualTo(TxnState.READ_COMPLETIONS);
+        assertThat(2 * Integer.bitCount(DegradedPolicy.targetsOf(RecoveryKind.NONE))).isEqualTo(
+                TxnState.READ_COMPLETIONS);
         assertThat(2 * Integer.bitCount(TargetRole.ALL_MASK)).isEqualTo(TxnState.WRITE_COMPLETIONS);
         assertThat(TxnState.FETCH_HALVES.waitsForStorage()).isTrue();
         assertThat(TxnState.STORE_HALVES.waitsForStorage()).isTrue();

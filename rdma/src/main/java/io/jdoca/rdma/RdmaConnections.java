@@ -44,7 +44,9 @@ final class RdmaConnections {
     private Thread acceptor;
     private volatile boolean setupPending;
     private int nextConnId;
-    /** The TCP transport's agent of this run: started with the first TCP connection, closed when the context is idle. */
+    /**
+     * The TCP transport's agent of this run: started with the first TCP connection, closed when the context is idle.
+     */
     private TcpTransportAgent tcpAgent;
     /** VERBS CM mode through rdma_cm: made by the first startListenToPort / connectToAddr of a run. */
     private VerbsCm verbsCm;
@@ -102,7 +104,8 @@ final class RdmaConnections {
         int port = listener == null ? 0 : listener.socket().getLocalPort();
         String host = port == 0 ? "" : advertised();
         String ring = c.inbound == null ? "" : c.inbound.name();
-        return new RdmaConnectionBlob(rdma.transport.code(), ProcessHandle.current().pid(), rdma.permissions, c.nonce, Rdma.HOST, port,
+        return new RdmaConnectionBlob(rdma.transport.code(), ProcessHandle.current().pid(), rdma.permissions, c.nonce,
+                Rdma.HOST, port,
                 host, ring, c.inbound == null ? 0 : c.ringCap0, c.inbound == null ? 0 : c.ringCap1,
                 c.verbsEp == null ? null : c.verbsEp.info()).encode();
     }
@@ -142,11 +145,19 @@ final class RdmaConnections {
             return DocaError.INVALID_VALUE;
         }
         boolean sameHost = Rdma.HOST.equals(peer.hostId());
-        RdmaTransportType t = RdmaTransportType.resolve(rdma.transport, RdmaTransportType.fromCode(peer.transport()), sameHost);
+        // Host names are refused, never resolved (issue 29 item 3); apps add their allow-list before connect.
+        String refused = RdmaPeerAddresses.refusal(peer, sameHost, null);
+        if (refused != null) {
+            LOG.log(System.Logger.Level.WARNING, "rdma connect refused: " + refused);
+            return DocaError.NOT_PERMITTED;
+        }
+        RdmaTransportType t = RdmaTransportType.resolve(rdma.transport, RdmaTransportType.fromCode(peer.transport()),
+                sameHost);
         if (t == null || (t == RdmaTransportType.SHM && (peer.shmRegion().isEmpty() || conn.inbound == null))
                 || (t == RdmaTransportType.TCP && (peer.tcpPort() == 0 || listener == null))
                 || (t == RdmaTransportType.VERBS && (peer.verbs() == null || conn.verbsEp == null))) {
-            LOG.log(System.Logger.Level.WARNING, "rdma connect: transports do not match (local " + rdma.transport + ", peer "
+            LOG.log(System.Logger.Level.WARNING, "rdma connect: transports do not match (local " + rdma.transport
+                    + ", peer "
                     + RdmaTransportType.fromCode(peer.transport()) + ", same host " + sameHost + ")");
             return DocaError.INVALID_VALUE;
         }
@@ -258,7 +269,8 @@ final class RdmaConnections {
 
     private void requireStartedForConnections() {
         if (rdma.state() != CtxState.STARTING && rdma.state() != CtxState.RUNNING) {
-            throw new DocaException(DocaError.BAD_STATE, "export/connect need a started RDMA context (state " + rdma.state() + ")");
+            throw new DocaException(DocaError.BAD_STATE, "export/connect need a started RDMA context (state "
+                    + rdma.state() + ")");
         }
     }
 
@@ -320,7 +332,8 @@ final class RdmaConnections {
             if (c.transport == RdmaTransportType.TCP && c.endpoint == null) {
                 SocketChannel ch = c.pendingChannel;
                 if (ch != null) {
-                    c.endpoint = new TcpEndpoint(rdma, c, ch, rdma.sendQueueSize, rdma.recvQueueSize, rdma.maxSendBufListLen);
+                    c.endpoint = new TcpEndpoint(rdma, c, ch, rdma.sendQueueSize, rdma.recvQueueSize,
+                            rdma.maxSendBufListLen);
                 }
             }
             boolean up = c.endpoint instanceof ShmEndpoint s ? s.peerAttached() : c.endpoint != null;
@@ -736,7 +749,8 @@ final class RdmaConnections {
     /** A connection hit a fatal error: the whole context stops, as DOCA does. */
     void connectionBroken(RdmaConnection c, DocaError reason, String why) {
         if (c.transition(RdmaConnectionState.FAILED) || c.state() == RdmaConnectionState.FAILED) {
-            LOG.log(System.Logger.Level.WARNING, "rdma connection " + c.id + " lost: " + why + " (" + reason.docaName() + ")");
+            LOG.log(System.Logger.Level.WARNING, "rdma connection " + c.id + " lost: " + why + " (" + reason.docaName()
+                    + ")");
         }
         if (cmDisconnectCb != null && c.cm() && !c.cmReported) {
             c.cmReported = true;
@@ -745,7 +759,8 @@ final class RdmaConnections {
         // Fatal for the context (DOCA stops it) unless other connections still carry traffic.
         for (int i = 0; i < connections.size(); i++) {
             RdmaConnection o = connections.get(i);
-            if (o != c && (o.state() == RdmaConnectionState.ESTABLISHED || o.state() == RdmaConnectionState.CONNECTING)) {
+            if (o != c && (o.state() == RdmaConnectionState.ESTABLISHED
+                    || o.state() == RdmaConnectionState.CONNECTING)) {
                 return;
             }
         }

@@ -4,6 +4,7 @@ import io.jdoca.core.DocaException;
 import io.jdoca.core.agent.ShutdownHook;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.storage.demo.DemoSettings;
+import io.jdoca.storage.demo.DemoWait;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -33,14 +34,11 @@ import java.util.regex.Pattern;
  */
 public final class GgaDemo {
     /**
-     * Startup and run deadlines at scale 1; {@code JDOCA_DEMO_TIMEOUT_SCALE} (or the system property
-     * {@code jdoca.demo.timeoutScale}) multiplies all of them, for slow machines (an emulated guest
-     * took 107 s to reach the data path).
+     * How long the service and targets may take to exit after the run, at scale 1. Start-up and the
+     * run are waited for as long as the children are alive and working ({@link DemoWait}), so a slow
+     * host needs no {@code JDOCA_DEMO_TIMEOUT_SCALE}; the scale still multiplies every bound.
      */
-    private static final long STEP_TIMEOUT_MS = 60_000;
-    private static final long RUN_TIMEOUT_MS = 100_000;
-    private static final long EXIT_TIMEOUT_MS = 30_000;
-    private static final int CONTROL_TIMEOUT_S = 30;
+    private static final long EXIT_TIMEOUT_MS = 120_000;
     private static final Pattern PORT = Pattern.compile("listening on TCP port (\\d+)");
     private static final Pattern RDMA_ON = Pattern.compile("gga-offload: (RDMA on [^;]*)");
     private static final Pattern RECOVERIES = Pattern.compile("Total recovery count: (\\d+)");
@@ -118,69 +116,83 @@ public final class GgaDemo {
         }
         String channel = "gga_demo_" + ProcessHandle.current().pid();
         out.printf(Locale.ROOT, "demo: GGA offload pipeline on loopback: 3 targets (%d x %d B each), gga-offload"
-                + " (LZ4 + 2+1 EC, recovery read every %dth read), initiator (write then read back %d blocks of %d B)%n",
+                + " (LZ4 + 2+1 EC, recovery read every %dth read), initiator (write then read back %d blocks of %d"
+                + " B)%n",
                 BLOCKS, HALF_BLOCK, RECOVER_EVERY_N, BLOCKS, 2 * HALF_BLOCK);
         String[] roles = {"data_1", "data_2", "data_p"};
         List<Child> targets = new ArrayList<>();
         for (String role : roles) {
-            targets.add(start("target " + role, home, cp, List.of("target-rdma", "-d", device, "--cpu", String.valueOf(DemoSettings.edgeCpu()),
-                    "--once", "--listen-address", "127.0.0.1", "--listen-port", "0", "--block-size", String.valueOf(HALF_BLOCK), "--block-count", String.valueOf(BLOCKS))));
+            targets.add(start("target " + role, home, cp, List.of("target-rdma", "-d", device, "--cpu",
+                    String.valueOf(DemoSettings.edgeCpu()),
+                    "--once", "--listen-address", "127.0.0.1", "--listen-port", "0", "--block-size",
+                    String.valueOf(HALF_BLOCK), "--block-count", String.valueOf(BLOCKS))));
         }
+        DemoWait wait = new DemoWait(out, scale, t0);
         int[] ports = new int[3];
         for (int i = 0; i < 3; i++) {
-            Matcher m = targets.get(i).await(PORT, ms(STEP_TIMEOUT_MS));
-            if (m == null) {
-                out.println("demo: target " + roles[i] + " did not start");
+            Child t = targets.get(i);
+            DemoWait.Outcome o = wait.await("target " + roles[i] + " is starting", List.of(t.process.toHandle()),
+                    () -> t.first(PORT) != null, DemoWait.START_BOUND_MS);
+            if (o != DemoWait.Outcome.READY) {
+                out.println("demo: target " + roles[i] + " did not start: " + wait.explain(o, "target " + roles[i],
+                        DemoWait.START_BOUND_MS));
                 dumpLogs();
                 return 1;
             }
-            ports[i] = Integer.parseInt(m.group(1));
+            ports[i] = Integer.parseInt(t.first(PORT).group(1));
             progress("target %s listening on 127.0.0.1:%d", roles[i], ports[i]);
         }
-        Child service = start("gga-offload", home, cp, List.of("gga-offload", "-d", device, "-r", "hpf0", "--cpu", String.valueOf(DemoSettings.relayCpu()), "--once",
+        Child service = start("gga-offload", home, cp, List.of("gga-offload", "-d", device, "-r", "hpf0", "--cpu",
+                String.valueOf(DemoSettings.relayCpu()), "--once",
                 "--data-1-storage", "127.0.0.1:" + ports[0], "--data-2-storage", "127.0.0.1:" + ports[1],
                 "--data-p-storage", "127.0.0.1:" + ports[2], "--trigger-recovery-read-every-n",
-                String.valueOf(RECOVER_EVERY_N), "--command-channel-name", channel, "--control-timeout", String.valueOf(Math.round(CONTROL_TIMEOUT_S * scale))));
-        if (service.await(Pattern.compile("serving comch channel"), ms(STEP_TIMEOUT_MS)) == null) {
-            out.println("demo: gga-offload did not come up");
+                String.valueOf(RECOVER_EVERY_N), "--command-channel-name", channel, "--control-timeout",
+                controlTimeout(),
+                "--dirty-log", "none"));
+        List<ProcessHandle> serviceAndTargets = new ArrayList<>(List.of(service.process.toHandle()));
+        targets.forEach(t -> serviceAndTargets.add(t.process.toHandle()));
+        DemoWait.Outcome up = wait.await("gga-offload is starting and connecting to the targets", serviceAndTargets,
+                () -> service.contains("serving comch channel"), DemoWait.START_BOUND_MS);
+        if (up != DemoWait.Outcome.READY) {
+            out.println("demo: gga-offload did not come up: " + wait.explain(up, "gga-offload",
+                    DemoWait.START_BOUND_MS));
             dumpLogs();
             return 1;
         }
         progress("gga-offload connected to the three targets, serving comch channel '%s'", channel);
         Matcher rdmaOn = service.first(RDMA_ON);
         progress("%s", rdmaOn == null ? "RDMA on " + device : rdmaOn.group(1));
-        Child initiator = start("initiator", home, cp, List.of("initiator-comch", "-d", "sw0", "--cpu", String.valueOf(DemoSettings.edgeCpu()),
+        Child initiator = start("initiator", home, cp, List.of("initiator-comch", "-d", "sw0", "--cpu",
+                String.valueOf(DemoSettings.edgeCpu()),
                 "--execution-strategy", "read_write_data_validity_test", "--run-limit-operation-count", "0",
-                "--command-channel-name", channel, "--control-timeout", String.valueOf(Math.round(CONTROL_TIMEOUT_S * scale))));
-        boolean started = false;
-        boolean queried = false;
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms(RUN_TIMEOUT_MS));
-        long lastTick = 0;
-        long dataPathStart = 0;
-        while (initiator.process.isAlive()) {
-            if (System.nanoTime() > deadline) {
-                out.println("demo: the initiator did not finish in time");
-                dumpLogs();
-                return 1;
-            }
-            if (!queried && service.contains("the initiator sees")) {
-                queried = true;
+                "--command-channel-name", channel, "--control-timeout", controlTimeout(),
+                "--expect-service", Long.toString(service.process.pid())));
+        boolean[] phase = new boolean[2];
+        long[] tick = new long[2]; // the data path's start, the last progress line
+        DemoWait.Outcome ran = wait.await("the initiator is running", List.of(initiator.process.toHandle()), () -> {
+            if (!phase[0] && service.contains("the initiator sees")) {
+                phase[0] = true;
                 progress("initiator connected: storage of %d blocks of %d B (2x the targets')", BLOCKS, 2 * HALF_BLOCK);
             }
-            if (!started && service.contains("data path started")) {
-                started = true;
+            if (!phase[1] && service.contains("data path started")) {
+                phase[1] = true;
                 progress("data path running: writing (DMA, LZ4, EC create, 3 RDMA writes), then reading back (RDMA,"
-                        + " EC recover every %dth read, LZ4 decompress into the initiator's memory) ...", RECOVER_EVERY_N);
+                        + " EC recover every %dth read, LZ4 decompress into the initiator's memory) ...",
+                        RECOVER_EVERY_N);
+                tick[0] = System.nanoTime();
+                tick[1] = tick[0];
             }
-            if (started && System.nanoTime() - lastTick > 2_000_000_000L) {
-                if (lastTick == 0) {
-                    dataPathStart = System.nanoTime();
-                } else {
-                    progress("... data path running for %.0f s", (System.nanoTime() - dataPathStart) / 1e9);
-                }
-                lastTick = System.nanoTime();
+            if (phase[1] && System.nanoTime() - tick[1] > 2_000_000_000L) {
+                progress("... data path running for %.0f s", (System.nanoTime() - tick[0]) / 1e9);
+                tick[1] = System.nanoTime();
             }
-            initiator.process.waitFor(100, TimeUnit.MILLISECONDS);
+            return !initiator.process.isAlive();
+        }, DemoWait.RUN_BOUND_MS);
+        if (ran != DemoWait.Outcome.READY) {
+            out.println("demo: the initiator did not finish: " + wait.explain(ran, "the initiator",
+                    DemoWait.RUN_BOUND_MS));
+            dumpLogs();
+            return 1;
         }
         int iniRc = initiator.process.exitValue();
         progress("initiator finished (exit %d)", iniRc);
@@ -200,12 +212,18 @@ public final class GgaDemo {
         Matcher rm = RECOVERIES.matcher(service.text(false));
         long recoveries = rm.find() ? Long.parseLong(rm.group(1)) : -1;
         boolean ok = iniRc == 0 && svcRc == 0 && initiator.contains("Test passed") && recoveries > 0;
-        out.printf(Locale.ROOT, "demo: %s in %.1f s (initiator exit %d, gga-offload exit %d, recovery reads %d, RDMA device %s)%n",
+        out.printf(Locale.ROOT,
+                "demo: %s in %.1f s (initiator exit %d, gga-offload exit %d, recovery reads %d, RDMA device %s)%n",
                 ok ? "PASSED" : "FAILED", (System.nanoTime() - t0) / 1e9, iniRc, svcRc, recoveries, device);
         if (!ok) {
             dumpLogs();
         }
         return ok ? 0 : 1;
+    }
+
+    /** The children's {@code --control-timeout}: generous (see {@link DemoSettings#CONTROL_TIMEOUT_S}), scaled. */
+    private String controlTimeout() {
+        return String.valueOf(Math.round(DemoSettings.CONTROL_TIMEOUT_S * scale));
     }
 
     private static Path home() {
@@ -250,7 +268,8 @@ public final class GgaDemo {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString()));
-        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector", "-XX:+UseSerialGC",
+        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector",
+                "-XX:+UseSerialGC",
                 "-XX:MaxDirectMemorySize=16g", "-Xmx256m", "-Xshare:auto", "-Djdoca.home=" + home));
         cmd.addAll(DemoSettings.childJavaOpts());
         cmd.addAll(List.of("-cp", cp, "io.jdoca.cli.Main"));
@@ -326,27 +345,6 @@ public final class GgaDemo {
                     lines.add("(output lost: " + e.getMessage() + ")");
                 }
             });
-        }
-
-        Matcher await(Pattern p, long timeoutMs) throws InterruptedException {
-            long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-            int seen = 0;
-            while (System.nanoTime() < deadline) {
-                for (; seen < lines.size(); seen++) {
-                    Matcher m = p.matcher(lines.get(seen));
-                    if (m.find()) {
-                        return m;
-                    }
-                }
-                if (!process.isAlive() && seen >= lines.size()) {
-                    reader.join(1_000);
-                    if (seen >= lines.size()) {
-                        return null;
-                    }
-                }
-                Thread.sleep(20);
-            }
-            return null;
         }
 
         /** The first output line matching {@code p} so far, or null. */

@@ -23,6 +23,8 @@ public abstract class AbstractControlChannel implements ControlChannel {
     private final ArrayDeque<ControlMessage> parked = new ArrayDeque<>();
     private final boolean replyToMalformed;
     private long malformed;
+    /** The flag that raises this channel's request timeout, named in a TIME_OUT (null: none). */
+    private String timeoutFlag;
 
     protected AbstractControlChannel(boolean replyToMalformed) {
         this.replyToMalformed = replyToMalformed;
@@ -41,6 +43,16 @@ public abstract class AbstractControlChannel implements ControlChannel {
     protected void resetPeerState() {
         decoder = new ControlFrameDecoder();
         parked.clear();
+    }
+
+    /** Puts {@code m} before everything not yet delivered (a first request read before the session was handed over). */
+    protected final void park(ControlMessage m) {
+        parked.addFirst(m);
+    }
+
+    /** Names {@code flag} in the message of a request that times out ({@code --control-timeout}). */
+    public final void setTimeoutFlag(String flag) {
+        this.timeoutFlag = flag;
     }
 
     /** Number of malformed frames received so far. */
@@ -141,12 +153,15 @@ public abstract class AbstractControlChannel implements ControlChannel {
                     return m;
                 }
                 if (!isConnected() && wasDisconnected()) {
-                    throw new DocaException(DocaError.CONNECTION_RESET, describe() + ": peer disconnected while waiting for "
+                    throw new DocaException(DocaError.CONNECTION_RESET, describe()
+                            + ": peer disconnected while waiting for "
                             + req.type().responseType().wireName());
                 }
                 if (System.nanoTime() - deadline > 0) {
-                    throw new DocaException(DocaError.TIME_OUT, describe() + ": no " + req.type().responseType().wireName()
-                            + " within " + timeoutNanos / 1_000_000 + " ms");
+                    throw new DocaException(DocaError.TIME_OUT, describe() + ": no "
+                            + req.type().responseType().wireName()
+                            + " within " + timeoutNanos / 1_000_000 + " ms"
+                            + (timeoutFlag == null ? "" : " (" + timeoutFlag + " raises it)"));
                 }
                 idle.idle(0);
             }

@@ -29,7 +29,8 @@ public final class AppSupport {
      * runs {@code body}, and turns a DocaException or IllegalArgumentException (bad input, control
      * path) into one line {@code app: message} on stderr and exit code 1.
      */
-    public static int runApp(String app, int logLevel, DocaArgpFlags argp, java.util.concurrent.Callable<Integer> body) {
+    public static int runApp(String app, int logLevel, DocaArgpFlags argp,
+            java.util.concurrent.Callable<Integer> body) {
         try {
             DocaLogLevel.apply(logLevel);
             argp.applySdkLogLevel();
@@ -51,7 +52,8 @@ public final class AppSupport {
      * service on the calling thread.
      */
     @SuppressWarnings("try") // the Ctrl-C hook and the metrics endpoint are held for their close, unused in the body
-    public static int runService(String app, int logLevel, DocaArgpFlags argp, List<Integer> cpus, MetricsOption metrics,
+    public static int runService(String app, int logLevel, DocaArgpFlags argp, List<Integer> cpus,
+            MetricsOption metrics,
             Function<AtomicBoolean, ControlService<?>> create) {
         return runApp(app, logLevel, argp, () -> {
             CpuAffinity.check("--cpu", cpus);
@@ -105,19 +107,49 @@ public final class AppSupport {
 
     /** One line naming where a service's RDMA runs ("RDMA on rxe0 (verbs)"), for its start-up output. */
     public static String rdmaLine(Dev rdma) {
-        return "RDMA on " + rdma.devInfo().name() + (rdma.devInfo().isVerbs() ? " (verbs, rdma-core)" : " (software transport)");
+        return "RDMA on " + rdma.devInfo().name() + (rdma.devInfo().isVerbs()
+                ? " (verbs, rdma-core)" : " (software transport)");
+    }
+
+    /**
+     * Where the storage apps' listeners bind unless {@code --listen-address} says otherwise: the IPv4
+     * loopback, so a service started without thinking about the network is reachable from this host
+     * only (issue 29 item 5). {@code --listen-address 0.0.0.0} (or {@code ::}) serves every interface.
+     */
+    public static final String DEFAULT_LISTEN_ADDRESS = "127.0.0.1";
+
+    /** {@link #DEFAULT_LISTEN_ADDRESS} as an address. */
+    public static java.net.InetAddress defaultListenAddress() {
+        return java.net.InetAddress.ofLiteral(DEFAULT_LISTEN_ADDRESS);
     }
 
     /**
      * Parses a listen address flag: an IPv4 or IPv6 literal, or {@code localhost} (the loopback
-     * address); {@code null} or empty means every interface (returns null). Never resolves a name
-     * (no DNS). IllegalArgumentException naming {@code flag} otherwise ({@link #parseIpAddress}).
+     * address); {@code null} or empty means the default, {@link #DEFAULT_LISTEN_ADDRESS}. Never
+     * resolves a name (no DNS). IllegalArgumentException naming {@code flag} otherwise
+     * ({@link #parseIpAddress}).
      */
     public static java.net.InetAddress parseListenAddress(String flag, String s) {
         if (s == null || s.isEmpty()) {
-            return null;
+            return defaultListenAddress();
         }
         return parseIpAddress(flag, s);
+    }
+
+    /** {@code --allow-peer} values parsed ({@link #parseIpAddress}); empty when none. */
+    public static List<java.net.InetAddress> parseAllowedPeers(List<String> values) {
+        List<java.net.InetAddress> out = new java.util.ArrayList<>();
+        if (values != null) {
+            for (String v : values) {
+                out.add(parseIpAddress("--allow-peer", v));
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /** A listener's bind address for a start-up line: the address, or "every interface" for the wildcard. */
+    public static String describeBind(java.net.InetAddress a) {
+        return a.isAnyLocalAddress() ? "every interface (" + a.getHostAddress() + ")" : a.getHostAddress();
     }
 
     /**
@@ -135,7 +167,8 @@ public final class AppSupport {
         try {
             return java.net.InetAddress.ofLiteral(literal);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(flag + ": '" + v + "' is not an IP address (give an IPv4 or IPv6 literal,"
+            throw new IllegalArgumentException(flag + ": '" + v
+                    + "' is not an IP address (give an IPv4 or IPv6 literal,"
                 + " or localhost)");
         }
     }
@@ -147,7 +180,8 @@ public final class AppSupport {
      */
     public static io.jdoca.core.exec.IdleStrategy workerIdle() {
         return io.jdoca.core.exec.IdleStrategy.backoff(Integer.getInteger("jdoca.storage.spins", 64),
-                Integer.getInteger("jdoca.storage.yields", 16), 1_000, Long.getLong("jdoca.storage.maxParkNanos", 50_000L));
+                Integer.getInteger("jdoca.storage.yields", 16), 1_000, Long.getLong("jdoca.storage.maxParkNanos",
+                50_000L));
     }
 
     /**
@@ -159,6 +193,19 @@ public final class AppSupport {
     public static long commandTimeoutNanos() {
         long ms = Long.getLong("jdoca.storage.commandTimeoutMs", 60_000L);
         return Math.max(1, ms) * 1_000_000L;
+    }
+
+    /** The flag of every control timeout the operator can raise (initiator-comch, zero-copy, gga-offload). */
+    public static final String CONTROL_TIMEOUT_FLAG = "--control-timeout";
+    /** How the worker command timeout ({@link #commandTimeoutNanos}) is raised. */
+    public static final String COMMAND_TIMEOUT_FLAG = "JDOCA_JAVA_OPTS=-Djdoca.storage.commandTimeoutMs=MS";
+
+    /**
+     * The tail of a timeout's message (issue 29 item 7: a timeout tells the operator how to wait
+     * longer): {@code " after N s (FLAG raises it)"}.
+     */
+    public static String raisedBy(String flag, long timeoutNanos) {
+        return String.format(java.util.Locale.ROOT, " after %.1f s (%s raises it)", timeoutNanos / 1e9, flag);
     }
 
     /** Round-up to a power of two (ring sizes). */

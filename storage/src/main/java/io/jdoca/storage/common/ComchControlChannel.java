@@ -5,6 +5,7 @@ import io.jdoca.storage.wire.ControlMessage;
 import io.jdoca.comch.ComchClient;
 import io.jdoca.comch.ComchConnection;
 import io.jdoca.comch.ComchEndpoint;
+import io.jdoca.comch.ComchIdentity;
 import io.jdoca.comch.ComchServer;
 import io.jdoca.comch.ComchTaskSend;
 import io.jdoca.core.DocaError;
@@ -61,9 +62,19 @@ public final class ComchControlChannel extends AbstractControlChannel {
         t.free();
     }
 
-    /** {@code make_comch_server_control_channel(dev, rep, name)}: listening once this returns. */
+    /** {@code make_comch_server_control_channel(dev, rep, name)} with an anonymous identity. */
     public static ComchControlChannel server(Dev dev, DevRep rep, String channelName) {
+        return server(dev, rep, channelName, ComchIdentity.of("storage-service", ""));
+    }
+
+    /**
+     * {@code make_comch_server_control_channel(dev, rep, name)}: listening once this returns, as
+     * {@code self} to its clients. IN_USE naming the process that holds the name when another
+     * service serves it (issue 29 item 4).
+     */
+    public static ComchControlChannel server(Dev dev, DevRep rep, String channelName, ComchIdentity self) {
         ComchServer s = ComchServer.create(dev, rep, channelName);
+        s.setIdentity(self);
         ComchControlChannel c = new ComchControlChannel(s, true);
         s.eventConnectionStatusChangedRegister((conn, up) -> {
             if (up) {
@@ -76,9 +87,34 @@ public final class ComchControlChannel extends AbstractControlChannel {
         DocaError e = s.start();
         if (e != DocaError.SUCCESS) {
             c.pe.close();
+            if (e == DocaError.IN_USE && s.holder() != null) {
+                ComchIdentity h = s.holder();
+                throw new DocaException(e, "comch channel '" + channelName + "' is already served by " + h.app()
+                        + (h.pid() > 0 ? " (pid " + h.pid() + ")" : "") + "; give this pipeline its own"
+                        + " --command-channel-name");
+            }
             throw new DocaException(e, "cannot start comch server '" + channelName + "'");
         }
         return c;
+    }
+
+    /** Server: the identity the next client sees in its ACCEPT (e.g. once the storage behind is known). */
+    public void setIdentity(ComchIdentity self) {
+        if (endpoint instanceof ComchServer s) {
+            s.setIdentity(self);
+        }
+    }
+
+    /** Who the peer said it is (the client's HELLO, the server's ACCEPT); null when unknown. */
+    public ComchIdentity peerIdentity() {
+        ComchConnection c = connection();
+        return c == null ? null : c.peerIdentity();
+    }
+
+    @Override
+    public String peerDescription() {
+        ComchIdentity id = peerIdentity();
+        return id == null ? null : id.toString();
     }
 
     /**
@@ -86,8 +122,15 @@ public final class ComchControlChannel extends AbstractControlChannel {
      * {@code timeoutNanos} (TIME_OUT otherwise, CONNECTION_ABORTED if the server turns it away).
      */
     public static ComchControlChannel client(Dev dev, String channelName, long timeoutNanos) {
+        return client(dev, channelName, timeoutNanos, ComchIdentity.of("storage-client", ""));
+    }
+
+    /** As {@link #client(Dev, String, long)}, introducing itself as {@code self}. */
+    public static ComchControlChannel client(Dev dev, String channelName, long timeoutNanos, ComchIdentity self) {
         ComchClient cl = ComchClient.create(dev, channelName);
+        cl.setIdentity(self);
         ComchControlChannel c = new ComchControlChannel(cl, false);
+        c.setTimeoutFlag(AppSupport.CONTROL_TIMEOUT_FLAG);
         DocaError e = cl.start();
         if (e != DocaError.IN_PROGRESS && e != DocaError.SUCCESS) {
             throw new DocaException(e, "cannot start comch client");
@@ -101,10 +144,13 @@ public final class ComchControlChannel extends AbstractControlChannel {
             }
             c.pe.close();
             if (why != null) {
-                throw new DocaException(DocaError.CONNECTION_ABORTED, "comch server '" + channelName + "' refused us: " + why);
+                throw new DocaException(DocaError.CONNECTION_ABORTED, "comch server '" + channelName + "' refused us: "
+                        + why);
             }
             throw new DocaException(ok ? DocaError.CONNECTION_ABORTED : DocaError.TIME_OUT,
-                    "no comch server '" + channelName + "' answered within " + timeoutNanos / 1_000_000 + " ms");
+                    "no comch server '" + channelName + "' answered"
+                    + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG,
+                            timeoutNanos) + "; is a service serving this --command-channel-name?");
         }
         return c;
     }

@@ -48,6 +48,11 @@ public interface ControlChannel extends AutoCloseable {
      */
     void nextSession();
 
+    /** Who the connected peer is, for the operator's lines (its address, or its Comch identity); null when unknown. */
+    default String peerDescription() {
+        return null;
+    }
+
     /** Human-readable endpoint, for logs. */
     String describe();
 

@@ -46,6 +46,8 @@ public abstract class ControlService<S extends Enum<S> & ControlSequence<S>> {
     private final S waitQuery;
     /** The session's state; only {@link #answer} and {@link #backToWaitQuery} change it. */
     protected S state;
+    /** The current client was named on stdout (once per session). */
+    private boolean clientAnnounced;
 
     protected ControlService(String app, S waitQuery, List<Integer> cpus, boolean once, AtomicBoolean abort,
             DataPathMetrics metrics) {
@@ -117,7 +119,10 @@ public abstract class ControlService<S extends Enum<S> & ControlSequence<S>> {
 
     // ------------------------------------------------------------------ the template
 
-    /** The session loop: serve → reply → end session → wait for the next client, until an abort (or with once, one session). */
+    /**
+     * The session loop: serve → reply → end session → wait for the next client, until an abort (or with once, one
+     * session).
+     */
     protected final int serve(ControlChannel ch, PrintStream out) {
         while (true) {
             if (abort.get()) {
@@ -146,9 +151,17 @@ public abstract class ControlService<S extends Enum<S> & ControlSequence<S>> {
                     if (once) {
                         return 1;
                     }
+                    clientAnnounced = false;
                     ch.nextSession();
                 }
                 continue;
+            }
+            if (!clientAnnounced) {
+                // Whom this session serves, once, on stdout (issue 29 item 4: a pipeline says whom it talks to).
+                String who = ch.peerDescription();
+                out.println(app + ": session with " + (who == null ? clientName() : who));
+                out.flush();
+                clientAnnounced = true;
             }
             ControlMessage reply = answer(m);
             try {
@@ -173,7 +186,8 @@ public abstract class ControlService<S extends Enum<S> & ControlSequence<S>> {
         if (!state.accepts(m.type())) {
             LOG.warn("unexpected {} in state {}", m.type().wireName(), state);
             return m.errorResponse(DocaError.UNEXPECTED, app + " expected "
-                    + (state.expected() == null ? "nothing" : state.expected().wireName()) + " but got " + m.type().wireName());
+                    + (state.expected() == null ? "nothing" : state.expected().wireName()) + " but got "
+                    + m.type().wireName());
         }
         try {
             ControlMessage reply = step(m);
@@ -196,6 +210,7 @@ public abstract class ControlService<S extends Enum<S> & ControlSequence<S>> {
         if (state != waitQuery && state.canTransitionTo(waitQuery)) {
             state = waitQuery;
         }
+        clientAnnounced = false;
     }
 
     // ------------------------------------------------------------------ helpers the services share
@@ -207,7 +222,8 @@ public abstract class ControlService<S extends Enum<S> & ControlSequence<S>> {
     protected final ControlPayload.InitStorage checkInit(ControlMessage m, int maxTransactions) {
         ControlPayload.InitStorage p = m.asInitStorage();
         if (p.coreCount() <= 0 || p.coreCount() > cpus.size()) {
-            throw new DocaException(DocaError.INVALID_VALUE, "init_storage asks for " + Integer.toUnsignedString(p.coreCount())
+            throw new DocaException(DocaError.INVALID_VALUE, "init_storage asks for "
+                    + Integer.toUnsignedString(p.coreCount())
                     + " cores but " + app + " has " + cpus.size() + " (--cpu)");
         }
         if (p.transactionCount() <= 0 || p.transactionCount() > maxTransactions) {

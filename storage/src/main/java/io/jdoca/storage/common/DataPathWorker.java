@@ -92,7 +92,8 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
      * builds. {@code rdmaBind}: the address the RDMA contexts' TCP listeners bind to (null: all
      * addresses, the library default).
      */
-    protected DataPathWorker(String role, int index, Dev dev, int transactions, InetAddress rdmaBind, boolean ownEngine) {
+    protected DataPathWorker(String role, int index, Dev dev, int transactions, InetAddress rdmaBind,
+            boolean ownEngine) {
         this.index = index;
         this.dev = dev;
         this.transactions = transactions;
@@ -144,7 +145,9 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
             return thread.execute(c, timeoutNanos);
         } catch (DocaException e) {
             if (e.error() == DocaError.TIME_OUT) {
-                throw new DocaException(DocaError.TIME_OUT, "worker " + index + " did not answer a control command");
+                throw new DocaException(DocaError.TIME_OUT, "worker " + index + " did not answer a control command"
+                        + AppSupport.raisedBy(timeoutNanos == CMD_TIMEOUT ? AppSupport.COMMAND_TIMEOUT_FLAG
+                                : AppSupport.CONTROL_TIMEOUT_FLAG, timeoutNanos));
             }
             throw e;
         } catch (RuntimeException e) {
@@ -157,7 +160,10 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
         thread.run(createObjects, CMD_TIMEOUT);
     }
 
-    /** Pins this worker's thread to {@code cpu} (its {@code --cpu}); control path, IllegalArgumentException when refused. */
+    /**
+     * Pins this worker's thread to {@code cpu} (its {@code --cpu}); control path, IllegalArgumentException when
+     * refused.
+     */
     public final void pin(int cpu) {
         thread.pin(cpu);
     }
@@ -167,7 +173,8 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
      * io_control its receive and send task configurations ({@link #transactions} each), the IO
      * messages' path. The caller then configures io_data's tasks and calls {@link #startRdmaPair()}.
      */
-    protected final void createRdmaPair(TaskCallback<RdmaTaskReceive> received, TaskCallback<RdmaTaskReceive> receiveFailed,
+    protected final void createRdmaPair(TaskCallback<RdmaTaskReceive> received,
+            TaskCallback<RdmaTaskReceive> receiveFailed,
             TaskCallback<RdmaTaskSend> sent, TaskCallback<RdmaTaskSend> sendFailed) {
         createRdmaPair();
         DocaException.check(ctrl.taskReceiveSetConf(received, receiveFailed, transactions), "receive conf");
@@ -189,7 +196,8 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
                 // The RDMA contexts' TCP listeners bind where the control listener does (--listen-address).
                 DocaException.check(r.setTcpAddress(bind, null), "rdma tcp address");
             }
-            DocaException.check(r.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
+            DocaException.check(r.setPermissions(
+                    AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
                     "rdma permissions");
             DocaException.check(r.setSendQueueSize(q), "send queue size");
             DocaException.check(r.setRecvQueueSize(q), "recv queue size");
@@ -222,7 +230,8 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
     protected final void receiveFailed(String what, Task t) {
         if (!tearingDown) {
             errors++;
-            LOG.log(System.Logger.Level.WARNING, "worker {0}: {1} receive failed: {2}", index, what, t.status().docaName());
+            LOG.log(System.Logger.Level.WARNING, "worker {0}: {1} receive failed: {2}", index, what,
+                    t.status().docaName());
         }
     }
 
@@ -250,7 +259,8 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
      * (false: NO_MEMORY for that transaction), the measured window opens, and {@code post} posts each
      * transaction's receives: the data path begins.
      */
-    protected final void startTransactions(java.util.function.IntPredicate prepare, java.util.function.IntConsumer post) {
+    protected final void startTransactions(java.util.function.IntPredicate prepare,
+            java.util.function.IntConsumer post) {
         thread.run(() -> {
             for (int i = 0; i < transactions; i++) {
                 if (!prepare.test(i)) {
@@ -368,7 +378,9 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
         return allocated;
     }
 
-    /** The row of {@link ControlService#printStats}: {ops, engine hits, engine misses, bytes allocated} of the window. */
+    /**
+     * The row of {@link ControlService#printStats}: {ops, engine hits, engine misses, bytes allocated} of the window.
+     */
     public final long[] statsRow() {
         return new long[] {ops(), hits(), misses(), dataPathAllocatedBytes()};
     }

@@ -15,13 +15,41 @@ public final class DemoSettings {
     }
 
     /**
-     * The launcher's {@code JDOCA_JAVA_OPTS} (e.g. {@code -Djdoca.peer.timeout.ms=...}), split on blanks:
-     * they hold for every child JVM a demo starts too. Empty when unset.
+     * The JVM options of every child a demo starts: the demo's own defaults, then the launcher's
+     * {@code JDOCA_JAVA_OPTS} (e.g. {@code -Djdoca.peer.timeout.ms=...}) split on blanks, which win (a
+     * later option overrides an earlier one). The defaults: the C1 compiler only and idle data-path
+     * loops that park up to 1 ms ({@link #IDLE_PARK_NANOS}) — a demo is not a benchmark, and five JVMs
+     * on a small or emulated host otherwise spend their CPU on the C2 compiler and on loops that wake
+     * every 50 us (in the RDMA test bed the gga demo had not finished after 30 min without them;
+     * {@code ./jdoca bench} measures the apps with their own defaults) — and a worker command timeout
+     * of {@link #COMMAND_TIMEOUT_MS} (a worker's first command loads classes and makes native handles:
+     * minutes under emulation).
      */
     public static List<String> childJavaOpts() {
         String opts = System.getenv("JDOCA_JAVA_OPTS");
-        return opts == null || opts.isBlank() ? List.of() : List.of(opts.trim().split("\\s+"));
+        List<String> l = new java.util.ArrayList<>(List.of("-XX:TieredStopAtLevel=1",
+                "-Djdoca.storage.maxParkNanos=" + IDLE_PARK_NANOS, "-Djdoca.storage.commandTimeoutMs="
+                + COMMAND_TIMEOUT_MS));
+        if (opts != null && !opts.isBlank()) {
+            l.addAll(List.of(opts.trim().split("\\s+")));
+        }
+        return List.copyOf(l);
     }
+
+    /** The demo children's longest idle park of a data-path loop (the apps' default is 50 us). */
+    static final long IDLE_PARK_NANOS = 1_000_000;
+
+    /**
+     * The children's {@code --control-timeout} at scale 1, in seconds: generous, because the demo
+     * watches its children itself (one that dies fails the demo at once, {@link DemoWait}) and a dead
+     * peer is seen at its connection's end, not at a timeout; the timeout only bounds a live, stuck one.
+     * DOCA's 5 s failed at load 30 (issue 29 item 7).
+     */
+    public static final int CONTROL_TIMEOUT_S = 300;
+    /**
+     * The children's worker command timeout ({@code -Djdoca.storage.commandTimeoutMs}) unless JDOCA_JAVA_OPTS sets it.
+     */
+    static final long COMMAND_TIMEOUT_MS = 300_000;
 
     /**
      * {@code --cpu} for the relay (zero-copy, gga-offload): the second CPU this process may use, so the

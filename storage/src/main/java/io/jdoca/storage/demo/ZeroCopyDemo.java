@@ -20,16 +20,18 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ZeroCopyDemo {
     /** The launcher's JVM flags, so the children behave like {@code ./jdoca} processes. */
-    static final List<String> JVM_FLAGS = List.of("--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector",
+    static final List<String> JVM_FLAGS = List.of("--enable-native-access=ALL-UNNAMED",
+            "--add-modules=jdk.incubator.vector",
             "-XX:+UseSerialGC", "-Xmx512m");
-    private static final long STEP_TIMEOUT_MS = 60_000;
-    /** The relay's and the initiator's {@code --control-timeout} at scale 1 (as the gga demo's). */
-    private static final int CONTROL_TIMEOUT_S = 30;
+    /** How long the relay and the target may take to exit after the run, at scale 1. */
+    private static final long EXIT_TIMEOUT_MS = 120_000;
 
     private ZeroCopyDemo() {
     }
 
-    /** The demo with its defaults: a read+write data-validity run over 2048 blocks of 4 KiB, then a read throughput run. */
+    /**
+     * The demo with its defaults: a read+write data-validity run over 2048 blocks of 4 KiB, then a read throughput run.
+     */
     public static int run(PrintStream out) {
         return run(out, "sw0");
     }
@@ -60,13 +62,11 @@ public final class ZeroCopyDemo {
             out.println("demo: " + e.getMessage());
             return 2;
         }
-        long stepMs = (long) (STEP_TIMEOUT_MS * scale);
-        long controlS = Math.round(CONTROL_TIMEOUT_S * scale);
-        int rc = run(out, device, stepMs, controlS, "read_write_data_validity_test", quick ? 256 : 2048, 4096, 0, quick ? 16 : 32);
+        int rc = run(out, device, scale, "read_write_data_validity_test", quick ? 256 : 2048, 4096, 0, quick ? 16 : 32);
         if (rc != 0 || quick) {
             return rc;
         }
-        return run(out, device, stepMs, controlS, "read_throughput_test", 2048, 4096, 200_000, 32);
+        return run(out, device, scale, "read_throughput_test", 2048, 4096, 200_000, 32);
     }
 
     /**
@@ -74,48 +74,64 @@ public final class ZeroCopyDemo {
      * bytes, {@code runLimit} operations (0 = the whole storage for validity tests). Returns the
      * initiator's exit code (or 1 if a service failed to start).
      */
-    public static int run(PrintStream out, String strategy, int blockCount, int blockSize, long runLimit, int transactions) {
-        return run(out, "sw0", STEP_TIMEOUT_MS, CONTROL_TIMEOUT_S, strategy, blockCount, blockSize, runLimit, transactions);
+    public static int run(PrintStream out, String strategy, int blockCount, int blockSize, long runLimit,
+            int transactions) {
+        return run(out, "sw0", 1, strategy, blockCount, blockSize, runLimit, transactions);
     }
 
-    private static int run(PrintStream out, String device, long stepMs, long controlTimeoutS, String strategy, int blockCount, int blockSize,
+    private static int run(PrintStream out, String device, double scale, String strategy, int blockCount, int blockSize,
             long runLimit, int transactions) {
         List<Process> procs = new ArrayList<>();
         List<Path> logs = new ArrayList<>();
+        DemoWait wait = new DemoWait(out, scale, System.nanoTime());
+        long controlTimeoutS = Math.round(DemoSettings.CONTROL_TIMEOUT_S * scale);
+        long exitMs = (long) (EXIT_TIMEOUT_MS * scale);
         try {
             int port = freePort();
             String channel = "jdoca-demo-" + ProcessHandle.current().pid() + "-" + System.nanoTime() % 100000;
-            out.printf("demo zero-copy: target-rdma on TCP port %d, zero-copy relay on comch channel '%s', initiator-comch (%s),"
-                    + " RDMA on %s%n", port, channel, strategy, device);
-            Process target = start(procs, logs, "target-rdma", List.of("target-rdma", "-d", device, "--cpu", String.valueOf(DemoSettings.edgeCpu()), "--once",
-                    "--listen-address", "127.0.0.1", "--listen-port", String.valueOf(port), "--block-count", String.valueOf(blockCount), "--block-size", String.valueOf(blockSize)));
-            if (!awaitOutput(logs.get(0), target, "listening on TCP port", stepMs)) {
-                return failed(out, "target-rdma", logs.get(0));
+            out.printf("demo zero-copy: target-rdma on TCP port %d, zero-copy relay on comch channel '%s',"
+                    + " initiator-comch (%s), RDMA on %s%n", port, channel, strategy, device);
+            Process target = start(procs, logs, "target-rdma", List.of("target-rdma", "-d", device, "--cpu",
+                    String.valueOf(DemoSettings.edgeCpu()), "--once",
+                    "--listen-address", "127.0.0.1", "--listen-port", String.valueOf(port), "--block-count",
+                    String.valueOf(blockCount), "--block-size", String.valueOf(blockSize)));
+            DemoWait.Outcome o = awaitOutput(wait, "target-rdma is starting", logs.get(0), List.of(target),
+                    "listening on TCP port");
+            if (o != DemoWait.Outcome.READY) {
+                return failed(out, "target-rdma", wait.explain(o, "target-rdma", DemoWait.START_BOUND_MS), logs.get(0));
             }
-            Process relay = start(procs, logs, "zero-copy", List.of("zero-copy", "-d", device, "-r", "hpf0", "--cpu", String.valueOf(DemoSettings.relayCpu()), "--once",
+            Process relay = start(procs, logs, "zero-copy", List.of("zero-copy", "-d", device, "-r", "hpf0", "--cpu",
+                    String.valueOf(DemoSettings.relayCpu()), "--once",
                     "--storage-server", "127.0.0.1:" + port, "--command-channel-name", channel, "--control-timeout",
                     String.valueOf(controlTimeoutS)));
-            if (!awaitOutput(logs.get(1), relay, "serving comch channel", stepMs)) {
-                return failed(out, "zero-copy", logs.get(1));
+            o = awaitOutput(wait, "zero-copy is starting", logs.get(1), List.of(relay, target),
+                    "serving comch channel");
+            if (o != DemoWait.Outcome.READY) {
+                return failed(out, "zero-copy", wait.explain(o, "zero-copy", DemoWait.START_BOUND_MS), logs.get(1));
             }
             // Where the relay's RDMA runs (software transport or a verbs device), from its start-up line.
             Files.readAllLines(logs.get(1)).stream().filter(l -> l.startsWith("zero-copy: RDMA on")).findFirst()
                     .ifPresent(l -> out.println("demo " + l));
-            List<String> ini = new ArrayList<>(List.of("initiator-comch", "-d", "sw0", "--cpu", String.valueOf(DemoSettings.edgeCpu()), "--command-channel-name",
+            List<String> ini = new ArrayList<>(List.of("initiator-comch", "-d", "sw0", "--cpu",
+                    String.valueOf(DemoSettings.edgeCpu()), "--command-channel-name",
                     channel, "--execution-strategy", strategy, "--transaction-count", String.valueOf(transactions),
-                    "--control-timeout", String.valueOf(controlTimeoutS)));
+                    "--control-timeout", String.valueOf(controlTimeoutS), "--expect-service",
+                    Long.toString(relay.pid())));
             if (runLimit > 0) {
                 ini.add("--run-limit-operation-count");
                 ini.add(String.valueOf(runLimit));
             }
             Process initiator = start(procs, logs, "initiator-comch", ini);
-            if (!initiator.waitFor(stepMs * 3, TimeUnit.MILLISECONDS)) {
-                return failed(out, "initiator-comch (timeout)", logs.get(2));
+            o = wait.await("the initiator is running", List.of(initiator.toHandle()), () -> !initiator.isAlive(),
+                    DemoWait.RUN_BOUND_MS);
+            if (o != DemoWait.Outcome.READY) {
+                return failed(out, "initiator-comch", wait.explain(o, "initiator-comch", DemoWait.RUN_BOUND_MS),
+                        logs.get(2));
             }
             out.print(Files.readString(logs.get(2)));
             int rc = initiator.exitValue();
-            relay.waitFor(stepMs, TimeUnit.MILLISECONDS);
-            target.waitFor(stepMs, TimeUnit.MILLISECONDS);
+            relay.waitFor(exitMs, TimeUnit.MILLISECONDS);
+            target.waitFor(exitMs, TimeUnit.MILLISECONDS);
             out.flush();
             return rc;
         } catch (IOException e) {
@@ -156,13 +172,14 @@ public final class ZeroCopyDemo {
         }
     }
 
-    private static int failed(PrintStream out, String who, Path log) throws IOException {
-        out.println("demo zero-copy: " + who + " did not start:");
+    private static int failed(PrintStream out, String who, String why, Path log) throws IOException {
+        out.println("demo zero-copy: " + who + " failed: " + why + "; its output:");
         out.print(Files.readString(log));
         return 1;
     }
 
-    private static Process start(List<Process> procs, List<Path> logs, String name, List<String> args) throws IOException {
+    private static Process start(List<Process> procs, List<Path> logs, String name,
+            List<String> args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(JVM_FLAGS);
@@ -178,18 +195,17 @@ public final class ZeroCopyDemo {
         return p;
     }
 
-    private static boolean awaitOutput(Path log, Process p, String text, long stepMs) throws IOException, InterruptedException {
-        long deadline = System.currentTimeMillis() + stepMs;
-        while (System.currentTimeMillis() < deadline) {
-            if (Files.readString(log).contains(text)) {
-                return true;
-            }
-            if (!p.isAlive()) {
+    /** Waits for {@code text} in {@code log} while the processes live and work ({@link DemoWait}). */
+    private static DemoWait.Outcome awaitOutput(DemoWait wait, String what, Path log, List<Process> watched,
+            String text)
+            throws InterruptedException {
+        return wait.await(what, watched.stream().map(Process::toHandle).toList(), () -> {
+            try {
+                return Files.readString(log).contains(text);
+            } catch (IOException e) {
                 return false;
             }
-            Thread.sleep(20);
-        }
-        return false;
+        }, DemoWait.START_BOUND_MS);
     }
 
     private static int freePort() throws IOException {

@@ -1,5 +1,6 @@
 package io.jdoca.storage.initiator;
 
+import io.jdoca.comch.ComchIdentity;
 import io.jdoca.core.AccessFlags;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
@@ -9,6 +10,7 @@ import io.jdoca.core.mem.MemoryMap;
 import io.jdoca.core.mem.SharedMemory;
 import io.jdoca.core.mem.SharedRegion;
 import io.jdoca.storage.wire.BinaryContent;
+import io.jdoca.storage.common.AppSupport;
 import io.jdoca.storage.common.ComchControlChannel;
 import io.jdoca.storage.wire.ControlMessage;
 import io.jdoca.storage.wire.ControlMessageType;
@@ -37,10 +39,21 @@ import org.slf4j.LoggerFactory;
 public final class InitiatorComch {
     private static final Logger LOG = LoggerFactory.getLogger(InitiatorComch.class);
 
-    /** The initiator's configuration (DOCA's flags, reference §4). */
+    /**
+     * The initiator's configuration: DOCA's flags (reference §4) and jdoca's {@code --expect-service}
+     * (a pid or an app name the service on the channel must have; null: any).
+     */
     public record Config(String device, List<Integer> cpus, ExecutionStrategy strategy, Path storagePlainContent,
             long runLimitOperationCount, int transactionCount, String commandChannelName, long controlTimeoutNanos,
-            long localIoRegionSize, int blocksPerIo) {
+            long localIoRegionSize, int blocksPerIo, String expectService) {
+        /** Any service (in-process tests and benchmarks). */
+        public Config(String device, List<Integer> cpus, ExecutionStrategy strategy, Path storagePlainContent,
+                long runLimitOperationCount, int transactionCount, String commandChannelName, long controlTimeoutNanos,
+                long localIoRegionSize, int blocksPerIo) {
+            this(device, cpus, strategy, storagePlainContent, runLimitOperationCount, transactionCount,
+                    commandChannelName,
+                    controlTimeoutNanos, localIoRegionSize, blocksPerIo, null);
+        }
     }
 
     private final Config cfg;
@@ -67,9 +80,24 @@ public final class InitiatorComch {
         long timeout = cfg.controlTimeoutNanos();
         Dev dev = Devices.open(cfg.device());
         List<InitiatorWorker> workers = new ArrayList<>();
-        try (ComchControlChannel ch = ComchControlChannel.client(dev, cfg.commandChannelName(), timeout);
+        ComchIdentity self = ComchIdentity.of("initiator-comch", cfg.strategy().wireName() + ", " + cfg.cpus().size()
+                + " cores");
+        try (ComchControlChannel ch = ComchControlChannel.client(dev, cfg.commandChannelName(), timeout, self);
                 Arena arena = Arena.ofShared()) {
-            LOG.info("connected to service on comch channel '{}'", cfg.commandChannelName());
+            ComchIdentity service = ch.peerIdentity();
+            out.println("initiator-comch: connected to " + (service == null
+                    ? "a service that did not say who it is" : service)
+                    + " on comch channel '" + cfg.commandChannelName() + "'");
+            out.flush();
+            if (service == null || !service.matches(cfg.expectService())) {
+                // Nothing has been sent to it: its storage is untouched.
+                throw new DocaException(DocaError.NOT_PERMITTED, "comch channel '" + cfg.commandChannelName()
+                        + "' is served by "
+                        + (service == null ? "an unknown service" : service.app() + " (pid " + service.pid() + ")")
+                        + ", not by the expected service '" + cfg.expectService()
+                        + "' (--expect-service); refusing to run"
+                        + " (nothing was sent to it)");
+            }
             int cid = 0;
             ControlMessage q = ch.request(req(ControlMessageType.QUERY_STORAGE_REQUEST, cid), timeout);
             ControlPayload.StorageInfo info = q.asStorageInfo();
@@ -101,7 +129,8 @@ public final class InitiatorComch {
                         | AccessFlags.RDMA_WRITE);
                 DocaException.check(ioMap.start(), "io memory map start");
                 byte[] blob = ioMap.exportPci(dev);
-                ch.request(new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, nextMessageId.getAndIncrement(), cid,
+                ch.request(new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, nextMessageId.getAndIncrement(),
+                        cid,
                         new ControlPayload.InitStorage(cfg.transactionCount(), cores, blob)), timeout);
                 LOG.info("storage initialized: {} transactions x {} cores", cfg.transactionCount(), cores);
 
@@ -110,7 +139,8 @@ public final class InitiatorComch {
                                 : unitsPerWorker;
                 int tx = (int) Math.max(1, Math.min(Math.min(cfg.transactionCount(), opsTarget), unitsPerWorker));
                 for (int w = 0; w < cores; w++) {
-                    workers.add(new InitiatorWorker(w, cfg.cpus().get(w), cfg.strategy(), dev, ch.connection(), region.segment(), expected,
+                    workers.add(new InitiatorWorker(w, cfg.cpus().get(w), cfg.strategy(), dev, ch.connection(),
+                            region.segment(), expected,
                             ioSize, w * unitsPerWorker * ioSize, unitsPerWorker, opsTarget, tx));
                 }
                 for (InitiatorWorker w : workers) {
@@ -118,7 +148,8 @@ public final class InitiatorComch {
                 }
                 if (!ch.progressUntil(() -> ch.remoteConsumerIds().size() >= cores || abort.get(), timeout)) {
                     throw new DocaException(DocaError.TIME_OUT, "the service announced " + ch.remoteConsumerIds().size()
-                            + " of " + cores + " consumers");
+                            + " of " + cores + " consumers" + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG,
+                            timeout));
                 }
                 List<Integer> remote = ch.remoteConsumerIds();
                 ch.request(req(ControlMessageType.START_STORAGE_REQUEST, cid), timeout);
@@ -235,7 +266,8 @@ public final class InitiatorComch {
                     + " needs --run-limit-operation-count > 0");
         }
         if (cfg.strategy() == ExecutionStrategy.READ_ONLY_DATA_VALIDITY_TEST && cfg.storagePlainContent() == null) {
-            throw new DocaException(DocaError.INVALID_VALUE, "read_only_data_validity_test needs --storage-plain-content");
+            throw new DocaException(DocaError.INVALID_VALUE,
+                    "read_only_data_validity_test needs --storage-plain-content");
         }
         if (cfg.storagePlainContent() != null && !Files.isReadable(cfg.storagePlainContent())) {
             throw new DocaException(DocaError.NOT_FOUND, "cannot read " + cfg.storagePlainContent());

@@ -18,7 +18,8 @@ import picocli.CommandLine.Option;
  * A picocli command: one instance per run, on the caller's thread.
  */
 @Command(name = "initiator-comch",
-        description = "Storage initiator over Comch: runs a throughput or data-validity test against a storage service.")
+        description = "Storage initiator over Comch: runs a throughput or data-validity test against a storage"
+        + " service.")
 public final class InitiatorComchApp implements Callable<Integer> {
     /** DOCA's general flags: -h, -v, --sdk-log-level, -j/--json. */
     @Mixin
@@ -28,38 +29,54 @@ public final class InitiatorComchApp implements Callable<Integer> {
     @Mixin
     io.jdoca.storage.common.PeerTimeoutOption peerTimeout;
 
-    @Option(names = {"-d", "--device"}, required = true, description = "Device identifier (name, PCI address or ibdev).")
+    @Option(names = {"-d", "--device"}, required = true,
+            description = "Device identifier (name, PCI address or ibdev).")
     String device;
 
-    @Option(names = "--cpu", required = true, description = "CPU core for a worker thread (repeatable; one worker each).")
+    @Option(names = "--cpu", required = true,
+            description = "CPU core for a worker thread (repeatable; one worker each).")
     List<Integer> cpus;
 
     @Option(names = "--execution-strategy", required = true,
-            description = "read_throughput_test | write_throughput_test | read_only_data_validity_test | read_write_data_validity_test")
+            description = "read_throughput_test | write_throughput_test | read_only_data_validity_test |"
+            + " read_write_data_validity_test")
     String strategy;
 
-    @Option(names = "--storage-plain-content", description = "Plain file with the expected storage content (validity tests).")
+    @Option(names = "--storage-plain-content",
+            description = "Plain file with the expected storage content (validity tests).")
     Path plainContent;
 
-    @Option(names = "--run-limit-operation-count", defaultValue = "1000000", description = "Operations per worker (default ${DEFAULT-VALUE}).")
+    @Option(names = "--run-limit-operation-count", defaultValue = "1000000",
+            description = "Operations per worker (default ${DEFAULT-VALUE}).")
     long runLimit;
 
-    @Option(names = "--transaction-count", defaultValue = "64", description = "Concurrent transactions per worker (default ${DEFAULT-VALUE}).")
+    @Option(names = "--transaction-count", defaultValue = "64",
+            description = "Concurrent transactions per worker (default ${DEFAULT-VALUE}).")
     int transactionCount;
 
-    @Option(names = "--command-channel-name", defaultValue = Comch.DEFAULT_CHANNEL_NAME, description = "Comch channel name (default ${DEFAULT-VALUE}).")
+    @Option(names = "--command-channel-name", defaultValue = Comch.DEFAULT_CHANNEL_NAME,
+            description = "Comch channel name (default ${DEFAULT-VALUE}).")
     String channelName;
 
-    @Option(names = "--control-timeout", defaultValue = "5", description = "Control message timeout in seconds (default ${DEFAULT-VALUE}).")
+    @Option(names = "--control-timeout", defaultValue = "5",
+            description = "Control message timeout in seconds (default ${DEFAULT-VALUE}).")
     long controlTimeoutSeconds;
 
-    @Option(names = "--local-io-region-size", defaultValue = "0", description = "Local IO region bytes (0 = storage capacity).")
+    @Option(names = "--local-io-region-size", defaultValue = "0",
+            description = "Local IO region bytes (0 = storage capacity).")
     long localIoRegionSize;
 
-    @Option(names = "--blocks-per-io", defaultValue = "1", description = "Storage blocks per IO (default ${DEFAULT-VALUE}).")
+    @Option(names = "--blocks-per-io", defaultValue = "1",
+            description = "Storage blocks per IO (default ${DEFAULT-VALUE}).")
     int blocksPerIo;
 
-    @Option(names = {"-l", "--log-level"}, defaultValue = "40", description = "DOCA log level 10..70 (default ${DEFAULT-VALUE}).")
+    @Option(names = "--expect-service", paramLabel = "PID|NAME", description = {"Run only against this service (jdoca):"
+            + " its pid, or its app name (zero-copy, gga-offload), as the service says at connect. Another service on"
+            + " the channel is refused before anything is sent to it."})
+    String expectService;
+
+    @Option(names = {"-l", "--log-level"}, defaultValue = "40",
+            description = "DOCA log level 10..70 (default ${DEFAULT-VALUE}).")
     int logLevel;
 
     @Override
@@ -75,7 +92,9 @@ public final class InitiatorComchApp implements Callable<Integer> {
             AtomicBoolean abort = new AtomicBoolean();
             try (ShutdownHook hook = ShutdownHook.install("initiator-comch-ctrl-c", () -> abort.set(true), 8_000)) {
                 return new InitiatorComch(new InitiatorComch.Config(device, cpus, s, plainContent, runLimit,
-                        transactionCount, channelName, controlTimeoutSeconds * 1_000_000_000L, localIoRegionSize, blocksPerIo),
+                        transactionCount, channelName, controlTimeoutSeconds * 1_000_000_000L, localIoRegionSize,
+                        blocksPerIo,
+                        expectService),
                         abort).run(System.out);
             }
         });

@@ -47,24 +47,44 @@ public final class RdmaDirectInitiator {
     }
 
     /**
+     * What a caller may do around a run (tests): fill the local memory before it ({@code before}), look
+     * at it after the last IO ({@code after}), and learn which IO units the target acknowledged
+     * ({@code acked[unit]} set to 1 when its response came back with success, allocation-free).
+     */
+    public record Hooks(java.util.function.Consumer<MemorySegment> before,
+            java.util.function.Consumer<MemorySegment> after,
+            java.util.concurrent.atomic.AtomicIntegerArray acked) {
+        /** No hooks. */
+        public static final Hooks NONE = new Hooks(m -> { }, m -> { }, null);
+    }
+
+    /**
      * Runs {@code ops} IOs of {@code blocksPerIo} blocks ({@code strategy} read or write throughput)
      * with {@code transactions} in flight against the target at {@code target}.
      */
     public static InitiatorStats run(String device, InetSocketAddress target, ExecutionStrategy strategy, long ops,
             int transactions, int blocksPerIo) {
+        return run(device, target, strategy, ops, transactions, blocksPerIo, Hooks.NONE);
+    }
+
+    /** {@link #run(String, InetSocketAddress, ExecutionStrategy, long, int, int)} with {@code hooks}. */
+    public static InitiatorStats run(String device, InetSocketAddress target, ExecutionStrategy strategy, long ops,
+            int transactions, int blocksPerIo, Hooks hooks) {
         if (!strategy.isThroughput()) {
             throw new DocaException(DocaError.NOT_SUPPORTED, "the direct initiator runs throughput strategies only");
         }
         Dev dev = Devices.open(device);
         int id = 0;
         try (TcpControlChannel ch = TcpControlChannel.client(target, CMD)) {
-            ControlPayload.StorageInfo info = ch.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, id++, 0), CMD)
+            ControlPayload.StorageInfo info = ch.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST,
+                    id++, 0), CMD)
                     .asStorageInfo();
             long ioSize = (long) info.blockSize() * blocksPerIo;
             long units = info.totalSize() / ioSize;
             // Shared memory, so a same-host target reaches it over the shared-memory RDMA transport.
             io.jdoca.core.mem.SharedRegion region = io.jdoca.core.mem.SharedMemory.allocate(info.totalSize());
             MemorySegment local = region.segment();
+            hooks.before().accept(local);
             MemoryMap ioMap = MemoryMap.create();
             ioMap.setMemrange(local);
             ioMap.addDev(dev);
@@ -72,10 +92,11 @@ public final class RdmaDirectInitiator {
             DocaException.check(ioMap.start(), "io map");
             ch.request(new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, id++, 0,
                     new ControlPayload.InitStorage(transactions, 1, ioMap.exportRdma(dev))), CMD);
-            try (Worker w = new Worker(dev, transactions, strategy, ioSize, units, ops)) {
+            try (Worker w = new Worker(dev, transactions, strategy, ioSize, units, ops, hooks.acked())) {
                 for (ConnectionRole role : new ConnectionRole[] {ConnectionRole.IO_DATA, ConnectionRole.IO_CONTROL}) {
                     byte[] mine = w.export(role);
-                    ControlMessage r = ch.request(new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST, id++, 0,
+                    ControlMessage r = ch.request(new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST,
+                            id++, 0,
                             new ControlPayload.RdmaConnection(0, role, mine)), CMD);
                     w.connect(role, r.asRdmaConnection().connectionDetails());
                 }
@@ -88,6 +109,7 @@ public final class RdmaDirectInitiator {
                     Thread.sleep(2);
                 }
                 InitiatorStats s = w.runAndWait();
+                hooks.after().accept(local);
                 ch.request(ControlMessage.of(ControlMessageType.STOP_STORAGE_REQUEST, id++, 0), CMD);
                 ch.request(ControlMessage.of(ControlMessageType.SHUTDOWN_REQUEST, id++, 0), CMD);
                 return s;
@@ -136,8 +158,13 @@ public final class RdmaDirectInitiator {
         private long alloc0;
         private volatile InitiatorStats stats;
         private volatile String failure;
+        /** Units acknowledged with success (null: not recorded); the unit of each transaction's IO. */
+        private final java.util.concurrent.atomic.AtomicIntegerArray acked;
+        private long[] unitOf;
 
-        Worker(Dev dev, int n, ExecutionStrategy strategy, long ioSize, long units, long ops) {
+        Worker(Dev dev, int n, ExecutionStrategy strategy, long ioSize, long units, long ops,
+                java.util.concurrent.atomic.AtomicIntegerArray acked) {
+            this.acked = acked;
             this.dev = dev;
             this.n = n;
             this.strategy = strategy;
@@ -201,6 +228,7 @@ public final class RdmaDirectInitiator {
                 recvs = new RdmaTaskReceive[n];
                 start = new long[n];
                 pending = new int[n];
+                unitOf = new long[n];
                 for (int i = 0; i < n; i++) {
                     req[i] = inv.getByData(msgMap, msgMap.baseAddress() + (long) MSG * i, MSG);
                     resp[i] = inv.getByAddr(msgMap, msgMap.baseAddress() + (long) MSG * (n + i), MSG);
@@ -226,8 +254,10 @@ public final class RdmaDirectInitiator {
             long unit = nextUnit;
             nextUnit = nextUnit + 1 == units ? 0 : nextUnit + 1;
             view.wrap(req[i].segment(), req[i].dataOffset()).setRequest(
-                    strategy.write() ? IoMessageType.WRITE : IoMessageType.READ, i, (int) ioSize, unit * ioSize, unit * ioSize);
+                    strategy.write() ? IoMessageType.WRITE : IoMessageType.READ, i, (int) ioSize, unit * ioSize,
+                    unit * ioSize);
             issued++;
+            unitOf[i] = unit;
             start[i] = System.nanoTime();
             pending[i] = 2;
             if (sends[i].submit() != DocaError.SUCCESS) {
@@ -259,6 +289,9 @@ public final class RdmaDirectInitiator {
             }
             latency.recordValue(Math.min(System.nanoTime() - start[i], latency.getHighestTrackableValue()));
             completed++;
+            if (acked != null && unitOf[i] < acked.length()) {
+                acked.set((int) unitOf[i], 1);
+            }
             if (issued < ops) {
                 issue(i);
             } else if (completed == ops) {

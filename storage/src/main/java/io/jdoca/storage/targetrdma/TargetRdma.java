@@ -6,6 +6,7 @@ import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.core.mem.MemoryMap;
+import io.jdoca.rdma.RdmaPeerAddresses;
 import io.jdoca.storage.common.AppSupport;
 import io.jdoca.storage.common.ControlService;
 import io.jdoca.storage.common.DataPathMetrics;
@@ -16,6 +17,7 @@ import io.jdoca.storage.wire.ControlMessage;
 import io.jdoca.storage.wire.ControlMessageType;
 import io.jdoca.storage.wire.ControlPayload;
 import java.io.PrintStream;
+import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -42,15 +44,32 @@ public final class TargetRdma extends ControlService<TargetControlState> {
     private static final Logger LOG = LoggerFactory.getLogger(TargetRdma.class);
 
     /**
-     * DOCA's flags (seed "Command-line Flags") plus {@code --backing-file}, {@code --listen-address}
-     * ({@code null}: every address, DOCA's default) and {@code --once}.
+     * DOCA's flags (seed "Command-line Flags") plus jdoca's: {@code --backing-file} and its
+     * {@code --durability}, {@code --listen-address} ({@code null}: 127.0.0.1), {@code --allow-peer}
+     * (addresses a peer's RDMA blob may name besides the control client's own),
+     * {@code --handshake-timeout-ms} and {@code --once}.
      */
-    public record Config(String device, List<Integer> cpus, java.net.InetAddress listenAddress, int listenPort,
-            Path binaryContent, int blockCount, int blockSize, Path backingFile, long startTimeoutNanos, boolean once) {
-        /** DOCA's one-session target on every address (in-process tests and benchmarks). */
-        public Config(String device, List<Integer> cpus, int listenPort, Path binaryContent, int blockCount, int blockSize,
+    public record Config(String device, List<Integer> cpus, InetAddress listenAddress, int listenPort,
+            Path binaryContent, int blockCount, int blockSize, Path backingFile, Durability durability,
+            List<InetAddress> allowedPeers, long handshakeNanos, long startTimeoutNanos, boolean once) {
+        public Config {
+            durability = durability == null ? Durability.SESSION : durability;
+            allowedPeers = allowedPeers == null ? List.of() : List.copyOf(allowedPeers);
+        }
+
+        /** DOCA's one-session target on 127.0.0.1 (in-process tests and benchmarks). */
+        public Config(String device, List<Integer> cpus, int listenPort, Path binaryContent, int blockCount,
+                int blockSize,
                 Path backingFile, long startTimeoutNanos) {
-            this(device, cpus, null, listenPort, binaryContent, blockCount, blockSize, backingFile, startTimeoutNanos, true);
+            this(device, cpus, null, listenPort, binaryContent, blockCount, blockSize, backingFile, Durability.SESSION,
+                    List.of(), TcpControlChannel.DEFAULT_HANDSHAKE_MILLIS * 1_000_000L, startTimeoutNanos, true);
+        }
+
+        /** This configuration with {@code durability} (tests, benchmarks). */
+        public Config withDurability(Durability d) {
+            return new Config(device, cpus, listenAddress, listenPort, binaryContent, blockCount, blockSize,
+                    backingFile, d,
+                    allowedPeers, handshakeNanos, startTimeoutNanos, once);
         }
     }
 
@@ -89,20 +108,22 @@ public final class TargetRdma extends ControlService<TargetControlState> {
     @Override
     public int run(PrintStream out) {
         dev = Devices.open(cfg.device());
-        storage = TargetStorage.open(cfg.blockSize(), cfg.blockCount(), cfg.binaryContent(), cfg.backingFile());
+        storage = TargetStorage.open(cfg.blockSize(), cfg.blockCount(), cfg.binaryContent(), cfg.backingFile(),
+                cfg.durability());
         storageMap = MemoryMap.create();
         storageMap.setMemrange(storage.segment());
         storageMap.addDev(dev);
         storageMap.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE);
         DocaException.check(storageMap.start(), "storage map start");
-        try (TcpControlChannel ch = TcpControlChannel.server(cfg.listenAddress(), cfg.listenPort())) {
+        try (TcpControlChannel ch = TcpControlChannel.server(cfg.listenAddress(), cfg.listenPort(),
+                cfg.handshakeNanos())) {
             channel = ch;
             boundPort = ch.localPort();
             // One println, not printf: scripts parse this line, and printf hands the stream its
             // pieces one by one, so a reader could see the line without its port number.
-            out.println(cfg.listenAddress() == null
-                    ? "target-rdma: control listener on all interfaces (DOCA's default; --listen-address restricts it)"
-                    : "target-rdma: control listener on " + ch.localAddress().getHostAddress());
+            out.println("target-rdma: control listener on " + AppSupport.describeBind(ch.localAddress())
+                    + (ch.localAddress().isLoopbackAddress()
+                    ? " (this host only; --listen-address serves a network)" : ""));
             out.println("target-rdma: " + AppSupport.rdmaLine(dev));
             out.println(String.format(Locale.ROOT, "target-rdma: %d blocks of %d bytes (%s); listening on TCP port %d",
                     storage.blockCount(), storage.blockSize(), storage.description(), boundPort));
@@ -116,6 +137,11 @@ public final class TargetRdma extends ControlService<TargetControlState> {
             storageMap.close();
             storage.close();
         }
+    }
+
+    /** Where the control and RDMA listeners bind: {@code --listen-address}, else 127.0.0.1. */
+    private InetAddress listenAddress() {
+        return cfg.listenAddress() == null ? AppSupport.defaultListenAddress() : cfg.listenAddress();
     }
 
     @Override
@@ -173,7 +199,8 @@ public final class TargetRdma extends ControlService<TargetControlState> {
         MemoryMap remote = MemoryMap.createFromExport(p.mmapExport(), dev);
         try {
             for (int i = 0; i < p.coreCount(); i++) {
-                TargetWorker w = new TargetWorker(i, dev, p.transactionCount(), storageMap, remote, cfg.listenAddress());
+                TargetWorker w = new TargetWorker(i, dev, p.transactionCount(), storageMap, remote, listenAddress(),
+                        storage.durabilityPerWrite());
                 workers.add(w);
                 w.pin(cpus.get(i)); // --cpu: the worker really runs there
             }
@@ -196,6 +223,15 @@ public final class TargetRdma extends ControlService<TargetControlState> {
             throw new DocaException(DocaError.INVALID_VALUE, "context index " + Integer.toUnsignedString(p.contextIdx())
                     + " outside 0.." + (coreCount - 1));
         }
+        // Only the control client's own address (or one the operator allowed) may be dialled (issue 29 item 3).
+        List<InetAddress> allowed = new java.util.ArrayList<>(cfg.allowedPeers());
+        allowed.addFirst(channel.peerAddress());
+        String refused = RdmaPeerAddresses.refusal(p.connectionDetails(), allowed);
+        if (refused != null) {
+            LOG.warn("create_rdma_connection from {} refused: {}", channel.peerName(), refused);
+            throw new DocaException(DocaError.NOT_PERMITTED, "target-rdma connects only to its control client's address"
+                    + " or to --allow-peer addresses: " + refused);
+        }
         byte[] mine = workers.get(p.contextIdx()).createConnection(p.role(), p.connectionDetails());
         connectionsMade++;
         return new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_RESPONSE, m.messageId(), m.correlationId(),
@@ -204,7 +240,9 @@ public final class TargetRdma extends ControlService<TargetControlState> {
 
     private ControlMessage start(ControlMessage m) {
         for (TargetWorker w : workers) {
-            awaitReady(w::isReady, cfg.startTimeoutNanos(), "RDMA connections of worker " + w.index() + " not established");
+            awaitReady(w::isReady, cfg.startTimeoutNanos(), "RDMA connections of worker " + w.index()
+                    + " not established"
+                    + AppSupport.raisedBy(AppSupport.COMMAND_TIMEOUT_FLAG, cfg.startTimeoutNanos()));
         }
         for (TargetWorker w : workers) {
             w.startDataPath();

@@ -1,6 +1,7 @@
 package io.jdoca.storage.targetrdma;
 
 import io.jdoca.core.DocaError;
+import io.jdoca.storage.common.Msync;
 import io.jdoca.core.DocaException;
 import io.jdoca.storage.wire.BinaryContent;
 import java.io.IOException;
@@ -15,7 +16,8 @@ import java.nio.file.StandardOpenOption;
  * The memory that backs target-rdma's blocks: page-aligned off-heap memory (DOCA: volatile), or —
  * beyond DOCA — a file mapped shared ({@code --backing-file}), so that every write lands in the
  * file's page cache the moment the RDMA transfer completes, before the response is sent, and the
- * blocks survive a restart of the target (and a crash of the process). Initial content comes from an
+ * blocks survive a restart of the target (and a crash of the process); what survives the host is
+ * the {@link Durability} mode's. Initial content comes from an
  * {@code .sbc} file (whose header overrides the geometry) or a plain file of exactly
  * {@code block_size × block_count} bytes (reference §3).
  *
@@ -27,6 +29,7 @@ final class TargetStorage implements AutoCloseable {
     private final int blockSize;
     private final int blockCount;
     private final String description;
+    private boolean perWrite;
 
     private TargetStorage(Arena arena, MemorySegment segment, int blockSize, int blockCount, String description) {
         this.arena = arena;
@@ -36,11 +39,36 @@ final class TargetStorage implements AutoCloseable {
         this.description = description;
     }
 
+    /** As {@link #open(int, int, Path, Path, Durability)} with {@link Durability#SESSION}. */
     static TargetStorage open(int blockSize, int blockCount, Path binaryContent, Path backingFile) {
+        return open(blockSize, blockCount, binaryContent, backingFile, Durability.SESSION);
+    }
+
+    /**
+     * Opens the storage; with {@code backingFile} and {@link Durability#WRITE} every write is to be
+     * flushed before its response ({@link #durabilityPerWrite()}). WRITE without a backing file is
+     * INVALID_VALUE: memory has nothing to flush to.
+     */
+    static TargetStorage open(int blockSize, int blockCount, Path binaryContent, Path backingFile,
+            Durability durability) {
+        if (durability == Durability.WRITE && backingFile == null) {
+            throw new DocaException(DocaError.INVALID_VALUE, "--durability write needs --backing-file (memory-backed"
+                    + " blocks do not survive the process)");
+        }
+        if (durability == Durability.WRITE && !Msync.available()) {
+            throw new DocaException(DocaError.NOT_SUPPORTED, "--durability write: this system has no msync");
+        }
+        TargetStorage s = openStorage(blockSize, blockCount, binaryContent, backingFile);
+        s.perWrite = durability == Durability.WRITE;
+        return s;
+    }
+
+    private static TargetStorage openStorage(int blockSize, int blockCount, Path binaryContent, Path backingFile) {
         BinaryContent.Header sbc = null;
         if (binaryContent != null) {
             if (!Files.isRegularFile(binaryContent)) {
-                throw new DocaException(DocaError.NOT_FOUND, "--binary-content " + binaryContent + " is not a readable file");
+                throw new DocaException(DocaError.NOT_FOUND, "--binary-content " + binaryContent
+                        + " is not a readable file");
             }
             sbc = BinaryContent.readHeader(binaryContent);
             if (sbc != null) {
@@ -58,7 +86,8 @@ final class TargetStorage implements AutoCloseable {
         if (binaryContent != null && sbc == null) {
             long plain = fileSize(binaryContent);
             if (plain != size) {
-                throw new DocaException(DocaError.INVALID_VALUE, "--binary-content " + binaryContent + " has no .sbc header and holds "
+                throw new DocaException(DocaError.INVALID_VALUE, "--binary-content " + binaryContent
+                        + " has no .sbc header and holds "
                         + plain + " bytes, but block_size × block_count = " + size);
             }
         }
@@ -78,10 +107,12 @@ final class TargetStorage implements AutoCloseable {
                     fc.write(java.nio.ByteBuffer.allocate(1), size - 1);
                 }
                 MemorySegment seg = fc.map(FileChannel.MapMode.READ_WRITE, 0, size, a);
-                s = new TargetStorage(a, seg, blockSize, blockCount, "file " + backingFile + (fresh ? " (new)" : " (existing)"));
+                s = new TargetStorage(a, seg, blockSize, blockCount, "file " + backingFile + (fresh
+                        ? " (new)" : " (existing)"));
             } catch (IOException e) {
                 a.close();
-                throw new DocaException(DocaError.IO_FAILED, "cannot map --backing-file " + backingFile + ": " + e.getMessage());
+                throw new DocaException(DocaError.IO_FAILED, "cannot map --backing-file " + backingFile + ": "
+                        + e.getMessage());
             }
         } else {
             Arena a = Arena.ofShared();
@@ -122,7 +153,14 @@ final class TargetStorage implements AutoCloseable {
     }
 
     String description() {
-        return description;
+        return segment.isMapped() ? description + (perWrite
+                ? ", flushed before each write's response (--durability write)"
+                : ", flushed at each session's end (--durability session)") : description;
+    }
+
+    /** True when each write's range is flushed to the file before its response ({@link Durability#WRITE}). */
+    boolean durabilityPerWrite() {
+        return perWrite;
     }
 
     /** Flushes a mapped backing file to the device (at shutdown). */

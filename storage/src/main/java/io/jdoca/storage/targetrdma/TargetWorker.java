@@ -1,6 +1,7 @@
 package io.jdoca.storage.targetrdma;
 
 import io.jdoca.core.DocaError;
+import io.jdoca.storage.common.Msync;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.exec.Ctx;
@@ -39,6 +40,11 @@ final class TargetWorker extends DataPathWorker {
 
     private final MemoryMap storageMap;
     private final MemoryMap remoteMap;
+    /** {@link Durability#WRITE}: each write's storage range is flushed before its response. */
+    private final boolean syncPerWrite;
+    /** Worker thread: the storage range of each transaction's write, for the flush (pre-allocated). */
+    private final long[] syncOffset;
+    private final long[] syncLength;
 
     // worker-thread state
     private RdmaConnection dataConn;
@@ -87,15 +93,22 @@ final class TargetWorker extends DataPathWorker {
     }
 
     TargetWorker(int index, Dev dev, int transactions, MemoryMap storageMap, MemoryMap remoteMap) {
-        this(index, dev, transactions, storageMap, remoteMap, null);
+        this(index, dev, transactions, storageMap, remoteMap, null, false);
     }
 
-    /** {@code rdmaBind}: the address the RDMA contexts' TCP listeners bind to (null: all, the library default). */
+    /**
+     * {@code rdmaBind}: the address the RDMA contexts' TCP listeners bind to (null: all, the library
+     * default); {@code syncPerWrite}: flush each write's range of the (file-mapped) storage before its
+     * response ({@link Durability#WRITE}).
+     */
     TargetWorker(int index, Dev dev, int transactions, MemoryMap storageMap, MemoryMap remoteMap,
-            java.net.InetAddress rdmaBind) {
+            java.net.InetAddress rdmaBind, boolean syncPerWrite) {
         super("target-worker", index, dev, transactions, rdmaBind, true);
         this.storageMap = storageMap;
         this.remoteMap = remoteMap;
+        this.syncPerWrite = syncPerWrite;
+        this.syncOffset = new long[transactions];
+        this.syncLength = new long[transactions];
         create(this::createObjects);
     }
 
@@ -184,6 +197,8 @@ final class TargetWorker extends DataPathWorker {
             remoteInv.reuseByAddr(remoteBuf[i], remoteMap.baseAddress() + ro, size);
             e = write[i].submit();
         } else {
+            syncOffset[i] = so;
+            syncLength[i] = size;
             remoteInv.reuseByData(remoteBuf[i], remoteMap.baseAddress() + ro, size);
             storageInv.reuseByAddr(localBuf[i], storageMap.baseAddress() + so, size);
             e = read[i].submit();
@@ -208,6 +223,12 @@ final class TargetWorker extends DataPathWorker {
                 writes++;
                 writeBytes += remoteBuf[i].dataLen();
             }
+        }
+        if (syncPerWrite && t != write[i] && Msync.sync(storageMap.baseAddress() + syncOffset[i], syncLength[i]) != 0) {
+            // Not on the device: the write is not acknowledged as done.
+            errors++;
+            respond(i, DocaError.IO_FAILED);
+            return;
         }
         respond(i, DocaError.SUCCESS);
     }

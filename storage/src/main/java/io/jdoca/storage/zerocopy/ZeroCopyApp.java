@@ -35,6 +35,6 @@ public final class ZeroCopyApp implements Callable<Integer> {
         return flags.run("zero-copy", abort -> new ZeroCopyService(
                 new ZeroCopyService.Config(device, comch.representor, flags.cpus, storageServer, comch.channelName,
                         comch.controlTimeoutNanos(), flags.once,
-                        comch.rdmaBind()), abort));
+                        comch.rdmaBind(), comch.allowedPeers()), abort));
     }
 }

@@ -1,11 +1,13 @@
 package io.jdoca.storage.zerocopy;
 
+import io.jdoca.comch.ComchIdentity;
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.core.dev.Dev;
 import io.jdoca.core.dev.DevRep;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.core.mem.MemoryMap;
+import io.jdoca.rdma.RdmaPeerAddresses;
 import io.jdoca.storage.common.AppSupport;
 import io.jdoca.storage.common.ComchControlChannel;
 import io.jdoca.storage.common.ControlService;
@@ -18,6 +20,7 @@ import io.jdoca.storage.wire.ControlMessage;
 import io.jdoca.storage.wire.ControlMessageType;
 import io.jdoca.storage.wire.ControlPayload;
 import java.io.PrintStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Locale;
@@ -43,13 +46,23 @@ import org.slf4j.LoggerFactory;
 public final class ZeroCopyService extends ControlService<ServiceControlState> {
     private static final Logger LOG = LoggerFactory.getLogger(ZeroCopyService.class);
 
-    /** DOCA's flags (reference §6). */
+    /**
+     * DOCA's flags (reference §6) and jdoca's: {@code --once}, {@code --listen-address} (its RDMA
+     * listeners; null: 127.0.0.1) and {@code --allow-peer} (addresses the target's RDMA blobs may
+     * name besides the target's own).
+     */
     public record Config(String device, String representor, List<Integer> cpus, String storageServer,
-            String commandChannelName, long controlTimeoutNanos, boolean once, java.net.InetAddress listenAddress) {
+            String commandChannelName, long controlTimeoutNanos, boolean once, InetAddress listenAddress,
+            List<InetAddress> allowedPeers) {
+        public Config {
+            allowedPeers = allowedPeers == null ? List.of() : List.copyOf(allowedPeers);
+        }
+
         /** DOCA's one-session relay (in-process tests and benchmarks). */
         public Config(String device, String representor, List<Integer> cpus, String storageServer,
                 String commandChannelName, long controlTimeoutNanos) {
-            this(device, representor, cpus, storageServer, commandChannelName, controlTimeoutNanos, true, null);
+            this(device, representor, cpus, storageServer, commandChannelName, controlTimeoutNanos, true, null,
+                    List.of());
         }
     }
 
@@ -63,6 +76,8 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
     private TcpControlChannel target;
     private InetSocketAddress targetAddress;
     private ComchControlChannel comch;
+    /** The target's answer to the query sent when the connection was made, not yet given to an initiator. */
+    private ControlPayload.StorageInfo targetInfo;
     private int nextMessageId;
 
     public ZeroCopyService(Config cfg, AtomicBoolean abort) {
@@ -82,11 +97,24 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
         long timeout = cfg.controlTimeoutNanos();
         targetAddress = addr;
         try {
+            // The channel is claimed first: a second relay on a taken name stops here, naming the holder.
+            comch = ComchControlChannel.server(comchDev, rep, cfg.commandChannelName(),
+                    ComchIdentity.of("zero-copy", "storage " + cfg.storageServer() + " (connecting)"));
             target = TcpControlChannel.client(addr, Math.max(timeout, 10_000_000_000L));
-            comch = ComchControlChannel.server(comchDev, rep, cfg.commandChannelName());
+            target.setTimeoutFlag(AppSupport.CONTROL_TIMEOUT_FLAG);
+            // The first request goes at once (the target closes a silent connection at its handshake
+            // deadline); its answer is the initiator's first query's.
+            targetInfo = target.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, id(), 0), timeout)
+                    .asStorageInfo();
+            comch.setIdentity(ComchIdentity.of("zero-copy", String.format(Locale.ROOT,
+                    "storage %s, %d blocks of %d bytes",
+                    cfg.storageServer(), targetInfo.totalSize() / Math.max(1, targetInfo.blockSize()),
+                    targetInfo.blockSize())));
             out.println("zero-copy: " + AppSupport.rdmaLine(dev) + "; Comch on " + comchDev.devInfo().name());
-            out.println(String.format(Locale.ROOT, "zero-copy: connected to storage %s; serving comch channel '%s'",
-                    cfg.storageServer(), cfg.commandChannelName()));
+            out.println(String.format(Locale.ROOT, "zero-copy: connected to storage %s (%d blocks of %d bytes); serving"
+                    + " comch channel '%s'", cfg.storageServer(), targetInfo.totalSize() / Math.max(1,
+                    targetInfo.blockSize()),
+                    targetInfo.blockSize(), cfg.commandChannelName()));
             out.flush();
             return serve(comch, out);
         } finally {
@@ -146,9 +174,14 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
     protected ControlMessage step(ControlMessage m) {
         return switch (state) {
             case WAIT_QUERY -> {
-                ControlMessage r = forward(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, id(), m.correlationId()));
+                ControlPayload.StorageInfo info = targetInfo;
+                targetInfo = null; // answered once: a later session queries its new target connection
+                if (info == null || target == null) {
+                    info = forward(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, id(), m.correlationId()))
+                            .asStorageInfo();
+                }
                 yield new ControlMessage(ControlMessageType.QUERY_STORAGE_RESPONSE, m.messageId(), m.correlationId(),
-                        r.payload());
+                        info);
             }
             case WAIT_INIT -> init(m);
             case WAIT_START -> start(m);
@@ -185,6 +218,7 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
             }
             // A new session (or the target came back): connect again, within the control timeout.
             target = TcpControlChannel.client(targetAddress, cfg.controlTimeoutNanos());
+            target.setTimeoutFlag(AppSupport.CONTROL_TIMEOUT_FLAG);
         }
         return target.request(req, cfg.controlTimeoutNanos());
     }
@@ -200,16 +234,19 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
             forward(new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, id(), m.correlationId(),
                     new ControlPayload.InitStorage(p.transactionCount() * 2, cores, rdmaBlob)));
             for (int i = 0; i < cores; i++) {
-                ZeroCopyWorker zw = new ZeroCopyWorker(i, dev, p.transactionCount(), comch.connection(), cfg.listenAddress());
+                ZeroCopyWorker zw = new ZeroCopyWorker(i, dev, p.transactionCount(), comch.connection(), rdmaBind());
                 workers.add(zw);
                 zw.pin(cpus.get(i)); // --cpu: the worker really runs there
             }
             for (ZeroCopyWorker w : workers) {
                 for (ConnectionRole role : ConnectionRole.values()) {
                     byte[] mine = w.export(role);
-                    ControlMessage r = forward(new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST, id(),
+                    ControlMessage r = forward(new ControlMessage(ControlMessageType.CREATE_RDMA_CONNECTION_REQUEST,
+                            id(),
                             m.correlationId(), new ControlPayload.RdmaConnection(w.index(), role, mine)));
-                    w.connect(role, r.asRdmaConnection().connectionDetails());
+                    byte[] blob = r.asRdmaConnection().connectionDetails();
+                    checkPeerBlob(blob);
+                    w.connect(role, blob);
                 }
             }
         } catch (RuntimeException e) {
@@ -223,15 +260,38 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
         return m.emptyResponse();
     }
 
+    /** Where the RDMA contexts' TCP listeners bind: {@code --listen-address}, else 127.0.0.1. */
+    private InetAddress rdmaBind() {
+        return cfg.listenAddress() == null ? AppSupport.defaultListenAddress() : cfg.listenAddress();
+    }
+
+    /**
+     * The target's blob may name only the target's own address (the {@code --storage-server} this relay
+     * connected to) or an {@code --allow-peer} one (issue 29 item 3); NOT_PERMITTED naming both otherwise.
+     */
+    private void checkPeerBlob(byte[] blob) {
+        List<InetAddress> allowed = new java.util.ArrayList<>(cfg.allowedPeers());
+        allowed.addFirst(target.peerAddress());
+        String refused = RdmaPeerAddresses.refusal(blob, allowed);
+        if (refused != null) {
+            throw new DocaException(DocaError.NOT_PERMITTED, "zero-copy connects only to its target's address or to"
+                    + " --allow-peer addresses: " + refused);
+        }
+    }
+
     private ControlMessage start(ControlMessage m) {
         int cores = workers.size();
         if (!comch.progressUntil(() -> comch.remoteConsumerIds().size() >= cores, cfg.controlTimeoutNanos())) {
-            throw new DocaException(DocaError.TIME_OUT, "the initiator announced " + comch.remoteConsumerIds().size() + " of "
-                    + cores + " consumers");
+            throw new DocaException(DocaError.TIME_OUT, "the initiator announced " + comch.remoteConsumerIds().size()
+                    + " of "
+                    + cores + " consumers" + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG,
+                    cfg.controlTimeoutNanos()));
         }
         forward(ControlMessage.of(ControlMessageType.START_STORAGE_REQUEST, id(), m.correlationId()));
         for (ZeroCopyWorker w : workers) {
-            awaitReady(w::isReady, cfg.controlTimeoutNanos(), "RDMA connections of worker " + w.index() + " not established");
+            awaitReady(w::isReady, cfg.controlTimeoutNanos(), "RDMA connections of worker " + w.index()
+                    + " not established"
+                    + AppSupport.raisedBy(AppSupport.CONTROL_TIMEOUT_FLAG, cfg.controlTimeoutNanos()));
         }
         List<Integer> remote = comch.remoteConsumerIds();
         for (int i = 0; i < cores; i++) {

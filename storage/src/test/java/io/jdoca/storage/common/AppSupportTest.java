@@ -6,13 +6,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.net.InetAddress;
 import org.junit.jupiter.api.Test;
 
-/** {@code --listen-address} and {@code --metrics-address}: literals only (never a DNS lookup), one clear line naming the flag. */
+/**
+ * {@code --listen-address} and {@code --metrics-address}: literals only (never a DNS lookup), one clear line naming the
+ * flag.
+ */
 class AppSupportTest {
     @Test
     void listenAddressLiterals() throws Exception {
-        assertThat(AppSupport.parseListenAddress("--listen-address", null)).isNull();
-        assertThat(AppSupport.parseListenAddress("--listen-address", "")).isNull();
-        assertThat(AppSupport.parseListenAddress("--listen-address", "127.0.0.1")).isEqualTo(InetAddress.getByName("127.0.0.1"));
+        assertThat(AppSupport.parseListenAddress("--listen-address",
+                null)).isEqualTo(InetAddress.getByName("127.0.0.1"));
+        assertThat(AppSupport.parseListenAddress("--listen-address", "")).isEqualTo(InetAddress.getByName("127.0.0.1"));
+        assertThat(AppSupport.parseListenAddress("--listen-address",
+                "127.0.0.1")).isEqualTo(InetAddress.getByName("127.0.0.1"));
         assertThat(AppSupport.parseListenAddress("--listen-address", "::1").isLoopbackAddress()).isTrue();
         assertThat(AppSupport.parseListenAddress("--listen-address", "[::1]").isLoopbackAddress()).isTrue();
         assertThat(AppSupport.parseListenAddress("--listen-address", "0.0.0.0").isAnyLocalAddress()).isTrue();
@@ -36,7 +41,8 @@ class AppSupportTest {
         for (String bad : new String[] {"", "foo.example", "127.0.0.256"}) {
             assertThatThrownBy(() -> AppSupport.parseIpAddress("--metrics-address", bad))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("--metrics-address: '" + bad + "' is not an IP address (give an IPv4 or IPv6 literal, or"
+                    .hasMessage("--metrics-address: '" + bad
+                    + "' is not an IP address (give an IPv4 or IPv6 literal, or"
                             + " localhost)");
         }
     }

@@ -9,7 +9,8 @@ import picocli.CommandLine;
 
 /** initiator-comch's DOCA flags: examples/initiator-comch.json parses, the command line wins. No sockets. */
 class InitiatorComchAppFlagsTest {
-    static final Path EXAMPLE = Path.of(System.getProperty("user.dir")).resolve("../examples/initiator-comch.json").normalize();
+    static final Path EXAMPLE = Path.of(System.getProperty("user.dir")).resolve(
+            "../examples/initiator-comch.json").normalize();
 
     @Test
     void theExampleFlagFileParsesAndTheCommandLineWins() {
@@ -24,6 +25,8 @@ class InitiatorComchAppFlagsTest {
         assertThat(app.blocksPerIo).isEqualTo(2);
         assertThat(app.controlTimeoutSeconds).isEqualTo(5);
         assertThat(app.logLevel).isEqualTo(40);
+        assertThat(app.channelName).isEqualTo("zero_copy_pipeline");
+        assertThat(app.expectService).isEqualTo("zero-copy");
     }
 
     @Test
@@ -40,8 +43,10 @@ class InitiatorComchAppFlagsTest {
     @Test
     @Timeout(30)
     void anOutOfRangeCpuIsOneLineAndExitOne() {
-        io.jdoca.testkit.CapturedStderr run = io.jdoca.testkit.CapturedStderr.run(() -> new CommandLine(new InitiatorComchApp()).execute(
-                "-j", EXAMPLE.toString(), "--cpu", "99999", "--command-channel-name", "jdoca-cpu-test-" + ProcessHandle.current().pid()));
+        io.jdoca.testkit.CapturedStderr run = io.jdoca.testkit.CapturedStderr.run(() ->
+                new CommandLine(new InitiatorComchApp()).execute(
+                "-j", EXAMPLE.toString(), "--cpu", "99999", "--command-channel-name", "jdoca-cpu-test-"
+                + ProcessHandle.current().pid()));
         String text = run.text();
         assertThat(run.exitCode()).isEqualTo(1);
         assertThat(text).startsWith("initiator-comch: --cpu: CPU 99999 is out of range (this process may run on ");

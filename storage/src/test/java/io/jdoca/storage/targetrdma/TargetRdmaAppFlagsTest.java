@@ -8,7 +8,8 @@ import picocli.CommandLine;
 
 /** target-rdma's DOCA flags: examples/target-rdma.json parses, the command line wins. No sockets. */
 class TargetRdmaAppFlagsTest {
-    static final Path EXAMPLE = Path.of(System.getProperty("user.dir")).resolve("../examples/target-rdma.json").normalize();
+    static final Path EXAMPLE = Path.of(System.getProperty("user.dir")).resolve(
+            "../examples/target-rdma.json").normalize();
 
     @Test
     void theExampleFlagFileParsesAndTheCommandLineWins() {
@@ -19,6 +20,8 @@ class TargetRdmaAppFlagsTest {
         assertThat(app.listenPort).isEqualTo(7001);
         assertThat(app.blockSize).isEqualTo(4096);
         assertThat(app.blockCount).isEqualTo(1024);
+        assertThat(app.listenAddress).isEqualTo("127.0.0.1");
+        assertThat(app.durability).isEqualTo("session");
         assertThat(app.flags.logLevel).isEqualTo(40);
         assertThat(app.flags.argp.json()).isEqualTo(EXAMPLE);
         assertThat(app.flags.argp.sdkLogLevel()).isEqualTo(30);
@@ -40,7 +43,8 @@ class TargetRdmaAppFlagsTest {
         assertThat(rc).as(out).isEqualTo(1);
         var lines = out.lines().filter(l -> !l.isBlank() && !l.startsWith("SLF4J")).toList();
         assertThat(lines).as(out).hasSize(1);
-        assertThat(lines.getFirst()).startsWith("target-rdma: --cpu: CPU 4000 is out of range (this process may run on ");
+        assertThat(lines.getFirst()).startsWith(
+                "target-rdma: --cpu: CPU 4000 is out of range (this process may run on ");
     }
 
     static java.util.List<String> runWithStderr(String... args) {
@@ -70,7 +74,8 @@ class TargetRdmaAppFlagsTest {
                 .containsExactly("target-rdma: --metrics-port: 70000 is out of range 0..65535");
         assertThat(runWithStderr("-d", "sw0", "--cpu", "0", "--listen-port", "0", "--metrics-port", "0",
                 "--metrics-address", "metrics.example")).containsExactly(
-                "target-rdma: --metrics-address: 'metrics.example' is not an IP address (give an IPv4 or IPv6 literal, or localhost)");
+                "target-rdma: --metrics-address: 'metrics.example' is not an IP address (give an IPv4 or IPv6"
+                + " literal, or localhost)");
         try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             var lines = runWithStderr("-d", "sw0", "--cpu", "0", "--listen-port", "0", "--metrics-port",
                     Integer.toString(taken.getLocalPort()));

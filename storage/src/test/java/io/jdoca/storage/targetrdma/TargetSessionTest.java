@@ -45,8 +45,8 @@ class TargetSessionTest {
     @BeforeEach
     void start() throws Exception {
         port = JavaProcess.freePort();
-        target = new TargetRdma(new TargetRdma.Config("sw0", List.of(0), InetAddress.getLoopbackAddress(), port, null, 16,
-                4096, null, 5_000_000_000L, false), abort);
+        target = new TargetRdma(new TargetRdma.Config("sw0", List.of(0), InetAddress.getLoopbackAddress(), port,
+                null, 16, 4096, null, Durability.SESSION, List.of(), 5_000_000_000L, 5_000_000_000L, false), abort);
         rc = CompletableFuture.supplyAsync(() -> target.run(new PrintStream(out, true)), ex);
         Await.until(Duration.ofSeconds(20), () -> target.boundPort() != 0 || rc.isDone(), "target listening");
     }
@@ -82,7 +82,8 @@ class TargetSessionTest {
         try (TcpControlChannel c = client()) {
             query(c, 1);
             // a failed init leaves the session in WAIT_INIT: the session is held
-            c.send(new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, 2, 2, new ControlPayload.InitStorage(8, 1,
+            c.send(new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, 2, 2, new ControlPayload.InitStorage(8,
+                    1,
                     new byte[10])));
             assertThat(c.receive(5_000_000_000L).isError()).isTrue();
         }
@@ -101,14 +102,17 @@ class TargetSessionTest {
             query(first, 1);
             try (TcpControlChannel second = client()) {
                 Assertions.assertThatThrownBy(() -> query(second, 5))
-                        .isInstanceOfSatisfying(DocaException.class, e -> assertThat(e.error()).isEqualTo(DocaError.IN_USE))
+                        .isInstanceOfSatisfying(DocaException.class, e ->
+                        assertThat(e.error()).isEqualTo(DocaError.IN_USE))
                         .hasMessageContaining("busy");
             }
             // the first client's session is untouched: still in WAIT_INIT (init with 2 cores on a
             // 1-cpu target is INVALID_VALUE; a reset session would answer UNEXPECTED)
-            Assertions.assertThatThrownBy(() -> first.request(new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, 2,
+            Assertions.assertThatThrownBy(() ->
+                    first.request(new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, 2,
                     2, new ControlPayload.InitStorage(8, 2, new byte[10])), 5_000_000_000L))
-                    .isInstanceOfSatisfying(DocaException.class, e -> assertThat(e.error()).isEqualTo(DocaError.INVALID_VALUE));
+                    .isInstanceOfSatisfying(DocaException.class, e ->
+                    assertThat(e.error()).isEqualTo(DocaError.INVALID_VALUE));
         }
         assertThat(rc).isNotDone();
     }

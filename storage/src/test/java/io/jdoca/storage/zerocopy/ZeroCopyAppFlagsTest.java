@@ -8,7 +8,8 @@ import picocli.CommandLine;
 
 /** zero-copy's DOCA flags: examples/zero-copy.json parses, the command line wins. No sockets. */
 class ZeroCopyAppFlagsTest {
-    static final Path EXAMPLE = Path.of(System.getProperty("user.dir")).resolve("../examples/zero-copy.json").normalize();
+    static final Path EXAMPLE = Path.of(System.getProperty("user.dir")).resolve(
+            "../examples/zero-copy.json").normalize();
 
     @Test
     void theExampleFlagFileParsesAndTheCommandLineWins() {
@@ -18,7 +19,8 @@ class ZeroCopyAppFlagsTest {
         assertThat(app.comch.representor).isEqualTo("hpf0");
         assertThat(app.flags.cpus).containsExactly(0, 1);
         assertThat(app.storageServer).isEqualTo("127.0.0.1:12345");
-        assertThat(app.comch.channelName).isEqualTo("doca_storage_comch");
+        assertThat(app.comch.channelName).isEqualTo("zero_copy_pipeline");
+        assertThat(app.comch.listenAddress).isEqualTo("127.0.0.1");
         assertThat(app.comch.controlTimeoutSeconds).isEqualTo(5);
         assertThat(app.flags.argp.sdkLogLevel()).isNull();
     }

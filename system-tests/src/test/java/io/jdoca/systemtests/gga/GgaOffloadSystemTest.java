@@ -72,7 +72,10 @@ class GgaOffloadSystemTest {
         assertThat((long) stat(o.service(), "| Total recovery count:")).isEqualTo(2 * 2 * (48 / 5));
     }
 
-    /** Compressible "random bytes": random values in random-length runs (uniform noise cannot shrink by 12 bytes per block). */
+    /**
+     * Compressible "random bytes": random values in random-length runs (uniform noise cannot shrink by 12 bytes per
+     * block).
+     */
     private static byte[] randomRuns(int len, long seed) {
         Random r = new Random(seed);
         byte[] b = new byte[len];
@@ -109,7 +112,8 @@ class GgaOffloadSystemTest {
             SbcGenerator.generate(dev, in, sbc[0], sbc[1], sbc[2], 4096, EcMatrixType.parse(matrix));
         }
         GgaPipeline p = new GgaPipeline();
-        p.targetArgs = List.of(List.of("--binary-content", sbc[0].toString()), List.of("--binary-content", sbc[1].toString()),
+        p.targetArgs = List.of(List.of("--binary-content", sbc[0].toString()), List.of("--binary-content",
+                sbc[1].toString()),
                 List.of("--binary-content", sbc[2].toString()));
         return p;
     }
@@ -187,7 +191,8 @@ class GgaOffloadSystemTest {
         GgaPipeline p = new GgaPipeline();
         List<String> g = List.of("--block-size", "2048", "--block-count", "8192");
         p.targetArgs = List.of(g, g, g);
-        p.initiatorArgs = List.of("--execution-strategy", "write_throughput_test", "--run-limit-operation-count", "200000",
+        p.initiatorArgs = List.of("--execution-strategy", "write_throughput_test", "--run-limit-operation-count",
+                "200000",
                 "--transaction-count", "8");
         p.killTarget = 2;
         p.killDelayMs = 500;
@@ -202,20 +207,24 @@ class GgaOffloadSystemTest {
     void throughputRunsReportStatsAndNoDataPathAllocation() throws IOException {
         GgaPipeline p = sbcPipeline(projectText(256 * 4096), "vandermonde");
         p.serviceArgs = List.of("--trigger-recovery-read-every-n", "4");
-        p.initiatorArgs = List.of("--execution-strategy", "read_throughput_test", "--run-limit-operation-count", "20000",
+        p.initiatorArgs = List.of("--execution-strategy", "read_throughput_test", "--run-limit-operation-count",
+                "20000",
                 "--transaction-count", "16");
         GgaPipeline.Outputs r = p.run();
         assertThat(r.initiatorRc()).as("initiator:\n%s\nservice:\n%s", r.initiator(), r.service()).isZero();
         assertThat((long) stat(r.initiator(), "| Operation count:")).isEqualTo(20000);
         assertThat(stat(r.initiator(), "| IO rate:")).isPositive();
         assertThat((long) stat(r.service(), "| Total recovery count:")).isEqualTo(5000);
-        java.util.regex.Matcher a = java.util.regex.Pattern.compile("after warm-up \\(([0-9.]+) B/op\\)").matcher(r.service());
+        java.util.regex.Matcher a = java.util.regex.Pattern.compile("after warm-up \\(([0-9.]+) B/op\\)").matcher(
+                r.service());
         assertThat(a.find()).as("allocation line in\n%s", r.service()).isTrue();
-        assertThat(Double.parseDouble(a.group(1))).as("bytes per op on the service's data path").isLessThan(1.0);
+        assertThat(Double.parseDouble(a.group(1))).as("bytes per op on the service's data path:\n%s", r.service())
+                .isLessThan(1.0);
 
         GgaPipeline w = new GgaPipeline();
         w.targetArgs = List.of(GEOMETRY, GEOMETRY, GEOMETRY);
-        w.initiatorArgs = List.of("--execution-strategy", "write_throughput_test", "--run-limit-operation-count", "10000",
+        w.initiatorArgs = List.of("--execution-strategy", "write_throughput_test", "--run-limit-operation-count",
+                "10000",
                 "--transaction-count", "16");
         GgaPipeline.Outputs wo = w.run();
         assertThat(wo.initiatorRc()).as("initiator:\n%s\nservice:\n%s", wo.initiator(), wo.service()).isZero();
@@ -226,12 +235,14 @@ class GgaOffloadSystemTest {
     @Test
     void initiatorKilledMidRunEndsTheServiceAndTheTargetsCleanly() throws IOException {
         GgaPipeline p = sbcPipeline(projectText(256 * 4096), "vandermonde");
-        p.initiatorArgs = List.of("--execution-strategy", "read_throughput_test", "--run-limit-operation-count", "100000000");
+        p.initiatorArgs = List.of("--execution-strategy", "read_throughput_test", "--run-limit-operation-count",
+                "100000000");
         p.killInitiator = true;
         p.killDelayMs = 500;
         p.requireServiceOk = false;
         GgaPipeline.Outputs o = p.run();
-        assertThat(o.service()).contains("the initiator disconnected before shutdown").contains("Service state: healthy");
+        assertThat(o.service()).contains("the initiator disconnected before shutdown").contains(
+                "Service state: healthy");
         for (String t : o.targets()) {
             assertThat(t).contains("| Operation count:"); // each target was shut down and printed its stats
         }

@@ -65,9 +65,13 @@ final class GgaPipeline {
             }
             List<String> s = new ArrayList<>(List.of("gga-offload", "-d", "sw0", "-r", "hpf0", "--once",
                     "--data-1-storage", "127.0.0.1:" + ports[0], "--data-2-storage", "127.0.0.1:" + ports[1],
-                    "--data-p-storage", "127.0.0.1:" + ports[2], "--command-channel-name", channel, "--control-timeout", "20",
+                    "--data-p-storage", "127.0.0.1:" + ports[2], "--command-channel-name", channel,
+                    "--control-timeout", "20",
                     "-l", "50"));
             s.addAll(cpus());
+            if (!serviceArgs.contains("--dirty-log")) {
+                s.addAll(List.of("--dirty-log", "none")); // runs that kill a target would leave dirty logs behind
+            }
             s.addAll(serviceArgs);
             try (JavaProcess service = JavaProcess.start("gga-offload", "io.jdoca.cli.Main", s)) {
                 service.awaitOutput("serving comch channel", T);
@@ -79,7 +83,8 @@ final class GgaPipeline {
                     if (killTarget >= 0) {
                         service.awaitOutput("data path started", T);
                         sleep(killDelayMs);
-                        assertThat(ini.process().isAlive()).as("the run must still be going when the target dies").isTrue();
+                        assertThat(ini.process().isAlive()).as(
+                                "the run must still be going when the target dies").isTrue();
                         targets.get(killTarget).kill();
                     }
                     if (killInitiator) {
@@ -89,7 +94,8 @@ final class GgaPipeline {
                     }
                     int rc = ini.awaitExit(T);
                     int src = service.awaitExit(T);
-                    assertThat(src == 0 || !requireServiceOk).as("gga-offload exit; output:\n%s\ninitiator:\n%s", service.output(), ini.output()).isTrue();
+                    assertThat(src == 0 || !requireServiceOk).as("gga-offload exit; output:\n%s\ninitiator:\n%s",
+                            service.output(), ini.output()).isTrue();
                     List<String> touts = new ArrayList<>();
                     for (JavaProcess t : targets) {
                         if (t.process().isAlive() && killTarget < 0) {

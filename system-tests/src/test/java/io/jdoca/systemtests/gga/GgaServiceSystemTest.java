@@ -46,7 +46,8 @@ class GgaServiceSystemTest {
     }
 
     private JavaProcess target(int i, int blocks) throws IOException {
-        JavaProcess t = JavaProcess.start("target-" + i, "io.jdoca.cli.Main", List.of("target-rdma", "-d", "sw0", "--cpu", "0",
+        JavaProcess t = JavaProcess.start("target-" + i, "io.jdoca.cli.Main", List.of("target-rdma", "-d", "sw0",
+                "--cpu", "0",
                 "--listen-address", "127.0.0.1", "--listen-port", String.valueOf(ports[i]), "--block-size",
                 String.valueOf(HALF), "--block-count", String.valueOf(blocks), "--backing-file",
                 dir.resolve("t" + i + ".img").toString()));
@@ -56,11 +57,18 @@ class GgaServiceSystemTest {
     }
 
     private JavaProcess service(String... extra) throws IOException {
+        List<String> a = new ArrayList<>(List.of("--dirty-log", dir.resolve("gga.dirty").toString()));
+        a.addAll(List.of(extra));
+        return serviceWith(a);
+    }
+
+    private JavaProcess serviceWith(List<String> extra) throws IOException {
         List<String> a = new ArrayList<>(List.of("gga-offload", "-d", "sw0", "-r", "hpf0",
                 "--cpu", "0", "--data-1-storage", "127.0.0.1:" + ports[0], "--data-2-storage", "127.0.0.1:" + ports[1],
-                "--data-p-storage", "127.0.0.1:" + ports[2], "--command-channel-name", channel, "--control-timeout", "20",
+                "--data-p-storage", "127.0.0.1:" + ports[2], "--command-channel-name", channel, "--control-timeout",
+                "20",
                 "--trigger-recovery-read-every-n", "0", "-l", "50"));
-        a.addAll(List.of(extra));
+        a.addAll(extra);
         JavaProcess s = JavaProcess.start("gga-offload", "io.jdoca.cli.Main", a);
         procs.add(s);
         s.awaitOutput("serving comch channel", T);
@@ -85,17 +93,23 @@ class GgaServiceSystemTest {
         }
     }
 
-    /** Fails on main: gga-offload printed "the initiator disconnected before shutdown", shut the targets down and exited 1. */
+    /**
+     * Fails on main: gga-offload printed "the initiator disconnected before shutdown", shut the targets down and exited
+     * 1.
+     */
     @Test
     void survivesAnInitiatorThatQueriesAndLeavesThenServesAFullRun() throws IOException {
         startTargets(192);
         JavaProcess svc = service();
-        try (Dev dev = Devices.open("sw0"); ComchControlChannel c = ComchControlChannel.client(dev, channel, 20_000_000_000L)) {
-            ControlMessage r = c.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, 0, 0), 20_000_000_000L);
+        try (Dev dev = Devices.open("sw0"); ComchControlChannel c = ComchControlChannel.client(dev, channel,
+                20_000_000_000L)) {
+            ControlMessage r = c.request(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, 0, 0),
+                    20_000_000_000L);
             assertThat(r.asStorageInfo().blockSize()).isEqualTo(2 * HALF);
         }
         svc.awaitOutput("the initiator disconnected before shutdown (in state WAIT_INIT); its session is released", T);
-        JavaProcess ini = initiator(List.of("--execution-strategy", "read_write_data_validity_test", "--transaction-count", "16"));
+        JavaProcess ini = initiator(List.of("--execution-strategy", "read_write_data_validity_test",
+                "--transaction-count", "16"));
         assertThat(ini.awaitExit(T)).as("initiator:\n%s\nservice:\n%s", ini.output(), svc.output()).isZero();
         assertThat(ini.output()).contains("Test passed");
         assertThat(svc.process().isAlive()).as("the service outlives its initiators").isTrue();
@@ -109,7 +123,8 @@ class GgaServiceSystemTest {
 
     static java.util.Map<String, Double> scrape(java.net.http.HttpClient c, int port) {
         try {
-            var r = c.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/metrics"))
+            var r = c.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port
+                    + "/metrics"))
                     .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).isEqualTo(200);
             return io.jdoca.testkit.PrometheusTextParser.parse(r.body());
@@ -143,7 +158,8 @@ class GgaServiceSystemTest {
                 first[0] = m.getOrDefault(writes, 0.0);
                 return first[0] > 0 && m.get("jdoca_storage_connected_clients{app=gga-offload}") == 1.0;
             }, "writes and a connected initiator to show\n" + svc.output());
-            io.jdoca.testkit.Await.until(T, () -> scrape(http, mport).get(writes) > first[0], "the write counter to move");
+            io.jdoca.testkit.Await.until(T, () -> scrape(http, mport).get(writes) > first[0],
+                    "the write counter to move");
             ini.terminate();
             ini.awaitExit(T);
             var after = scrape(http, mport);
@@ -193,7 +209,8 @@ class GgaServiceSystemTest {
         Path plain = dir.resolve("plain.bin");
         Files.write(plain, content(2 * HALF * blocks));
         JavaProcess svc = service();
-        JavaProcess w = initiator(List.of("--execution-strategy", "read_write_data_validity_test", "--storage-plain-content",
+        JavaProcess w = initiator(List.of("--execution-strategy", "read_write_data_validity_test",
+                "--storage-plain-content",
                 plain.toString(), "--transaction-count", "8"));
         svc.awaitOutput("data path started", T);
         // Mid-run: let some of the writes land on all three targets first.
@@ -207,7 +224,8 @@ class GgaServiceSystemTest {
         assertThat((long) stat(svc.output(), "| Failed IOs:")).isZero();
 
         target(0, blocks); // same port, same backing file: stale where it missed writes
-        JavaProcess r = initiator(List.of("--execution-strategy", "read_only_data_validity_test", "--storage-plain-content",
+        JavaProcess r = initiator(List.of("--execution-strategy", "read_only_data_validity_test",
+                "--storage-plain-content",
                 plain.toString(), "--transaction-count", "8"));
         assertThat(r.awaitExit(T)).as("read run:\n%s\nservice:\n%s", r.output(), svc.output()).isZero();
         assertThat(r.output()).contains("Test passed: " + blocks + " transactions validated");
@@ -220,6 +238,133 @@ class GgaServiceSystemTest {
         assertThat((long) stat(second, "| Failed IOs:")).isZero();
         assertThat((long) stat(second, "| Total recovery count:")).isZero();
         assertThat(second).contains("Service state: healthy");
+        svc.terminate();
+        svc.awaitExit(T);
+    }
+
+    /**
+     * Issue 29 item 6: the dirty-stripe log is a write-ahead file. data_1 is SIGKILLed in the middle of
+     * a write run (the run passes; the stripes it missed are logged, and flushed, before their writes are
+     * acknowledged); then the gateway is SIGKILLed while data_1 is still down, and every target is
+     * SIGKILLed too. All four are restarted (targets on their backing files and ports, the gateway on
+     * the same --dirty-log): the new gateway replays the log, resyncs data_1 before it serves a read,
+     * and a read-only run with recovery reads off validates every block: 0 wrong bytes. Fails on the
+     * code before: the log was in the killed gateway's memory, the new one thought data_1 in sync, and
+     * normal reads combined its stale halves with new ones.
+     */
+    @Test
+    void aGatewayKilledWhileATargetIsDownReplaysItsDirtyLogAfterEverythingRestarts() throws IOException {
+        int blocks = 4096;
+        startTargets(blocks);
+        Path plain = dir.resolve("plain.bin");
+        Files.write(plain, content(2 * HALF * blocks));
+        Path log = dir.resolve("gga.dirty");
+        JavaProcess svc = service();
+        JavaProcess w = initiator(List.of("--execution-strategy", "read_write_data_validity_test",
+                "--storage-plain-content",
+                plain.toString(), "--transaction-count", "8"));
+        svc.awaitOutput("data path started", T);
+        GgaPipeline.sleepMillis(400); // mid-run: some writes land on all three targets first
+        assertThat(w.process().isAlive()).as("the write run must still be going when the target dies").isTrue();
+        procs.get(0).kill();
+        assertThat(w.awaitExit(T)).as("write run:\n%s\nservice:\n%s", w.output(), svc.output()).isZero();
+        svc.awaitOutput("session ended; waiting for the next initiator", T);
+        assertThat(svc.output()).contains("DEGRADED: target data_1").contains("dirty-stripe log "
+                + log.toAbsolutePath());
+        svc.kill(); // the gateway dies while data_1 is down
+        for (int i = 1; i < 3; i++) {
+            procs.get(i).kill();
+        }
+        assertThat(log).as("the write-ahead log outlives the gateway").exists();
+
+        for (int i = 0; i < 3; i++) {
+            target(i, blocks); // same ports, same backing files
+        }
+        JavaProcess svc2 = service();
+        java.util.regex.Matcher replay = svc2.awaitMatch(java.util.regex.Pattern.compile(
+                "the dirty-stripe log says target data_1 \\([^)]*\\) missed (\\d+) stripe writes"), T);
+        long missed = Long.parseLong(replay.group(1));
+        assertThat(missed).isPositive();
+        JavaProcess r = initiator(List.of("--execution-strategy", "read_only_data_validity_test",
+                "--storage-plain-content",
+                plain.toString(), "--transaction-count", "8"));
+        assertThat(r.awaitExit(T)).as("read run:\n%s\nservice:\n%s", r.output(), svc2.output()).isZero();
+        assertThat(r.output()).contains("Test passed: " + blocks + " transactions validated");
+        String out = svc2.output();
+        assertThat(out).contains("target data_1 resynced: " + missed + " stripes rebuilt");
+        out.lines().filter(l -> l.contains("dirty-stripe log says")
+                || l.contains("resynced:")).forEach(System.out::println);
+        String table = out.substring(out.lastIndexOf("| GGA offload stats"));
+        assertThat((long) stat(table, "| Failed IOs:")).isZero();
+        assertThat((long) stat(table, "| Total recovery count:")).isZero();
+        svc2.terminate(); // SIGTERM: the service releases everything, then the JVM exits 143
+        svc2.awaitExit(T);
+        assertThat(svc2.output()).contains("gga-offload: aborted by user");
+        assertThat(log).as("a clean log is removed at exit").doesNotExist();
+    }
+
+    /** Waits until {@code p} prints {@code text} after the first {@code from} characters of its output. */
+    private static void awaitAfter(JavaProcess p, int from, String text) {
+        io.jdoca.testkit.Await.until(T, () -> p.output().indexOf(text, from) >= 0,
+                "'" + text + "' from " + p + "\n" + p.output().substring(Math.min(from, p.output().length())));
+    }
+
+    /**
+     * Issue 29 item 6: a target killed and restarted in the middle of a session is resynced in that
+     * session. Session 1 writes project text everywhere; session 2 overwrites every block with zeros
+     * again and again (a write throughput run) while data_1 is SIGKILLed, restarted on its backing file
+     * and port, reconnected and resynced mid-session (data path paused meanwhile); session 3 reads every
+     * block with recovery reads off and finds zeros: no stale half of session 1 survived on data_1, and
+     * nothing was left to resync at session 3's start. Fails on the code before: a returning target was
+     * noticed only at the next session's query.
+     */
+    @Test
+    void aTargetKilledAndRestartedMidSessionIsResyncedInThatSession() throws IOException {
+        int blocks = 4096;
+        startTargets(blocks);
+        Path plain = dir.resolve("plain.bin");
+        Files.write(plain, content(2 * HALF * blocks));
+        JavaProcess svc = service();
+        JavaProcess first = initiator(List.of("--execution-strategy", "read_write_data_validity_test",
+                "--storage-plain-content", plain.toString(), "--transaction-count", "8"));
+        assertThat(first.awaitExit(T)).as("session 1:\n%s", first.output()).isZero();
+        svc.awaitOutput("session ended; waiting for the next initiator", T);
+
+        int mark = svc.output().length();
+        JavaProcess writer = initiator(List.of("--execution-strategy", "write_throughput_test",
+                "--run-limit-operation-count", "100000000", "--transaction-count", "8"));
+        awaitAfter(svc, mark, "data path started");
+        GgaPipeline.sleepMillis(300); // some zero writes land everywhere first
+        procs.get(0).kill();
+        awaitAfter(svc, mark, "DEGRADED: target data_1");
+        GgaPipeline.sleepMillis(500); // writes continue on the survivors, logged dirty for data_1
+        target(0, blocks); // same port, same backing file: stale where it missed writes
+        awaitAfter(svc, mark, "target data_1 resynced:");
+        awaitAfter(svc, mark, "rejoined the session");
+        assertThat(writer.process().isAlive()).as("the rejoin happened inside session 2").isTrue();
+        GgaPipeline.sleepMillis(500); // writes go to all three again
+        writer.terminate();
+        writer.awaitExit(T);
+        svc.awaitOutput("session ended; waiting for the next initiator", T);
+        String second = svc.output().substring(mark);
+        second.lines().filter(l -> l.contains("back mid-session") || l.contains("resynced:") || l.contains("rejoined"))
+                .forEach(System.out::println);
+        assertThat(second).contains("target data_1 (127.0.0.1:" + ports[0] + ") is back mid-session");
+
+        int mark3 = svc.output().length();
+        Path zeros = dir.resolve("zeros.bin");
+        Files.write(zeros, new byte[2 * HALF * blocks]);
+        JavaProcess r = initiator(List.of("--execution-strategy", "read_only_data_validity_test",
+                "--storage-plain-content",
+                zeros.toString(), "--transaction-count", "8"));
+        assertThat(r.awaitExit(T)).as("read run:\n%s\nservice:\n%s", r.output(), svc.output()).isZero();
+        assertThat(r.output()).contains("Test passed: " + blocks + " transactions validated");
+        String third = svc.output().substring(mark3);
+        assertThat(third).as("nothing left to resync at session 3").doesNotContain("will be resynced").doesNotContain(
+                "is back");
+        String table = third.substring(third.lastIndexOf("| GGA offload stats"));
+        assertThat((long) stat(table, "| Failed IOs:")).isZero();
+        assertThat((long) stat(table, "| Total recovery count:")).isZero();
         svc.terminate();
         svc.awaitExit(T);
     }

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class VmDemoSystemTest {
     /** The guest's own limit (NVME_VM_TIMEOUT); the test waits a little longer for the harness to report. */
-    static final int GUEST_LIMIT_S = 1200;
+    static final int GUEST_LIMIT_S = 1800;
 
     @TempDir
     Path dir;
