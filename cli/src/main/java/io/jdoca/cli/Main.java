@@ -39,7 +39,8 @@ public final class Main implements Runnable {
             for (Object command : module.commands()) {
                 String name = new CommandLine(command).getCommandName();
                 if (apps.putIfAbsent(name, command) != null) {
-                    throw new IllegalStateException("two apps are called '" + name + "': " + apps.get(name).getClass().getName()
+                    throw new IllegalStateException("two apps are called '" + name + "': "
+                            + apps.get(name).getClass().getName()
                             + " and " + command.getClass().getName());
                 }
             }

@@ -105,7 +105,8 @@ public final class PeerLiveness {
 
     /** The log text of a {@link Rule#SILENT} verdict: which rule fired and how to change it. */
     public static String silentVerdict(long silentNanos, long timeoutNanos) {
-        return "silent: nothing from the peer for " + silentNanos / 1_000_000L + " ms > timeout " + timeoutNanos / 1_000_000L
+        return "silent: nothing from the peer for " + silentNanos / 1_000_000L + " ms > timeout "
+                + timeoutNanos / 1_000_000L
                 + " ms (-D" + PROPERTY + " or --peer-timeout-ms)";
     }
 }

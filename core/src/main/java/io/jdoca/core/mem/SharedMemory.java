@@ -124,7 +124,8 @@ public final class SharedMemory {
             } catch (FileAlreadyExistsException e) {
                 // another thread or process of this user made it: checked below
             } catch (IOException e) {
-                throw new DocaException(DocaError.NO_MEMORY, "cannot create the shared-memory directory " + dir + ": " + e);
+                throw new DocaException(DocaError.NO_MEMORY, "cannot create the shared-memory directory " + dir + ": "
+                        + e);
             }
         }
         PosixFileAttributes a;
@@ -133,7 +134,8 @@ public final class SharedMemory {
         } catch (NoSuchFileException e) {
             throw new DocaException(DocaError.NOT_FOUND, "no shared-memory directory " + dir);
         } catch (IOException e) {
-            throw new DocaException(DocaError.NOT_PERMITTED, "cannot inspect the shared-memory directory " + dir + ": " + e);
+            throw new DocaException(DocaError.NOT_PERMITTED, "cannot inspect the shared-memory directory " + dir + ": "
+                    + e);
         }
         String why = a.isSymbolicLink() ? "is a symbolic link" : !a.isDirectory() ? "is not a directory"
                 : uidOf(dir) != euid() ? "is owned by uid " + uidOf(dir) + ", not " + euid()
@@ -178,7 +180,8 @@ public final class SharedMemory {
             } catch (IOException ignored) {
                 // nothing more to do
             }
-            throw new DocaException(DocaError.NO_MEMORY, "cannot create shared region " + path + " of " + size + " bytes: " + e);
+            throw new DocaException(DocaError.NO_MEMORY, "cannot create shared region " + path + " of " + size
+                    + " bytes: " + e);
         }
     }
 
@@ -318,7 +321,8 @@ public final class SharedMemory {
             readHeader(fc, path);
             return mapData(fc, path, pid, seq, offset, length);
         } catch (IOException e) {
-            throw new DocaException(DocaError.NOT_FOUND, "cannot map shared region " + name + " (did the exporter exit?): "
+            throw new DocaException(DocaError.NOT_FOUND, "cannot map shared region " + name
+                    + " (did the exporter exit?): "
                     + e.getMessage());
         }
     }
@@ -362,7 +366,8 @@ public final class SharedMemory {
             }
         }
         if (b.hasRemaining() || b.getLong(0) != HEADER_MAGIC || b.getInt(8) != 1) {
-            throw new DocaException(DocaError.NOT_PERMITTED, "shared region " + path + " is not a jdoca region: refused");
+            throw new DocaException(DocaError.NOT_PERMITTED, "shared region " + path
+                    + " is not a jdoca region: refused");
         }
         return b.array();
     }
@@ -372,7 +377,8 @@ public final class SharedMemory {
         long dataSize = fc.size() - HEADER_PAGE;
         if (offset < 0 || length <= 0 || offset > dataSize - length) {
             throw new DocaException(DocaError.INVALID_VALUE,
-                    "range " + offset + "+" + length + " outside shared region " + pid + "-" + seq + " of " + dataSize + " bytes");
+                    "range " + offset + "+" + length + " outside shared region " + pid + "-" + seq + " of " + dataSize
+                            + " bytes");
         }
         // Map from a page boundary and slice: map offsets must be page-aligned.
         long fileOff = HEADER_PAGE + offset;

@@ -27,7 +27,10 @@ public enum DocaLogLevel {
         return value;
     }
 
-    /** The level for a DOCA number (rounded down to the nearest defined level); INVALID numbers → IllegalArgumentException. */
+    /**
+     * The level for a DOCA number (rounded down to the nearest defined level); INVALID numbers →
+     * IllegalArgumentException.
+     */
     public static DocaLogLevel of(int value) {
         if (value < DISABLE.value || value > TRACE.value) {
             throw new IllegalArgumentException("log level " + value + " is not one of DOCA's 10..70 "
