@@ -63,8 +63,10 @@ public final class Rdma extends RdmaTaskTypes {
     String advertisedHost;
 
     // ---- running state (engine thread)
-    /** Connection management: the table, the blob exchange, dial / accept, CM. */
+    /** Connection management: the table, the out-of-band blob exchange, dial / accept, the set-up work. */
     private final RdmaConnections conns = new RdmaConnections(this);
+    /** The CM-style mode: listen / connect-to-address, accept / reject / disconnect, the CM callbacks. */
+    private final RdmaCmConnections cm = conns.cm;
     /** Task execution: checks, submission to the endpoints, the duty cycle. */
     private final RdmaTaskExecutor exec = new RdmaTaskExecutor(this, conns);
     boolean stopping;
@@ -349,7 +351,7 @@ public final class Rdma extends RdmaTaskTypes {
     public DocaError setConnectionStateCallbacks(RdmaCmCallbacks.ConnectionRequest request,
             RdmaCmCallbacks.ConnectionEstablished established, RdmaCmCallbacks.ConnectionFailure failure,
             RdmaCmCallbacks.ConnectionDisconnection disconnection) {
-        return conns.setConnectionStateCallbacks(request, established, failure, disconnection);
+        return cm.setConnectionStateCallbacks(request, established, failure, disconnection);
     }
 
     /**
@@ -358,22 +360,22 @@ public final class Rdma extends RdmaTaskTypes {
      * which answers with {@link #connectionAccept} or {@link #connectionReject}. Call after start().
      */
     public DocaError startListenToPort(int port) {
-        return conns.startListenToPort(port);
+        return cm.startListenToPort(port);
     }
 
     /** The CM listening port, or 0. */
     public int listenPort() {
-        return conns.listenPort();
+        return cm.listenPort();
     }
 
     /** VerbsCm: a request arrives while the context stops: it is rejected. */
     boolean cmStopping() {
-        return conns.cmStopping();
+        return cm.stopping();
     }
 
     /** VerbsCm: a connection request for the request callback, or a connection's progress for the set-up work. */
     void cmSetupPending(RdmaConnection request) {
-        conns.cmSetupPending(request);
+        cm.setupPending(request);
     }
 
     /**
@@ -381,12 +383,12 @@ public final class Rdma extends RdmaTaskTypes {
      * Returns the established-to-be connection's status; engine thread.
      */
     public DocaError connectionAccept(RdmaConnection request) {
-        return conns.connectionAccept(request);
+        return cm.connectionAccept(request);
     }
 
     /** {@code doca_rdma_connection_reject}. */
     public DocaError connectionReject(RdmaConnection request) {
-        return conns.connectionReject(request);
+        return cm.connectionReject(request);
     }
 
     /**
@@ -395,12 +397,12 @@ public final class Rdma extends RdmaTaskTypes {
      * callback) or FAILED (failure callback) during progress. Throws BAD_STATE if not started.
      */
     public RdmaConnection connectToAddr(InetSocketAddress addr, long connUserData) {
-        return conns.connectToAddr(addr, connUserData);
+        return cm.connectToAddr(addr, connUserData);
     }
 
     /** {@code doca_rdma_connection_disconnect}: closes one connection; its tasks complete with SHUTDOWN. */
     public DocaError connectionDisconnect(RdmaConnection c) {
-        return conns.connectionDisconnect(c);
+        return cm.connectionDisconnect(c);
     }
 
     // ------------------------------------------------------------------ engine

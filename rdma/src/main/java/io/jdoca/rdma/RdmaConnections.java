@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.ServerSocketChannel;
@@ -20,15 +19,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * Connection management of one {@link Rdma} context: the connection table, the blob exchange
- * ({@code doca_rdma_export} / {@code doca_rdma_connect}), the TCP dial / accept hand-shake, the
- * CM-style mode over a socket (or rdma_cm for VERBS, through {@link VerbsCm}) and the set-up work
- * that turns a connection ESTABLISHED or FAILED during progress.
+ * Connection management of one {@link Rdma} context: the connection table, the out-of-band blob exchange
+ * ({@code doca_rdma_export} / {@code doca_rdma_connect}), the TCP dial / accept hand-shake and the set-up work
+ * that turns a connection ESTABLISHED or FAILED during progress. The CM-style mode (the blobs exchanged in-band,
+ * or rdma_cm for VERBS) is {@link RdmaCmConnections}, which makes and connects its connections through this room.
  *
- * <p>Threads: engine thread, except the dial, accept and CM helpers (virtual threads on the control
+ * <p>Threads: engine thread, except the dial and accept helpers (virtual threads on the control
  * path), which only hand a socket or a blob to a connection and wake the engine.
  */
 final class RdmaConnections {
@@ -48,19 +46,12 @@ final class RdmaConnections {
      * The TCP transport's agent of this run: started with the first TCP connection, closed when the context is idle.
      */
     private TcpTransportAgent tcpAgent;
-    /** VERBS CM mode through rdma_cm: made by the first startListenToPort / connectToAddr of a run. */
-    private VerbsCm verbsCm;
-
-    // ---- CM mode
-    private ServerSocketChannel cmListener;
-    private final ConcurrentLinkedQueue<RdmaConnection> cmIncoming = new ConcurrentLinkedQueue<>();
-    private RdmaCmCallbacks.ConnectionRequest cmRequestCb;
-    private RdmaCmCallbacks.ConnectionEstablished cmEstablishedCb;
-    private RdmaCmCallbacks.ConnectionFailure cmFailureCb;
-    private RdmaCmCallbacks.ConnectionDisconnection cmDisconnectCb;
+    /** The CM-style mode (in-band blob exchange, rdma_cm): its listeners, requests and callbacks. */
+    final RdmaCmConnections cm;
 
     RdmaConnections(Rdma rdma) {
         this.rdma = rdma;
+        this.cm = new RdmaCmConnections(rdma, this);
     }
 
     // ------------------------------------------------------------------ connections (control path)
@@ -100,7 +91,7 @@ final class RdmaConnections {
         return c;
     }
 
-    private byte[] blobOf(RdmaConnection c) {
+    byte[] blobOf(RdmaConnection c) {
         int port = listener == null ? 0 : listener.socket().getLocalPort();
         String host = port == 0 ? "" : advertised();
         String ring = c.inbound == null ? "" : c.inbound.name();
@@ -261,13 +252,13 @@ final class RdmaConnections {
         }
     }
 
-    private void wake() {
+    void wake() {
         if (rdma.pe() != null) {
             rdma.pe().notifyWork();
         }
     }
 
-    private void requireStartedForConnections() {
+    void requireStartedForConnections() {
         if (rdma.state() != CtxState.STARTING && rdma.state() != CtxState.RUNNING) {
             throw new DocaException(DocaError.BAD_STATE, "export/connect need a started RDMA context (state "
                     + rdma.state() + ")");
@@ -279,47 +270,28 @@ final class RdmaConnections {
         return List.copyOf(connections);
     }
 
-    private void fail(RdmaConnection c, String why) {
+    /** Turns {@code c} FAILED (the CM failure callback for a CM connection); engine thread. */
+    void fail(RdmaConnection c, String why) {
         c.failure = why;
         if (c.transition(RdmaConnectionState.FAILED)) {
             LOG.log(System.Logger.Level.WARNING, "rdma connection " + c.id + " failed: " + why);
-            if (c.cm()) {
-                if (cmFailureCb != null) {
-                    cmFailureCb.onFailure(c, c.userData());
-                }
-            }
+            cm.reportFailure(c);
         }
+    }
+
+    /** Something for {@link #setupWork()}: a connection's progress or a CM request (any thread). */
+    void markSetupPending() {
+        setupPending = true;
     }
 
     /** Control work: establishing connections, CM hand-shakes. Runs only while something is pending. */
     private int setupWork() {
         boolean pending = false;
-        int n = 0;
-        RdmaConnection c;
-        while ((c = cmIncoming.poll()) != null) {
-            n++;
-            if (cmRequestCb != null) {
-                cmRequestCb.onRequest(c, rdma.userData());
-            } else {
-                connectionAccept(c);
-            }
-        }
+        int n = cm.serveRequests();
         for (int i = 0; i < connections.size(); i++) {
-            c = connections.get(i);
+            RdmaConnection c = connections.get(i);
             if (c.cmInitiator && c.state() == RdmaConnectionState.IDLE) {
-                byte[] pb = c.cmPeerBlob;
-                if (pb != null) {
-                    DocaError e = connect(pb, c);
-                    if (e != DocaError.SUCCESS) {
-                        fail(c, "CM connect: " + e);
-                    } else {
-                        pending = true;
-                    }
-                } else if (c.failure != null) {
-                    fail(c, c.failure);
-                } else {
-                    pending = true;
-                }
+                pending |= cm.dialProgress(c);
                 continue;
             }
             if (c.state() != RdmaConnectionState.CONNECTING) {
@@ -345,9 +317,7 @@ final class RdmaConnections {
                 n++;
                 refreshActive();
                 LOG.log(System.Logger.Level.DEBUG, "rdma connection " + c.id + " established over " + c.transport);
-                if (cmEstablishedCb != null && c.cm()) {
-                    cmEstablishedCb.onEstablished(c, c.userData());
-                }
+                cm.reportEstablished(c);
             } else if (System.nanoTime() - c.connectStartNanos > rdma.connectTimeoutNanos) {
                 fail(c, "peer did not connect within " + rdma.connectTimeoutNanos / 1_000_000 + " ms");
                 if (c.endpoint != null) {
@@ -381,7 +351,7 @@ final class RdmaConnections {
         for (int i = 0; i < connections.size(); i++) {
             connecting |= connections.get(i).state() == RdmaConnectionState.CONNECTING;
         }
-        setupPending = pending || connecting || !cmIncoming.isEmpty();
+        setupPending = pending || connecting || cm.hasRequests();
         return n;
     }
 
@@ -394,207 +364,6 @@ final class RdmaConnections {
         }
         active = l.toArray(new RdmaConnection[0]);
     }
-
-    // ------------------------------------------------------------------ CM-style connection management
-
-    /** Callbacks of the CM-style mode ({@code doca_rdma_set_connection_state_callbacks}); IDLE only. */
-    DocaError setConnectionStateCallbacks(RdmaCmCallbacks.ConnectionRequest request,
-            RdmaCmCallbacks.ConnectionEstablished established, RdmaCmCallbacks.ConnectionFailure failure,
-            RdmaCmCallbacks.ConnectionDisconnection disconnection) {
-        if (rdma.state() != CtxState.IDLE) {
-            return DocaError.BAD_STATE;
-        }
-        this.cmRequestCb = request;
-        this.cmEstablishedCb = established;
-        this.cmFailureCb = failure;
-        this.cmDisconnectCb = disconnection;
-        return DocaError.SUCCESS;
-    }
-
-    /**
-     * {@code doca_rdma_start_listen_to_port}: accept CM-style connections on {@code port} (0: any;
-     * see {@link #listenPort()}). Each incoming connection is reported to the request callback,
-     * which answers with {@link #connectionAccept} or {@link #connectionReject}. Call after start().
-     */
-    DocaError startListenToPort(int port) {
-        if (rdma.state() != CtxState.STARTING && rdma.state() != CtxState.RUNNING) {
-            return DocaError.BAD_STATE;
-        }
-        if (cmListener != null) {
-            return DocaError.IN_USE;
-        }
-        if (rdma.verbs != null) {
-            VerbsCm cm = verbsCm();
-            return cm == null ? DocaError.DRIVER : cm.listen(rdma.bindAddress, port);
-        }
-        try {
-            ServerSocketChannel ss = ServerSocketChannel.open();
-            ss.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            ss.bind(new InetSocketAddress(rdma.bindAddress, port));
-            cmListener = ss;
-        } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "rdma: cannot listen on port " + port + ": " + e);
-            return DocaError.OPERATING_SYSTEM;
-        }
-        ServerSocketChannel ss = cmListener;
-        Thread.ofVirtual().name("jdoca-rdma-cm-listen").start(() -> {
-            while (ss.isOpen()) {
-                try {
-                    SocketChannel ch = ss.accept();
-                    Thread.ofVirtual().start(() -> cmOnAccepted(ch));
-                } catch (IOException e) {
-                    return;
-                }
-            }
-        });
-        return DocaError.SUCCESS;
-    }
-
-    /** The CM listening port, or 0. */
-    int listenPort() {
-        if (verbsCm != null) {
-            return verbsCm.listenPort();
-        }
-        return cmListener == null ? 0 : cmListener.socket().getLocalPort();
-    }
-
-    /** This run's rdma_cm side (VERBS), made on first use; null (logged) if rdma_cm is unusable. */
-    private VerbsCm verbsCm() {
-        return verbsCm != null ? verbsCm : (verbsCm = VerbsCm.open(rdma, rdma.verbs));
-    }
-
-    /** VerbsCm: a request arrives while the context stops: it is rejected. */
-    boolean cmStopping() {
-        return rdma.stopping || (rdma.state() != CtxState.STARTING
-                && rdma.state() != CtxState.RUNNING);
-    }
-
-    /** VerbsCm: a connection request for the request callback, or a connection's progress for {@link #setupWork()}. */
-    void cmSetupPending(RdmaConnection request) {
-        if (request != null) {
-            cmIncoming.add(request);
-        }
-        setupPending = true;
-    }
-
-    private void cmOnAccepted(SocketChannel ch) {
-        try {
-            ch.socket().setSoTimeout(5000);
-            byte[] blob = CmWire.readBlob(ch);
-            // Hand-over to the engine thread, which owns the connection list.
-            RdmaConnection placeholder = new RdmaConnection(rdma, -1, 0);
-            placeholder.cmChannel = ch;
-            placeholder.cmPeerBlob = blob;
-            cmIncoming.add(placeholder);
-            setupPending = true;
-            wake();
-        } catch (IOException | RuntimeException e) {
-            try {
-                ch.close();
-            } catch (IOException ignored) {
-                // nothing more to do
-            }
-        }
-    }
-
-    /**
-     * {@code doca_rdma_connection_accept}: accepts a connection reported by the request callback.
-     * Returns the established-to-be connection's status; engine thread.
-     */
-    DocaError connectionAccept(RdmaConnection request) {
-        if (request != null && request.verbsCm != null) {
-            return verbsCm == null ? DocaError.BAD_STATE : verbsCm.acceptRequest(request);
-        }
-        SocketChannel ch = request.cmChannel;
-        if (ch == null || request.cmPeerBlob == null) {
-            return DocaError.INVALID_VALUE;
-        }
-        RdmaConnection c = newConnection();
-        c.setUserData(request.userData());
-        c.cmChannel = ch;
-        byte[] mine = blobOf(c);
-        try {
-            CmWire.writeBlob(ch, mine);
-            ch.close();
-        } catch (IOException e) {
-            fail(c, "CM accept: " + e);
-            return DocaError.CONNECTION_ABORTED;
-        }
-        request.cmChannel = null;
-        return connect(request.cmPeerBlob, c);
-    }
-
-    /** {@code doca_rdma_connection_reject}. */
-    DocaError connectionReject(RdmaConnection request) {
-        if (request != null && request.verbsCm != null) {
-            if (verbsCm == null) {
-                return DocaError.BAD_STATE;
-            }
-            verbsCm.reject(request.verbsCm);
-            request.verbsCm = null;
-            return DocaError.SUCCESS;
-        }
-        SocketChannel ch = request.cmChannel;
-        if (ch == null) {
-            return DocaError.INVALID_VALUE;
-        }
-        try {
-            ch.close();
-        } catch (IOException ignored) {
-            // rejected either way
-        }
-        request.cmChannel = null;
-        return DocaError.SUCCESS;
-    }
-
-    /**
-     * {@code doca_rdma_connect_to_addr}: dials a peer listening with {@link #startListenToPort},
-     * exchanging the blobs in-band. The returned connection becomes ESTABLISHED (established
-     * callback) or FAILED (failure callback) during progress. Throws BAD_STATE if not started.
-     */
-    RdmaConnection connectToAddr(InetSocketAddress addr, long connUserData) {
-        requireStartedForConnections();
-        RdmaConnection c = newConnection();
-        c.setUserData(connUserData);
-        c.cmInitiator = true;
-        if (rdma.verbs != null) {
-            // rdma_cm: resolve address and route, then connect with our private data; the events drive the rest.
-            VerbsCm.connecting(c);
-            setupPending = true;
-            VerbsCm cm = verbsCm();
-            if (cm == null) {
-                c.failure = "CM connect to " + addr + ": rdma_cm is not usable";
-            } else {
-                cm.connect(c, addr);
-            }
-            return c;
-        }
-        byte[] mine = blobOf(c);
-        setupPending = true;
-        Thread.ofVirtual().name("jdoca-rdma-cm-dial").start(() -> {
-            try (SocketChannel ch = SocketChannel.open()) {
-                ch.connect(addr);
-                ch.socket().setSoTimeout(10_000);
-                CmWire.writeBlob(ch, mine);
-                c.cmPeerBlob = CmWire.readBlob(ch);
-            } catch (IOException | RuntimeException e) {
-                c.failure = "CM connect to " + addr + ": " + e;
-            }
-            wake();
-        });
-        return c;
-    }
-
-    /** {@code doca_rdma_connection_disconnect}: closes one connection; its tasks complete with SHUTDOWN. */
-    DocaError connectionDisconnect(RdmaConnection c) {
-        if (c == null || c.rdma != rdma || c.endpoint == null) {
-            return DocaError.INVALID_VALUE;
-        }
-        c.endpoint.close(DocaError.SHUTDOWN);
-        c.transition(RdmaConnectionState.DISCONNECTED);
-        return DocaError.SUCCESS;
-    }
-
 
     // ------------------------------------------------------------------ life cycle (engine thread)
 
@@ -639,18 +408,12 @@ final class RdmaConnections {
             if (listener != null) {
                 listener.close();
             }
-            if (cmListener != null) {
-                cmListener.close();
-            }
         } catch (IOException ignored) {
             // best effort
         }
         listener = null;
-        cmListener = null;
         acceptor = null;
-        if (verbsCm != null) {
-            verbsCm.closeListeners();
-        }
+        cm.closeListeners();
     }
 
     /** Whether every active endpoint is closed and has completed all it held. */
@@ -704,10 +467,8 @@ final class RdmaConnections {
                 c.inbound.close();
                 c.inbound = null;
             }
-            if (cmDisconnectCb != null && c.cm() && !c.cmReported
-                    && c.state() != RdmaConnectionState.IDLE) {
-                c.cmReported = true;
-                cmDisconnectCb.onDisconnect(c, c.userData());
+            if (c.state() != RdmaConnectionState.IDLE) {
+                cm.reportDisconnect(c);
             }
         }
         active = new RdmaConnection[0];
@@ -717,20 +478,12 @@ final class RdmaConnections {
             tcpAgent.close();
             tcpAgent = null;
         }
-        if (verbsCm != null) {
-            // The rdma_cm ids are not attached to the QPs (jdoca owns them): disconnect and destroy them first.
-            verbsCm.release();
-            verbsCm = null;
-        }
+        cm.release();
     }
 
     /** One duty cycle of connection management: rdma_cm events, then set-up work while something is pending. */
     int work() {
-        int n = 0;
-        VerbsCm cm = verbsCm;
-        if (cm != null) {
-            n += cm.poll();
-        }
+        int n = cm.poll();
         if (setupPending) {
             n += setupWork();
         }
@@ -738,8 +491,7 @@ final class RdmaConnections {
     }
 
     boolean hasCmEvents() {
-        VerbsCm cm = verbsCm;
-        return cm != null && cm.hasEvents();
+        return cm.hasEvents();
     }
 
     boolean setupPending() {
@@ -752,10 +504,7 @@ final class RdmaConnections {
             LOG.log(System.Logger.Level.WARNING, "rdma connection " + c.id + " lost: " + why + " (" + reason.docaName()
                     + ")");
         }
-        if (cmDisconnectCb != null && c.cm() && !c.cmReported) {
-            c.cmReported = true;
-            cmDisconnectCb.onDisconnect(c, c.userData());
-        }
+        cm.reportDisconnect(c);
         // Fatal for the context (DOCA stops it) unless other connections still carry traffic.
         for (int i = 0; i < connections.size(); i++) {
             RdmaConnection o = connections.get(i);
