@@ -14,7 +14,8 @@ import picocli.CommandLine.TypeConversionException;
  * DOCA's general program flags that every jdoca app shares ("DOCA Flags" in a DOCA app's usage):
  * {@code -h/--help}, {@code -v/--version} ({@link HelpVersionFlags}) and {@code --sdk-log-level}, as a
  * picocli mixin. An app adds it with {@code @Mixin DocaFlags doca;} <em>instead of</em>
- * {@code mixinStandardHelpOptions} (whose {@code -V/--version} would clash with DOCA's {@code -v/--version}); {@link DocaArgpFlags}
+ * {@code mixinStandardHelpOptions} (whose {@code -V/--version} would clash with DOCA's {@code -v/--version}); {@link
+ * DocaArgpFlags}
  * adds {@code -j/--json}. Each app keeps its own {@code -l/--log-level} (their defaults differ).
  *
  * <p>Thread rules: one instance per command object, written by picocli while parsing and read by

@@ -13,7 +13,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-/** The table and JSON of {@code ./jdoca bench}: ratio rules, skipped baselines (n/a), and {@code -d} on a suite without devices. */
+/**
+ * The table and JSON of {@code ./jdoca bench}: ratio rules, skipped baselines (n/a), and {@code -d} on a suite without
+ * devices.
+ */
 class BenchCommandTest {
     private static final String LAT_RULE = "baseline/value: perftest / jdoca, above 1 = jdoca faster";
 

@@ -20,7 +20,8 @@ import picocli.CommandLine.Option;
             "dma (DMA copy through the progress engine).",
             "",
             "By hand, each piece is its own app: ./jdoca target-rdma --help, ./jdoca gga-offload --help,",
-            "./jdoca zero-copy --help, ./jdoca initiator-comch --help, ./jdoca sbc-generator --help (docs/STORAGE.md)."})
+            "./jdoca zero-copy --help, ./jdoca initiator-comch --help, ./jdoca sbc-generator --help "
+                    + "(docs/STORAGE.md)."})
 public final class DemoCommand implements Callable<Integer> {
     /** -h/--help and -v/--version (the one version line of every app). */
     @Mixin

@@ -28,7 +28,8 @@ public final class DevicesCommand implements Callable<Integer> {
     HelpVersionFlags helpVersion;
 
     @Option(names = {"-d", "--device"},
-            description = "only this device (name, ibdev name, interface or PCI address; or an RDMA device name such as rxe0)")
+            description = "only this device (name, ibdev name, interface or PCI address; or an RDMA device name such "
+                    + "as rxe0)")
     String device;
 
     @Option(names = "--no-caps", description = "do not list capabilities")
@@ -89,7 +90,8 @@ public final class DevicesCommand implements Callable<Integer> {
             System.out.println("  " + all.note());
             return;
         }
-        System.out.printf("  %-10s %-19s %-7s %-10s %-6s %s%n", "name", "node_guid", "port", "state", "mtu", "link_layer");
+        System.out.printf("  %-10s %-19s %-7s %-10s %-6s %s%n", "name", "node_guid", "port", "state", "mtu",
+                "link_layer");
         for (VerbsDevices.Device d : devs) {
             if (d.error() != null) {
                 System.out.printf("  %-10s (cannot open: %s)%n", d.name(), d.error());
@@ -122,7 +124,8 @@ public final class DevicesCommand implements Callable<Integer> {
             cap("rdma.atomics (atomic_cap)", VerbsConstants.atomicCapName(d.atomicCap()));
             cap("rdma.max_rd_atomic (max_qp_rd_atom / init)", d.maxQpRdAtom() + " / " + d.maxQpInitRdAtom());
             cap("max_qp / max_cq / max_cqe", d.maxQp() + " / " + d.maxCq() + " / " + d.maxCqe());
-            cap("max_mr / max_mr_size / max_pd", d.maxMr() + " / " + Long.toUnsignedString(d.maxMrSize()) + " / " + d.maxPd());
+            cap("max_mr / max_mr_size / max_pd", d.maxMr() + " / " + Long.toUnsignedString(d.maxMrSize()) + " / "
+                    + d.maxPd());
             cap("max_srq_wr", d.maxSrqWr());
             for (VerbsDevices.Port p : d.ports()) {
                 String k = "port " + p.num() + " ";

@@ -30,7 +30,8 @@ import picocli.CommandLine.Option;
  * engine (the DOCA DMA-copy flow); the data is verified and the rate printed.
  */
 @Command(name = "dma-copy",
-        description = "DMA sample: export host memory (PCI), import it, copy it with DMA tasks through a progress engine, verify.")
+        description = "DMA sample: export host memory (PCI), import it, copy it with DMA tasks through a progress "
+                + "engine, verify.")
 public final class DmaCopyCommand implements Callable<Integer> {
     /** -h/--help and -v/--version (the one version line of every app). */
     @Mixin
@@ -39,7 +40,8 @@ public final class DmaCopyCommand implements Callable<Integer> {
     @Option(names = {"-d", "--device"}, defaultValue = "sw0", description = "device (default: ${DEFAULT-VALUE})")
     String device;
 
-    @Option(names = "--size", defaultValue = "64M", description = "bytes to copy (K/M/G suffixes; default: ${DEFAULT-VALUE})")
+    @Option(names = "--size", defaultValue = "64M",
+            description = "bytes to copy (K/M/G suffixes; default: ${DEFAULT-VALUE})")
     String size;
 
     @Option(names = "--chunk", defaultValue = "64K", description = "bytes per DMA task (default: ${DEFAULT-VALUE})")
@@ -48,7 +50,8 @@ public final class DmaCopyCommand implements Callable<Integer> {
     @Option(names = "--tasks", defaultValue = "32", description = "tasks in flight (default: ${DEFAULT-VALUE})")
     int tasks;
 
-    @Option(names = {"-l", "--log-level"}, defaultValue = "50", description = "DOCA log level 10..70 (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-l", "--log-level"}, defaultValue = "50",
+            description = "DOCA log level 10..70 (default: ${DEFAULT-VALUE})")
     int logLevel;
 
     @Override
@@ -151,8 +154,10 @@ public final class DmaCopyCommand implements Callable<Integer> {
                 return 1;
             }
             long mismatch = h.mismatch(dpuMem.segment());
-            out.printf(Locale.ROOT, "dma: copied %d bytes in %d-byte tasks (%d in flight) in %.3f ms: %.2f GB/s; verify %s%n",
-                    total, chunk, n, ns / 1e6, total / (double) ns, mismatch == -1 ? "OK" : "FAILED at byte " + mismatch);
+            out.printf(Locale.ROOT, "dma: copied %d bytes in %d-byte tasks (%d in flight) in %.3f ms: %.2f GB/s; "
+                    + "verify %s%n",
+                    total, chunk, n, ns / 1e6, total / (double) ns, mismatch == -1 ? "OK" : "FAILED at byte "
+                            + mismatch);
             pe.progressUntil(() -> dma.numInflightTasks() == 0, IdleStrategy.backoff(), 1_000_000_000L);
             dma.stop();
             local.close();
@@ -162,7 +167,8 @@ public final class DmaCopyCommand implements Callable<Integer> {
         }
     }
 
-    private static void rearm(DmaTaskMemcpy t, BufInventory inv, MemoryMap remote, MemoryMap local, long[] next, long total,
+    private static void rearm(DmaTaskMemcpy t, BufInventory inv, MemoryMap remote, MemoryMap local, long[] next,
+            long total,
             long chunk) {
         if (next[0] >= total) {
             t.src().decRefcount();
@@ -175,7 +181,8 @@ public final class DmaCopyCommand implements Callable<Integer> {
         t.submit();
     }
 
-    private static void rearmBufs(DmaTaskMemcpy t, BufInventory inv, MemoryMap remote, MemoryMap local, long off, long chunk) {
+    private static void rearmBufs(DmaTaskMemcpy t, BufInventory inv, MemoryMap remote, MemoryMap local, long off,
+            long chunk) {
         inv.reuseByData(t.src(), remote.baseAddress() + off, chunk);
         inv.reuseByAddr(t.dst(), local.baseAddress() + off, chunk);
     }

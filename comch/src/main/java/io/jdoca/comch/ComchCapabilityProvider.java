@@ -14,7 +14,8 @@ public final class ComchCapabilityProvider implements CapabilityProvider {
                 new Capability("comch", "client_is_supported", String.valueOf(Comch.capClientIsSupported(d))),
                 new Capability("comch", "max_msg_size", String.valueOf(Comch.capGetMaxMsgSize(d))),
                 new Capability("comch", "max_clients", String.valueOf(Comch.capGetMaxClients(d))),
-                new Capability("comch", "producer_max_imm_data_len", String.valueOf(Comch.capProducerGetMaxImmDataLen(d))),
+                new Capability("comch", "producer_max_imm_data_len",
+                        String.valueOf(Comch.capProducerGetMaxImmDataLen(d))),
                 new Capability("comch", "consumer_max_buf_size", String.valueOf(Comch.capConsumerGetMaxBufSize(d))));
     }
 }

@@ -147,7 +147,8 @@ public final class ComchConsumer extends Ctx {
                 c1 = CAPS.nextLong();
             } while ((c0 | c1) == 0);
             SharedMemory.grant(region, ComchWire.ringGrant(id), 0, region.size(), c0, c1);
-            connection.writeFrame(ComchWire.consumerNew(id, ringSlots, stride, maxMsgSize, bytes, c0, c1, region.name()));
+            connection.writeFrame(ComchWire.consumerNew(id, ringSlots, stride, maxMsgSize, bytes, c0, c1,
+                    region.name()));
             return DocaError.SUCCESS;
         } catch (DocaException e) {
             LOG.log(Level.WARNING, "consumer {0}: start failed: {1}", id, e.getMessage());
@@ -240,7 +241,8 @@ public final class ComchConsumer extends Ctx {
                 MemorySegment.copy(r.seg, slot + ComchRing.SLOT_DATA, b.segment(), b.tailOffset(), len);
                 b.appendData(len);
                 if (immLen > 0) {
-                    MemorySegment.copy(r.seg, java.lang.foreign.ValueLayout.JAVA_BYTE, slot + ComchRing.SLOT_IMM, t.imm, 0,
+                    MemorySegment.copy(r.seg, java.lang.foreign.ValueLayout.JAVA_BYTE, slot + ComchRing.SLOT_IMM,
+                            t.imm, 0,
                             immLen);
                 }
                 t.immLen = immLen;

@@ -50,7 +50,8 @@ class ComchFuzzTest {
                     }
                     default -> {
                         // a consumer announcement with random geometry and a random path
-                        ByteBuffer b = ByteBuffer.allocate(64).putInt(60).put(ComchWire.CONSUMER_NEW).putInt(rnd.nextInt())
+                        ByteBuffer b = ByteBuffer.allocate(64).putInt(60).put(ComchWire.CONSUMER_NEW)
+                                .putInt(rnd.nextInt())
                                 .putInt(1 << rnd.nextInt(31)).putInt(rnd.nextInt()).putInt(rnd.nextInt())
                                 .putLong(rnd.nextLong()).putInt(20);
                         while (b.hasRemaining()) {

@@ -58,7 +58,8 @@ class ComchRingPropertiesTest {
                     byte[] want = expected.poll();
                     assertThat(ring.slotLen(tail)).isEqualTo(want.length);
                     byte[] got = new byte[want.length];
-                    MemorySegment.copy(ring.seg, ValueLayout.JAVA_BYTE, ring.slotOffset(tail) + ComchRing.SLOT_DATA, got, 0,
+                    MemorySegment.copy(ring.seg, ValueLayout.JAVA_BYTE, ring.slotOffset(tail) + ComchRing.SLOT_DATA,
+                            got, 0,
                             got.length);
                     assertThat(got).isEqualTo(want);
                     ring.consumed(tail);

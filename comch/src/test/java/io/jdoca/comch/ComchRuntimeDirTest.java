@@ -42,8 +42,8 @@ class ComchRuntimeDirTest {
             assertThat(s.start()).isEqualTo(DocaError.SUCCESS);
             try {
                 assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir))).isEqualTo("rwx------");
-                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(Comch.socketPath("private-test"))))
-                        .isEqualTo("rw-------");
+                assertThat(PosixFilePermissions.toString(
+                        Files.getPosixFilePermissions(Comch.socketPath("private-test")))).isEqualTo("rw-------");
             } finally {
                 s.stop();
                 pe.progressUntil(() -> s.state() == CtxState.IDLE, IdleStrategy.backoff(), 2_000_000_000L);

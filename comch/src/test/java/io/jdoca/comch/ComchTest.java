@@ -45,14 +45,17 @@ class ComchTest {
         cpe = ProgressEngine.create();
         server = ComchServer.create(dev, null, name);
         server.taskSendSetConf((t, u, c) -> t.free(), (t, u, c) -> t.free(), 8);
-        server.eventMsgRecvRegister((conn, msg, len) -> serverMsgs.add(new String(msg, 0, len, StandardCharsets.UTF_8)));
-        server.eventConsumerRegister((conn, id) -> serverNewConsumers.add(id), (conn, id) -> serverExpiredConsumers.add(id));
+        server.eventMsgRecvRegister((conn, msg, len) -> serverMsgs.add(new String(msg, 0, len,
+                StandardCharsets.UTF_8)));
+        server.eventConsumerRegister((conn, id) -> serverNewConsumers.add(id), (conn, id) ->
+                serverExpiredConsumers.add(id));
         server.eventConnectionStatusChangedRegister((conn, up) -> serverConnEvents.add(up));
         spe.connectCtx(server);
         assertThat(server.start()).isEqualTo(DocaError.SUCCESS);
         client = ComchClient.create(dev, name);
         client.taskSendSetConf((t, u, c) -> t.free(), (t, u, c) -> t.free(), 8);
-        client.eventMsgRecvRegister((conn, msg, len) -> clientMsgs.add(new String(msg, 0, len, StandardCharsets.UTF_8)));
+        client.eventMsgRecvRegister((conn, msg, len) -> clientMsgs.add(new String(msg, 0, len,
+                StandardCharsets.UTF_8)));
         cpe.connectCtx(client);
         assertThat(client.start()).isEqualTo(DocaError.IN_PROGRESS);
         progressUntil(() -> client.state() == CtxState.RUNNING && server.connection() != null);
@@ -93,7 +96,8 @@ class ComchTest {
         assertThat(serverMsgs).containsExactly("hello server");
 
         byte[] reply = "hello client".getBytes(StandardCharsets.UTF_8);
-        assertThat(server.taskSendAllocInit(server.connection(), reply, reply.length).submit()).isEqualTo(DocaError.SUCCESS);
+        assertThat(server.taskSendAllocInit(server.connection(), reply,
+                reply.length).submit()).isEqualTo(DocaError.SUCCESS);
         progressUntil(() -> clientMsgs.size() == 1);
         assertThat(clientMsgs).containsExactly("hello client");
         assertThat(serverConnEvents).containsExactly(true);

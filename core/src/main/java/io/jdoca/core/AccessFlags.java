@@ -15,7 +15,8 @@ public final class AccessFlags {
     public static final int PCI_READ_ONLY = 1 << 4;
     public static final int PCI_READ_WRITE = 1 << 5;
 
-    public static final int ALL = LOCAL_READ_WRITE | RDMA_READ | RDMA_WRITE | RDMA_ATOMIC | PCI_READ_ONLY | PCI_READ_WRITE;
+    public static final int ALL =
+            LOCAL_READ_WRITE | RDMA_READ | RDMA_WRITE | RDMA_ATOMIC | PCI_READ_ONLY | PCI_READ_WRITE;
     public static final int ANY_RDMA = RDMA_READ | RDMA_WRITE | RDMA_ATOMIC;
     public static final int ANY_PCI = PCI_READ_ONLY | PCI_READ_WRITE;
 
@@ -32,7 +33,8 @@ public final class AccessFlags {
             return "LOCAL_READ_ONLY";
         }
         StringBuilder sb = new StringBuilder();
-        String[] names = {"LOCAL_READ_WRITE", "RDMA_READ", "RDMA_WRITE", "RDMA_ATOMIC", "PCI_READ_ONLY", "PCI_READ_WRITE"};
+        String[] names = {"LOCAL_READ_WRITE", "RDMA_READ", "RDMA_WRITE", "RDMA_ATOMIC", "PCI_READ_ONLY",
+                "PCI_READ_WRITE"};
         for (int i = 0; i < names.length; i++) {
             if ((flags & (1 << i)) != 0) {
                 if (!sb.isEmpty()) {

@@ -23,7 +23,8 @@ import java.nio.ByteOrder;
  * The first B/2 bytes go to data_1, the last B/2 to data_2. Packing fails when
  * {@code compressed_size + 12 > B}, as in DOCA: such a block gets TOO_BIG (see docs/STORAGE-GGA.md).
  *
- * <p>Static methods are stateless; the {@link Lz4StreamCodec} passed in (the compress library's engine) is per thread. All methods
+ * <p>Static methods are stateless; the {@link Lz4StreamCodec} passed in (the compress library's engine) is per thread.
+ * All methods
  * are allocation-free and return a size (&ge; 0) or the negated {@link DocaError} code.
  */
 public final class CompressedContainer {
@@ -66,7 +67,8 @@ public final class CompressedContainer {
     }
 
     /** Lays out a container around an already compressed stream (the stream must not overlap {@code dst}). */
-    public static void writeFromStream(MemorySegment stream, long streamOff, int csize, int blockSize, MemorySegment dst,
+    public static void writeFromStream(MemorySegment stream, long streamOff, int csize, int blockSize,
+            MemorySegment dst,
             long dstOff) {
         dst.set(U32_BE, dstOff + OFF_ORIGINAL_SIZE, blockSize);
         dst.set(U32_BE, dstOff + OFF_COMPRESSED_SIZE, csize);
@@ -103,7 +105,8 @@ public final class CompressedContainer {
      * that does not decode to original_size bytes (corrupt storage must never reach the initiator
      * as data).
      */
-    public static int unpack(Lz4StreamCodec lz4, MemorySegment c, long off, int blockSize, MemorySegment dst, long dstOff,
+    public static int unpack(Lz4StreamCodec lz4, MemorySegment c, long off, int blockSize, MemorySegment dst,
+            long dstOff,
             int dstCap) {
         int csize = validate(c, off, blockSize, dstCap);
         if (csize < 0) {

@@ -84,7 +84,8 @@ public final class GgaService extends ControlService<ServiceControlState> {
     static final List<DataPathMetrics.Series> METRICS = List.of(
             new DataPathMetrics.Series("jdoca_storage_requests",
                     "IO requests the data path completed, by worker (one per --cpu).", null, null),
-            new DataPathMetrics.Series("jdoca_storage_ops", "Completed I/Os by worker and op (read, write).", "op", "read"),
+            new DataPathMetrics.Series("jdoca_storage_ops", "Completed I/Os by worker and op (read, write).", "op",
+                    "read"),
             new DataPathMetrics.Series("jdoca_storage_ops", "", "op", "write"),
             new DataPathMetrics.Series("jdoca_storage_errors", "Data-path errors by worker and kind: failed I/O, write "
                     + "refused (target out of service), write too big, illegal transaction transition.", "kind", "io"),

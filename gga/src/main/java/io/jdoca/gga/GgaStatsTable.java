@@ -15,7 +15,8 @@ public final class GgaStatsTable {
     }
 
     /** Prints the table; {@code lostMask} holds the targets the control thread saw disappear. */
-    public static void print(PrintStream out, List<Integer> cpus, List<WorkerStats> stats, int lostMask, long runNanos) {
+    public static void print(PrintStream out, List<Integer> cpus, List<WorkerStats> stats, int lostMask,
+            long runNanos) {
         int down = lostMask;
         long recoveries = 0;
         long degraded = 0;
@@ -32,7 +33,8 @@ public final class GgaStatsTable {
             out.printf(Locale.ROOT, "| Core: %d%n", core);
             out.printf(Locale.ROOT, "| Operation count: %d (reads %d, writes %d)%n", s.ops(), s.reads(), s.writes());
             out.printf(Locale.ROOT, "| PE hit rate: %.2f%% (%d:%d)%n", s.peHitRate(), s.peHits(), s.peMisses());
-            out.printf(Locale.ROOT, "| Recovery count: %d (degraded-mode recoveries %d, refetches %d)%n", s.recoveries(),
+            out.printf(Locale.ROOT, "| Recovery count: %d (degraded-mode recoveries %d, refetches %d)%n",
+                    s.recoveries(),
                     s.degradedReads(), s.refetches());
             out.printf(Locale.ROOT, "| Failed IOs: %d (writes refused %d, incompressible %d)%n", s.failedIos(),
                     s.refusedWrites(), s.tooBigWrites());
@@ -51,7 +53,8 @@ public final class GgaStatsTable {
                     sb.append(sb.isEmpty() ? "" : ", ").append(TargetRole.name(r));
                 }
             }
-            out.printf(Locale.ROOT, "| Service state: DEGRADED (lost: %s; %d reads served by recovery)%n", sb, degraded);
+            out.printf(Locale.ROOT, "| Service state: DEGRADED (lost: %s; %d reads served by recovery)%n", sb,
+                    degraded);
         } else {
             out.println("| Service state: healthy");
         }

@@ -6,7 +6,8 @@ package io.jdoca.gga;
  *
  * <p>Immutable snapshot; any thread.
  */
-public record WorkerStats(int core, long ops, long reads, long writes, long recoveries, long degradedReads, long failedIos,
+public record WorkerStats(int core, long ops, long reads, long writes, long recoveries, long degradedReads,
+        long failedIos,
         long refusedWrites, long tooBigWrites, long refetches, long peHits, long peMisses, int downMask,
         long illegalTransitions, long dataPathAllocatedBytes, long allocationMeasuredOps) {
 

@@ -60,7 +60,8 @@ class CompressedContainerTest {
         byte[] in = new byte[4096];
         new Random(7).nextBytes(in);
         byte[] c = new byte[4096];
-        int r = CompressedContainer.pack(lz4, MemorySegment.ofArray(in), 0, 4096, MemorySegment.ofArray(new byte[4096]), 0,
+        int r = CompressedContainer.pack(lz4, MemorySegment.ofArray(in), 0, 4096,
+                MemorySegment.ofArray(new byte[4096]), 0,
                 MemorySegment.ofArray(c), 0);
         assertThat(r).isEqualTo(-DocaError.TOO_BIG.code());
     }
@@ -82,11 +83,13 @@ class CompressedContainerTest {
         for (int[] h : bad) {
             byte[] x = c.clone();
             ByteBuffer.wrap(x).putInt(0, h[0]).putInt(4, h[1]);
-            assertThat(CompressedContainer.unpack(lz4, MemorySegment.ofArray(x), 0, bs, MemorySegment.ofArray(dst), 0, bs))
+            assertThat(CompressedContainer.unpack(lz4, MemorySegment.ofArray(x), 0, bs, MemorySegment.ofArray(dst), 0,
+                    bs))
                     .as("header %d/%d", h[0], h[1]).isEqualTo(-DocaError.IO_FAILED.code());
         }
         byte[] zero = new byte[bs];
-        assertThat(CompressedContainer.unpack(lz4, MemorySegment.ofArray(zero), 0, bs, MemorySegment.ofArray(dst), 0, bs))
+        assertThat(CompressedContainer.unpack(lz4, MemorySegment.ofArray(zero), 0, bs, MemorySegment.ofArray(dst), 0,
+                bs))
                 .isEqualTo(-DocaError.IO_FAILED.code());
     }
 
@@ -95,7 +98,8 @@ class CompressedContainerTest {
         int bs = halves64 * 128;
         byte[] in = text(bs, seed);
         byte[] c = new byte[bs];
-        int csize = CompressedContainer.pack(lz4, MemorySegment.ofArray(in), 0, bs, MemorySegment.ofArray(new byte[bs]), 0,
+        int csize = CompressedContainer.pack(lz4, MemorySegment.ofArray(in), 0, bs,
+                MemorySegment.ofArray(new byte[bs]), 0,
                 MemorySegment.ofArray(c), 0);
         if (csize < 0) {
             assertThat(csize).isEqualTo(-DocaError.TOO_BIG.code()); // tiny blocks may not shrink by 12 bytes

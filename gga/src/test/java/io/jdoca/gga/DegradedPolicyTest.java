@@ -26,7 +26,8 @@ class DegradedPolicyTest {
             assertThat(DegradedPolicy.readPlan(k, DP)).isEqualTo(RecoveryKind.NONE);
             for (int down : new int[] {D1, D2, DP}) {
                 RecoveryKind plan = DegradedPolicy.readPlan(k, down);
-                assertThat(DegradedPolicy.targetsOf(plan) & down).as("plan %s never touches a lost target", plan).isZero();
+                assertThat(DegradedPolicy.targetsOf(plan) & down).as("plan %s never touches a lost target",
+                        plan).isZero();
                 // one lost target: the write lands on the survivors and is logged dirty for it
                 assertThat(DegradedPolicy.writeAllowed(down)).isTrue();
             }

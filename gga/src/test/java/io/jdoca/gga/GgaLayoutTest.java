@@ -35,7 +35,8 @@ class GgaLayoutTest {
     }
 
     @Property
-    void targetOffsetFormula(@ForAll @IntRange(min = 1, max = 1024) int half64, @ForAll @LongRange(min = 0, max = 1L << 30) long blk,
+    void targetOffsetFormula(@ForAll @IntRange(min = 1, max = 1024) int half64, @ForAll @LongRange(min = 0,
+            max = 1L << 30) long blk,
             @ForAll @IntRange(min = 0, max = 254) int idx) {
         GgaLayout l = new GgaLayout(half64 * 64);
         long b = l.halfSize();

@@ -61,12 +61,14 @@ class GgaServiceStatsTest {
             for (int i = 0; i < 3; i++) {
                 int port = freePort();
                 Path content = sbc[i];
-                targets.add(ex.submit(() -> new TargetRdma(new TargetRdma.Config("sw0", List.of(0), port, content, BLOCKS,
+                targets.add(ex.submit(() -> new TargetRdma(new TargetRdma.Config("sw0", List.of(0), port, content,
+                        BLOCKS,
                         HALF, null, 30_000_000_000L), abort).run(QUIET)));
                 addrs.add("127.0.0.1:" + port);
             }
             String channel = "gga-stats-test-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
-            GgaService svc = new GgaService(new GgaService.Config("sw0", null, List.of(0), addrs, EcMatrixType.VANDERMONDE,
+            GgaService svc = new GgaService(new GgaService.Config("sw0", null, List.of(0), addrs,
+                    EcMatrixType.VANDERMONDE,
                     channel, 30_000_000_000L, 1), abort);
             Future<Integer> g = ex.submit(() -> svc.run(QUIET));
             long ops = 2_000;

@@ -21,7 +21,8 @@ class GgaStatsTableTest {
         WorkerStats a = new WorkerStats(0, 100, 60, 40, 6, 0, 0, 0, 0, 0, 75, 25, 0, 0, 0, 4000);
         WorkerStats b = new WorkerStats(1, 10, 10, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0);
         String out = print(List.of(a, b), 0);
-        assertThat(out).contains("| Core: 4").contains("| Core: 5").contains("| Operation count: 100 (reads 60, writes 40)")
+        assertThat(out).contains("| Core: 4").contains("| Core: 5").contains("| Operation count: 100 (reads 60, writes "
+                + "40)")
                 .contains("| PE hit rate: 75.00% (75:25)").contains("| Recovery count: 6")
                 .contains("| Data path allocation: 0 bytes over 4000 ops after warm-up (0.000 B/op)")
                 .contains("| Total recovery count: 7").contains("| Service state: healthy")

@@ -68,7 +68,8 @@ class IoRequestCheckFuzzTest {
             accepted += j >= 0 ? 1 : 0;
             int res = IoRequestCheck.responseResult(m);
             assertThat(res).isEqualTo(m.typeCode() == 0 ? m.result() : DocaError.IO_FAILED.code());
-            assertThat(IoRequestCheck.request(m, len, L, CAPACITY, HOST)).isLessThanOrEqualTo(GgaLayout.MAX_BLOCKS_PER_IO);
+            assertThat(IoRequestCheck.request(m, len, L, CAPACITY,
+                    HOST)).isLessThanOrEqualTo(GgaLayout.MAX_BLOCKS_PER_IO);
         }
         assertThat(accepted).isPositive();
     }

@@ -42,7 +42,8 @@ class RecoverySchedulerTest {
     }
 
     @Property
-    void countIsFloorOfReadsOverN(@ForAll @IntRange(min = 1, max = 50) int n, @ForAll @IntRange(min = 0, max = 2000) int reads) {
+    void countIsFloorOfReadsOverN(@ForAll @IntRange(min = 1, max = 50) int n, @ForAll @IntRange(min = 0,
+            max = 2000) int reads) {
         RecoveryScheduler s = new RecoveryScheduler(n);
         long a = take(s, reads).stream().filter(k -> k == RecoveryKind.RECOVER_A).count();
         assertThat(s.recoveries()).isEqualTo(reads / n);

@@ -20,14 +20,17 @@ public final class RdmaCapabilities implements CapabilityProvider {
         add(l, "task_atomic_cmp_swp_is_supported", Rdma.capTaskAtomicCmpSwpIsSupported(d));
         add(l, "task_atomic_fetch_add_is_supported", Rdma.capTaskAtomicFetchAddIsSupported(d));
         add(l, "task_remote_net_sync_event_get_is_supported", Rdma.capTaskRemoteNetSyncEventGetIsSupported(d));
-        add(l, "task_remote_net_sync_event_notify_set_is_supported", Rdma.capTaskRemoteNetSyncEventNotifySetIsSupported(d));
-        add(l, "task_remote_net_sync_event_notify_add_is_supported", Rdma.capTaskRemoteNetSyncEventNotifyAddIsSupported(d));
+        add(l, "task_remote_net_sync_event_notify_set_is_supported",
+                Rdma.capTaskRemoteNetSyncEventNotifySetIsSupported(d));
+        add(l, "task_remote_net_sync_event_notify_add_is_supported",
+                Rdma.capTaskRemoteNetSyncEventNotifyAddIsSupported(d));
         add(l, "get_max_message_size", Rdma.capMaxMessageSize(d));
         add(l, "get_max_send_buf_list_len", Rdma.capMaxSendBufListLen(d));
         add(l, "task_receive_get_max_dst_buf_list_len", Rdma.capTaskReceiveMaxDstBufListLen(d));
         add(l, "get_max_send_queue_size", Rdma.capMaxSendQueueSize(d));
         add(l, "get_max_recv_queue_size", Rdma.capMaxRecvQueueSize(d));
-        l.add(new Capability("rdma", "transports", d != null && d.isVerbs() ? "verbs (rdma-core RC QPs; the default on this device), shm, tcp"
+        l.add(new Capability("rdma", "transports", d != null && d.isVerbs()
+                ? "verbs (rdma-core RC QPs; the default on this device), shm, tcp"
                 : "shm (same host), tcp"));
         return l;
     }

@@ -8,7 +8,10 @@ public final class RdmaCmCallbacks {
     private RdmaCmCallbacks() {
     }
 
-    /** A peer dialled {@link Rdma#startListenToPort}: answer with {@link Rdma#connectionAccept} or {@link Rdma#connectionReject}. */
+    /**
+     * A peer dialled {@link Rdma#startListenToPort}: answer with {@link Rdma#connectionAccept} or {@link
+     * Rdma#connectionReject}.
+     */
     @FunctionalInterface
     public interface ConnectionRequest {
         void onRequest(RdmaConnection request, long ctxUserData);

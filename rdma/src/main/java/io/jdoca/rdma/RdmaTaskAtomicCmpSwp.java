@@ -4,7 +4,8 @@ import io.jdoca.core.exec.TaskPool;
 import io.jdoca.core.mem.Buf;
 
 /**
- * Atomic compare-and-swap task ({@code doca_rdma_task_atomic_cmp_swp}): 8 bytes of remote memory (RDMA_ATOMIC), atomic with respect to every other atomic on that address from any connection.
+ * Atomic compare-and-swap task ({@code doca_rdma_task_atomic_cmp_swp}): 8 bytes of remote memory (RDMA_ATOMIC), atomic
+ * with respect to every other atomic on that address from any connection.
  *
  * <p>Engine thread only; re-arm with the setters and submit again, or free.
  */

@@ -4,7 +4,8 @@ import io.jdoca.core.exec.TaskPool;
 import io.jdoca.core.mem.Buf;
 
 /**
- * Atomic fetch-and-add task ({@code doca_rdma_task_atomic_fetch_add}): adds to 8 bytes of remote memory (RDMA_ATOMIC) and returns the previous value.
+ * Atomic fetch-and-add task ({@code doca_rdma_task_atomic_fetch_add}): adds to 8 bytes of remote memory (RDMA_ATOMIC)
+ * and returns the previous value.
  *
  * <p>Engine thread only; re-arm with the setters and submit again, or free.
  */

@@ -4,7 +4,8 @@ import io.jdoca.core.exec.TaskPool;
 import io.jdoca.core.mem.Buf;
 
 /**
- * Read task ({@code doca_rdma_task_read}): reads the data section of a remote buffer (from the peer's exported map, RDMA_READ) and appends it to the local destination.
+ * Read task ({@code doca_rdma_task_read}): reads the data section of a remote buffer (from the peer's exported map,
+ * RDMA_READ) and appends it to the local destination.
  *
  * <p>Engine thread only; re-arm with the setters and submit again, or free.
  */

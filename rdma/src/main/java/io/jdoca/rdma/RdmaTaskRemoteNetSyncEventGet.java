@@ -4,7 +4,8 @@ import io.jdoca.core.exec.TaskPool;
 import io.jdoca.core.mem.Buf;
 
 /**
- * Get-remote-sync-event task ({@code doca_rdma_task_remote_net_sync_event_get}): appends the 8-byte value of a remote sync event to the local destination (RDMA_READ).
+ * Get-remote-sync-event task ({@code doca_rdma_task_remote_net_sync_event_get}): appends the 8-byte value of a remote
+ * sync event to the local destination (RDMA_READ).
  *
  * <p>Engine thread only; re-arm with the setters and submit again, or free.
  */

@@ -4,7 +4,8 @@ import io.jdoca.core.exec.TaskPool;
 import io.jdoca.core.mem.Buf;
 
 /**
- * Add-remote-sync-event task ({@code doca_rdma_task_remote_net_sync_event_notify_add}): atomically adds to a remote sync event and appends its previous value to the result buffer (RDMA_ATOMIC).
+ * Add-remote-sync-event task ({@code doca_rdma_task_remote_net_sync_event_notify_add}): atomically adds to a remote
+ * sync event and appends its previous value to the result buffer (RDMA_ATOMIC).
  *
  * <p>Engine thread only; re-arm with the setters and submit again, or free.
  */

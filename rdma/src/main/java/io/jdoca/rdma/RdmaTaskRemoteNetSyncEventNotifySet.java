@@ -4,7 +4,8 @@ import io.jdoca.core.exec.TaskPool;
 import io.jdoca.core.mem.Buf;
 
 /**
- * Set-remote-sync-event task ({@code doca_rdma_task_remote_net_sync_event_notify_set}): sets a remote sync event to the 8 bytes at the start of the source data (RDMA_WRITE).
+ * Set-remote-sync-event task ({@code doca_rdma_task_remote_net_sync_event_notify_set}): sets a remote sync event to the
+ * 8 bytes at the start of the source data (RDMA_WRITE).
  *
  * <p>Engine thread only; re-arm with the setters and submit again, or free.
  */

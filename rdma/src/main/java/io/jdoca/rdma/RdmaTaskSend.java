@@ -4,7 +4,8 @@ import io.jdoca.core.exec.TaskPool;
 import io.jdoca.core.mem.Buf;
 
 /**
- * Send task ({@code doca_rdma_task_send}): sends the source data section as one message; the peer must have a receive task posted.
+ * Send task ({@code doca_rdma_task_send}): sends the source data section as one message; the peer must have a receive
+ * task posted.
  *
  * <p>Engine thread only; re-arm with the setters and submit again, or free.
  */

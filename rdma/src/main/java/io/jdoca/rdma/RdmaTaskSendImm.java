@@ -4,7 +4,8 @@ import io.jdoca.core.exec.TaskPool;
 import io.jdoca.core.mem.Buf;
 
 /**
- * Send-with-immediate task ({@code doca_rdma_task_send_imm}): a send that also delivers a 32-bit immediate to the peer's receive task.
+ * Send-with-immediate task ({@code doca_rdma_task_send_imm}): a send that also delivers a 32-bit immediate to the
+ * peer's receive task.
  *
  * <p>Engine thread only; re-arm with the setters and submit again, or free.
  */

@@ -4,7 +4,8 @@ import io.jdoca.core.exec.TaskPool;
 import io.jdoca.core.mem.Buf;
 
 /**
- * Write task ({@code doca_rdma_task_write}): writes the local source data to the tail of a remote buffer (peer's exported map, RDMA_WRITE).
+ * Write task ({@code doca_rdma_task_write}): writes the local source data to the tail of a remote buffer (peer's
+ * exported map, RDMA_WRITE).
  *
  * <p>Engine thread only; re-arm with the setters and submit again, or free.
  */

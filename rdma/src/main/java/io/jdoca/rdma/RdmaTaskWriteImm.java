@@ -4,7 +4,8 @@ import io.jdoca.core.exec.TaskPool;
 import io.jdoca.core.mem.Buf;
 
 /**
- * Write-with-immediate task ({@code doca_rdma_task_write_imm}): a write that also consumes one of the peer's posted receive tasks, which reports the immediate.
+ * Write-with-immediate task ({@code doca_rdma_task_write_imm}): a write that also consumes one of the peer's posted
+ * receive tasks, which reports the immediate.
  *
  * <p>Engine thread only; re-arm with the setters and submit again, or free.
  */

@@ -115,7 +115,8 @@ final class ShmEndpoint extends RdmaEndpoint {
         this.inHead = (long) LONG.getVolatile(in, OFF_HEAD);
         String ring = conn.peer.shmRegion();
         String peerName = "rdma peer pid " + conn.peer.pid();
-        SharedRegion probe = SharedMemory.mapGranted(ring, conn.peer.nonce(), conn.peer.ringCap0(), conn.peer.ringCap1(),
+        SharedRegion probe = SharedMemory.mapGranted(ring, conn.peer.nonce(), conn.peer.ringCap0(),
+                conn.peer.ringCap1(),
                 0, SLOTS, peerName);
         int slots;
         int slotSize;
@@ -234,7 +235,8 @@ final class ShmEndpoint extends RdmaEndpoint {
                 putResult(l, old);
             }
             case RdmaTask.K_FADD, RdmaTask.K_SE_ADD -> putResult(l, (long) LONG.getAndAdd(rs, off, t.operand));
-            case RdmaTask.K_SE_SET -> LONG.setVolatile(rs, off, l.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, l.dataOffset()));
+            case RdmaTask.K_SE_SET -> LONG.setVolatile(rs, off, l.segment().get(ValueLayout.JAVA_LONG_UNALIGNED,
+                    l.dataOffset()));
             default -> t.result = DocaError.UNEXPECTED;
         }
     }
@@ -288,8 +290,10 @@ final class ShmEndpoint extends RdmaEndpoint {
             long now = System.nanoTime();
             if (now - lastLivenessNanos > LIVENESS_PERIOD_NANOS) {
                 lastLivenessNanos = now;
-                if ((int) INT.getAcquire(in, OFF_PEER_CLOSED) != 0 || (int) INT.getAcquire(out, OFF_OWNER_CLOSED) != 0) {
-                    broken(DocaError.CONNECTION_RESET, PeerLiveness.Rule.CLOSED.label() + ": peer closed the connection");
+                if ((int) INT.getAcquire(in, OFF_PEER_CLOSED) != 0 || (int) INT.getAcquire(out,
+                        OFF_OWNER_CLOSED) != 0) {
+                    broken(DocaError.CONNECTION_RESET, PeerLiveness.Rule.CLOSED.label()
+                            + ": peer closed the connection");
                 } else if (peerProc == null || !peerProc.isAlive()) {
                     broken(DocaError.CONNECTION_RESET, PeerLiveness.Rule.PID_GONE.label() + ": peer process "
                             + conn.peer.pid() + " is gone");
@@ -409,7 +413,8 @@ final class ShmEndpoint extends RdmaEndpoint {
                 curRecv = null;
                 r.resultLen = total;
                 r.immediate = in.get(ValueLayout.JAVA_INT, s + SLOT_IMM);
-                r.opcode = op == OP_SEND ? RdmaOpcode.SEND : op == OP_SEND_IMM ? RdmaOpcode.SEND_WITH_IMM : RdmaOpcode.WRITE_WITH_IMM;
+                r.opcode = op == OP_SEND ? RdmaOpcode.SEND : op == OP_SEND_IMM
+                        ? RdmaOpcode.SEND_WITH_IMM : RdmaOpcode.WRITE_WITH_IMM;
                 r.conn = conn;
                 rdma.done(r, curStatus);
                 n++;

@@ -31,7 +31,8 @@ public final class SyncEventRemoteNet implements AutoCloseable {
     /** {@code doca_sync_event_remote_net_create_from_export}; INVALID_VALUE for a malformed blob. */
     public static SyncEventRemoteNet createFromExport(byte[] blob, Dev dev) {
         if (blob == null || blob.length < 8 + 6) {
-            throw new DocaException(DocaError.INVALID_VALUE, "remote sync event blob of " + (blob == null ? 0 : blob.length)
+            throw new DocaException(DocaError.INVALID_VALUE, "remote sync event blob of " + (blob == null
+                    ? 0 : blob.length)
                     + " bytes, expected " + (8 + io.jdoca.core.mem.MmapExport.SIZE)
                     + " (u64 address + memory map export; from exportToRemoteNet)");
         }

@@ -64,7 +64,8 @@ final class VerbsErrors {
     static DocaError connectionReason(int wcStatus) {
         return switch (wcStatus) {
             case VerbsConstants.IBV_WC_RNR_RETRY_EXC_ERR -> DocaError.TIME_OUT;
-            case VerbsConstants.IBV_WC_RETRY_EXC_ERR, VerbsConstants.IBV_WC_RESP_TIMEOUT_ERR -> DocaError.CONNECTION_RESET;
+            case VerbsConstants.IBV_WC_RETRY_EXC_ERR, VerbsConstants.IBV_WC_RESP_TIMEOUT_ERR ->
+                    DocaError.CONNECTION_RESET;
             default -> map(wcStatus, DocaError.CONNECTION_RESET);
         };
     }

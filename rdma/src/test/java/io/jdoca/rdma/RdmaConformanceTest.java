@@ -72,7 +72,8 @@ abstract class RdmaConformanceTest {
     }
 
     RdmaConnection pair() {
-        return pair(AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA, AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA);
+        return pair(AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA,
+                AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA);
     }
 
     RdmaConnection pair(int bCtxPerms, int bMapPerms) {
@@ -144,7 +145,8 @@ abstract class RdmaConformanceTest {
         new Random(1).nextBytes(data);
         a.fill(0, data);
         Buf rdst = a.remoteBuf(remote, 100_000, 70_000, 0);
-        assertEquals(DocaError.SUCCESS, a.rdma.taskWriteAllocInit(c, a.buf(0, data.length, data.length), rdst, 1).submit());
+        assertEquals(DocaError.SUCCESS, a.rdma.taskWriteAllocInit(c, a.buf(0, data.length, data.length), rdst,
+                1).submit());
         await(() -> a.done.size() == 1, "write");
         assertEquals(DocaError.SUCCESS, a.done.get(0).status());
         assertArrayEquals(data, b.read(100_000, data.length));
@@ -250,7 +252,8 @@ abstract class RdmaConformanceTest {
 
     @Test
     void writeWithoutRemoteWritePermissionFailsWithoutTouchingMemory() {
-        RdmaConnection c = pair(AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA, AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ);
+        RdmaConnection c = pair(AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA,
+                AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ);
         MemoryMap remote = a.importMap(b.exportMap());
         a.fill(0, bytes("XXXX"));
         a.rdma.taskWriteAllocInit(c, a.buf(0, 4, 4), a.remoteBuf(remote, 0, 64, 0), 1).submit();
@@ -266,7 +269,8 @@ abstract class RdmaConformanceTest {
 
     @Test
     void peerContextPermissionsAreEnforced() {
-        RdmaConnection c = pair(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_WRITE, AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA);
+        RdmaConnection c = pair(AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_WRITE,
+                AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA);
         MemoryMap remote = a.importMap(b.exportMap());
         b.fill(0, bytes("secret"));
         Buf dst = a.buf(0, 64, 0);
@@ -324,10 +328,13 @@ abstract class RdmaConformanceTest {
             }
             RdmaTask t = switch (k) {
                 case 0 -> a.rdma.taskSendAllocInit(c, a.buf(submitted * 8L, 8, 8), submitted);
-                case 1 -> a.rdma.taskWriteAllocInit(c, a.buf(0, 4096, 4096), a.remoteBuf(remote, 200_000 + submitted * 4096L, 4096, 0),
+                case 1 -> a.rdma.taskWriteAllocInit(c, a.buf(0, 4096, 4096), a.remoteBuf(remote, 200_000
+                        + submitted * 4096L, 4096, 0),
                         submitted);
-                case 2 -> a.rdma.taskReadAllocInit(c, a.remoteBuf(remote, 0, 1024, 1024), a.buf(3_000_000, 1024, 0), submitted);
-                default -> a.rdma.taskAtomicFetchAddAllocInit(c, a.remoteBuf(remote, 64, 8, 8), a.buf(3_100_000 + submitted * 8L, 8, 0), 1,
+                case 2 -> a.rdma.taskReadAllocInit(c, a.remoteBuf(remote, 0, 1024, 1024), a.buf(3_000_000, 1024, 0),
+                        submitted);
+                default -> a.rdma.taskAtomicFetchAddAllocInit(c, a.remoteBuf(remote, 64, 8, 8), a.buf(3_100_000
+                        + submitted * 8L, 8, 0), 1,
                         submitted);
             };
             DocaError e = t.submit();
@@ -450,12 +457,14 @@ abstract class RdmaConformanceTest {
     // ------------------------------------------------------------------ multi-process cases
 
     /** Starts an {@link io.jdoca.rdma.samples.RdmaPeerSample} child and connects {@code side} to it. */
-    RdmaConnection connectToChild(Side side, io.jdoca.testkit.JavaProcess[] out, java.nio.file.Path dir, String mode, long count)
+    RdmaConnection connectToChild(Side side, io.jdoca.testkit.JavaProcess[] out, java.nio.file.Path dir, String mode,
+            long count)
             throws Exception {
         java.nio.file.Path ld = dir.resolve(mode + "-child.desc");
         java.nio.file.Path re = dir.resolve(mode + "-parent.desc");
         java.nio.file.Path mm = dir.resolve(mode + "-mmap.desc");
-        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(mode, "--transport", transport().name(), "-ld",
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(mode, "--transport",
+                transport().name(), "-ld",
                 ld.toString(), "-re", re.toString(), "-m", mm.toString(), "--count", Long.toString(count), "--go",
                 dir.getParent().resolve("go").toString()));
         args.addAll(childArgs());
@@ -488,7 +497,8 @@ abstract class RdmaConformanceTest {
         try {
             RdmaConnection c = connectToChild(a, child, dir, "echo", 0);
             child[0].awaitOutput("RUNNING", Duration.ofMillis(childStartMillis()));
-            MemoryMap remote = a.importMap(io.jdoca.rdma.samples.RdmaPeerSample.readDescriptor(dir.resolve("echo-mmap.desc"), 10_000));
+            MemoryMap remote = a.importMap(
+                    io.jdoca.rdma.samples.RdmaPeerSample.readDescriptor(dir.resolve("echo-mmap.desc"), 10_000));
             // a steady stream: 16 echo round trips and 16 writes always in flight
             for (int i = 0; i < 16; i++) {
                 a.rdma.taskReceiveAllocInit(a.buf(1_000_000 + i * 4096L, 4096, 0), 100 + i).submit();
@@ -500,7 +510,8 @@ abstract class RdmaConformanceTest {
                 if (a.rdma.numInflightTasks() < 40 && submitted[0] < 20_000) {
                     int i = submitted[0]++;
                     if ((i & 1) == 0) {
-                        a.rdma.taskWriteAllocInit(c, a.buf(0, 4096, 4096), a.remoteBuf(remote, (i % 32) * 4096L, 4096, 0), i).submit();
+                        a.rdma.taskWriteAllocInit(c, a.buf(0, 4096, 4096), a.remoteBuf(remote, (i % 32) * 4096L, 4096,
+                                0), i).submit();
                     } else {
                         a.rdma.taskSendAllocInit(c, a.buf(8192, 512, 512), i).submit();
                     }
@@ -510,7 +521,8 @@ abstract class RdmaConformanceTest {
                     Side.Done d = a.done.get(seen++);
                     if (d.kind() == RdmaTask.K_RECV && d.status() == DocaError.SUCCESS) {
                         // an echo came back: repost a receive for the next one
-                        RdmaTaskReceive r = a.rdma.taskReceiveAllocInit(a.buf(2_000_000 + (seen % 16) * 4096L, 4096, 0), 0);
+                        RdmaTaskReceive r = a.rdma.taskReceiveAllocInit(a.buf(2_000_000 + (seen % 16) * 4096L, 4096,
+                                0), 0);
                         if (r.submit() != DocaError.SUCCESS) {
                             r.free();
                         }
@@ -526,10 +538,12 @@ abstract class RdmaConformanceTest {
             // Time from the moment the peer is really gone (SIGKILL delivery is asynchronous).
             assertTrue(child[0].process().waitFor(10, java.util.concurrent.TimeUnit.SECONDS), "child died");
             long t0 = System.nanoTime();
-            Side.progressUntil(() -> a.rdma.state() == CtxState.IDLE, Duration.ofMillis(5 * Math.max(1000, peerDeathBoundMillis())),
+            Side.progressUntil(() -> a.rdma.state() == CtxState.IDLE, Duration.ofMillis(5 * Math.max(1000,
+                    peerDeathBoundMillis())),
                     "context IDLE after peer death", a);
             long ms = (System.nanoTime() - t0) / 1_000_000;
-            assertTrue(ms <= peerDeathBoundMillis(), "in-flight tasks flushed and context IDLE after " + ms + " ms (limit "
+            assertTrue(ms <= peerDeathBoundMillis(), "in-flight tasks flushed and context IDLE after " + ms
+                    + " ms (limit "
                     + peerDeathBoundMillis() + ")");
             java.util.List<Side.Done> after = a.done.subList(before, a.done.size());
             assertTrue(after.size() >= inflight, "every in-flight task completed");
@@ -537,7 +551,8 @@ abstract class RdmaConformanceTest {
                 if (d.status() == DocaError.SUCCESS) {
                     continue; // completed by the peer just before it died
                 }
-                assertTrue(d.status() == DocaError.CONNECTION_RESET || d.status() == DocaError.IO_FAILED, "status " + d.status());
+                assertTrue(d.status() == DocaError.CONNECTION_RESET || d.status() == DocaError.IO_FAILED, "status "
+                        + d.status());
             }
             assertEquals(0, a.rdma.numInflightTasks());
         } finally {
@@ -590,12 +605,14 @@ abstract class RdmaConformanceTest {
                         java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
                     }
                 }
-                assertEquals(CtxState.RUNNING, a.rdma.state(), "context after a 4.5 s peer pause; completions " + a.done);
+                assertEquals(CtxState.RUNNING, a.rdma.state(), "context after a 4.5 s peer pause; completions "
+                        + a.done);
                 assertEquals(RdmaConnectionState.ESTABLISHED, c.state());
             } finally {
                 signal(child[0], "CONT");
             }
-            Side.progressUntil(() -> a.done.size() >= before + 2, Duration.ofSeconds(30), "send + echo after the pause", a);
+            Side.progressUntil(() -> a.done.size() >= before + 2, Duration.ofSeconds(30),
+                    "send + echo after the pause", a);
             for (Side.Done d : a.done.subList(before, a.done.size())) {
                 assertEquals(DocaError.SUCCESS, d.status(), "after the pause: " + d);
             }
@@ -608,7 +625,8 @@ abstract class RdmaConformanceTest {
     }
 
     @Test
-    void atomicsAreAtomicUnderContentionFromTwoProcesses(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    void atomicsAreAtomicUnderContentionFromTwoProcesses(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
         a = new Side(transport());
         a.mem.set(ValueLayout.JAVA_LONG, 0, 0);
         io.jdoca.testkit.JavaProcess[] c1 = new io.jdoca.testkit.JavaProcess[1];
@@ -624,14 +642,16 @@ abstract class RdmaConformanceTest {
             java.nio.file.Files.writeString(dir.resolve("go"), "go");
             long deadline = System.nanoTime() + 90_000_000_000L + childStartMillis() * 1_000_000L;
             while (!(c1[0].output().contains("DONE") && c2[0].output().contains("DONE"))) {
-                assertTrue(System.nanoTime() < deadline, "children did not finish:\n" + c1[0].output() + "\n" + c2[0].output());
+                assertTrue(System.nanoTime() < deadline, "children did not finish:\n" + c1[0].output() + "\n"
+                        + c2[0].output());
                 if (!a.pe.progress()) {
                     Thread.sleep(1);
                 }
             }
             assertEquals(0, c1[0].awaitExit(Duration.ofSeconds(20)), c1[0].output());
             assertEquals(0, c2[0].awaitExit(Duration.ofSeconds(20)), c2[0].output());
-            assertEquals(2L * n, a.mem.get(ValueLayout.JAVA_LONG, 0), "every fetch-add from both processes counted once");
+            assertEquals(2L * n, a.mem.get(ValueLayout.JAVA_LONG, 0),
+                    "every fetch-add from both processes counted once");
         } finally {
             if (c1[0] != null) {
                 c1[0].close();
@@ -645,7 +665,8 @@ abstract class RdmaConformanceTest {
     // ------------------------------------------------------------------ zero allocation
 
     private static long ioThreadsAllocated() {
-        com.sun.management.ThreadMXBean bean = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        com.sun.management.ThreadMXBean bean =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         long sum = 0;
         for (Thread th : Thread.getAllStackTraces().keySet()) {
             // The tcp transport's agent (jdoca-rdma-tcp-N) and the verbs CQ waker (jdoca-rdma-io-verbs-cq-*).
@@ -670,8 +691,10 @@ abstract class RdmaConformanceTest {
                     Thread.yield();
                 }
                 if (System.nanoTime() - deadline[0] > 0) {
-                    throw new AssertionError("stalled: count " + a.count + ", errors " + a.errors + "/" + b.errors + ", in flight "
-                            + a.rdma.numInflightTasks() + ", state " + a.rdma.state() + " " + b.rdma.state() + ", done " + a.done);
+                    throw new AssertionError("stalled: count " + a.count + ", errors " + a.errors + "/" + b.errors
+                            + ", in flight "
+                            + a.rdma.numInflightTasks() + ", state " + a.rdma.state() + " " + b.rdma.state() + ", done "
+                                    + a.done);
                 }
             }
         };
@@ -680,7 +703,8 @@ abstract class RdmaConformanceTest {
         io.jdoca.testkit.AllocationMeter.Result r = io.jdoca.testkit.AllocationMeter.steadyState(0, ops, op);
         long io1 = ioThreadsAllocated();
         assertEquals(0, a.errors + b.errors, "errors during the measurement");
-        System.out.println(transport() + " PE bytes " + r.bytes() + ", transport threads " + (io1 - io0) + " over " + ops + " ops");
+        System.out.println(transport() + " PE bytes " + r.bytes() + ", transport threads " + (io1 - io0) + " over "
+                + ops + " ops");
         return (double) (r.bytes() + (io1 - io0)) / ops;
     }
 
@@ -703,7 +727,8 @@ abstract class RdmaConformanceTest {
         MemoryMap remote = a.importMap(b.exportMap());
         assertNoAllocation("write 4 KiB", bytesPerOp(() -> {
             for (int i = 0; i < 16; i++) {
-                a.rdma.taskWriteAllocInit(c, a.buf(i * 4096L, 4096, 4096), a.remoteBuf(remote, i * 4096L, 4096, 0), i).submit();
+                a.rdma.taskWriteAllocInit(c, a.buf(i * 4096L, 4096, 4096), a.remoteBuf(remote, i * 4096L, 4096, 0),
+                        i).submit();
             }
         }, allocOps(100_000)));
         a.rdma.taskWriteAllocInit(c, a.buf(0, 65536, 65536), a.remoteBuf(remote, 1 << 20, 65536, 0), 99).submit();
@@ -718,11 +743,13 @@ abstract class RdmaConformanceTest {
         MemoryMap remote = a.importMap(b.exportMap());
         assertNoAllocation("read 4 KiB", bytesPerOp(() -> {
             for (int i = 0; i < 16; i++) {
-                a.rdma.taskReadAllocInit(c, a.remoteBuf(remote, i * 4096L, 4096, 4096), a.buf(100_000 + i * 4096L, 4096, 0), i).submit();
+                a.rdma.taskReadAllocInit(c, a.remoteBuf(remote, i * 4096L, 4096, 4096), a.buf(100_000 + i * 4096L,
+                        4096, 0), i).submit();
             }
         }, allocOps(100_000)));
         drain();
-        assertNoAllocation("read 64 KiB", bytesPerOp(() -> a.rdma.taskReadAllocInit(c, a.remoteBuf(remote, 0, 65536, 65536),
+        assertNoAllocation("read 64 KiB", bytesPerOp(() -> a.rdma.taskReadAllocInit(c, a.remoteBuf(remote, 0, 65536,
+                65536),
                 a.buf(1 << 20, 65536, 0), 1).submit(), allocOps(5_000)));
     }
 
@@ -732,7 +759,8 @@ abstract class RdmaConformanceTest {
         MemoryMap remote = a.importMap(b.exportMap());
         assertNoAllocation("fetch-add", bytesPerOp(() -> {
             for (int i = 0; i < 8; i++) {
-                a.rdma.taskAtomicFetchAddAllocInit(c, a.remoteBuf(remote, 0, 8, 8), a.buf(200_000 + i * 64L, 64, 0), 1, i).submit();
+                a.rdma.taskAtomicFetchAddAllocInit(c, a.remoteBuf(remote, 0, 8, 8), a.buf(200_000 + i * 64L, 64, 0), 1,
+                        i).submit();
             }
         }, allocOps(100_000)));
         drain();
@@ -840,10 +868,12 @@ abstract class RdmaConformanceTest {
             await(() -> a.rdma.state() == CtxState.RUNNING && b.rdma.state() == CtxState.RUNNING
                     && c.state() == RdmaConnectionState.ESTABLISHED, "CM connection established");
         } catch (AssertionError e) {
-            throw new AssertionError(e.getMessage() + ": events " + events + ", a " + a.rdma.state() + " " + a.rdma.connections()
+            throw new AssertionError(e.getMessage() + ": events " + events + ", a " + a.rdma.state() + " "
+                    + a.rdma.connections()
                     + ", b " + b.rdma.state() + " " + b.rdma.connections() + " failure " + c.failure, e);
         }
-        assertTrue(events.contains("a:request") && events.contains("a:established") && events.contains("b:established:77"),
+        assertTrue(events.contains("a:request") && events.contains("a:established")
+                && events.contains("b:established:77"),
                 events.toString());
         assertEquals(transport(), c.transport());
         a.rdma.taskReceiveAllocInit(a.buf(0, 64, 0), 0).submit();

@@ -41,7 +41,8 @@ class RdmaWireFuzzTest {
     }
 
     @Property(tries = 1000)
-    void blobDecoderSurvivesMutationsOfAValidBlob(@ForAll("blobs") RdmaConnectionBlob b, @ForAll int pos, @ForAll byte v) {
+    void blobDecoderSurvivesMutationsOfAValidBlob(@ForAll("blobs") RdmaConnectionBlob b, @ForAll int pos,
+            @ForAll byte v) {
         byte[] enc = b.encode();
         enc[Math.floorMod(pos, enc.length)] = v;
         try {
@@ -83,7 +84,8 @@ class RdmaWireFuzzTest {
         Arbitrary<String> ring = Arbitraries.longs().between(1, 0xffffffffL).map(n -> n + "-" + (n * 31 + 1));
         return Combinators.combine(Arbitraries.integers().between(0, 2), Arbitraries.longs().between(0, 0xffffffffL),
                 Arbitraries.integers(), Arbitraries.longs(), Arbitraries.integers().between(1, 65535), host, ring)
-                .as((t, pid, perms, nonce, port, h, p) -> new RdmaConnectionBlob(t, pid, perms, nonce, new UUID(nonce, pid), port, h, p,
+                .as((t, pid, perms, nonce, port, h, p) -> new RdmaConnectionBlob(t, pid, perms, nonce, new UUID(nonce,
+                        pid), port, h, p,
                         nonce * 7, ~nonce));
     }
 
@@ -120,7 +122,8 @@ class RdmaWireFuzzTest {
             io.jdoca.core.mem.MmapExport ex = io.jdoca.core.mem.MmapExport.decode(window.exportRdma(a.dev));
             a.rdma.start();
             RdmaExport x = a.rdma.export();
-            byte[] peer = new RdmaConnectionBlob(2, ProcessHandle.current().pid(), io.jdoca.core.AccessFlags.ANY_RDMA, -1L,
+            byte[] peer = new RdmaConnectionBlob(2, ProcessHandle.current().pid(), io.jdoca.core.AccessFlags.ANY_RDMA,
+                    -1L,
                     Rdma.HOST, fake.socket().getLocalPort(), "127.0.0.1", "", 0, 0).encode();
             assertEquals(DocaError.SUCCESS, a.rdma.connect(peer, x.connection()));
             SocketChannel s = fake.accept();
@@ -152,8 +155,10 @@ class RdmaWireFuzzTest {
                     } else {
                         int op = TcpFrame.OP_SEND + rnd.nextInt(TcpFrame.OP_NOP - TcpFrame.OP_SEND + 1);
                         long len = rnd.nextInt(4) == 0 ? rnd.nextInt() & 0xffffffffL : rnd.nextInt(256);
-                        long addr = window.baseAddress() + (rnd.nextBoolean() ? rnd.nextInt((int) (hi - lo)) : rnd.nextLong() % (4L << 20));
-                        frame.init(op).seq(rnd.nextLong()).mapId(rnd.nextInt(4) == 0 ? rnd.nextLong() : window.id()).addr(addr)
+                        long addr = window.baseAddress() + (rnd.nextBoolean()
+                                ? rnd.nextInt((int) (hi - lo)) : rnd.nextLong() % (4L << 20));
+                        frame.init(op).seq(rnd.nextLong()).mapId(rnd.nextInt(4) == 0
+                                ? rnd.nextLong() : window.id()).addr(addr)
                                 .length(len).operand(rnd.nextLong()).swap(rnd.nextLong())
                                 .cap(ex.cap0(), rnd.nextInt(4) == 0 ? rnd.nextLong() : ex.cap1());
                         int payload = TcpFrame.hasPayload(op) ? (int) Math.min(len, 256) : 0;
@@ -173,7 +178,8 @@ class RdmaWireFuzzTest {
             }
             s.close();
             sink.join(5000);
-            Side.progressUntil(() -> a.rdma.state() == CtxState.IDLE, Duration.ofSeconds(10), "IDLE after the peer left", a);
+            Side.progressUntil(() -> a.rdma.state() == CtxState.IDLE, Duration.ofSeconds(10),
+                    "IDLE after the peer left", a);
             byte[] guardLo = a.read(0, (int) lo);
             byte[] guardHi = a.read(hi, (int) (Side.MEM - hi));
             byte[] expectLo = new byte[(int) lo];

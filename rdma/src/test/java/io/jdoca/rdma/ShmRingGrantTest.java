@@ -23,11 +23,13 @@ class ShmRingGrantTest {
             assertThat(peer.shmRegion()).matches("[0-9]+-[0-9]+");
             assertThat(peer.ringCap0() | peer.ringCap1()).isNotZero();
             byte[] forged = new RdmaConnectionBlob(peer.transport(), peer.pid(), peer.permissions(), peer.nonce(),
-                    peer.hostId(), peer.tcpPort(), peer.host(), peer.shmRegion(), peer.ringCap0() + 1, peer.ringCap1()).encode();
+                    peer.hostId(), peer.tcpPort(), peer.host(), peer.shmRegion(), peer.ringCap0() + 1,
+                            peer.ringCap1()).encode();
             assertThat(a.rdma.connect(forged, xa.connection())).isEqualTo(DocaError.NOT_PERMITTED);
             RdmaExport xa2 = a.rdma.export();
             byte[] byPath = new RdmaConnectionBlob(peer.transport(), peer.pid(), peer.permissions(), peer.nonce(),
-                    peer.hostId(), peer.tcpPort(), peer.host(), "/etc/passwd", peer.ringCap0(), peer.ringCap1()).encode();
+                    peer.hostId(), peer.tcpPort(), peer.host(), "/etc/passwd", peer.ringCap0(),
+                            peer.ringCap1()).encode();
             assertThat(a.rdma.connect(byPath, xa2.connection())).isIn(DocaError.INVALID_VALUE, DocaError.NOT_FOUND);
         }
     }

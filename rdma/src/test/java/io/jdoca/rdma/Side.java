@@ -39,7 +39,9 @@ final class Side implements AutoCloseable {
     long count;
     long errors;
 
-    /** The tcp transport's threading for sides made from now on (a test class's choice), or null: the process default. */
+    /**
+     * The tcp transport's threading for sides made from now on (a test class's choice), or null: the process default.
+     */
     static TcpTransportAgent.Threading tcpThreading;
 
     Side(RdmaTransportType t, int ctxPerms, int mapPerms) {
@@ -73,7 +75,8 @@ final class Side implements AutoCloseable {
     }
 
     Side(RdmaTransportType t) {
-        this(t, AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA, AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA);
+        this(t, AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA,
+                AccessFlags.LOCAL_READ_WRITE | AccessFlags.ANY_RDMA);
     }
 
     static void check(DocaError e) {

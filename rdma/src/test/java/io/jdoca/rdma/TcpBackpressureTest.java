@@ -29,7 +29,8 @@ class TcpBackpressureTest {
     private static final long SIZE = Side.MEM;
 
     @Test
-    // A separate thread: an engine stuck in a write (the design before issue 17's last step) fails the test, not hangs it.
+    // A separate thread: an engine stuck in a write (the design before issue 17's last step) fails the test, not hangs
+    // it.
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aPeerThatDoesNotReadNeverBlocksTheEngine() throws Exception {
         try (Side a = new Side(RdmaTransportType.TCP); ServerSocketChannel fake = ServerSocketChannel.open()) {
@@ -47,7 +48,8 @@ class TcpBackpressureTest {
                 long worst = 0;
                 for (int i = 0; i < SENDS; i++) {
                     long t0 = System.nanoTime();
-                    assertThat(a.rdma.taskSendAllocInit(c, a.buf(0, SIZE, SIZE), i).submit()).isEqualTo(DocaError.SUCCESS);
+                    assertThat(a.rdma.taskSendAllocInit(c, a.buf(0, SIZE, SIZE),
+                            i).submit()).isEqualTo(DocaError.SUCCESS);
                     a.pe.progress();
                     worst = Math.max(worst, System.nanoTime() - t0);
                 }
@@ -110,7 +112,8 @@ class TcpBackpressureTest {
                     assertThat(a.done.get(i).userData()).isEqualTo(i);
                 }
             }
-            Side.progressUntil(() -> a.rdma.state() == CtxState.IDLE, Duration.ofSeconds(10), "IDLE after the peer left", a);
+            Side.progressUntil(() -> a.rdma.state() == CtxState.IDLE, Duration.ofSeconds(10),
+                    "IDLE after the peer left", a);
         }
     }
 

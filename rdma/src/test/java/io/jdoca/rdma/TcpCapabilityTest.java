@@ -65,7 +65,8 @@ class TcpCapabilityTest {
                 byte[] payload = new byte[64];
                 Arrays.fill(payload, (byte) 0x11);
                 send(s, frame(TcpFrame.OP_WRITE, 1, ex.mapId(), base, 64).cap(ex.cap0(), ex.cap1() ^ 1), payload);
-                send(s, frame(TcpFrame.OP_WRITE, 2, hidden.id(), hidden.baseAddress(), 64).cap(ex.cap0(), ex.cap1()), payload);
+                send(s, frame(TcpFrame.OP_WRITE, 2, hidden.id(), hidden.baseAddress(), 64).cap(ex.cap0(), ex.cap1()),
+                        payload);
                 send(s, frame(TcpFrame.OP_WRITE, 3, 0, base, 64).cap(0, 0), payload);
                 send(s, frame(TcpFrame.OP_READ_REQ, 4, ex.mapId(), base, 64).cap(~ex.cap0(), ex.cap1()), null);
                 send(s, frame(TcpFrame.OP_FADD, 5, ex.mapId(), base + 8, 0).operand(1).cap(ex.cap0(), 0), null);
@@ -85,7 +86,8 @@ class TcpCapabilityTest {
                 }
                 for (int i = 0; i < 6; i++) {
                     assertThat(got[i].seq()).isEqualTo(i + 1);
-                    assertThat(DocaError.fromCode(got[i].status())).as("request %d", i + 1).isEqualTo(DocaError.NOT_PERMITTED);
+                    assertThat(DocaError.fromCode(got[i].status())).as("request %d", i
+                            + 1).isEqualTo(DocaError.NOT_PERMITTED);
                 }
                 assertThat(got[3].op()).isEqualTo(TcpFrame.OP_READ_RESP);
                 assertThat(got[3].len()).as("no data read back").isZero();
@@ -99,14 +101,16 @@ class TcpCapabilityTest {
                 s.close();
                 reader.join(5000);
             }
-            Side.progressUntil(() -> a.rdma.state() == CtxState.IDLE, Duration.ofSeconds(10), "IDLE after the peer left", a);
+            Side.progressUntil(() -> a.rdma.state() == CtxState.IDLE, Duration.ofSeconds(10),
+                    "IDLE after the peer left", a);
             hidden.close();
         }
     }
 
     private static TcpFrame frame(int op, long seq, long mapId, long addr, long len) {
         ByteBuffer b = ByteBuffer.allocate(TcpFrame.SIZE).order(ByteOrder.LITTLE_ENDIAN);
-        return new TcpFrame().wrap(MemorySegment.ofArray(b.array())).init(op).seq(seq).mapId(mapId).addr(addr).length(len);
+        return new TcpFrame().wrap(MemorySegment.ofArray(b.array())).init(op).seq(seq).mapId(mapId).addr(addr)
+                .length(len);
     }
 
     private static void send(SocketChannel s, TcpFrame f, byte[] payload) throws IOException {

@@ -71,11 +71,13 @@ class TcpConformanceTest extends RdmaConformanceTest {
                 Side.progressUntil(() -> sleeps.get() > s0 + 1, T, "b's engine goes to sleep", a);
                 a.fill(i * 8L, bytes("wake-" + (i % 10) + "!"));
                 long t0 = System.nanoTime();
-                Side.check(a.rdma.taskWriteAllocInit(cs[i % 2], a.buf(i * 8L, 7, 7), a.remoteBuf(remote, i * 8L, 8, 0), i).submit());
+                Side.check(a.rdma.taskWriteAllocInit(cs[i % 2], a.buf(i * 8L, 7, 7), a.remoteBuf(remote, i * 8L, 8, 0),
+                        i).submit());
                 int k = i;
                 Side.progressUntil(() -> a.done.size() == k + 1, T, "write " + k + " served by b's sleeping engine", a);
                 ms[i] = (System.nanoTime() - t0) / 1_000_000;
-                assertTrue(a.done.get(k).status() == io.jdoca.core.DocaError.SUCCESS, "write " + k + ": " + a.done.get(k).status());
+                assertTrue(a.done.get(k).status() == io.jdoca.core.DocaError.SUCCESS, "write " + k + ": "
+                        + a.done.get(k).status());
             }
         } finally {
             run.set(false);
@@ -86,12 +88,14 @@ class TcpConformanceTest extends RdmaConformanceTest {
         long[] sorted = ms.clone();
         java.util.Arrays.sort(sorted);
         // Woken only by its deadlines, the median would be ~50 ms (a tick every 100 ms).
-        assertTrue(sorted[ms.length / 2] < 25, "a write to a sleeping engine takes (ms): " + java.util.Arrays.toString(ms));
+        assertTrue(sorted[ms.length / 2] < 25, "a write to a sleeping engine takes (ms): "
+                + java.util.Arrays.toString(ms));
         assertTrue(threadsNamed("jdoca-rdma-tcp-").stream().allMatch(before::contains), "no transport thread");
         a.rdma.stop();
         b.rdma.stop();
         await(() -> a.rdma.state() == CtxState.IDLE && b.rdma.state() == CtxState.IDLE, "both contexts IDLE");
-        assertTrue(a.pe.sleeper() == null && b.pe.sleeper() == null, "the engines park again once their tcp contexts are idle");
+        assertTrue(a.pe.sleeper() == null && b.pe.sleeper() == null,
+                "the engines park again once their tcp contexts are idle");
     }
 
     /**
@@ -111,11 +115,13 @@ class TcpConformanceTest extends RdmaConformanceTest {
         long polls0 = agent.selectorPolls();
         int n = 500;
         for (int i = 0; i < n; i++) {
-            Side.check(a.rdma.taskWriteAllocInit(c, a.buf(i % 64 * 8L, 8, 8), a.remoteBuf(remote, i % 64 * 8L, 8, 0), i).submit());
+            Side.check(a.rdma.taskWriteAllocInit(c, a.buf(i % 64 * 8L, 8, 8), a.remoteBuf(remote, i % 64 * 8L, 8, 0),
+                    i).submit());
             int k = i;
             Side.progressUntil(() -> a.done.size() == k + 1, T, "write " + k, a, b);
         }
-        assertTrue(a.done.stream().allMatch(d -> d.status() == io.jdoca.core.DocaError.SUCCESS), "every write succeeded");
+        assertTrue(a.done.stream().allMatch(d -> d.status() == io.jdoca.core.DocaError.SUCCESS),
+                "every write succeeded");
         long cycles = agent.dutyCycles() - cycles0;
         long polls = agent.selectorPolls() - polls0;
         assertTrue(cycles >= n, n + " writes took " + cycles + " duty cycles");
@@ -139,7 +145,8 @@ class TcpConformanceTest extends RdmaConformanceTest {
             child[0].kill();
             assertTrue(child[0].process().waitFor(10, java.util.concurrent.TimeUnit.SECONDS), "child died");
             long t0 = System.nanoTime();
-            Side.progressUntil(() -> a.rdma.state() == CtxState.IDLE, Duration.ofSeconds(5), "context IDLE after peer death", a);
+            Side.progressUntil(() -> a.rdma.state() == CtxState.IDLE, Duration.ofSeconds(5),
+                    "context IDLE after peer death", a);
             long ms = (System.nanoTime() - t0) / 1_000_000;
             assertTrue(ms < PeerLiveness.timeoutMillis() / 10, "seen after " + ms + " ms");
             String why = endpoint(c).brokenWhy();
@@ -164,7 +171,8 @@ class TcpConformanceTest extends RdmaConformanceTest {
             roundTrip(c, 40);
             long t0 = System.nanoTime();
             signal(child[0], "STOP");
-            Side.progressUntil(() -> a.rdma.state() == CtxState.IDLE, Duration.ofSeconds(20), "silent peer declared dead", a);
+            Side.progressUntil(() -> a.rdma.state() == CtxState.IDLE, Duration.ofSeconds(20),
+                    "silent peer declared dead", a);
             long ms = (System.nanoTime() - t0) / 1_000_000;
             String why = endpoint(c).brokenWhy();
             assertTrue(why.startsWith("silent") && why.contains("> timeout 400 ms"), "rule in the reason: " + why);
@@ -197,16 +205,21 @@ class TcpConformanceTest extends RdmaConformanceTest {
         for (int i = 0; i < cs.length; i++) {
             // Only a's engine runs: b's agent serves the write on each of b's connections, like a NIC.
             a.fill(i * 8L, bytes("agent-" + i));
-            Side.check(a.rdma.taskWriteAllocInit(cs[i], a.buf(i * 8L, 7, 7), a.remoteBuf(remote, i * 8L, 8, 0), i).submit());
+            Side.check(a.rdma.taskWriteAllocInit(cs[i], a.buf(i * 8L, 7, 7), a.remoteBuf(remote, i * 8L, 8, 0),
+                    i).submit());
             int k = i;
             Side.progressUntil(() -> a.done.size() == k + 1, T, "write " + k + " served by b's agent", a);
-            assertTrue(a.done.get(k).status() == io.jdoca.core.DocaError.SUCCESS, "write " + k + ": " + a.done.get(k).status());
-            assertTrue(("agent-" + i).equals(new String(b.read(i * 8L, 7), java.nio.charset.StandardCharsets.UTF_8)), "data");
+            assertTrue(a.done.get(k).status() == io.jdoca.core.DocaError.SUCCESS, "write " + k + ": "
+                    + a.done.get(k).status());
+            assertTrue(("agent-" + i).equals(new String(b.read(i * 8L, 7), java.nio.charset.StandardCharsets.UTF_8)),
+                    "data");
         }
-        java.util.List<Thread> agents = threadsNamed("jdoca-rdma-tcp-").stream().filter(t -> !before.contains(t)).toList();
+        java.util.List<Thread> agents = threadsNamed("jdoca-rdma-tcp-").stream().filter(t ->
+                !before.contains(t)).toList();
         assertTrue(agents.size() == 2, "one agent per context (two contexts, three connections): " + agents);
         assertTrue(threadsNamed("jdoca-rdma-keepalive").isEmpty(), "no keepalive thread");
-        assertTrue(threadsNamed("jdoca-rdma-io-").stream().noneMatch(t -> !t.getName().startsWith("jdoca-rdma-io-verbs")),
+        assertTrue(threadsNamed("jdoca-rdma-io-").stream().noneMatch(t ->
+                !t.getName().startsWith("jdoca-rdma-io-verbs")),
                 "no per-connection I/O thread");
         a.rdma.stop();
         b.rdma.stop();

@@ -28,11 +28,13 @@ class VerbsUnitTest {
     private static final byte[] GID = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff, 10, 0, 2, 15};
 
     @Property
-    void qpDescriptorRoundTrips(@ForAll @IntRange(min = 1, max = 0xFFFFFF) int qpn, @ForAll @IntRange(max = 0xFFFFFF) int psn,
+    void qpDescriptorRoundTrips(@ForAll @IntRange(min = 1, max = 0xFFFFFF) int qpn,
+            @ForAll @IntRange(max = 0xFFFFFF) int psn,
             @ForAll @IntRange(max = 0xFFFF) int lid, @ForAll @IntRange(min = 1, max = 255) int port,
             @ForAll @IntRange(min = 1, max = 5) int mtu, @ForAll @IntRange(max = 2) int ll) {
         VerbsQpInfo v = new VerbsQpInfo(qpn, psn, GID, lid, port, mtu, ll, 0x7f00_0000_1000L + 8L * lid, qpn ^ psn);
-        RdmaConnectionBlob b = new RdmaConnectionBlob(3, 42, AccessFlags.ANY_RDMA, 7, UUID.randomUUID(), 0, "", "", 0, 0, v);
+        RdmaConnectionBlob b = new RdmaConnectionBlob(3, 42, AccessFlags.ANY_RDMA, 7, UUID.randomUUID(), 0, "", "", 0,
+                0, v);
         RdmaConnectionBlob d = RdmaConnectionBlob.decode(b.encode());
         assertEquals(v, d.verbs());
         assertArrayEquals(GID, d.verbs().gid());
@@ -49,7 +51,8 @@ class VerbsUnitTest {
         // a VERBS blob cut short of its QP descriptor
         byte[] good = new RdmaConnectionBlob(3, 1, 0, 7, UUID.randomUUID(), 0, "", "", 0, 0,
                 new VerbsQpInfo(5, 6, GID, 0, 1, 3, 2, 0x1000, 9)).encode();
-        assertThrows(IllegalArgumentException.class, () -> RdmaConnectionBlob.decode(java.util.Arrays.copyOf(good, good.length - 1)));
+        assertThrows(IllegalArgumentException.class, () -> RdmaConnectionBlob.decode(java.util.Arrays.copyOf(good,
+                good.length - 1)));
     }
 
     @Test
@@ -57,12 +60,14 @@ class VerbsUnitTest {
         byte[] good = new RdmaConnectionBlob(3, 1, 0, 7, UUID.randomUUID(), 0, "", "", 0, 0,
                 new VerbsQpInfo(5, 6, GID, 0, 1, 3, 2, 0x1000, 9)).encode();
         int q = RdmaConnectionBlob.HEADER;
-        int[][] bad = {{q + 3, 1}, {q + 7, 1}, {q + 26, 0}, {q + 27, 0}, {q + 27, 6}, {q + 28, 3}, {q + 29, 1}, {q + 31, 1},
+        int[][] bad = {{q + 3, 1}, {q + 7, 1}, {q + 26, 0}, {q + 27, 0}, {q + 27, 6}, {q + 28, 3}, {q + 29, 1}, {q
+                + 31, 1},
             {q + 32, 1}, {q + 45, 1}};
         for (int[] f : bad) {
             byte[] b = good.clone();
             b[f[0]] = (byte) f[1];
-            assertThrows(IllegalArgumentException.class, () -> RdmaConnectionBlob.decode(b), "byte " + f[0] + " = " + f[1]);
+            assertThrows(IllegalArgumentException.class, () -> RdmaConnectionBlob.decode(b), "byte " + f[0] + " = "
+                    + f[1]);
         }
         byte[] zeroQpn = good.clone();
         MemorySegment.ofArray(zeroQpn).set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, q, 0);
@@ -124,10 +129,12 @@ class VerbsUnitTest {
 
     @Test
     void verbsTalksOnlyToVerbs() {
-        assertEquals(RdmaTransportType.VERBS, RdmaTransportType.resolve(RdmaTransportType.VERBS, RdmaTransportType.VERBS, false));
+        assertEquals(RdmaTransportType.VERBS, RdmaTransportType.resolve(RdmaTransportType.VERBS,
+                RdmaTransportType.VERBS, false));
         assertNull(RdmaTransportType.resolve(RdmaTransportType.VERBS, RdmaTransportType.TCP, false));
         assertNull(RdmaTransportType.resolve(RdmaTransportType.AUTO, RdmaTransportType.VERBS, true));
-        assertEquals(RdmaTransportType.SHM, RdmaTransportType.resolve(RdmaTransportType.AUTO, RdmaTransportType.AUTO, true));
+        assertEquals(RdmaTransportType.SHM, RdmaTransportType.resolve(RdmaTransportType.AUTO, RdmaTransportType.AUTO,
+                true));
     }
 
     @Test

@@ -23,7 +23,9 @@ public final class StaCapabilityProvider implements CapabilityProvider {
                 new Capability("sta", "logical_block_sizes", "512,4096"));
     }
 
-    /** Whether the device serves a transport ({@link Sta#capIsSupported(DevInfo, String)}), with the reason when not. */
+    /**
+     * Whether the device serves a transport ({@link Sta#capIsSupported(DevInfo, String)}), with the reason when not.
+     */
     private static Capability transport(DevInfo devInfo, String trtype) {
         String why = Sta.capWhyNot(devInfo, trtype);
         return new Capability("sta", "nvme-" + trtype.toLowerCase(Locale.ROOT),

@@ -18,7 +18,8 @@ import java.lang.invoke.MethodHandle;
  * <p>Thread rules: immutable; the provider's own rules apply (one poller per CQ, posts to one QP
  * serialized by the caller or the provider's lock).
  */
-@SuppressWarnings("restricted") // FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
+// FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
+@SuppressWarnings("restricted")
 public final class ContextOps {
     private static final MethodHandle POLL_CQ = NativeLib.LINKER.downcallHandle(
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
@@ -94,7 +95,10 @@ public final class ContextOps {
         return !postSrqRecv.equals(MemorySegment.NULL);
     }
 
-    /** {@code ibv_post_srq_recv} of a chain of {@link VerbsLayouts#IBV_RECV_WR} to a shared receive queue; 0 or an errno value. */
+    /**
+     * {@code ibv_post_srq_recv} of a chain of {@link VerbsLayouts#IBV_RECV_WR} to a shared receive queue; 0 or an errno
+     * value.
+     */
     public int postSrqRecv(MemorySegment srq, MemorySegment wr, MemorySegment badWr) {
         try {
             return (int) POST.invokeExact(postSrqRecv, srq, wr, badWr);

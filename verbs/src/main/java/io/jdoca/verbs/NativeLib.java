@@ -17,7 +17,8 @@ import java.util.Optional;
  * {@link #reason()}, so {@code Verbs.isAvailable()} can answer on a machine without rdma-core.
  * Thread rules: built once in a static initializer, read-only afterwards.
  */
-@SuppressWarnings("restricted") // FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
+// FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
+@SuppressWarnings("restricted")
 final class NativeLib {
     static final Linker LINKER = Linker.nativeLinker();
     /** Layout of the call state {@code captureCallState("errno")} writes. */

@@ -231,28 +231,6 @@ public final class RdmaCm {
                 + VerbsLayouts.offset(VerbsLayouts.SOCKADDR_IN, "sin_port")));
     }
 
-    /**
-     * The client sequence's first step, shared by jdoca's rdma_cm clients ({@code Rping}, the NVMe/RDMA host, the
-     * RDMA context's CM mode): an {@code RDMA_PS_TCP} id on {@code channel} and {@code rdma_resolve_addr} towards
-     * {@code addr:port}. Its events then go through {@link #clientStep}. Throws {@link VerbsException} (the id is
-     * destroyed).
-     */
-    public static MemorySegment startClient(MemorySegment channel, Inet4Address addr, int port, int timeoutMs) {
-        MemorySegment id = createId(channel, VerbsConstants.RDMA_PS_TCP);
-        try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
-            resolveAddr(id, MemorySegment.NULL, sockaddrIn(a.allocate(VerbsLayouts.SOCKADDR_IN), addr, port),
-                    timeoutMs);
-        } catch (VerbsException e) {
-            try {
-                destroyId(id);
-            } catch (VerbsException ignored) {
-                // the resolve's error is the one to report
-            }
-            throw e;
-        }
-        return id;
-    }
-
     /** What an event of a client id means for the resolve → route → connect sequence ({@link #clientStep}). */
     public enum ClientStep {
         /** ADDR_RESOLVED: {@code rdma_resolve_route} was started. */

@@ -23,7 +23,8 @@ import java.lang.invoke.MethodHandle;
  * <p>Thread rules: the functions are as thread-safe as libibverbs (objects may be used from any thread;
  * one thread per CQ poller is the caller's business); errno is captured per thread.
  */
-@SuppressWarnings("restricted") // FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
+// FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
+@SuppressWarnings("restricted")
 public final class Verbs {
     private Verbs() {
     }
@@ -38,22 +39,27 @@ public final class Verbs {
     private static final MethodHandle CLOSE_DEVICE = LIB.fn("ibv_close_device", true, JAVA_INT, ADDRESS);
     private static final MethodHandle QUERY_DEVICE = LIB.fn("ibv_query_device", true, JAVA_INT, ADDRESS, ADDRESS);
     // The exported compat entry point (the header's ibv_query_port is a macro over ibv_query_port_ex).
-    private static final MethodHandle QUERY_PORT = LIB.fn("ibv_query_port", true, JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS);
+    private static final MethodHandle QUERY_PORT = LIB.fn("ibv_query_port", true, JAVA_INT, ADDRESS, JAVA_BYTE,
+            ADDRESS);
     private static final MethodHandle QUERY_GID = LIB.fn("ibv_query_gid", true, JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT,
             ADDRESS);
     private static final MethodHandle ALLOC_PD = LIB.fn("ibv_alloc_pd", true, ADDRESS, ADDRESS);
     private static final MethodHandle DEALLOC_PD = LIB.fn("ibv_dealloc_pd", true, JAVA_INT, ADDRESS);
-    private static final MethodHandle REG_MR = LIB.fn("ibv_reg_mr", true, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle REG_MR = LIB.fn("ibv_reg_mr", true, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG,
+            JAVA_INT);
     private static final MethodHandle DEREG_MR = LIB.fn("ibv_dereg_mr", true, JAVA_INT, ADDRESS);
     // Exported since rdma-core 22 (IBVERBS_1.7); the header's ibv_reg_mr_iova macro only picks it or _iova2.
-    private static final MethodHandle REG_MR_IOVA = LIB.fn("ibv_reg_mr_iova", true, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG,
+    private static final MethodHandle REG_MR_IOVA = LIB.fn("ibv_reg_mr_iova", true, ADDRESS, ADDRESS, ADDRESS,
+            JAVA_LONG,
             JAVA_LONG, JAVA_INT);
     private static final MethodHandle CREATE_COMP_CHANNEL = LIB.fn("ibv_create_comp_channel", true, ADDRESS, ADDRESS);
-    private static final MethodHandle DESTROY_COMP_CHANNEL = LIB.fn("ibv_destroy_comp_channel", true, JAVA_INT, ADDRESS);
+    private static final MethodHandle DESTROY_COMP_CHANNEL = LIB.fn("ibv_destroy_comp_channel", true, JAVA_INT,
+            ADDRESS);
     private static final MethodHandle CREATE_CQ = LIB.fn("ibv_create_cq", true, ADDRESS, ADDRESS, JAVA_INT, ADDRESS,
             ADDRESS, JAVA_INT);
     private static final MethodHandle DESTROY_CQ = LIB.fn("ibv_destroy_cq", true, JAVA_INT, ADDRESS);
-    private static final MethodHandle GET_CQ_EVENT = LIB.fn("ibv_get_cq_event", true, JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+    private static final MethodHandle GET_CQ_EVENT = LIB.fn("ibv_get_cq_event", true, JAVA_INT, ADDRESS, ADDRESS,
+            ADDRESS);
     private static final MethodHandle ACK_CQ_EVENTS = LIB.fn("ibv_ack_cq_events", false, null, ADDRESS, JAVA_INT);
     private static final MethodHandle CREATE_QP = LIB.fn("ibv_create_qp", true, ADDRESS, ADDRESS, ADDRESS);
     private static final MethodHandle MODIFY_QP = LIB.fn("ibv_modify_qp", true, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT);
@@ -180,7 +186,9 @@ public final class Verbs {
         return p.equals(MemorySegment.NULL) ? "" : p.reinterpret(256).getString(0);
     }
 
-    /** The name of the device a {@code struct ibv_context *} was opened on ({@code ibv_get_device_name(ctx->device)}). */
+    /**
+     * The name of the device a {@code struct ibv_context *} was opened on ({@code ibv_get_device_name(ctx->device)}).
+     */
     public static String contextDeviceName(MemorySegment ctx) {
         MemorySegment c = ctx.reinterpret(VerbsLayouts.IBV_CONTEXT.byteSize());
         return deviceName(c.get(ADDRESS, VerbsLayouts.offset(VerbsLayouts.IBV_CONTEXT, "device")));

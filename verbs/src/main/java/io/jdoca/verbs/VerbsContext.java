@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Thread rules: immutable; objects may be created on it from any thread, as libibverbs allows.
  */
+@SuppressWarnings("restricted") // FFM: the context pointer rdma-core returns is sized to struct ibv_context here
 public final class VerbsContext {
     private final MemorySegment handle;
     private final ContextOps ops;

@@ -52,7 +52,10 @@ public final class VerbsDevices {
             return ports.isEmpty() ? null : ports.get(0);
         }
 
-        /** Largest message one work request may carry: the smallest max_msg_sz over the ports (2 GiB per IB spec if none). */
+        /**
+         * Largest message one work request may carry: the smallest max_msg_sz over the ports (2 GiB per IB spec if
+         * none).
+         */
         public long maxMessageSize() {
             long m = Long.MAX_VALUE;
             for (Port p : ports) {
@@ -94,7 +97,8 @@ public final class VerbsDevices {
         try {
             ctx = Verbs.openDevice(dev);
         } catch (VerbsException e) {
-            return new Device(name, guid, "", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of(), e.getMessage());
+            return new Device(name, guid, "", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of(),
+                    e.getMessage());
         }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment da = a.allocate(VerbsLayouts.IBV_DEVICE_ATTR);
@@ -135,7 +139,8 @@ public final class VerbsDevices {
                     i(da, "max_qp_rd_atom"), i(da, "max_qp_init_rd_atom"), i(da, "atomic_cap"), i(da, "max_srq_wr"),
                     ports, List.copyOf(portList), null);
         } catch (VerbsException e) {
-            return new Device(name, guid, "", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of(), e.getMessage());
+            return new Device(name, guid, "", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of(),
+                    e.getMessage());
         } finally {
             try {
                 Verbs.closeDevice(ctx);
@@ -161,7 +166,8 @@ public final class VerbsDevices {
         }
         v4mapped &= raw[10] == (byte) 0xff && raw[11] == (byte) 0xff;
         if (v4mapped) {
-            return "::ffff:" + (raw[12] & 0xff) + "." + (raw[13] & 0xff) + "." + (raw[14] & 0xff) + "." + (raw[15] & 0xff);
+            return "::ffff:" + (raw[12] & 0xff) + "." + (raw[13] & 0xff) + "." + (raw[14] & 0xff) + "."
+                    + (raw[15] & 0xff);
         }
         try {
             return InetAddress.getByAddress(raw).getHostAddress();

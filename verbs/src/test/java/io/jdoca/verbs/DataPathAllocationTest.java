@@ -115,6 +115,7 @@ class DataPathAllocationTest {
     }
 
     /** {@code open("/dev/null", O_RDONLY)} through libc (the test's own fd). */
+    @SuppressWarnings("restricted") // FFM: a libc binding of the test's own
     private static int openDevNull(Arena a) throws Throwable {
         Linker l = Linker.nativeLinker();
         java.lang.invoke.MethodHandle open = l.downcallHandle(l.defaultLookup().find("open").orElseThrow(),

@@ -15,7 +15,8 @@ class VerbsLoadTest {
     void missingLibraryGivesAReasonInsteadOfThrowing() {
         NativeLib lib = NativeLib.open("libjdoca-no-such-library.so.1", "nothing");
         assertThat(lib.fn("ibv_get_device_list", true, null)).isNull();
-        assertThat(lib.reason()).contains("libjdoca-no-such-library.so.1 not found").contains("apt-get install nothing");
+        assertThat(lib.reason()).contains("libjdoca-no-such-library.so.1 not found").contains("apt-get install "
+                + "nothing");
     }
 
     @Test

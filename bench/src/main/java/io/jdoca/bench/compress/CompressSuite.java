@@ -83,23 +83,28 @@ public final class CompressSuite implements BenchSuite {
                     }
                     double[] cliAfter = cliBench(file, bs, quick);
                     double[] cli = cliBefore == null || cliAfter == null ? null
-                            : new double[] {(cliBefore[0] + cliAfter[0]) / 2, (cliBefore[1] + cliAfter[1]) / 2, cliBefore[2]};
+                            : new double[] {(cliBefore[0] + cliAfter[0]) / 2, (cliBefore[1] + cliAfter[1]) / 2,
+                                    cliBefore[2]};
                     if (cli != null) {
                         out.add(BenchResult.plain("compress.lz4-cli.compress." + tag + ".mbps", "MB/s", cli[0]));
                         out.add(BenchResult.plain("compress.lz4-cli.decompress." + tag + ".mbps", "MB/s", cli[1]));
                         out.add(BenchResult.plain("compress.lz4-cli.ratio." + tag, "x", cli[2]));
-                        System.err.printf(Locale.ROOT, "  lz4 CLI -b1     %-11s compress %8.1f MB/s  decompress %8.1f MB/s  ratio %.3f%n", tag,
+                        System.err.printf(Locale.ROOT,
+                                "  lz4 CLI -b1     %-11s compress %8.1f MB/s  decompress %8.1f MB/s  ratio %.3f%n", tag,
                                 cli[0], cli[1], cli[2]);
                     }
                     for (Map.Entry<String, double[]> e : measured.entrySet()) {
                         double[] r = e.getValue();
                         String n = "compress." + e.getKey();
-                        System.err.printf(Locale.ROOT, "  %-22s %-11s compress %8.1f MB/s  decompress %8.1f MB/s  ratio %.3f%n", e.getKey(),
+                        System.err.printf(Locale.ROOT,
+                                "  %-22s %-11s compress %8.1f MB/s  decompress %8.1f MB/s  ratio %.3f%n", e.getKey(),
                                 tag, r[0], r[1], r[2]);
                         out.add(cli == null ? BenchResult.plain(n + ".compress." + tag + ".mbps", "MB/s", r[0])
-                                : BenchResult.of(n + ".compress." + tag + ".mbps", "MB/s", r[0], "compress.lz4-cli.compress." + tag, cli[0]));
+                                : BenchResult.of(n + ".compress." + tag + ".mbps", "MB/s", r[0],
+                                        "compress.lz4-cli.compress." + tag, cli[0]));
                         out.add(cli == null ? BenchResult.plain(n + ".decompress." + tag + ".mbps", "MB/s", r[1])
-                                : BenchResult.of(n + ".decompress." + tag + ".mbps", "MB/s", r[1], "compress.lz4-cli.decompress." + tag, cli[1]));
+                                : BenchResult.of(n + ".decompress." + tag + ".mbps", "MB/s", r[1],
+                                        "compress.lz4-cli.decompress." + tag, cli[1]));
                         out.add(BenchResult.plain(n + ".ratio." + tag, "x", r[2]));
                     }
                 }
@@ -128,7 +133,8 @@ public final class CompressSuite implements BenchSuite {
         int cl = s.compress(src, 0, 4096, comp, 0, 8192);
         double c = 1e9 / opsPerSec(() -> s.compress(src, 0, 4096, comp, 0, 8192), runNanos, reps);
         double d = 1e9 / opsPerSec(() -> s.decompress(false, true, comp, 0, cl, back, 0, 4096), runNanos, reps);
-        System.err.printf(Locale.ROOT, "  GGA lz4 stream (%s) 4k text: compress %.2f us, decompress %.2f us%n", s.codec().name(), c / 1000, d / 1000);
+        System.err.printf(Locale.ROOT, "  GGA lz4 stream (%s) 4k text: compress %.2f us, decompress %.2f us%n",
+                s.codec().name(), c / 1000, d / 1000);
         out.add(BenchResult.plain("compress.gga.lz4stream.compress.text.4k.us", "us", c / 1000));
         out.add(BenchResult.plain("compress.gga.lz4stream.decompress.text.4k.us", "us", d / 1000));
         try (DeflateCodec z = new DeflateCodec(1)) {
@@ -138,7 +144,9 @@ public final class CompressSuite implements BenchSuite {
             out.add(BenchResult.plain("compress.deflate1.compress.text.4k.us", "us", zc / 1000));
             out.add(BenchResult.plain("compress.deflate1.decompress.text.4k.us", "us", zd / 1000));
             out.add(BenchResult.plain("compress.deflate1.ratio.text.4k", "x", 4096.0 / zl));
-            System.err.printf(Locale.ROOT, "  deflate level 1 4k text: compress %.2f us, decompress %.2f us, ratio %.3f%n", zc / 1000, zd / 1000,
+            System.err.printf(Locale.ROOT,
+                    "  deflate level 1 4k text: compress %.2f us, decompress %.2f us, ratio %.3f%n", zc / 1000,
+                            zd / 1000,
                     4096.0 / zl);
         }
         return out;
@@ -203,7 +211,8 @@ public final class CompressSuite implements BenchSuite {
         return ops * 1e9 / (t - t0);
     }
 
-    private static final Pattern CLI = Pattern.compile("->\\s*(\\d+)\\s*\\(\\s*([\\d.]+)\\s*\\)\\s*,\\s*([\\d.]+)\\s*MB/s\\s*,\\s*([\\d.]+)\\s*MB/s");
+    private static final Pattern CLI = Pattern.compile("->\\s*(\\d+)\\s*\\(\\s*([\\d.]+)\\s*\\)\\s*,"
+            + "\\s*([\\d.]+)\\s*MB/s\\s*,\\s*([\\d.]+)\\s*MB/s");
 
     /** {compress, decompress, ratio} from {@code lz4 -b1 -B<bs>}, or null when the CLI is absent. */
     private static double[] cliBench(Path file, int bs, boolean quick) {
@@ -218,11 +227,13 @@ public final class CompressSuite implements BenchSuite {
             Matcher m = CLI.matcher(text);
             double[] last = null;
             while (m.find()) {
-                last = new double[] {Double.parseDouble(m.group(3)), Double.parseDouble(m.group(4)), Double.parseDouble(m.group(2))};
+                last = new double[] {Double.parseDouble(m.group(3)), Double.parseDouble(m.group(4)),
+                        Double.parseDouble(m.group(2))};
             }
             return last;
         } catch (IOException | InterruptedException e) {
-            System.err.println("bench compress: lz4 CLI not usable (" + e.getMessage() + "); scripts/ensure-packages.sh lz4");
+            System.err.println("bench compress: lz4 CLI not usable (" + e.getMessage()
+                    + "); scripts/ensure-packages.sh lz4");
             return null;
         }
     }

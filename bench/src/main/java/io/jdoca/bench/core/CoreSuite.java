@@ -23,7 +23,8 @@ import java.util.List;
  * {@code MemorySegment.copy} in the same run.
  * <ul>
  *   <li>{@code core.task_cycle.ns_per_op}: alloc → submit → progress → callback → free of a 64-byte DMA memcpy</li>
- *   <li>{@code core.task_cycle.alloc_bytes_per_op}: bytes the thread allocated per cycle over ≥ 1M cycles after warm-up (must be 0)</li>
+ * <li>{@code core.task_cycle.alloc_bytes_per_op}: bytes the thread allocated per cycle over ≥ 1M cycles after warm-up
+ * (must be 0)</li>
  *   <li>{@code core.dma_memcpy_64k.gbps}: 64 KiB DMA tasks, baseline {@code MemorySegment.copy} of 64 KiB</li>
  * </ul>
  */
@@ -81,10 +82,12 @@ public final class CoreSuite implements BenchSuite {
             long ns = System.nanoTime() - t0;
             long allocated = Measure.allocatedBytes() - a0;
             double nsPerOp = (double) ns / cycles;
-            Measure.progress(String.format("task cycle: %.1f ns/op, %d bytes allocated over %d cycles", nsPerOp, allocated, cycles));
+            Measure.progress(String.format("task cycle: %.1f ns/op, %d bytes allocated over %d cycles", nsPerOp,
+                    allocated, cycles));
             double copy64 = Measure.medianOpsPerSecond(runs, window / 2, 1024,
                     i -> MemorySegment.copy(srcSeg, 0, dstSeg, 0, 64));
-            out.add(BenchResult.of("core.task_cycle.ns_per_op", "ns", nsPerOp, "MemorySegment.copy 64B ns", 1e9 / copy64));
+            out.add(BenchResult.of("core.task_cycle.ns_per_op", "ns", nsPerOp, "MemorySegment.copy 64B ns",
+                    1e9 / copy64));
             out.add(BenchResult.plain("core.task_cycle.alloc_bytes_per_op", "bytes", (double) allocated / cycles));
             out.add(BenchResult.plain("core.task_cycle.cycles_measured", "count", cycles));
 

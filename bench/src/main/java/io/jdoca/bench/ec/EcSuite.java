@@ -53,7 +53,8 @@ public final class EcSuite implements BenchSuite {
         int reps = quick ? 3 : 5;
         IsalBaseline isal = IsalBaseline.load();
         if (isal == null) {
-            System.err.println("bench ec: libisal.so.2 not found (scripts/ensure-packages.sh libisal2): native figures and the ISA-L baseline are skipped");
+            System.err.println("bench ec: libisal.so.2 not found (scripts/ensure-packages.sh libisal2): native figures "
+                    + "and the ISA-L baseline are skipped");
         }
         List<RsEngine> engines = new ArrayList<>();
         engines.add(RsEngine.java());
@@ -76,7 +77,8 @@ public final class EcSuite implements BenchSuite {
                     byte[] rnd = new byte[(int) Math.min(data.byteSize(), 1 << 20)];
                     new Random(k * 131 + len).nextBytes(rnd);
                     for (long o = 0; o < data.byteSize(); o += rnd.length) {
-                        MemorySegment.copy(rnd, 0, data, ValueLayout.JAVA_BYTE, o, (int) Math.min(rnd.length, data.byteSize() - o));
+                        MemorySegment.copy(rnd, 0, data, ValueLayout.JAVA_BYTE, o, (int) Math.min(rnd.length,
+                                data.byteSize() - o));
                     }
                     MemorySegment parity = arena.allocate((long) m * len, 64);
                     String tag = k + "+" + m + "." + sizeName(len);
@@ -108,7 +110,8 @@ public final class EcSuite implements BenchSuite {
                     System.err.println(line);
                     for (int i = isal != null ? 1 : 0; i < names.size(); i += 3) {
                         String eng = names.get(i).substring(0, names.get(i).indexOf('.'));
-                        out.add(result("ec." + eng + ".encode." + tag + ".gbps", gbps[i], "ec.isal.encode." + tag, base));
+                        out.add(result("ec." + eng + ".encode." + tag + ".gbps", gbps[i], "ec.isal.encode." + tag,
+                                base));
                         out.add(BenchResult.of("ec." + eng + ".recover." + tag + ".gbps", "GB/s", gbps[i + 1],
                                 "ec." + eng + ".encode." + tag, gbps[i]));
                         out.add(BenchResult.of("ec." + eng + ".recover1." + tag + ".gbps", "GB/s", gbps[i + 2],
@@ -126,7 +129,8 @@ public final class EcSuite implements BenchSuite {
     }
 
     private static BenchResult result(String name, double v, String baseName, double base) {
-        return Double.isNaN(base) ? BenchResult.plain(name, "GB/s", v) : BenchResult.of(name, "GB/s", v, baseName, base);
+        return Double.isNaN(base) ? BenchResult.plain(name, "GB/s", v) : BenchResult.of(name, "GB/s", v, baseName,
+                base);
     }
 
     static String sizeName(int len) {

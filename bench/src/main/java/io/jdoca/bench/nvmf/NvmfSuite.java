@@ -64,7 +64,8 @@ public final class NvmfSuite implements BenchSuite {
                   "subsystems": [ { "nqn": "%s", "allow_any_host": true,
                     "namespaces": [ { "nsid": 1, "backend": "memory", "size_mb": 1024, "block_size": 4096 } ] },
                     { "nqn": "%s", "allow_any_host": true,
-                    "namespaces": [ { "nsid": 1, "backend": "file", "path": "%s", "size_mb": %d, "block_size": 4096 } ] } ] }
+                    "namespaces": [ { "nsid": 1, "backend": "file", "path": "%s", "size_mb": %d,
+                            "block_size": 4096 } ] } ] }
                 """.formatted(tport, NQN, NQN_FILE, img, FILE_MB));
         int eport = freePort();
         Process target = start(targetCpu, dir.resolve("target.log"), "sta-target", "-j", cfg.toString(), "-l", "30");
@@ -95,7 +96,8 @@ public final class NvmfSuite implements BenchSuite {
                             (tc1 - tc0) * TICK_US / tIos, base, (ec1 - ec0) * TICK_US / eIos));
                 }
                 if (l.ioSize() == 4096) {
-                    out.add(BenchResult.of("nvmf." + l.name() + ".kiops", "kIOPS", t.get("iops").asDouble() / 1000, base,
+                    out.add(BenchResult.of("nvmf." + l.name() + ".kiops", "kIOPS", t.get("iops").asDouble() / 1000,
+                            base,
                             e.get("iops").asDouble() / 1000));
                 } else {
                     out.add(BenchResult.of("nvmf." + l.name() + ".mibps", "MiB/s", t.get("mibps").asDouble(), base,
@@ -139,7 +141,8 @@ public final class NvmfSuite implements BenchSuite {
     private void fileLoads(List<BenchResult> out, Path dir, Process target, String targetCpu, String perfCpu, int tport,
                            Path img, double secs) throws Exception {
         if (!Files.isExecutable(Path.of("/usr/bin/fio"))) {
-            System.err.println("nvmf: file back-end figures skipped: no /usr/bin/fio (scripts/ensure-packages.sh installs it)");
+            System.err.println("nvmf: file back-end figures skipped: no /usr/bin/fio (scripts/ensure-packages.sh "
+                    + "installs it)");
             return;
         }
         double rsecs = Math.max(2, Math.ceil(secs / 2));
@@ -158,7 +161,8 @@ public final class NvmfSuite implements BenchSuite {
                 double[] fio = fio(targetCpu, dir, img, l, rsecs);
                 f[r] = fio[0];
                 fcpu[r] = fio[1];
-                System.err.printf("nvmf: %s round %d: target %.0f IOPS, fio %.0f IOPS (%.2f), load %s%n", l.name(), r + 1,
+                System.err.printf("nvmf: %s round %d: target %.0f IOPS, fio %.0f IOPS (%.2f), load %s%n", l.name(), r
+                        + 1,
                         t[r], f[r], f[r] > 0 ? t[r] / f[r] : 0, loadAverage());
             }
             String base = "fio --ioengine=io_uring --direct=1 --numjobs=1 on the same file, target's core medians of "
@@ -196,8 +200,10 @@ public final class NvmfSuite implements BenchSuite {
         if (Files.isExecutable(Path.of("/usr/bin/taskset"))) {
             cmd.addAll(List.of("/usr/bin/taskset", "-c", cpu));
         }
-        cmd.addAll(List.of("/usr/bin/fio", "--name=" + l.name(), "--filename=" + file, "--ioengine=io_uring", "--direct=1",
-                "--numjobs=1", "--rw=" + l.workload(), "--bs=" + l.ioSize(), "--iodepth=" + l.qd(), "--size=" + FILE_MB + "M",
+        cmd.addAll(List.of("/usr/bin/fio", "--name=" + l.name(), "--filename=" + file, "--ioengine=io_uring",
+                "--direct=1",
+                "--numjobs=1", "--rw=" + l.workload(), "--bs=" + l.ioSize(), "--iodepth=" + l.qd(), "--size=" + FILE_MB
+                        + "M",
                 "--ramp_time=1", "--runtime=" + (int) Math.ceil(secs), "--time_based", "--output-format=json"));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(false).redirectOutput(log.toFile())
                 .redirectError(dir.resolve("fio-" + l.name() + ".err").toFile()).start();
@@ -230,7 +236,8 @@ public final class NvmfSuite implements BenchSuite {
 
     private JsonNode perf(String cpu, Path dir, int port, String nqn, Load l, double secs) throws Exception {
         Path log = dir.resolve("perf-" + port + "-" + l.name() + ".log");
-        List<String> args = new ArrayList<>(List.of("nvme-perf", "--port", String.valueOf(port), "-n", nqn, "--nsid", "1",
+        List<String> args = new ArrayList<>(List.of("nvme-perf", "--port", String.valueOf(port), "-n", nqn, "--nsid",
+                "1",
                 "-w", l.workload(), "-o",
                 String.valueOf(l.ioSize()), "-q", String.valueOf(l.qd()), "-t", String.valueOf(secs), "--warmup", "1",
                 "--range-mb", "512", "--disable-sqflow", "--json"));
@@ -240,7 +247,8 @@ public final class NvmfSuite implements BenchSuite {
             throw new IOException("nvme-perf timed out; log " + log);
         }
         String text = Files.readString(log);
-        System.err.print(text.lines().filter(s -> s.startsWith("nvme-perf:") || s.startsWith("  ")).reduce("", (a, b) -> a + b + "\n"));
+        System.err.print(text.lines().filter(s -> s.startsWith("nvme-perf:") || s.startsWith("  ")).reduce("", (a,
+                b) -> a + b + "\n"));
         for (String line : text.lines().toList()) {
             if (line.startsWith("{\"workload\"")) {
                 return JSON.readTree(line);
@@ -269,8 +277,10 @@ public final class NvmfSuite implements BenchSuite {
             cmd.addAll(List.of("/usr/bin/taskset", "-c", cpu));
         }
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector", "-XX:+UseSerialGC",
-                "-Xmx1g", "-XX:MaxDirectMemorySize=4g", "-cp", System.getProperty("java.class.path"), "io.jdoca.cli.Main"));
+        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector",
+                "-XX:+UseSerialGC",
+                "-Xmx1g", "-XX:MaxDirectMemorySize=4g", "-cp", System.getProperty("java.class.path"),
+                        "io.jdoca.cli.Main"));
         cmd.addAll(List.of(args));
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
@@ -283,7 +293,8 @@ public final class NvmfSuite implements BenchSuite {
             }
             Thread.sleep(100);
         }
-        throw new IOException("'" + text + "' not seen in " + log + ":\n" + (Files.exists(log) ? Files.readString(log) : ""));
+        throw new IOException("'" + text + "' not seen in " + log + ":\n" + (Files.exists(log)
+                ? Files.readString(log) : ""));
     }
 
     private static int freePort() throws IOException {

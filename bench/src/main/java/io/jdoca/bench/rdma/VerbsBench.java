@@ -157,7 +157,7 @@ final class VerbsBench {
     }
 
     /**
-     * One perftest measurement, parsed, with the columns {@code needed} present and finite: run up to
+     * One perftest measurement, parsed, with the columns {@code needed} present, finite and above 0: run up to
      * {@link #BASELINE_ATTEMPTS} times (perftest's latency figures came out as {@code inf} under emulation, its
      * cycle-counter calibration failing), then reported missing with the last failure, so that jdoca's figures
      * are still reported, with ratio n/a and the reason in the table and the JSON.
@@ -169,7 +169,10 @@ final class VerbsBench {
             try {
                 Map<String, Double> t = Perftest.parse(tool, Perftest.runPair(tool, args, port, addr, timeout));
                 for (String c : needed) {
-                    Perftest.column(tool, t, c);
+                    if (Perftest.column(tool, t, c) <= 0) {
+                        // ib_write_bw printed 0.00 MB/s under emulation (its cycle calibration failing): no figure
+                        throw new Perftest.FormatException(tool + ": column '" + c + "' is 0");
+                    }
                 }
                 return new Baseline(t, null);
             } catch (java.io.IOException | Perftest.FormatException e) {

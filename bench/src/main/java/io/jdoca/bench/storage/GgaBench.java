@@ -62,8 +62,10 @@ public final class GgaBench {
             Run read = median(reps, () -> gga(ExecutionStrategy.READ_THROUGHPUT_TEST, sbc, 0, ops));
             Run rec = median(reps, () -> gga(ExecutionStrategy.READ_THROUGHPUT_TEST, sbc, 1, ops));
             Run write = median(reps, () -> gga(ExecutionStrategy.WRITE_THROUGHPUT_TEST, null, 0, ops));
-            InitiatorStats zcRead = medianStats(reps, () -> StorageSuite.zeroCopy(ExecutionStrategy.READ_THROUGHPUT_TEST, ops));
-            InitiatorStats zcWrite = medianStats(reps, () -> StorageSuite.zeroCopy(ExecutionStrategy.WRITE_THROUGHPUT_TEST, ops));
+            InitiatorStats zcRead = medianStats(reps, () ->
+                    StorageSuite.zeroCopy(ExecutionStrategy.READ_THROUGHPUT_TEST, ops));
+            InitiatorStats zcWrite = medianStats(reps, () ->
+                    StorageSuite.zeroCopy(ExecutionStrategy.WRITE_THROUGHPUT_TEST, ops));
             System.err.printf(Locale.ROOT, "gga: read %.4f MIOP/s p50 %.1f us p99 %.1f us | recovery read %.4f MIOP/s"
                     + " (%d recoveries) | write %.4f MIOP/s | zero-copy read %.4f write %.4f MIOP/s%n",
                     read.ini.miops(), read.ini.latencyP50Us(), read.ini.latencyP99Us(), rec.ini.miops(), rec.recoveries,
@@ -71,7 +73,8 @@ public final class GgaBench {
             add(out, "read_4k", read.ini, "storage.zero_copy.read_4k", zcRead);
             add(out, "recovery_read_4k", rec.ini, "storage.gga.read_4k", read.ini);
             add(out, "write_4k", write.ini, "storage.zero_copy.write_4k", zcWrite);
-            out.add(BenchResult.plain("storage.gga.recovery_vs_regular_read.ratio", "x", rec.ini.miops() / read.ini.miops()));
+            out.add(BenchResult.plain("storage.gga.recovery_vs_regular_read.ratio", "x",
+                    rec.ini.miops() / read.ini.miops()));
             out.add(BenchResult.plain("storage.gga.read_4k.service_alloc_bytes_per_op", "B/op", read.allocPerOp));
             out.add(BenchResult.plain("storage.gga.write_4k.service_alloc_bytes_per_op", "B/op", write.allocPerOp));
             return out;
@@ -147,15 +150,18 @@ public final class GgaBench {
             for (int i = 0; i < 3; i++) {
                 int port = freePort();
                 Path content = sbc == null ? null : sbc[i];
-                targets.add(ex.submit(() -> new TargetRdma(new TargetRdma.Config("sw0", StorageSuite.EDGE_CPU, port, content, BLOCKS,
+                targets.add(ex.submit(() -> new TargetRdma(new TargetRdma.Config("sw0", StorageSuite.EDGE_CPU, port,
+                        content, BLOCKS,
                         HALF, null, 30_000_000_000L), abort).run(QUIET)));
                 addrs.add("127.0.0.1:" + port);
             }
             String channel = "gga-bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
-            GgaService svc = new GgaService(new GgaService.Config("sw0", null, StorageSuite.RELAY_CPU, addrs, EcMatrixType.VANDERMONDE,
+            GgaService svc = new GgaService(new GgaService.Config("sw0", null, StorageSuite.RELAY_CPU, addrs,
+                    EcMatrixType.VANDERMONDE,
                     channel, 10_000_000_000L, recoverEveryN), abort);
             Future<Integer> g = ex.submit(() -> svc.run(QUIET));
-            InitiatorComch ini = new InitiatorComch(new InitiatorComch.Config("sw0", StorageSuite.EDGE_CPU, s, null, ops, TX, channel,
+            InitiatorComch ini = new InitiatorComch(new InitiatorComch.Config("sw0", StorageSuite.EDGE_CPU, s, null,
+                    ops, TX, channel,
                     20_000_000_000L, 0, 1), abort);
             int rc = ini.run(QUIET);
             if (rc != 0 || g.get(60, TimeUnit.SECONDS) != 0) {
@@ -174,7 +180,8 @@ public final class GgaBench {
             }
             for (WorkerStats w : stats) {
                 recoveries += w.recoveries();
-                alloc = w.allocationMeasuredOps() == 0 ? 0 : (double) w.dataPathAllocatedBytes() / w.allocationMeasuredOps();
+                alloc = w.allocationMeasuredOps() == 0
+                        ? 0 : (double) w.dataPathAllocatedBytes() / w.allocationMeasuredOps();
             }
             if (recoverEveryN > 0 && recoveries == 0) {
                 throw new IllegalStateException("the recovery-read run recovered nothing");

@@ -49,7 +49,8 @@ class PerftestTest {
         assertThat(t.get("t_stdev[usec]")).isNaN();
         assertThat(Perftest.column("ib_read_lat", t, "t_typical[usec]")).isCloseTo(63.05, within(1e-9));
         assertThat(Perftest.column("ib_read_lat", t, "99% percentile[usec]")).isCloseTo(4492.20, within(1e-9));
-        assertThatThrownBy(() -> Perftest.column("ib_read_lat", t, "t_stdev[usec]")).isInstanceOf(Perftest.FormatException.class)
+        assertThatThrownBy(() -> Perftest.column("ib_read_lat", t,
+                "t_stdev[usec]")).isInstanceOf(Perftest.FormatException.class)
                 .hasMessage("ib_read_lat: column 't_stdev[usec]' has no figure (NaN)");
     }
 
@@ -81,8 +82,10 @@ class PerftestTest {
     @Test
     void aHeaderWithoutResultLineOrWithStrayTextIsAClearError() {
         assertThatThrownBy(() -> Perftest.parse("ib_write_bw", " #bytes #iterations BW average[MB/sec]\n\n"))
-                .isInstanceOf(Perftest.FormatException.class).hasMessage("ib_write_bw: result header without a result line");
-        assertThatThrownBy(() -> Perftest.parse("ib_write_bw", " #bytes #iterations BW average[MB/sec] junk\n 1 2 3 4\n"))
+                .isInstanceOf(Perftest.FormatException.class).hasMessage("ib_write_bw: result header without a result "
+                        + "line");
+        assertThatThrownBy(() -> Perftest.parse("ib_write_bw",
+                " #bytes #iterations BW average[MB/sec] junk\n 1 2 3 4\n"))
                 .isInstanceOf(Perftest.FormatException.class).hasMessageContaining("text that is no column");
     }
 
@@ -91,7 +94,8 @@ class PerftestTest {
         Map<String, Double> t = Perftest.parse("ib_read_lat", " #bytes #iterations t_min[usec]\n 2 1000 3.0\n");
         assertThatThrownBy(() -> Perftest.column("ib_read_lat", t, "t_typical[usec]"))
                 .isInstanceOf(Perftest.FormatException.class)
-                .hasMessage("ib_read_lat: no column 't_typical[usec]' in its result table [#bytes, #iterations, t_min[usec]]");
+                .hasMessage("ib_read_lat: no column 't_typical[usec]' in its result table [#bytes, #iterations, "
+                        + "t_min[usec]]");
     }
 
     @Property(tries = 500)

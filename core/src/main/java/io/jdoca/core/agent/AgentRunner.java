@@ -178,7 +178,9 @@ public final class AgentRunner implements AutoCloseable {
         return !thread.isAlive();
     }
 
-    /** {@link #close(long)} with {@link #DEFAULT_CLOSE_NANOS}; a runner that did not end in time is reported on stderr. */
+    /**
+     * {@link #close(long)} with {@link #DEFAULT_CLOSE_NANOS}; a runner that did not end in time is reported on stderr.
+     */
     @Override
     public void close() {
         if (!close(DEFAULT_CLOSE_NANOS) && Thread.currentThread() != thread) {

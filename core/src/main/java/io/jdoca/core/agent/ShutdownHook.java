@@ -32,7 +32,8 @@ public final class ShutdownHook implements AutoCloseable {
      * Installs a hook named {@code name}: on Ctrl-C / SIGTERM runs {@code onSignal}, waits up to
      * {@code graceMillis} for {@link #finished()}, then closes {@code closeInOrder} in order.
      */
-    public static ShutdownHook install(String name, Runnable onSignal, long graceMillis, AutoCloseable... closeInOrder) {
+    public static ShutdownHook install(String name, Runnable onSignal, long graceMillis,
+            AutoCloseable... closeInOrder) {
         ShutdownHook h = new ShutdownHook(name, onSignal, graceMillis, closeInOrder);
         Runtime.getRuntime().addShutdownHook(h.hook);
         return h;

@@ -8,8 +8,10 @@ public final class CoreCapabilities implements CapabilityProvider {
     public List<Capability> capabilities(DevInfo d) {
         return List.of(
                 new Capability("core", "mmap_export_pci_supported", String.valueOf(d.isMmapExportPciSupported())),
-                new Capability("core", "mmap_from_export_pci_supported", String.valueOf(d.isMmapFromExportPciSupported())),
+                new Capability("core", "mmap_from_export_pci_supported",
+                        String.valueOf(d.isMmapFromExportPciSupported())),
                 new Capability("core", "mmap_export_rdma_supported", "true"),
-                new Capability("core", "num_representors", String.valueOf(d.representors(DevInfo.RepFilter.ALL).size())));
+                new Capability("core", "num_representors",
+                        String.valueOf(d.representors(DevInfo.RepFilter.ALL).size())));
     }
 }

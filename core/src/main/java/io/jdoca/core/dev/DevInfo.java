@@ -44,7 +44,10 @@ public final class DevInfo {
         return new DevInfo(ibdev, ibdev, netdevOf(ibdev), null, List.of(), true);
     }
 
-    /** The network interface of an RDMA device, from sysfs ({@code /sys/class/infiniband/DEV/device/net}); "" if unknown. */
+    /**
+     * The network interface of an RDMA device, from sysfs ({@code /sys/class/infiniband/DEV/device/net}); "" if
+     * unknown.
+     */
     private static String netdevOf(String ibdev) {
         try (var s = java.nio.file.Files.list(java.nio.file.Path.of("/sys/class/infiniband", ibdev, "ports", "1",
                 "gid_attrs", "ndevs"))) {
@@ -81,7 +84,8 @@ public final class DevInfo {
                     try {
                         c = VerbsDeviceContext.open(ibdevName);
                     } catch (VerbsException e) {
-                        throw new DocaException(DocaError.DRIVER, "cannot open RDMA device " + name + ": " + e.getMessage());
+                        throw new DocaException(DocaError.DRIVER, "cannot open RDMA device " + name + ": "
+                                + e.getMessage());
                     }
                     verbsContext = c;
                 }

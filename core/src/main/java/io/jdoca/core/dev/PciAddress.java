@@ -30,7 +30,8 @@ public record PciAddress(int domain, int bus, int device, int function) {
                 return null;
             }
             return new PciAddress(domain, Integer.parseInt(parts[0], 16),
-                    Integer.parseInt(parts[1].substring(0, dot), 16), Integer.parseInt(parts[1].substring(dot + 1), 16));
+                    Integer.parseInt(parts[1].substring(0, dot), 16), Integer.parseInt(parts[1].substring(dot + 1),
+                            16));
         } catch (IllegalArgumentException e) {
             return null;
         }

@@ -16,7 +16,7 @@ import java.lang.foreign.MemorySegment;
  *   <caption>DOCA Core object → rdma-core object</caption>
  *   <tr><th>DOCA</th><th>rdma-core</th><th>here</th></tr>
  *   <tr><td>{@code doca_dev}</td><td>{@code struct ibv_pd *}</td><td>{@link #getDevPd}
- *       ({@code doca_rdma_bridge_get_dev_pd}), {@link #openDevFromPd} ({@code doca_rdma_bridge_open_dev_from_pd})</td></tr>
+ * ({@code doca_rdma_bridge_get_dev_pd}), {@link #openDevFromPd} ({@code doca_rdma_bridge_open_dev_from_pd})</td></tr>
  *   <tr><td>{@code doca_buf}</td><td>the memory key of its {@code ibv_mr}</td><td>{@link #getBufMkey}
  *       ({@code doca_rdma_bridge_get_buf_mkey})</td></tr>
  * </table>
@@ -55,7 +55,8 @@ public final class RdmaBridge {
         }
         throw new DocaException(DocaError.NOT_SUPPORTED, "ibv_pd 0x" + Long.toHexString(pd.address())
                 + " is not the protection domain of a jdoca device: jdoca opens one PD per RDMA device and process; "
-                + "take it with RdmaBridge.getDevPd(Devices.open(\"<ibdev>\")) and create your rdma-core objects on it");
+                + "take it with RdmaBridge.getDevPd(Devices.open(\"<ibdev>\")) and create your rdma-core objects on "
+                        + "it");
     }
 
     /** The address of the PD of {@code info}, or 0 when its context cannot be opened (then it is not that device). */
@@ -75,11 +76,13 @@ public final class RdmaBridge {
      */
     public static int getBufMkey(Buf buf, Dev dev) {
         if (buf == null || dev == null || buf.mmap() == null) {
-            throw new DocaException(DocaError.INVALID_VALUE, buf == null || buf.mmap() == null ? "no buffer" : "no device");
+            throw new DocaException(DocaError.INVALID_VALUE, buf == null || buf.mmap() == null
+                    ? "no buffer" : "no device");
         }
         DevInfo info = dev.devInfo();
         if (!info.isVerbs()) {
-            throw new DocaException(DocaError.NOT_SUPPORTED, info.name() + " is a software device: no rdma-core memory key");
+            throw new DocaException(DocaError.NOT_SUPPORTED, info.name()
+                    + " is a software device: no rdma-core memory key");
         }
         MemoryMap m = buf.mmap();
         int key = m.isImported() ? m.verbsRemoteKey() : m.verbsLkey(info);

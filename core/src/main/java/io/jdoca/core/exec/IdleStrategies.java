@@ -169,7 +169,8 @@ final class IdleStrategies {
         private volatile boolean selecting;
         private volatile boolean woken;
 
-        Selecting(Selector selector, LongSupplier maxSleepNanos, Consumer<SelectionKey> onReady, boolean yieldAfterWork) {
+        Selecting(Selector selector, LongSupplier maxSleepNanos, Consumer<SelectionKey> onReady,
+                boolean yieldAfterWork) {
             this.selector = selector;
             this.maxSleepNanos = maxSleepNanos;
             this.onReady = onReady;

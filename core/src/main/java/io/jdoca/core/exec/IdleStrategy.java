@@ -94,7 +94,8 @@ public interface IdleStrategy {
      * cycle that did work.
      */
     static IdleStrategy selecting(java.nio.channels.Selector selector, java.util.function.LongSupplier maxSleepNanos,
-                                  java.util.function.Consumer<java.nio.channels.SelectionKey> onReady, boolean yieldAfterWork) {
+                                  java.util.function.Consumer<java.nio.channels.SelectionKey> onReady,
+                                          boolean yieldAfterWork) {
         return new IdleStrategies.Selecting(selector, maxSleepNanos, onReady, yieldAfterWork);
     }
 }

@@ -145,7 +145,8 @@ public final class Graph {
 
     boolean hasCtxNode() {
         for (GraphNode node : nodes) {
-            if (node.kind == GraphNode.Kind.CTX || (node.kind == GraphNode.Kind.SUB_GRAPH && node.subGraph.hasCtxNode())) {
+            if (node.kind == GraphNode.Kind.CTX || (node.kind == GraphNode.Kind.SUB_GRAPH
+                    && node.subGraph.hasCtxNode())) {
                 return true;
             }
         }
@@ -164,7 +165,8 @@ public final class Graph {
     /** {@code doca_graph_instance_create} (control path: allocates the instance's bookkeeping). */
     public GraphInstance instanceCreate() {
         if (state != GraphState.STARTED) {
-            throw new io.jdoca.core.DocaException(DocaError.BAD_STATE, "graph must be started before creating instances");
+            throw new io.jdoca.core.DocaException(DocaError.BAD_STATE,
+                    "graph must be started before creating instances");
         }
         return new GraphInstance(this);
     }

@@ -42,7 +42,8 @@ public final class GraphInstance implements Task.CompletionInterceptor {
 
     /** {@code doca_graph_instance_set_ctx_node_data}: the task this context node runs (of that node's context). */
     public DocaError setCtxNodeData(GraphNode node, Task task) {
-        if (running || node.graph != graph || node.kind != GraphNode.Kind.CTX || task == null || task.ctx() != node.ctx) {
+        if (running || node.graph != graph || node.kind != GraphNode.Kind.CTX || task == null
+                || task.ctx() != node.ctx) {
             return running ? DocaError.BAD_STATE : DocaError.INVALID_VALUE;
         }
         nodeData[node.index] = task;
@@ -60,7 +61,8 @@ public final class GraphInstance implements Task.CompletionInterceptor {
 
     /** {@code doca_graph_instance_set_sub_graph_node_data}: an instance of the node's sub-graph. */
     public DocaError setSubGraphNodeData(GraphNode node, GraphInstance sub) {
-        if (running || node.graph != graph || node.kind != GraphNode.Kind.SUB_GRAPH || sub == null || sub.graph != node.subGraph) {
+        if (running || node.graph != graph || node.kind != GraphNode.Kind.SUB_GRAPH || sub == null
+                || sub.graph != node.subGraph) {
             return running ? DocaError.BAD_STATE : DocaError.INVALID_VALUE;
         }
         nodeData[node.index] = sub;

@@ -251,7 +251,8 @@ public final class Buf {
     @Override
     public String toString() {
         return mmap == null ? "Buf[free]"
-                : "Buf[addr=" + Long.toHexString(addr()) + ", len=" + len + ", data+" + (dataOff - bufOff) + ", dataLen="
+                : "Buf[addr=" + Long.toHexString(addr()) + ", len=" + len + ", data+" + (dataOff - bufOff)
+                        + ", dataLen="
                         + dataLen + "]";
     }
 }

@@ -140,7 +140,8 @@ public final class MemoryMap implements AutoCloseable {
                     vd[k++] = d.devInfo();
                 }
             }
-            VerbsRegistration.Result r = VerbsRegistration.register(java.util.Arrays.copyOf(vd, k), segment, permissions);
+            VerbsRegistration.Result r = VerbsRegistration.register(java.util.Arrays.copyOf(vd, k), segment,
+                    permissions);
             if (r.reg() == null) {
                 LOG.log(System.Logger.Level.WARNING, "memory map start: " + r.why());
                 return r.error();
@@ -202,7 +203,8 @@ public final class MemoryMap implements AutoCloseable {
             throw new DocaException(DocaError.BAD_STATE, "export of a memory map that is not started");
         }
         if (!imported && !devs.contains(dev)) {
-            throw new DocaException(DocaError.NOT_PERMITTED, "export through device " + dev + " that was not added to the map");
+            throw new DocaException(DocaError.NOT_PERMITTED, "export through device " + dev
+                    + " that was not added to the map");
         }
         if ((permissions & needed) == 0) {
             throw new DocaException(DocaError.NOT_PERMITTED, kind + " export needs " + AccessFlags.toString(needed)
@@ -259,7 +261,8 @@ public final class MemoryMap implements AutoCloseable {
             }
         }
         boolean verbs = rkey != -1;
-        return new MmapExport(kind, shared, permissions, pid, id, baseAddress, length, shOff, HOST, regionPid, regionSeq,
+        return new MmapExport(kind, shared, permissions, pid, id, baseAddress, length, shOff, HOST, regionPid,
+                regionSeq,
                 cap0, cap1, verbs, verbs ? rkey : 0).encode();
     }
 
@@ -324,7 +327,8 @@ public final class MemoryMap implements AutoCloseable {
         }
         boolean local = e.isSameHost() && e.shared();
         if (e.kind() == MmapExport.Kind.PCI && !local) {
-            throw new DocaException(DocaError.NOT_SUPPORTED, "a PCI export can only be imported on the exporter's host");
+            throw new DocaException(DocaError.NOT_SUPPORTED,
+                    "a PCI export can only be imported on the exporter's host");
         }
         if (local) {
             m.importMapping = SharedMemory.mapGranted(e.regionPid(), e.regionSeq(), e.mapId(), e.cap0(), e.cap1(),

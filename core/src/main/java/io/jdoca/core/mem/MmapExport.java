@@ -132,9 +132,11 @@ public record MmapExport(Kind kind, boolean shared, int permissions, long pid, l
         }
         return new MmapExport(kind, shared, s.get(ValueLayout.JAVA_INT_UNALIGNED, 8),
                 Integer.toUnsignedLong(s.get(ValueLayout.JAVA_INT_UNALIGNED, 12)),
-                s.get(ValueLayout.JAVA_LONG_UNALIGNED, 16), s.get(ValueLayout.JAVA_LONG_UNALIGNED, 24), length, shmOffset,
+                s.get(ValueLayout.JAVA_LONG_UNALIGNED, 16), s.get(ValueLayout.JAVA_LONG_UNALIGNED, 24), length,
+                        shmOffset,
                 new UUID(s.get(ValueLayout.JAVA_LONG_UNALIGNED, 48), s.get(ValueLayout.JAVA_LONG_UNALIGNED, 56)),
-                regionPid, regionSeq, s.get(ValueLayout.JAVA_LONG_UNALIGNED, 80), s.get(ValueLayout.JAVA_LONG_UNALIGNED, 88),
+                regionPid, regionSeq, s.get(ValueLayout.JAVA_LONG_UNALIGNED, 80),
+                        s.get(ValueLayout.JAVA_LONG_UNALIGNED, 88),
                 verbs, verbs ? s.get(ValueLayout.JAVA_INT_UNALIGNED, 68) : 0);
     }
 

@@ -28,7 +28,8 @@ public final class SharedRegion implements AutoCloseable {
     private final boolean owner;
     private volatile boolean closed;
 
-    SharedRegion(Path path, long pid, long seq, Arena arena, MemorySegment header, MemorySegment segment, boolean owner) {
+    SharedRegion(Path path, long pid, long seq, Arena arena, MemorySegment header, MemorySegment segment,
+            boolean owner) {
         this.path = path;
         this.pid = pid;
         this.seq = seq;

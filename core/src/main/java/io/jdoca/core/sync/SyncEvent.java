@@ -104,7 +104,8 @@ public final class SyncEvent implements AutoCloseable {
         if (state != SyncEventState.CREATED) {
             return DocaError.BAD_STATE;
         }
-        if (eightBytes == null || !eightBytes.isNative() || eightBytes.byteSize() < 8 || (eightBytes.address() & 7) != 0) {
+        if (eightBytes == null || !eightBytes.isNative() || eightBytes.byteSize() < 8
+                || (eightBytes.address() & 7) != 0) {
             return DocaError.INVALID_VALUE;
         }
         userAddr = eightBytes.asSlice(0, 8);

@@ -46,12 +46,14 @@ public final class SyncEventCtx extends Ctx {
         return getPool.setConf(ok, err, n);
     }
 
-    public DocaError taskNotifySetSetConf(TaskCallback<SyncEventTask.NotifySet> ok, TaskCallback<SyncEventTask.NotifySet> err,
+    public DocaError taskNotifySetSetConf(TaskCallback<SyncEventTask.NotifySet> ok,
+            TaskCallback<SyncEventTask.NotifySet> err,
             int n) {
         return setPool.setConf(ok, err, n);
     }
 
-    public DocaError taskNotifyAddSetConf(TaskCallback<SyncEventTask.NotifyAdd> ok, TaskCallback<SyncEventTask.NotifyAdd> err,
+    public DocaError taskNotifyAddSetConf(TaskCallback<SyncEventTask.NotifyAdd> ok,
+            TaskCallback<SyncEventTask.NotifyAdd> err,
             int n) {
         return addPool.setConf(ok, err, n);
     }

@@ -19,7 +19,8 @@ import java.util.TreeSet;
  * <p>Control path: call {@link #pinCurrentThread} at the start of the thread to pin (it pins the
  * calling thread only). Stateless; safe from any thread.
  */
-@SuppressWarnings("restricted") // FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
+// FFM: this class is a native binding; its downcall handles and reinterpreted segments are the point
+@SuppressWarnings("restricted")
 public final class CpuAffinity {
     private static final int MASK_BYTES = 128; // 1024 CPUs, glibc's cpu_set_t
     private static final MethodHandle SET;
@@ -115,7 +116,8 @@ public final class CpuAffinity {
             m.set(ValueLayout.JAVA_BYTE, cpu / 8, (byte) (1 << (cpu % 8)));
             int rc = (int) SET.invokeExact(0, (long) MASK_BYTES, m);
             if (rc != 0) {
-                throw new IllegalArgumentException("CPU " + cpu + ": sched_setaffinity refused it (offline or not allowed; "
+                throw new IllegalArgumentException("CPU " + cpu
+                        + ": sched_setaffinity refused it (offline or not allowed; "
                         + "this process may run on " + ranges(allowedCpus()) + ")");
             }
         } catch (RuntimeException e) {

@@ -10,7 +10,8 @@ import java.lang.invoke.MethodHandle;
  *
  * <p>Why: Linux lets a timed sleep of an ordinary thread end up to its timer slack late (50 µs by
  * default) so that wake-ups can be batched. A thread that sleeps for tens of microseconds on
- * purpose (nvme-perf's hybrid-polling queues) then sleeps two or three times what it asked: measured on this project's 2-vCPU machine, {@code parkNanos}
+ * purpose (nvme-perf's hybrid-polling queues) then sleeps two or three times what it asked: measured on this project's
+ * 2-vCPU machine, {@code parkNanos}
  * of 50 or 200 µs overshot by ≈ 100 µs with the default slack and by 27–36 µs (the wake-up
  * itself) with a slack of 1 µs.
  *

@@ -50,6 +50,7 @@ class DevicesTest {
 
     @Test
     void capabilitiesComeFromProviders() {
-        assertThat(Devices.capabilities(Devices.find("sw0"))).extracting(Capability::name).contains("mmap_export_pci_supported");
+        assertThat(Devices.capabilities(Devices.find("sw0"))).extracting(Capability::name)
+                .contains("mmap_export_pci_supported");
     }
 }

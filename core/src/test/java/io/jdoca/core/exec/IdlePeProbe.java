@@ -22,7 +22,8 @@ public final class IdlePeProbe {
         AtomicBoolean run = new AtomicBoolean(true);
         AtomicLong loops = new AtomicLong();
         Thread worker = new Thread(() -> {
-            IdleStrategy idle = args.length > 1 && args[1].equals("spin") ? IdleStrategy.busySpin() : IdleStrategy.notifying(pe);
+            IdleStrategy idle = args.length > 1 && args[1].equals("spin")
+                    ? IdleStrategy.busySpin() : IdleStrategy.notifying(pe);
             while (run.get()) {
                 idle.idle(pe.progress() ? 1 : 0);
                 loops.incrementAndGet();

@@ -21,7 +21,8 @@ class ProgressEngineNotificationTest {
             Matcher m = Pattern.compile("cpu_share=([0-9.]+) loops=(\\d+)").matcher(p.output());
             assertThat(m.find()).as(p.output()).isTrue();
             double share = Double.parseDouble(m.group(1));
-            System.out.printf("idle PE (notification mode): process CPU %.3f%% of a core over 2 s, %s loop iterations%n",
+            System.out.printf("idle PE (notification mode): process CPU %.3f%% of a core over 2 s, %s loop "
+                    + "iterations%n",
                     share * 100, m.group(2));
             assertThat(share).isLessThan(0.02);
         }
@@ -58,7 +59,8 @@ class ProgressEngineNotificationTest {
         Thread.sleep(50);
         pe.notifyWork();
         waiter.join(5000);
-        assertThat(wokeAfter.get()).as("woken by notifyWork, not by the 10 s timeout").isBetween(0L, TimeUnit.SECONDS.toNanos(2));
+        assertThat(wokeAfter.get()).as("woken by notifyWork, not by the 10 s timeout").isBetween(0L,
+                TimeUnit.SECONDS.toNanos(2));
     }
 
     @Test

@@ -49,7 +49,8 @@ class SelectingIdleStrategyTest {
         try (Selector sel = Selector.open()) {
             IdleStrategy s = IdleStrategy.selecting(sel, () -> LONG_SLEEP, k -> { }, false);
             s.wake();
-            assertTrue(idleOnce(s).await(10, TimeUnit.SECONDS), "a wake that came first must end the next sleep at once");
+            assertTrue(idleOnce(s).await(10, TimeUnit.SECONDS),
+                    "a wake that came first must end the next sleep at once");
         }
     }
 
@@ -57,7 +58,8 @@ class SelectingIdleStrategyTest {
     @Timeout(20)
     void inputOnAWatchedSocketEndsTheSleep() throws Exception {
         InetAddress lo = InetAddress.getLoopbackAddress();
-        try (Selector sel = Selector.open(); ServerSocketChannel ss = ServerSocketChannel.open().bind(new InetSocketAddress(lo, 0));
+        try (Selector sel = Selector.open(); ServerSocketChannel ss = ServerSocketChannel.open()
+                .bind(new InetSocketAddress(lo, 0));
                 SocketChannel out = SocketChannel.open(ss.getLocalAddress()); SocketChannel in = ss.accept()) {
             in.configureBlocking(false);
             in.register(sel, SelectionKey.OP_READ);

@@ -101,7 +101,8 @@ class ExportSecurityTest {
             byte[] wrong = with(blob, x -> new MmapExport(x.kind(), x.shared(), x.permissions(), x.pid(), x.mapId(),
                     x.baseAddress(), x.length(), x.shmOffset(), x.hostId(), x.regionPid(), x.regionSeq(), x.cap0(),
                     x.cap1() ^ 1));
-            assertThat(errorOf(() -> MemoryMap.createFromExport(wrong, dev, "test-peer"))).isEqualTo(DocaError.NOT_PERMITTED);
+            assertThat(errorOf(() -> MemoryMap.createFromExport(wrong, dev,
+                    "test-peer"))).isEqualTo(DocaError.NOT_PERMITTED);
             // The right one still imports.
             MemoryMap ok = MemoryMap.createFromExport(blob, dev);
             assertThat(ok.segment().byteSize()).isEqualTo(4096);
@@ -144,8 +145,10 @@ class ExportSecurityTest {
             Path link = SharedMemory.directory().resolve(r.ownerPid() + "-" + fakeSeq);
             Files.createSymbolicLink(link, r.path());
             try {
-                byte[] viaLink = with(blob, x -> new MmapExport(x.kind(), x.shared(), x.permissions(), x.pid(), x.mapId(),
-                        x.baseAddress(), x.length(), x.shmOffset(), x.hostId(), x.regionPid(), fakeSeq, x.cap0(), x.cap1()));
+                byte[] viaLink = with(blob, x -> new MmapExport(x.kind(), x.shared(), x.permissions(), x.pid(),
+                        x.mapId(),
+                        x.baseAddress(), x.length(), x.shmOffset(), x.hostId(), x.regionPid(), fakeSeq, x.cap0(),
+                                x.cap1()));
                 assertThat(errorOf(() -> MemoryMap.createFromExport(viaLink, dev))).isEqualTo(DocaError.NOT_PERMITTED);
                 // And a symlink to a file of the test, by ring name.
                 Path victim = tmp.resolve("victim");
@@ -178,7 +181,8 @@ class ExportSecurityTest {
 
     @Test
     void regionIdsOnTheWireCannotBePaths() {
-        assertThat(errorOf(() -> SharedMemory.mapExisting("../../etc/passwd", 0, 8))).isEqualTo(DocaError.INVALID_VALUE);
+        assertThat(errorOf(() -> SharedMemory.mapExisting("../../etc/passwd", 0,
+                8))).isEqualTo(DocaError.INVALID_VALUE);
         assertThat(errorOf(() -> SharedMemory.mapExisting("/dev/shm/x", 0, 8))).isEqualTo(DocaError.INVALID_VALUE);
         assertThat(errorOf(() -> SharedMemory.mapExisting("1-2/../3-4", 0, 8))).isEqualTo(DocaError.INVALID_VALUE);
     }
@@ -219,7 +223,8 @@ class ExportSecurityTest {
         assertThat(e.start()).isEqualTo(DocaError.SUCCESS);
         byte[] blob = e.exportToRemotePci(dev);
         byte[] wrong = with(blob, x -> new MmapExport(x.kind(), x.shared(), x.permissions(), x.pid(), x.mapId(),
-                x.baseAddress(), x.length(), x.shmOffset(), x.hostId(), x.regionPid(), x.regionSeq(), ~x.cap0(), x.cap1()));
+                x.baseAddress(), x.length(), x.shmOffset(), x.hostId(), x.regionPid(), x.regionSeq(), ~x.cap0(),
+                        x.cap1()));
         assertThat(errorOf(() -> SyncEvent.createFromExport(dev, wrong))).isEqualTo(DocaError.NOT_PERMITTED);
         SyncEvent imp = SyncEvent.createFromExport(dev, blob);
         e.updateSet(7);

@@ -35,7 +35,8 @@ class MemoryMapTest {
         try (Arena a = Arena.ofConfined()) {
             MemoryMap m = MemoryMap.create();
             assertThat(m.start()).as("no range yet").isEqualTo(DocaError.INVALID_VALUE);
-            assertThat(m.setMemrange(MemorySegment.ofArray(new byte[16]))).as("heap memory").isEqualTo(DocaError.INVALID_VALUE);
+            assertThat(m.setMemrange(MemorySegment.ofArray(new byte[16]))).as("heap "
+                    + "memory").isEqualTo(DocaError.INVALID_VALUE);
             assertThat(m.setMemrange(a.allocate(256))).isEqualTo(DocaError.SUCCESS);
             assertThat(m.start()).as("no device yet").isEqualTo(DocaError.INVALID_VALUE);
             assertThat(m.addDev(dev)).isEqualTo(DocaError.SUCCESS);
@@ -151,7 +152,8 @@ class MemoryMapTest {
             m.setPermissions(AccessFlags.LOCAL_READ_WRITE | AccessFlags.PCI_READ_WRITE);
             m.start();
             String hex = HexFormat.of().formatHex(m.exportPci(dev));
-            try (JavaProcess p = JavaProcess.start("peer", ExportPeer.class.getName(), List.of("mmap-write", hex, "65536"))) {
+            try (JavaProcess p = JavaProcess.start("peer", ExportPeer.class.getName(), List.of("mmap-write", hex,
+                    "65536"))) {
                 assertThat(p.awaitExit(Duration.ofSeconds(60))).as(p.output()).isZero();
                 assertThat(p.output()).contains("base=" + Long.toHexString(m.baseAddress()));
             }

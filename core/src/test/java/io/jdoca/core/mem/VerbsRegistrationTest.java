@@ -18,7 +18,8 @@ class VerbsRegistrationTest {
     @Test
     void docaPermissionsMapToIbvAccessFlags() {
         assertThat(VerbsRegistration.ibvAccess(AccessFlags.LOCAL_READ_ONLY)).isZero();
-        assertThat(VerbsRegistration.ibvAccess(AccessFlags.LOCAL_READ_WRITE)).isEqualTo(VerbsConstants.IBV_ACCESS_LOCAL_WRITE);
+        assertThat(VerbsRegistration.ibvAccess(AccessFlags.LOCAL_READ_WRITE))
+                .isEqualTo(VerbsConstants.IBV_ACCESS_LOCAL_WRITE);
         assertThat(VerbsRegistration.ibvAccess(AccessFlags.RDMA_READ)).isEqualTo(VerbsConstants.IBV_ACCESS_REMOTE_READ);
         // verbs requires LOCAL_WRITE with REMOTE_WRITE / REMOTE_ATOMIC (ibv_reg_mr: EINVAL otherwise)
         assertThat(VerbsRegistration.ibvAccess(AccessFlags.RDMA_WRITE))
@@ -34,18 +35,21 @@ class VerbsRegistrationTest {
     @Test
     void rdmaExportCarriesTheRkeyAndOnlyWithTheVerbsFlag() {
         UUID host = UUID.randomUUID();
-        MmapExport e = new MmapExport(MmapExport.Kind.RDMA, false, AccessFlags.ANY_RDMA, 1, 2, 0x1000, 4096, 0, host, 0, 0,
+        MmapExport e = new MmapExport(MmapExport.Kind.RDMA, false, AccessFlags.ANY_RDMA, 1, 2, 0x1000, 4096, 0, host,
+                0, 0,
                 5, 6, true, 0xABCD1234);
         MmapExport d = MmapExport.decode(e.encode());
         assertThat(d).isEqualTo(e);
         assertThat(d.verbs()).isTrue();
         assertThat(d.rkey()).isEqualTo(0xABCD1234);
-        MmapExport plain = new MmapExport(MmapExport.Kind.RDMA, false, AccessFlags.ANY_RDMA, 1, 2, 0x1000, 4096, 0, host, 0,
+        MmapExport plain = new MmapExport(MmapExport.Kind.RDMA, false, AccessFlags.ANY_RDMA, 1, 2, 0x1000, 4096, 0,
+                host, 0,
                 0, 5, 6);
         byte[] b = plain.encode();
         assertThat(MmapExport.decode(b).verbs()).isFalse();
         b[68] = 1; // an rkey without the verbs flag: the reserved field is set
-        assertThatThrownBy(() -> MmapExport.decode(b)).isInstanceOf(DocaException.class).hasMessageContaining("reserved");
+        assertThatThrownBy(() ->
+                MmapExport.decode(b)).isInstanceOf(DocaException.class).hasMessageContaining("reserved");
         b[68] = 0;
         b[7] = 4; // unknown flag
         assertThatThrownBy(() -> MmapExport.decode(b)).isInstanceOf(DocaException.class).hasMessageContaining("flags");

@@ -87,7 +87,8 @@ class SyncEventTest {
         ctx.taskGetSetConf((t, a, b) -> done.add("get=" + t.result()), (t, a, b) -> done.add("get-err"), 2);
         ctx.taskNotifySetSetConf((t, a, b) -> done.add("set"), (t, a, b) -> done.add("set-err"), 2);
         ctx.taskNotifyAddSetConf((t, a, b) -> done.add("add-prev=" + t.result()), (t, a, b) -> done.add("add-err"), 2);
-        ctx.taskWaitSetConf((t, a, b) -> done.add("wait=" + t.result()), (t, a, b) -> done.add("wait-err:" + t.status()), 2);
+        ctx.taskWaitSetConf((t, a, b) -> done.add("wait=" + t.result()), (t, a, b) -> done.add("wait-err:"
+                + t.status()), 2);
         ProgressEngine pe = ProgressEngine.create();
         pe.connectCtx(ctx);
         assertThat(ctx.start()).isEqualTo(DocaError.SUCCESS);

@@ -83,10 +83,12 @@ class CpuAffinityTest {
         assertEquals(List.of(1), CpuAffinity.parseCoreMask("-m", "2"));
         assertEquals(List.of(0, 2, 3, 4), CpuAffinity.parseCoreMask("-m", "[0,2-4]"));
         assertThrows(IllegalArgumentException.class, () -> CpuAffinity.parseCoreMask("-m", "0x0"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CpuAffinity.parseCoreMask("-m", "zz"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CpuAffinity.parseCoreMask("-m",
+                "zz"));
         assertEquals("-m: 'zz' is not a core mask (e.g. 0x3 or [0,2-3])", e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> CpuAffinity.check("--cpu", List.of(1000)));
-        assertTrue(e.getMessage().startsWith("--cpu: CPU 1000 is out of range (this process may run on "), e.getMessage());
+        assertTrue(e.getMessage().startsWith("--cpu: CPU 1000 is out of range (this process may run on "),
+                e.getMessage());
         assertEquals("0-1,4", CpuAffinity.ranges(List.of(0, 1, 4)));
     }
 }

@@ -47,7 +47,9 @@ public final class SbcGenerator {
         }
     }
 
-    /** The largest --block-size: the service's scratch chunk is 2.5 B per transaction, and a block is read in one piece. */
+    /**
+     * The largest --block-size: the service's scratch chunk is 2.5 B per transaction, and a block is read in one piece.
+     */
     public static final int MAX_BLOCK_SIZE = 16 << 20;
 
     private SbcGenerator() {
@@ -68,7 +70,8 @@ public final class SbcGenerator {
         if (blockSize <= 0 || blockSize % GgaLayout.EC_ALIGN != 0 || (blockSize / 2) % GgaLayout.EC_ALIGN != 0
                 || blockSize > MAX_BLOCK_SIZE) {
             // B/2 is both a target block and an EC block: doca_ec wants multiples of 64.
-            throw new DocaException(DocaError.INVALID_VALUE, "--block-size must be a multiple of 128 (B/2 must be a multiple"
+            throw new DocaException(DocaError.INVALID_VALUE,
+                    "--block-size must be a multiple of 128 (B/2 must be a multiple"
                     + " of 64 for doca_ec) between 128 and " + MAX_BLOCK_SIZE + ", got " + blockSize);
         }
         long inputSize;
@@ -79,7 +82,8 @@ public final class SbcGenerator {
                     + e.getMessage(), e);
         }
         if (inputSize == 0) {
-            throw new DocaException(DocaError.INVALID_VALUE, "--original-input-data " + input + " is empty: nothing to store");
+            throw new DocaException(DocaError.INVALID_VALUE, "--original-input-data " + input
+                    + " is empty: nothing to store");
         }
         checkDistinct(input, data1, data2, dataP);
         long blocks = (inputSize + blockSize - 1) / blockSize;
@@ -99,7 +103,8 @@ public final class SbcGenerator {
             long containerOff = 0;
             long parityOff = blockSize;
             long scratchOff = blockSize + half;
-            long compressed = encodeAll(dev, in, n, blockSize, matrixType, work, containerOff, parityOff, scratchOff, d1,
+            long compressed = encodeAll(dev, in, n, blockSize, matrixType, work, containerOff, parityOff, scratchOff,
+                    d1,
                     d2, dp);
             writeAllOrNothing(new Path[] {data1, data2, dataP}, new MemorySegment[] {d1, d2, dp}, half, n);
             LOG.log(System.Logger.Level.INFO, "sbc: " + n + " blocks of " + blockSize + " → 3 × " + n + " × " + half);
@@ -107,7 +112,8 @@ public final class SbcGenerator {
         }
     }
 
-    private static long encodeAll(Dev dev, MemorySegment in, int n, int blockSize, EcMatrixType type, MemorySegment work,
+    private static long encodeAll(Dev dev, MemorySegment in, int n, int blockSize, EcMatrixType type,
+            MemorySegment work,
             long containerOff, long parityOff, long scratchOff, MemorySegment d1, MemorySegment d2, MemorySegment dp) {
         int half = blockSize / 2;
         Lz4StreamCodec lz4 = new Lz4StreamCodec(Lz4Codec.create());
@@ -150,7 +156,8 @@ public final class SbcGenerator {
                 pe.progressUntil(() -> status[0] != null, IdleStrategy.yielding(), 10_000_000_000L);
                 t.free();
                 if (status[0] != DocaError.SUCCESS) {
-                    throw new DocaException(status[0] == null ? DocaError.TIME_OUT : status[0], "ec create of block " + i);
+                    throw new DocaException(status[0] == null ? DocaError.TIME_OUT : status[0], "ec create of block "
+                            + i);
                 }
                 long outOff = (long) i * half;
                 MemorySegment.copy(work, containerOff, d1, outOff, half);
@@ -162,7 +169,8 @@ public final class SbcGenerator {
             return total;
         } finally {
             ec.stop();
-            pe.progressUntil(() -> ec.state() == io.jdoca.core.exec.CtxState.IDLE, IdleStrategy.yielding(), 5_000_000_000L);
+            pe.progressUntil(() -> ec.state() == io.jdoca.core.exec.CtxState.IDLE, IdleStrategy.yielding(),
+                    5_000_000_000L);
             pe.close();
             mmap.stop();
             mmap.close();
@@ -180,7 +188,8 @@ public final class SbcGenerator {
             }
             for (int j = i + 1; j < 3; j++) {
                 if (same(out[i], out[j])) {
-                    throw new DocaException(DocaError.INVALID_VALUE, flag[i] + " and " + flag[j] + " name the same file ("
+                    throw new DocaException(DocaError.INVALID_VALUE, flag[i] + " and " + flag[j]
+                            + " name the same file ("
                             + out[i] + "): the three outputs must be different files");
                 }
             }

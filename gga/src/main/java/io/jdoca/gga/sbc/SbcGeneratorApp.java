@@ -23,7 +23,8 @@ public final class SbcGeneratorApp implements Callable<Integer> {
     @Mixin
     DocaArgpFlags argp;
 
-    @Option(names = {"-d", "--device"}, defaultValue = "sw0", description = "Device identifier (default ${DEFAULT-VALUE}).")
+    @Option(names = {"-d", "--device"}, defaultValue = "sw0",
+            description = "Device identifier (default ${DEFAULT-VALUE}).")
     String device;
 
     @Option(names = "--original-input-data", required = true, description = "The plain input file.")
@@ -39,13 +40,16 @@ public final class SbcGeneratorApp implements Callable<Integer> {
     Path dataP;
 
     @Option(names = "--block-size", defaultValue = "4096",
-            description = "Initiator block size B (multiple of 64; B/2 must be too, for doca_ec; default ${DEFAULT-VALUE}).")
+            description = "Initiator block size B (multiple of 64; B/2 must be too, for doca_ec; default "
+                    + "${DEFAULT-VALUE}).")
     int blockSize;
 
-    @Option(names = "--matrix-type", defaultValue = "vandermonde", description = "cauchy | vandermonde (default ${DEFAULT-VALUE}).")
+    @Option(names = "--matrix-type", defaultValue = "vandermonde",
+            description = "cauchy | vandermonde (default ${DEFAULT-VALUE}).")
     String matrixType;
 
-    @Option(names = {"-l", "--log-level"}, defaultValue = "40", description = "DOCA log level 10..70 (default ${DEFAULT-VALUE}).")
+    @Option(names = {"-l", "--log-level"}, defaultValue = "40",
+            description = "DOCA log level 10..70 (default ${DEFAULT-VALUE}).")
     int logLevel;
 
     @Override

@@ -8,7 +8,8 @@ import picocli.CommandLine;
 
 /** sbc-generator's DOCA flags: examples/sbc-generator.json parses, the command line wins. */
 class SbcGeneratorAppFlagsTest {
-    static final Path EXAMPLE = Path.of(System.getProperty("user.dir")).resolve("../examples/sbc-generator.json").normalize();
+    static final Path EXAMPLE = Path.of(System.getProperty("user.dir")).resolve("../examples/sbc-generator.json")
+            .normalize();
 
     @Test
     void theExampleFlagFileParsesAndTheCommandLineWins() {

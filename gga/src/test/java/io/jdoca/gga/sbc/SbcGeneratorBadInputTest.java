@@ -41,19 +41,22 @@ class SbcGeneratorBadInputTest {
 
     private Path input() throws IOException {
         Path in = dir.resolve("in.txt");
-        Files.write(in, Files.readAllBytes(JavaProcess.repoRoot().resolve("core/src/main/java/io/jdoca/core/exec/Ctx.java")));
+        Files.write(in, Files.readAllBytes(JavaProcess.repoRoot()
+                .resolve("core/src/main/java/io/jdoca/core/exec/Ctx.java")));
         return in;
     }
 
     private List<String> outputs() throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
-            return s.map(p -> p.getFileName().toString()).filter(n -> !n.equals("in.txt") && !n.equals("empty.bin")).toList();
+            return s.map(p -> p.getFileName().toString()).filter(n -> !n.equals("in.txt")
+                    && !n.equals("empty.bin")).toList();
         }
     }
 
     private static void oneLine(Run r, String... parts) {
         assertThat(r.rc()).isNotZero();
-        assertThat(r.err().strip()).doesNotContain("\n").doesNotContain("Exception").startsWith("sbc-generator: ").contains(parts);
+        assertThat(r.err().strip()).doesNotContain("\n").doesNotContain("Exception").startsWith("sbc-generator: ")
+                .contains(parts);
     }
 
     @Test
@@ -92,7 +95,8 @@ class SbcGeneratorBadInputTest {
                 dir.resolve("b").toString(), "--data-p", in.toString());
         oneLine(r, "--data-p", "is the input file");
         assertThat(outputs()).isEmpty();
-        assertThat(in).hasSize(Files.size(JavaProcess.repoRoot().resolve("core/src/main/java/io/jdoca/core/exec/Ctx.java")));
+        assertThat(in).hasSize(Files.size(JavaProcess.repoRoot()
+                .resolve("core/src/main/java/io/jdoca/core/exec/Ctx.java")));
     }
 
     @Test

@@ -81,7 +81,8 @@ class SbcGeneratorTest {
             System.arraycopy(c2, i * half, container, half, half);
             assertThat(ByteBuffer.wrap(container).getInt(0)).isEqualTo(bs);
             byte[] out = new byte[bs];
-            int n = CompressedContainer.unpack(new io.jdoca.compress.Lz4StreamCodec(io.jdoca.compress.Lz4Codec.create()),
+            int n = CompressedContainer.unpack(
+                    new io.jdoca.compress.Lz4StreamCodec(io.jdoca.compress.Lz4Codec.create()),
                     MemorySegment.ofArray(container), 0, bs, MemorySegment.ofArray(out), 0, bs);
             assertThat(n).as("block %d", i).isEqualTo(bs);
             assertThat(out).isEqualTo(Arrays.copyOfRange(padded, i * bs, (i + 1) * bs));
@@ -119,8 +120,10 @@ class SbcGeneratorTest {
         Path in = dir.resolve("noise.bin");
         Files.write(in, noise);
         try (Dev dev = Devices.open("sw0")) {
-            assertThatThrownBy(() -> SbcGenerator.generate(dev, in, dir.resolve("a"), dir.resolve("b"), dir.resolve("c"), 4096,
-                    EcMatrixType.VANDERMONDE)).isInstanceOf(DocaException.class).hasMessageContaining("does not compress")
+            assertThatThrownBy(() -> SbcGenerator.generate(dev, in, dir.resolve("a"), dir.resolve("b"),
+                    dir.resolve("c"), 4096,
+                    EcMatrixType.VANDERMONDE)).isInstanceOf(DocaException.class).hasMessageContaining("does not "
+                            + "compress")
                     .satisfies(e -> assertThat(((DocaException) e).error()).isEqualTo(DocaError.INVALID_VALUE));
         }
     }
@@ -131,7 +134,8 @@ class SbcGeneratorTest {
         Files.write(in, new byte[100]);
         try (Dev dev = Devices.open("sw0")) {
             for (int bs : new int[] {0, 100, 64, 4000}) {
-                assertThatThrownBy(() -> SbcGenerator.generate(dev, in, dir.resolve("a"), dir.resolve("b"), dir.resolve("c"), bs,
+                assertThatThrownBy(() -> SbcGenerator.generate(dev, in, dir.resolve("a"), dir.resolve("b"),
+                        dir.resolve("c"), bs,
                         EcMatrixType.VANDERMONDE)).isInstanceOf(DocaException.class);
             }
         }

@@ -6,6 +6,7 @@ import io.jdoca.nvmf.bdev.Bdev;
 import io.jdoca.nvmf.bdev.TimedBackend;
 import io.jdoca.nvmf.tgt.NvmfController;
 import io.jdoca.nvmf.tgt.NvmfSubsystem;
+import io.jdoca.nvmf.tgt.EnginePause;
 import io.jdoca.nvmf.tgt.NvmfTarget;
 import io.jdoca.sta.StaIo;
 import io.jdoca.sta.StaNamespace;
@@ -135,7 +136,7 @@ public final class MetricsServer implements AutoCloseable {
         }
         out.gauge("jdoca_sta_engine_max_pause_seconds", "Longest pause of the IO engine since start: "
                 + "time between two duty cycles, asleep waiting for work excluded.");
-        for (NvmfTarget.EnginePause p : t.enginePauses()) {
+        for (EnginePause p : t.enginePauses()) {
             out.gauge("jdoca_sta_engine_max_pause_seconds", "", p.maxNanos() / 1e9, "engine", p.engine());
         }
 

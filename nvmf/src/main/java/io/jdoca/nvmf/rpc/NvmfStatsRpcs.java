@@ -3,6 +3,7 @@ package io.jdoca.nvmf.rpc;
 import io.jdoca.nvmf.bdev.Bdev;
 import io.jdoca.nvmf.config.JsonParams;
 import io.jdoca.nvmf.tgt.NvmfSubsystem;
+import io.jdoca.nvmf.tgt.EnginePause;
 import io.jdoca.nvmf.tgt.NvmfTarget;
 import io.jdoca.nvmf.tgt.NvmfTargetOps;
 import io.jdoca.sta.StaIo;
@@ -54,7 +55,7 @@ final class NvmfStatsRpcs implements RpcRegistry.Family {
 
     private static Map<String, Object> stats(NvmfTarget t) {
         List<long[]> qpairs = NvmfTargetOps.qpairCounts(t);
-        List<NvmfTarget.EnginePause> pauses = t.enginePauses();
+        List<EnginePause> pauses = t.enginePauses();
         List<Map<String, Object>> groups = new ArrayList<>();
         for (StaIo io : t.ioContexts()) {
             StaStats s = io.stats();
@@ -67,7 +68,7 @@ final class NvmfStatsRpcs implements RpcRegistry.Family {
             g.put("current_io_qpairs", n[3]);
             g.put("pending_bdev_io", 0);
             g.put("completed_nvme_io", s.get("reads") + s.get("writes"));
-            NvmfTarget.EnginePause pause = pauses.get(groups.size());
+            EnginePause pause = pauses.get(groups.size());
             g.put("jdoca_max_pause_us", pause.maxNanos() / 1000);
             g.put("jdoca_window_max_pause_us", pause.windowMaxNanos() / 1000);
             g.put("jdoca_max_stall_us", pause.maxStallNanos() / 1000);

@@ -265,24 +265,9 @@ public final class NvmfTarget implements AutoCloseable {
         return engines;
     }
 
-    /**
-     * An IO engine's longest pause and stall ({@link PauseMeter}): the longest time between two
-     * duty cycles, asleep by choice excluded, and the part of it the OS scheduler does not explain
-     * (time waiting, runnable, for a CPU); each since start and since {@link #resetEnginePauses}.
-     */
-    public record EnginePause(String engine, long maxNanos, long windowMaxNanos, long maxStallNanos,
-                              long windowMaxStallNanos) {
-    }
-
     /** Every IO engine's longest pauses, read racily (each engine is the only writer of its own). Any thread. */
     public List<EnginePause> enginePauses() {
-        List<EnginePause> out = new ArrayList<>();
-        for (NvmfEngine e : engines) {
-            PauseMeter p = e.pauses;
-            out.add(new EnginePause(e.io.name(), p.maxPauseNanos, p.windowMaxPauseNanos, p.maxStallNanos,
-                    p.windowMaxStallNanos));
-        }
-        return out;
+        return engines.stream().map(EnginePause::of).toList();
     }
 
     /** Starts a new window for {@link EnginePause#windowMaxNanos} on every engine (from its next cycle). Any thread. */

@@ -37,7 +37,8 @@ import java.util.Locale;
  *   <li>{@code fetch-add}: imports the peer's map from {@code --mmap-descriptor-path} and adds 1 to
  *       the 8 bytes at its start {@code --count} times (16 in flight), then prints {@code DONE}.</li>
  * </ul>
- * Usage: {@code RdmaPeerSample echo|fetch-add --transport shm|tcp|verbs|auto [-d DEV] -ld FILE -re FILE -m FILE [--count N] [--go FILE]
+ * Usage: {@code RdmaPeerSample echo|fetch-add --transport shm|tcp|verbs|auto [-d DEV] -ld FILE -re FILE -m FILE
+ * [--count N] [--go FILE]
  * [--sync-event FILE]} ({@code --go}: fetch-add waits for that file to exist before starting;
  * {@code --sync-event}: echo also exports a sync event for remote-net access,
  * {@code SyncEvent.exportToRemoteNet()}, to that file, and prints {@code EVENT <value>} at the end).
@@ -76,7 +77,8 @@ public final class RdmaPeerSample {
             }
         }
         if (ld == null || re == null || mm == null || !(mode.equals("echo") || mode.equals("fetch-add"))) {
-            System.err.println("usage: RdmaPeerSample echo|fetch-add --transport shm|tcp|verbs|auto [-d DEV] -ld FILE -re FILE -m FILE [--count N]");
+            System.err.println("usage: RdmaPeerSample echo|fetch-add --transport shm|tcp|verbs|auto [-d DEV] -ld FILE "
+                    + "-re FILE -m FILE [--count N]");
             System.exit(2);
         }
         System.exit(mode.equals("echo") ? echo(transport, ld, re, mm, ev) : fetchAdd(transport, ld, re, mm, count, go));
@@ -98,7 +100,8 @@ public final class RdmaPeerSample {
      * Waits (bounded) for the descriptor file that process {@code writer} (null: unknown) writes, and gives up
      * at once when that process has exited: a peer that died is not waited for until the timeout.
      */
-    public static byte[] readDescriptor(Path p, long timeoutMs, Process writer) throws IOException, InterruptedException {
+    public static byte[] readDescriptor(Path p, long timeoutMs, Process writer) throws IOException,
+            InterruptedException {
         long deadline = System.currentTimeMillis() + timeoutMs;
         while (!Files.exists(p)) {
             if (writer != null && !writer.isAlive() && !Files.exists(p)) {
@@ -199,7 +202,8 @@ public final class RdmaPeerSample {
         return 0;
     }
 
-    private static int fetchAdd(RdmaTransportType transport, Path ld, Path re, Path mm, long count, Path go) throws Exception {
+    private static int fetchAdd(RdmaTransportType transport, Path ld, Path re, Path mm, long count,
+            Path go) throws Exception {
         Dev dev = Devices.open(device);
         SharedRegion region = SharedMemory.allocate(4096);
         MemoryMap local = MemoryMap.create();

@@ -50,7 +50,8 @@ public record RdmaConnectionBlob(int transport, long pid, int permissions, long 
     public static final int TRANSPORT_VERBS = 3;
 
     /** A blob of the shm/tcp transports (no QP). */
-    public RdmaConnectionBlob(int transport, long pid, int permissions, long nonce, UUID hostId, int tcpPort, String host,
+    public RdmaConnectionBlob(int transport, long pid, int permissions, long nonce, UUID hostId, int tcpPort,
+            String host,
             String shmRegion, long ringCap0, long ringCap1) {
         this(transport, pid, permissions, nonce, hostId, tcpPort, host, shmRegion, ringCap0, ringCap1, null);
     }
@@ -110,7 +111,8 @@ public record RdmaConnectionBlob(int transport, long pid, int permissions, long 
      */
     public static RdmaConnectionBlob decode(byte[] blob) {
         if (blob == null || blob.length < HEADER) {
-            throw new IllegalArgumentException("RDMA connection blob too short (" + (blob == null ? 0 : blob.length) + " bytes)");
+            throw new IllegalArgumentException("RDMA connection blob too short (" + (blob == null ? 0 : blob.length)
+                    + " bytes)");
         }
         MemorySegment s = MemorySegment.ofArray(blob);
         if (s.get(ValueLayout.JAVA_INT_UNALIGNED, OFF_MAGIC) != MAGIC) {
@@ -134,7 +136,8 @@ public record RdmaConnectionBlob(int transport, long pid, int permissions, long 
         int pl = Short.toUnsignedInt(s.get(ValueLayout.JAVA_SHORT_UNALIGNED, OFF_PATH_LEN));
         int vl = transport == TRANSPORT_VERBS ? VerbsQpInfo.SIZE : 0;
         if (hl > MAX_HOST || pl > MAX_PATH || (long) HEADER + hl + pl + vl != blob.length) {
-            throw new IllegalArgumentException("RDMA connection blob length " + blob.length + " does not match its header");
+            throw new IllegalArgumentException("RDMA connection blob length " + blob.length
+                    + " does not match its header");
         }
         if (port == 0 && pl == 0 && vl == 0) {
             throw new IllegalArgumentException("RDMA connection blob offers no transport");
@@ -143,6 +146,7 @@ public record RdmaConnectionBlob(int transport, long pid, int permissions, long 
         String p = new String(blob, HEADER + hl, pl, StandardCharsets.UTF_8);
         VerbsQpInfo v = vl == 0 ? null : VerbsQpInfo.decode(s, HEADER + hl + pl);
         return new RdmaConnectionBlob(transport, pid, perms, nonce, host, port, h, p,
-                s.get(ValueLayout.JAVA_LONG_UNALIGNED, OFF_RING_CAP), s.get(ValueLayout.JAVA_LONG_UNALIGNED, OFF_RING_CAP + 8), v);
+                s.get(ValueLayout.JAVA_LONG_UNALIGNED, OFF_RING_CAP), s.get(ValueLayout.JAVA_LONG_UNALIGNED,
+                        OFF_RING_CAP + 8), v);
     }
 }

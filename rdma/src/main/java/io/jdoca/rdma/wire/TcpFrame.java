@@ -38,7 +38,10 @@ public final class TcpFrame {
     public static final int OP_CAS = 7;
     public static final int OP_FADD = 8;
     public static final int OP_SET = 9;
-    /** A request that failed the requester's own checks: the responder only echoes its status, keeping completions in order. */
+    /**
+     * A request that failed the requester's own checks: the responder only echoes its status, keeping completions in
+     * order.
+     */
     public static final int OP_NOP = 10;
     public static final int OP_ACK = 11;
     public static final int OP_READ_RESP = 12;

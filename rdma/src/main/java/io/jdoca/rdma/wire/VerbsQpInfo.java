@@ -96,7 +96,8 @@ public record VerbsQpInfo(int qpn, int psn, byte[] gid, int lid, int port, int m
         if (ctrl == 0 || (ctrl & 7) != 0) {
             throw new IllegalArgumentException("bad control word address in verbs QP descriptor");
         }
-        return new VerbsQpInfo(qpn, psn, gid, lid, port, mtu, ll, ctrl, s.get(ValueLayout.JAVA_INT_UNALIGNED, off + 40));
+        return new VerbsQpInfo(qpn, psn, gid, lid, port, mtu, ll, ctrl, s.get(ValueLayout.JAVA_INT_UNALIGNED, off
+                + 40));
     }
 
     @Override
@@ -113,7 +114,8 @@ public record VerbsQpInfo(int qpn, int psn, byte[] gid, int lid, int port, int m
 
     @Override
     public String toString() {
-        return "VerbsQpInfo[qpn 0x" + Integer.toHexString(qpn) + ", psn 0x" + Integer.toHexString(psn) + ", port " + port
+        return "VerbsQpInfo[qpn 0x" + Integer.toHexString(qpn) + ", psn 0x" + Integer.toHexString(psn) + ", port "
+                + port
                 + ", mtu " + mtu + ", lid " + lid + "]";
     }
 }

@@ -17,7 +17,8 @@ public final class MetricsOption {
     Integer port;
 
     @Option(names = "--metrics-address", paramLabel = "IP", defaultValue = "127.0.0.1",
-            description = "Address the metrics endpoint binds to: an IP literal or localhost (default: ${DEFAULT-VALUE}).")
+            description = "Address the metrics endpoint binds to: an IP literal or localhost (default: "
+                    + "${DEFAULT-VALUE}).")
     String address;
 
     /** Checks both flags; IllegalArgumentException (port) or DocaException (address) with one line naming the flag. */

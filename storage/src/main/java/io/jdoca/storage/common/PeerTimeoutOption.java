@@ -16,8 +16,10 @@ public final class PeerTimeoutOption {
     CommandSpec spec;
 
     @Option(names = "--peer-timeout-ms", paramLabel = "MS",
-            description = "Declare an RDMA peer dead after MS ms with nothing from it (default: -D" + PeerLiveness.PROPERTY
-                    + ", else " + PeerLiveness.DEFAULT_TIMEOUT_MS + "). A peer that exits or closes is seen at once (EOF/RST).")
+            description = "Declare an RDMA peer dead after MS ms with nothing from it (default: -D"
+                    + PeerLiveness.PROPERTY
+                    + ", else " + PeerLiveness.DEFAULT_TIMEOUT_MS
+                            + "). A peer that exits or closes is seen at once (EOF/RST).")
     void peerTimeout(long ms) {
         if (PeerLiveness.setTimeoutMillis(ms) != DocaError.SUCCESS) {
             throw new ParameterException(spec.commandLine(),

@@ -29,10 +29,12 @@ public final class ServiceFlags {
     public List<Integer> cpus;
 
     @Option(names = "--once", description = {"DOCA's behaviour (jdoca flag): serve one client session and exit (0 after"
-            + " its shutdown, 1 if the client left first). Default: a service that outlives its clients; Ctrl-C ends it."})
+            + " its shutdown, 1 if the client left first). Default: a service that outlives its clients; Ctrl-C ends "
+                    + "it."})
     public boolean once;
 
-    @Option(names = {"-l", "--log-level"}, defaultValue = "40", description = "DOCA log level 10..70 (default ${DEFAULT-VALUE}).")
+    @Option(names = {"-l", "--log-level"}, defaultValue = "40",
+            description = "DOCA log level 10..70 (default ${DEFAULT-VALUE}).")
     public int logLevel;
 
     /** Runs the service {@code create} builds ({@link AppSupport#runService}); returns the exit code. */

@@ -13,10 +13,12 @@ public record InitiatorStats(double durationSeconds, long operations, long ioSiz
         double latencyMinUs, double latencyMaxUs, double latencyMeanUs, double latencyP50Us, double latencyP99Us,
         double latencyP999Us, long dataPathAllocatedBytes) {
 
-    static InitiatorStats of(double seconds, long ops, long ioSize, long hits, long misses, Histogram h, long allocated) {
+    static InitiatorStats of(double seconds, long ops, long ioSize, long hits, long misses, Histogram h,
+            long allocated) {
         boolean any = h.getTotalCount() > 0;
         return new InitiatorStats(seconds, ops, ioSize, hits, misses, any ? h.getMinValue() / 1e3 : 0,
-                any ? h.getMaxValue() / 1e3 : 0, any ? h.getMean() / 1e3 : 0, any ? h.getValueAtPercentile(50) / 1e3 : 0,
+                any ? h.getMaxValue() / 1e3 : 0, any ? h.getMean() / 1e3 : 0, any
+                        ? h.getValueAtPercentile(50) / 1e3 : 0,
                 any ? h.getValueAtPercentile(99) / 1e3 : 0, any ? h.getValueAtPercentile(99.9) / 1e3 : 0, allocated);
     }
 

@@ -124,7 +124,8 @@ final class InitiatorWorker implements Agent {
     private static final int STAGE_WRITE = 1;
     private static final int STAGE_READ = 2;
 
-    InitiatorWorker(int index, int cpu, ExecutionStrategy mode, Dev dev, ComchConnection connection, MemorySegment local,
+    InitiatorWorker(int index, int cpu, ExecutionStrategy mode, Dev dev, ComchConnection connection,
+            MemorySegment local,
             MemorySegment expected, long ioSize, long rangeBase, long rangeUnits, long opsTarget, int transactions) {
         this.index = index;
         this.cpu = cpu;
@@ -435,7 +436,8 @@ final class InitiatorWorker implements Agent {
     private void issue(int i, IoMessageType type, int stage) {
         ComchProducerTaskSend s = sends[i];
         Buf b = s.buf();
-        sendView.wrap(b.segment(), b.dataOffset()).setRequest(type, i, (int) ioSize, txLocalOffset[i], txStorageOffset[i]);
+        sendView.wrap(b.segment(), b.dataOffset()).setRequest(type, i, (int) ioSize, txLocalOffset[i],
+                txStorageOffset[i]);
         txStage[i] = stage;
         txPending[i] = 2;
         txResult[i] = 0;
@@ -515,8 +517,10 @@ final class InitiatorWorker implements Agent {
         HexFormat hex = HexFormat.ofDelimiter(" ");
         byte[] exp = expected.asSlice(storageOff + from, len).toArray(ValueLayout.JAVA_BYTE);
         byte[] got = local.asSlice(localOff + from, len).toArray(ValueLayout.JAVA_BYTE);
-        fail("data mismatch at storage offset " + (storageOff + at) + " (block offset " + storageOff + " + " + at + ")\n"
-                + "  expected [" + (storageOff + from) + ".." + (storageOff + from + len) + "): " + hex.formatHex(exp) + "\n"
+        fail("data mismatch at storage offset " + (storageOff + at) + " (block offset " + storageOff + " + " + at
+                + ")\n"
+                + "  expected [" + (storageOff + from) + ".." + (storageOff + from + len) + "): " + hex.formatHex(exp)
+                        + "\n"
                 + "  actual   [" + (storageOff + from) + ".." + (storageOff + from + len) + "): " + hex.formatHex(got));
     }
 
@@ -542,7 +546,8 @@ final class InitiatorWorker implements Agent {
         }
         pe.progressUntil(() -> (producer == null || producer.state() == CtxState.IDLE)
                 && (consumer == null || consumer.state() == CtxState.IDLE), IdleStrategy.backoff(), 5_000_000_000L);
-        if ((producer == null || producer.state() == CtxState.IDLE) && (consumer == null || consumer.state() == CtxState.IDLE)) {
+        if ((producer == null || producer.state() == CtxState.IDLE) && (consumer == null
+                || consumer.state() == CtxState.IDLE)) {
             pe.close();
         }
     }

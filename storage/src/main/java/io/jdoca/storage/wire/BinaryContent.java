@@ -122,7 +122,8 @@ public final class BinaryContent {
     public static void readContent(Path file, long fileOffset, MemorySegment dst) {
         try (FileChannel fc = FileChannel.open(file, StandardOpenOption.READ)) {
             if (fc.size() - fileOffset < dst.byteSize()) {
-                throw bad(file + " holds " + (fc.size() - fileOffset) + " content bytes, " + dst.byteSize() + " needed");
+                throw bad(file + " holds " + (fc.size() - fileOffset) + " content bytes, " + dst.byteSize()
+                        + " needed");
             }
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment src = fc.map(FileChannel.MapMode.READ_ONLY, fileOffset, dst.byteSize(), a);
@@ -136,8 +137,10 @@ public final class BinaryContent {
     /** Writes an {@code .sbc} file: header, then {@code blockSize × blockCount} bytes of {@code content}. */
     public static void write(Path file, int blockSize, int blockCount, MemorySegment content) {
         Header h = new Header(blockSize, blockCount);
-        if (blockSize <= 0 || blockCount <= 0 || h.contentSize() > MAX_CONTENT || content.byteSize() < h.contentSize()) {
-            throw bad("cannot write .sbc of " + blockCount + " × " + blockSize + " from " + content.byteSize() + " bytes");
+        if (blockSize <= 0 || blockCount <= 0 || h.contentSize() > MAX_CONTENT
+                || content.byteSize() < h.contentSize()) {
+            throw bad("cannot write .sbc of " + blockCount + " × " + blockSize + " from " + content.byteSize()
+                    + " bytes");
         }
         byte[] hdr = new byte[HEADER_SIZE];
         MemorySegment s = MemorySegment.ofArray(hdr);

@@ -105,7 +105,8 @@ public final class ControlCodec {
      */
     public static ControlMessage decodeBody(byte[] buf, int off, int len) {
         if (buf == null || off < 0 || len < 0 || off > buf.length - len) {
-            throw new ControlProtocolException(DocaError.INVALID_VALUE, "body range outside the buffer", false, 0, 0, false);
+            throw new ControlProtocolException(DocaError.INVALID_VALUE, "body range outside the buffer", false, 0, 0,
+                    false);
         }
         if (len < BODY_HEADER_SIZE) {
             throw new ControlProtocolException(DocaError.INVALID_VALUE,
@@ -118,11 +119,13 @@ public final class ControlCodec {
         ControlMessageType type = ControlMessageType.fromCode(typeCode);
         if (type == null) {
             throw new ControlProtocolException(DocaError.INVALID_VALUE,
-                    "unknown control message type " + Integer.toUnsignedString(typeCode), true, messageId, correlationId, false);
+                    "unknown control message type " + Integer.toUnsignedString(typeCode), true, messageId,
+                            correlationId, false);
         }
         Reader r = new Reader(b, OFF_PAYLOAD, type, messageId, correlationId);
         ControlPayload p = switch (type) {
-            case ERROR_RESPONSE -> new ControlPayload.ErrorResponse(r.u32(), new String(r.blob(), StandardCharsets.UTF_8));
+            case ERROR_RESPONSE -> new ControlPayload.ErrorResponse(r.u32(), new String(r.blob(),
+                    StandardCharsets.UTF_8));
             case QUERY_STORAGE_RESPONSE -> new ControlPayload.StorageInfo(r.u64(), r.u32());
             case INIT_STORAGE_REQUEST -> new ControlPayload.InitStorage(r.u32(), r.u32(), r.blob());
             case CREATE_RDMA_CONNECTION_REQUEST, CREATE_RDMA_CONNECTION_RESPONSE -> {
@@ -164,7 +167,8 @@ public final class ControlCodec {
 
         void need(long n) {
             if (n > b.byteSize() - pos) {
-                throw bad("truncated payload: needs " + n + " more bytes at offset " + pos + ", body has " + b.byteSize());
+                throw bad("truncated payload: needs " + n + " more bytes at offset " + pos + ", body has "
+                        + b.byteSize());
             }
         }
 
@@ -192,7 +196,8 @@ public final class ControlCodec {
         }
 
         ControlProtocolException bad(String why) {
-            return new ControlProtocolException(DocaError.INVALID_VALUE, "malformed " + type.wireName() + ": " + why, true,
+            return new ControlProtocolException(DocaError.INVALID_VALUE, "malformed " + type.wireName() + ": " + why,
+                    true,
                     messageId, correlationId, false);
         }
     }

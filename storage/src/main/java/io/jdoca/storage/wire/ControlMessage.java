@@ -25,7 +25,8 @@ public record ControlMessage(ControlMessageType type, int messageId, int correla
             case ERROR_RESPONSE -> p instanceof ControlPayload.ErrorResponse;
             case QUERY_STORAGE_RESPONSE -> p instanceof ControlPayload.StorageInfo;
             case INIT_STORAGE_REQUEST -> p instanceof ControlPayload.InitStorage;
-            case CREATE_RDMA_CONNECTION_REQUEST, CREATE_RDMA_CONNECTION_RESPONSE -> p instanceof ControlPayload.RdmaConnection;
+            case CREATE_RDMA_CONNECTION_REQUEST, CREATE_RDMA_CONNECTION_RESPONSE ->
+                    p instanceof ControlPayload.RdmaConnection;
             default -> p instanceof ControlPayload.Empty;
         };
     }
@@ -72,6 +73,7 @@ public record ControlMessage(ControlMessageType type, int messageId, int correla
     @Override
     public String toString() {
         return type.wireName() + "{id=" + Integer.toUnsignedString(messageId) + ", cid="
-                + Integer.toUnsignedString(correlationId) + (payload instanceof ControlPayload.Empty ? "" : ", " + payload) + "}";
+                + Integer.toUnsignedString(correlationId) + (payload instanceof ControlPayload.Empty ? "" : ", "
+                        + payload) + "}";
     }
 }

@@ -127,7 +127,8 @@ public final class IoMessage {
     }
 
     /** Fills a request in one call. */
-    public IoMessage setRequest(IoMessageType type, long userData, int ioSize, long requesterOffset, long storageOffset) {
+    public IoMessage setRequest(IoMessageType type, long userData, int ioSize, long requesterOffset,
+            long storageOffset) {
         typeCode(type.code());
         seg.set(U32, base + 4, 0);
         userData(userData);

@@ -1,6 +1,9 @@
 package io.jdoca.storage.wire;
 
-/** The u32 {@code type} of an IO message (reference §2, offset 0): 0 = result, 1 = read, 2 = write. Immutable; any thread. */
+/**
+ * The u32 {@code type} of an IO message (reference §2, offset 0): 0 = result, 1 = read, 2 = write. Immutable; any
+ * thread.
+ */
 public enum IoMessageType {
     RESULT(0),
     READ(1),

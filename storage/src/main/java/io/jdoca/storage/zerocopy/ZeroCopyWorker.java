@@ -28,7 +28,8 @@ import io.jdoca.storage.wire.IoMessageType;
  * One zero-copy relay worker (DOCA's {@code comch_to_rdma_zero_copy} worker, reference §6): a
  * {@link DataPathWorker} (an agent-runtime {@code EngineWorker}) with a Comch consumer and producer
  * towards the initiator and two RDMA contexts (io_control, io_data) towards the target. Each
- * transaction has two 64-byte buffers, each shared by two tasks: Comch receive → RDMA send (the request goes on byte for byte), and RDMA
+ * transaction has two 64-byte buffers, each shared by two tasks: Comch receive → RDMA send (the request goes on byte
+ * for byte), and RDMA
  * receive → Comch send (the response). The relay never touches the data: the target moves it
  * straight to and from the host memory the relay re-exported.
  *
@@ -57,7 +58,8 @@ final class ZeroCopyWorker extends DataPathWorker {
     private volatile int consumerId;
 
     /** {@code rdmaBind}: the address the RDMA contexts' TCP listeners bind to (null: all, the library default). */
-    ZeroCopyWorker(int index, Dev dev, int transactions, ComchConnection comchConnection, java.net.InetAddress rdmaBind) {
+    ZeroCopyWorker(int index, Dev dev, int transactions, ComchConnection comchConnection,
+            java.net.InetAddress rdmaBind) {
         super("zero-copy-worker", index, dev, transactions, rdmaBind, true);
         this.comchConnection = comchConnection;
         create(this::createObjects);
@@ -75,9 +77,11 @@ final class ZeroCopyWorker extends DataPathWorker {
         consumer = ComchConsumer.create(comchConnection, msgMap);
         consumer.setMaxMsgSize(MSG);
         consumer.setRingSlots(AppSupport.pow2(2 * n));
-        DocaException.check(consumer.taskPostRecvSetConf(this::onComchRecv, this::onComchRecvError, n), "post recv conf");
+        DocaException.check(consumer.taskPostRecvSetConf(this::onComchRecv, this::onComchRecvError, n),
+                "post recv conf");
         producer = ComchProducer.create(comchConnection);
-        DocaException.check(producer.taskSendSetConf(this::onComchSend, this::onComchSendError, 2 * n), "producer conf");
+        DocaException.check(producer.taskSendSetConf(this::onComchSend, this::onComchSendError, 2 * n),
+                "producer conf");
         DocaException.check(thread.pe().connectCtx(consumer), "connect consumer");
         DocaException.check(thread.pe().connectCtx(producer), "connect producer");
         DocaException.check(consumer.start(), "consumer start");

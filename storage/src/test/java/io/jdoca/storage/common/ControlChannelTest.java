@@ -30,7 +30,8 @@ class ControlChannelTest {
                 return served;
             }
             ControlMessage r = switch (m.type()) {
-                case QUERY_STORAGE_REQUEST -> new ControlMessage(ControlMessageType.QUERY_STORAGE_RESPONSE, m.messageId(),
+                case QUERY_STORAGE_REQUEST -> new ControlMessage(ControlMessageType.QUERY_STORAGE_RESPONSE,
+                        m.messageId(),
                         m.correlationId(), new ControlPayload.StorageInfo(1 << 20, 512));
                 case INIT_STORAGE_REQUEST -> m.errorResponse(DocaError.NOT_SUPPORTED, "no init here");
                 default -> m.emptyResponse();
@@ -48,7 +49,8 @@ class ControlChannelTest {
         assertThat(q.correlationId()).isEqualTo(3);
         assertThatThrownBy(() -> client.request(new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, 11, 3,
                 new ControlPayload.InitStorage(1, 1, new byte[4])), T))
-                .isInstanceOfSatisfying(DocaException.class, e -> assertThat(e.error()).isEqualTo(DocaError.NOT_SUPPORTED))
+                .isInstanceOfSatisfying(DocaException.class, e ->
+                        assertThat(e.error()).isEqualTo(DocaError.NOT_SUPPORTED))
                 .hasMessageContaining("no init here");
         ControlMessage s = client.request(ControlMessage.of(ControlMessageType.START_STORAGE_REQUEST, 12, 3), T);
         assertThat(s.type()).isEqualTo(ControlMessageType.START_STORAGE_RESPONSE);
@@ -59,7 +61,8 @@ class ControlChannelTest {
         ExecutorService ex = Executors.newCachedThreadPool();
         try (TcpControlChannel server = TcpControlChannel.server(0)) {
             CompletableFuture<Integer> f = CompletableFuture.supplyAsync(() -> serve(server, 3), ex);
-            try (TcpControlChannel client = TcpControlChannel.client(new InetSocketAddress("127.0.0.1", server.localPort()), T)) {
+            try (TcpControlChannel client = TcpControlChannel.client(new InetSocketAddress("127.0.0.1",
+                    server.localPort()), T)) {
                 exercise(client);
             }
             assertThat(f.get(20, TimeUnit.SECONDS)).isEqualTo(3);
@@ -81,7 +84,8 @@ class ControlChannelTest {
                 ControlMessage e = client.receive(T);
                 assertThat(e.asError().error()).isEqualTo(DocaError.INVALID_VALUE);
                 assertThat(e.messageId()).isEqualTo(42);
-                ControlMessage stop = client.request(ControlMessage.of(ControlMessageType.STOP_STORAGE_REQUEST, 13, 3), T);
+                ControlMessage stop = client.request(ControlMessage.of(ControlMessageType.STOP_STORAGE_REQUEST, 13, 3),
+                        T);
                 assertThat(stop.type()).isEqualTo(ControlMessageType.STOP_STORAGE_RESPONSE);
                 assertThat(server.malformedFrames()).isEqualTo(1);
             }
@@ -116,7 +120,8 @@ class ControlChannelTest {
 
     @Test
     void comchClientWithoutServerTimesOut() {
-        assertThatThrownBy(() -> ComchControlChannel.client(Devices.open("sw0"), "absent-" + UUID.randomUUID(), 300_000_000L))
+        assertThatThrownBy(() -> ComchControlChannel.client(Devices.open("sw0"), "absent-" + UUID.randomUUID(),
+                300_000_000L))
                 .isInstanceOfSatisfying(DocaException.class, e -> assertThat(e.error()).isEqualTo(DocaError.TIME_OUT));
     }
 

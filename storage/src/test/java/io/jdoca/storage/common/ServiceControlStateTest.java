@@ -12,7 +12,8 @@ class ServiceControlStateTest {
     void everyTransitionIsTheListedOne() {
         for (ServiceControlState a : ServiceControlState.values()) {
             for (ServiceControlState b : ServiceControlState.values()) {
-                boolean expected = b == ServiceControlState.WAIT_QUERY ? a != ServiceControlState.WAIT_QUERY : switch (a) {
+                boolean expected = b == ServiceControlState.WAIT_QUERY
+                        ? a != ServiceControlState.WAIT_QUERY : switch (a) {
                     case WAIT_QUERY -> b == ServiceControlState.WAIT_INIT;
                     case WAIT_INIT -> b == ServiceControlState.WAIT_START;
                     case WAIT_START -> b == ServiceControlState.RUNNING;

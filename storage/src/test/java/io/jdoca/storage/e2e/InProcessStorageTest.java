@@ -28,21 +28,25 @@ class InProcessStorageTest {
     record Run(int rc, String initiatorOut, String targetOut, String relayOut, InitiatorStats stats) {
     }
 
-    static Run run(ExecutionStrategy s, Path plain, Path sbc, Path backing, long runLimit, int blockCount) throws Exception {
+    static Run run(ExecutionStrategy s, Path plain, Path sbc, Path backing, long runLimit,
+            int blockCount) throws Exception {
         String channel = "t-" + UUID.randomUUID();
         int port = JavaProcess.freePort();
         ByteArrayOutputStream tOut = new ByteArrayOutputStream();
         ByteArrayOutputStream zOut = new ByteArrayOutputStream();
         ByteArrayOutputStream iOut = new ByteArrayOutputStream();
         AtomicBoolean abort = new AtomicBoolean();
-        TargetRdma target = new TargetRdma(new TargetRdma.Config("sw0", List.of(0), port, sbc, blockCount, 4096, backing,
+        TargetRdma target = new TargetRdma(new TargetRdma.Config("sw0", List.of(0), port, sbc, blockCount, 4096,
+                backing,
                 10_000_000_000L), abort);
         java.util.concurrent.ExecutorService ex = java.util.concurrent.Executors.newCachedThreadPool();
         CompletableFuture<Integer> t = CompletableFuture.supplyAsync(() -> target.run(new PrintStream(tOut, true)), ex);
-        ZeroCopyService relay = new ZeroCopyService(new ZeroCopyService.Config("sw0", null, List.of(0), "127.0.0.1:" + port,
+        ZeroCopyService relay = new ZeroCopyService(new ZeroCopyService.Config("sw0", null, List.of(0), "127.0.0.1:"
+                + port,
                 channel, 5_000_000_000L), abort);
         CompletableFuture<Integer> z = CompletableFuture.supplyAsync(() -> relay.run(new PrintStream(zOut, true)), ex);
-        InitiatorComch ini = new InitiatorComch(new InitiatorComch.Config("sw0", List.of(0), s, plain, runLimit, 16, channel,
+        InitiatorComch ini = new InitiatorComch(new InitiatorComch.Config("sw0", List.of(0), s, plain, runLimit, 16,
+                channel,
                 5_000_000_000L, 0, 1), abort);
         int rc;
         try {
@@ -92,7 +96,8 @@ class InProcessStorageTest {
         assertThat(r.rc()).isZero();
         assertThat(r.stats().dataPathAllocatedBytes()).as("initiator bytes over %d ops", ops).isLessThan(ops);
         for (String out : List.of(r.targetOut(), r.relayOut())) {
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("Data path allocation: (\\d+) bytes").matcher(out);
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("Data path allocation: (\\d+) "
+                    + "bytes").matcher(out);
             assertThat(m.find()).as(out).isTrue();
             assertThat(Long.parseLong(m.group(1))).as("bytes over %d ops in\n%s", ops, out).isLessThan(ops);
         }

@@ -62,7 +62,8 @@ class StorageMetricsTest {
         AtomicBoolean abort = new AtomicBoolean();
         TargetRdma target = new TargetRdma(new TargetRdma.Config("sw0", List.of(0), port, null, 64, 4096, null,
                 10_000_000_000L), abort);
-        ZeroCopyService relay = new ZeroCopyService(new ZeroCopyService.Config("sw0", null, List.of(0), "127.0.0.1:" + port,
+        ZeroCopyService relay = new ZeroCopyService(new ZeroCopyService.Config("sw0", null, List.of(0), "127.0.0.1:"
+                + port,
                 channel, 5_000_000_000L), abort);
         InitiatorComch ini = new InitiatorComch(new InitiatorComch.Config("sw0", List.of(0),
                 ExecutionStrategy.WRITE_THROUGHPUT_TEST, null, 400_000, 16, channel, 5_000_000_000L, 0, 1), abort);
@@ -88,7 +89,8 @@ class StorageMetricsTest {
                         && tmx.getOrDefault("jdoca_storage_connected_clients{app=target-rdma}", 0.0) == 1.0
                         && zmx.getOrDefault("jdoca_storage_connected_clients{app=zero-copy}", 0.0) == 1.0;
             }, "operations and a connected client to show during the run");
-            Await.until(Duration.ofSeconds(90), () -> scrape(http, tm.port()).get(OPS.formatted("target-rdma")) > first[0]
+            Await.until(Duration.ofSeconds(90), () -> scrape(http,
+                    tm.port()).get(OPS.formatted("target-rdma")) > first[0]
                     && scrape(http, zm.port()).get(OPS.formatted("zero-copy")) > first[1],
                     "the operation counters to move between scrapes");
 
@@ -101,7 +103,8 @@ class StorageMetricsTest {
             assertThat(after.get(OPS.formatted("target-rdma"))).isGreaterThan(first[0]);
             assertThat(after).containsEntry("jdoca_storage_sessions_total{app=target-rdma}", 1.0);
             assertThat(after).containsEntry("jdoca_storage_errors_total{app=target-rdma, kind=task, worker=0}", 0.0);
-            assertThat(after.get("jdoca_storage_engine_polls_total{app=target-rdma, state=busy, worker=0}")).isPositive();
+            assertThat(after.get("jdoca_storage_engine_polls_total{app=target-rdma, state=busy, "
+                    + "worker=0}")).isPositive();
             // A write run: the target served writes of 4096 bytes each (its block size, one block per IO).
             double w = after.get("jdoca_storage_ops_total{app=target-rdma, op=write, worker=0}");
             assertThat(w).isPositive();

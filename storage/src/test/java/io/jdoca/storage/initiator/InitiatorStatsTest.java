@@ -46,16 +46,21 @@ class InitiatorStatsTest {
 
     @Test
     void badConfigurationsAreRefusedBeforeConnecting() {
-        InitiatorComch.Config ok = new InitiatorComch.Config("sw0", List.of(0), ExecutionStrategy.READ_THROUGHPUT_TEST, null, 0,
+        InitiatorComch.Config ok = new InitiatorComch.Config("sw0", List.of(0), ExecutionStrategy.READ_THROUGHPUT_TEST,
+                null, 0,
                 64, "unused", 1, 0, 1);
-        assertThatThrownBy(() -> new InitiatorComch(ok, new AtomicBoolean()).run(System.out)).isInstanceOf(DocaException.class)
+        assertThatThrownBy(() -> new InitiatorComch(ok,
+                new AtomicBoolean()).run(System.out)).isInstanceOf(DocaException.class)
                 .hasMessageContaining("needs --run-limit-operation-count > 0");
-        InitiatorComch.Config ro = new InitiatorComch.Config("sw0", List.of(0), ExecutionStrategy.READ_ONLY_DATA_VALIDITY_TEST,
+        InitiatorComch.Config ro = new InitiatorComch.Config("sw0", List.of(0),
+                ExecutionStrategy.READ_ONLY_DATA_VALIDITY_TEST,
                 null, 10, 64, "unused", 1, 0, 1);
         assertThatThrownBy(() -> new InitiatorComch(ro, new AtomicBoolean()).run(System.out))
                 .hasMessageContaining("needs --storage-plain-content");
-        InitiatorComch.Config noCpu = new InitiatorComch.Config("sw0", List.of(), ExecutionStrategy.READ_THROUGHPUT_TEST, null,
+        InitiatorComch.Config noCpu = new InitiatorComch.Config("sw0", List.of(),
+                ExecutionStrategy.READ_THROUGHPUT_TEST, null,
                 10, 64, "unused", 1, 0, 1);
-        assertThatThrownBy(() -> new InitiatorComch(noCpu, new AtomicBoolean()).run(System.out)).hasMessageContaining("--cpu");
+        assertThatThrownBy(() -> new InitiatorComch(noCpu,
+                new AtomicBoolean()).run(System.out)).hasMessageContaining("--cpu");
     }
 }

@@ -52,7 +52,8 @@ class TargetHandshakeTest {
     void start() throws Exception {
         port = JavaProcess.freePort();
         target = new TargetRdma(new TargetRdma.Config("sw0", List.of(0), InetAddress.getLoopbackAddress(), port,
-                null, 16, 4096, null, Durability.SESSION, List.of(), HANDSHAKE_MS * 1_000_000L, 5_000_000_000L, false), abort);
+                null, 16, 4096, null, Durability.SESSION, List.of(), HANDSHAKE_MS * 1_000_000L, 5_000_000_000L, false),
+                        abort);
         rc = CompletableFuture.supplyAsync(() -> target.run(new PrintStream(out, true)), ex);
         Await.until(Duration.ofSeconds(20), () -> target.boundPort() != 0 || rc.isDone(), "target listening");
     }

@@ -72,7 +72,8 @@ class BinaryContentTest {
         try {
             BinaryContent.Header h = BinaryContent.parseHeader(junk, Math.min(junk.length, 16), fileSize);
             if (h != null) {
-                assertThat(h.contentSize()).isEqualTo(fileSize - 16).isPositive().isLessThanOrEqualTo(BinaryContent.MAX_CONTENT);
+                assertThat(h.contentSize()).isEqualTo(fileSize - 16).isPositive()
+                        .isLessThanOrEqualTo(BinaryContent.MAX_CONTENT);
             }
         } catch (DocaException expected) {
             assertThat(expected.getMessage()).isNotBlank();

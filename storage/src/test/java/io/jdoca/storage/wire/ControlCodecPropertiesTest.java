@@ -14,7 +14,9 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 
-/** Round-trip properties and fuzzing of the control-frame parser (no exception but ControlProtocolException, no hang). */
+/**
+ * Round-trip properties and fuzzing of the control-frame parser (no exception but ControlProtocolException, no hang).
+ */
 class ControlCodecPropertiesTest {
 
     @Provide
@@ -26,7 +28,8 @@ class ControlCodecPropertiesTest {
                 Combinators.combine(Arbitraries.integers(), Arbitraries.strings().ofMaxLength(50))
                         .as(ControlPayload.ErrorResponse::new),
                 Combinators.combine(Arbitraries.longs(), Arbitraries.integers()).as(ControlPayload.StorageInfo::new),
-                Combinators.combine(Arbitraries.integers(), Arbitraries.integers(), blobs).as(ControlPayload.InitStorage::new),
+                Combinators.combine(Arbitraries.integers(), Arbitraries.integers(),
+                        blobs).as(ControlPayload.InitStorage::new),
                 Combinators.combine(Arbitraries.integers(), Arbitraries.of(ConnectionRole.class), blobs)
                         .as(ControlPayload.RdmaConnection::new));
         return Combinators.combine(Arbitraries.of(ControlMessageType.class), ids, ids, payloads)
@@ -55,7 +58,8 @@ class ControlCodecPropertiesTest {
     }
 
     @Property(tries = 1000)
-    void corruptedValidFramesAreHandled(@ForAll("messages") ControlMessage m, @ForAll @IntRange(min = 0, max = 10_000) int pos,
+    void corruptedValidFramesAreHandled(@ForAll("messages") ControlMessage m, @ForAll @IntRange(min = 0,
+            max = 10_000) int pos,
             @ForAll byte value) {
         byte[] f = ControlCodec.encode(m);
         f[pos % f.length] = value;

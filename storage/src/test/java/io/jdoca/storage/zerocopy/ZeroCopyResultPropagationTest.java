@@ -51,10 +51,12 @@ class ZeroCopyResultPropagationTest {
         String channel = "zc-" + UUID.randomUUID();
         int port = JavaProcess.freePort();
         ByteArrayOutputStream sink = new ByteArrayOutputStream();
-        TargetRdma target = new TargetRdma(new TargetRdma.Config("sw0", List.of(0), port, null, 16, 4096, null, 5_000_000_000L),
+        TargetRdma target = new TargetRdma(new TargetRdma.Config("sw0", List.of(0), port, null, 16, 4096, null,
+                5_000_000_000L),
                 abort);
         CompletableFuture<Integer> t = CompletableFuture.supplyAsync(() -> target.run(new PrintStream(sink, true)), ex);
-        ZeroCopyService relay = new ZeroCopyService(new ZeroCopyService.Config("sw0", null, List.of(0), "127.0.0.1:" + port,
+        ZeroCopyService relay = new ZeroCopyService(new ZeroCopyService.Config("sw0", null, List.of(0), "127.0.0.1:"
+                + port,
                 channel, 5_000_000_000L), abort);
         CompletableFuture<Integer> z = CompletableFuture.supplyAsync(() -> relay.run(new PrintStream(sink, true)), ex);
         Dev dev = Devices.open("sw0");
@@ -107,14 +109,16 @@ class ZeroCopyResultPropagationTest {
             consumer.start();
             producer.start();
             for (int i = 0; i < 4; i++) {
-                consumer.taskPostRecvAllocInit(inv.getByAddr(msgMap, msgMap.baseAddress() + 64L * (4 + i), 64), i).submit();
+                consumer.taskPostRecvAllocInit(inv.getByAddr(msgMap, msgMap.baseAddress() + 64L * (4 + i), 64),
+                        i).submit();
             }
             assertThat(ch.progressUntil(() -> !ch.remoteConsumerIds().isEmpty(), timeout)).isTrue();
             int relayConsumer = ch.remoteConsumerIds().get(0);
             ch.request(ControlMessage.of(ControlMessageType.START_STORAGE_REQUEST, 3, 1), timeout);
 
             // 1: storage offset past the end; 2: unknown IO type; 3: a valid read
-            long[][] reqs = {{1, IoMessageType.READ.code(), 16 * 4096}, {2, 7, 0}, {3, IoMessageType.READ.code(), 4096}};
+            long[][] reqs = {{1, IoMessageType.READ.code(), 16 * 4096}, {2, 7, 0}, {3, IoMessageType.READ.code(),
+                    4096}};
             for (int i = 0; i < reqs.length; i++) {
                 Buf b = inv.getByData(msgMap, msgMap.baseAddress() + 64L * i, 64);
                 IoMessage m = new IoMessage().wrap(b.segment(), b.dataOffset());
@@ -125,8 +129,10 @@ class ZeroCopyResultPropagationTest {
             }
             assertThat(pe.progressUntil(() -> responses.size() == 3, IdleStrategy.backoff(), timeout)).isTrue();
             responses.sort((a, b) -> Long.compare(a[0], b[0]));
-            assertThat(responses.get(0)).containsExactly(1, IoMessageType.RESULT.code(), DocaError.INVALID_VALUE.code());
-            assertThat(responses.get(1)).containsExactly(2, IoMessageType.RESULT.code(), DocaError.INVALID_VALUE.code());
+            assertThat(responses.get(0)).containsExactly(1, IoMessageType.RESULT.code(),
+                    DocaError.INVALID_VALUE.code());
+            assertThat(responses.get(1)).containsExactly(2, IoMessageType.RESULT.code(),
+                    DocaError.INVALID_VALUE.code());
             assertThat(responses.get(2)).containsExactly(3, IoMessageType.RESULT.code(), DocaError.SUCCESS.code());
 
             // Fuzz: random types, sizes and offsets. Every request gets exactly one response, SUCCESS
@@ -140,7 +146,8 @@ class ZeroCopyResultPropagationTest {
                 responses.clear();
                 long[] expect = new long[4];
                 for (int i = 0; i < 4; i++) {
-                    consumer.taskPostRecvAllocInit(inv.getByAddr(msgMap, msgMap.baseAddress() + 64L * (4 + i), 64), i).submit();
+                    consumer.taskPostRecvAllocInit(inv.getByAddr(msgMap, msgMap.baseAddress() + 64L * (4 + i), 64),
+                            i).submit();
                 }
                 for (int i = 0; i < 4; i++) {
                     int type = types[rnd.nextInt(types.length)];
@@ -154,7 +161,8 @@ class ZeroCopyResultPropagationTest {
                     IoMessage m = new IoMessage().wrap(b.segment(), b.dataOffset());
                     m.setRequest(IoMessageType.READ, 100 + i, (int) size, ro, so);
                     m.typeCode(type);
-                    assertThat(producer.taskSendAllocInit(b, null, 0, relayConsumer, i).submit()).isEqualTo(DocaError.SUCCESS);
+                    assertThat(producer.taskSendAllocInit(b, null, 0, relayConsumer,
+                            i).submit()).isEqualTo(DocaError.SUCCESS);
                 }
                 assertThat(pe.progressUntil(() -> responses.size() == 4, IdleStrategy.backoff(), timeout))
                         .as("batch %d answered", batch).isTrue();

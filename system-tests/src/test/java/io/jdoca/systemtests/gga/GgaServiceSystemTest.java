@@ -166,7 +166,8 @@ class GgaServiceSystemTest {
             assertThat(after.get(ops)).isGreaterThanOrEqualTo(after.get(writes)).isGreaterThan(first[0]);
             assertThat(after).containsEntry("jdoca_storage_errors_total{app=gga-offload, kind=io, worker=0}", 0.0);
             assertThat(after).containsEntry("jdoca_storage_sessions_total{app=gga-offload}", 1.0);
-            assertThat(after.get("jdoca_storage_request_latency_seconds_count{app=gga-offload, worker=0}")).isPositive();
+            assertThat(after.get("jdoca_storage_request_latency_seconds_count{app=gga-offload, "
+                    + "worker=0}")).isPositive();
         }
         assertThat(svc.process().isAlive()).isTrue();
     }

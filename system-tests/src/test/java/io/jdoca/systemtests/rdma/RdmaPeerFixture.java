@@ -66,7 +66,8 @@ final class RdmaPeerFixture implements AutoCloseable {
         this.childDesc = dir.resolve("child.desc");
         this.parentDesc = dir.resolve("parent.desc");
         this.childMmap = dir.resolve("child-mmap.desc");
-        List<String> args = new ArrayList<>(List.of("echo", "--transport", transport.name(), "-ld", childDesc.toString(),
+        List<String> args = new ArrayList<>(List.of("echo", "--transport", transport.name(), "-ld",
+                childDesc.toString(),
                 "-re", parentDesc.toString(), "-m", childMmap.toString()));
         args.addAll(extraArgs);
         this.child = JavaProcess.start(name + "-" + transport, RdmaPeerSample.class.getName(), args);
@@ -107,7 +108,8 @@ final class RdmaPeerFixture implements AutoCloseable {
         assertEquals(DocaError.IN_PROGRESS, rdma.start());
         export = rdma.export();
         RdmaPeerSample.writeDescriptor(parentDesc, export.blob());
-        assertEquals(DocaError.SUCCESS, rdma.connect(RdmaPeerSample.readDescriptor(childDesc, 60_000, child.process()), export.connection()));
+        assertEquals(DocaError.SUCCESS, rdma.connect(RdmaPeerSample.readDescriptor(childDesc, 60_000, child.process()),
+                export.connection()));
         assertTrue(pe.progressUntil(() -> rdma.state() == CtxState.RUNNING, idle, T.toNanos()), "connected");
         child.awaitOutput("RUNNING " + transport, T);
         return export.connection();

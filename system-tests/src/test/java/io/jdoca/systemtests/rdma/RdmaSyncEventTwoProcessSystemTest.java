@@ -57,18 +57,22 @@ class RdmaSyncEventTwoProcessSystemTest {
             byte[] forged = blob.clone();
             MmapExport e = MmapExport.decode(Arrays.copyOfRange(blob, 8, blob.length));
             byte[] wrong = new MmapExport(e.kind(), e.shared(), e.permissions(), e.pid(), e.mapId(), e.baseAddress(),
-                    e.length(), e.shmOffset(), e.hostId(), e.regionPid(), e.regionSeq(), e.cap0() ^ 0x8000, e.cap1()).encode();
+                    e.length(), e.shmOffset(), e.hostId(), e.regionPid(), e.regionSeq(), e.cap0() ^ 0x8000,
+                            e.cap1()).encode();
             System.arraycopy(wrong, 0, forged, 8, wrong.length);
-            DocaException refused = assertThrows(DocaException.class, () -> SyncEventRemoteNet.createFromExport(forged, dev));
+            DocaException refused = assertThrows(DocaException.class, () -> SyncEventRemoteNet.createFromExport(forged,
+                    dev));
             assertEquals(DocaError.NOT_PERMITTED, refused.error());
 
             try (SyncEventRemoteNet rev = SyncEventRemoteNet.createFromExport(blob, dev)) {
                 mem.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 1000);
                 Buf setSrc = inv.getByData(map, map.baseAddress(), 8);
-                assertEquals(DocaError.SUCCESS, rdma.taskRemoteNetSyncEventNotifySetAllocInit(c, rev, setSrc, 1).submit());
+                assertEquals(DocaError.SUCCESS, rdma.taskRemoteNetSyncEventNotifySetAllocInit(c, rev, setSrc,
+                        1).submit());
                 f.progressUntil(() -> f.done[0] + f.errors >= 1, "notify-set");
                 Buf prev = inv.getByAddr(map, map.baseAddress() + 64, 8);
-                assertEquals(DocaError.SUCCESS, rdma.taskRemoteNetSyncEventNotifyAddAllocInit(c, rev, prev, 23, 2).submit());
+                assertEquals(DocaError.SUCCESS, rdma.taskRemoteNetSyncEventNotifyAddAllocInit(c, rev, prev, 23,
+                        2).submit());
                 f.progressUntil(() -> f.done[0] + f.errors >= 2, "notify-add");
                 Buf got = inv.getByAddr(map, map.baseAddress() + 128, 8);
                 assertEquals(DocaError.SUCCESS, rdma.taskRemoteNetSyncEventGetAllocInit(c, rev, got, 3).submit());

@@ -101,7 +101,8 @@ class RdmaTwoProcessSystemTest {
                 long target = ok1 + i + 1;
                 assertEquals(DocaError.SUCCESS, rdma.taskAtomicFetchAddAllocInit(c, counter, res, 3, i).submit());
                 f.progressUntil(() -> st[2] >= target || f.errors > 0, "fetch-add " + i);
-                assertEquals(3L * i, mem.get(ValueLayout.JAVA_LONG_UNALIGNED, (6 << 20) + (i % 32) * 8L), "previous value");
+                assertEquals(3L * i, mem.get(ValueLayout.JAVA_LONG_UNALIGNED, (6 << 20) + (i % 32) * 8L),
+                        "previous value");
                 res.decRefcount();
             }
             assertEquals(0, f.errors, "errors");

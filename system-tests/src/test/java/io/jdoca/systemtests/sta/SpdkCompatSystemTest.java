@@ -125,7 +125,8 @@ class SpdkCompatSystemTest {
             String trid = "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:" + port + " subnqn:" + CNODE;
             String ns2Writes = "jdoca_nvmf_namespace_ops_total{bdev=AIO0, nsid=2, op=write, subsystem=" + CNODE + "}";
             assertThat(io.jdoca.testkit.PrometheusTextParser.parse(metrics(metrics))).containsEntry(ns2Writes, 0.0);
-            assertThat(perf(trid + " ns:2", "-w", "randrw", "-M", "50", "-t", "5", "--verify")).contains("verify mismatches: 0");
+            assertThat(perf(trid + " ns:2", "-w", "randrw", "-M", "50", "-t", "5",
+                    "--verify")).contains("verify mismatches: 0");
             assertThat(perf(trid + " ns:1", "-w", "randrw", "-t", "1", "--verify")).contains("verify mismatches: 0");
 
             Map<String, Double> m1 = io.jdoca.testkit.PrometheusTextParser.parse(metrics(metrics));

@@ -67,7 +67,8 @@ class StaManagementSystemTest {
             try (JavaProcess second = target(config(sock, JavaProcess.freePort()))) {
                 int rc = second.awaitExit(T);
                 assertThat(rc).as(second.output()).isNotZero();
-                assertThat(second.output()).contains("sta-target: rpc_socket: " + sock + " is in use by a running server")
+                assertThat(second.output()).contains("sta-target: rpc_socket: " + sock
+                        + " is in use by a running server")
                         .doesNotContain("STA TARGET READY").doesNotContain("Exception");
             }
             assertThat(staRpc(sock, "rpc_get_methods")).contains("nvmf_create_subsystem");
@@ -95,19 +96,23 @@ class StaManagementSystemTest {
         try (JavaProcess tgt = target(config(sock, general))) {
             tgt.awaitOutput("STA TARGET READY", T);
             JsonNode methods = M.readTree(rpcPy(rpcPy, sock, 0, "rpc_get_methods"));
-            assertThat(methods.toString()).contains("nvmf_create_subsystem", "nvmf_subsystem_add_host", "nvmf_get_subsystems",
+            assertThat(methods.toString()).contains("nvmf_create_subsystem", "nvmf_subsystem_add_host",
+                    "nvmf_get_subsystems",
                     "nvmf_delete_subsystem");
-            rpcPy(rpcPy, sock, 0, "nvmf_create_subsystem", CNODE, "-a", "-s", "SPDK00000000000001", "-d", "jdoca rpc.py");
+            rpcPy(rpcPy, sock, 0, "nvmf_create_subsystem", CNODE, "-a", "-s", "SPDK00000000000001", "-d",
+                    "jdoca rpc.py");
             rpcPy(rpcPy, sock, 0, "nvmf_subsystem_add_host", CNODE, HOST);
             staRpc(sock, "nvmf_subsystem_add_ns", "nqn=" + CNODE, "backend=memory", "size_mb=16", "block_size=4096");
 
             // No listener yet: the new subsystem is not reachable on the JSON's listener.
             assertThat(perf(general, CNODE)).isNotZero();
             int own = JavaProcess.freePort();
-            rpcPy(rpcPy, sock, 0, "nvmf_subsystem_add_listener", CNODE, "-t", "tcp", "-a", "127.0.0.1", "-s", String.valueOf(own));
+            rpcPy(rpcPy, sock, 0, "nvmf_subsystem_add_listener", CNODE, "-t", "tcp", "-a", "127.0.0.1", "-s",
+                    String.valueOf(own));
             assertThat(perf(own, CNODE)).isZero();
             assertThat(perf(general, CNODE)).as("still not on the other listener").isNotZero();
-            assertThat(perf(own, "nqn.2024-01.io.jdoca:cfg")).as("the JSON's subsystem is not on cnode1's listener").isNotZero();
+            assertThat(perf(own, "nqn.2024-01.io.jdoca:cfg")).as("the JSON's subsystem is not on cnode1's "
+                    + "listener").isNotZero();
             assertThat(perf(general, "nqn.2024-01.io.jdoca:cfg")).isZero();
 
             JsonNode subs = M.readTree(rpcPy(rpcPy, sock, 0, "nvmf_get_subsystems"));
@@ -130,7 +135,8 @@ class StaManagementSystemTest {
 
             // Wrong parameters come back as JSON-RPC -32602 naming the field; rpc.py exits non-zero.
             assertThat(rpcPy(rpcPy, sock, 1, "nvmf_create_subsystem", "not-an-nqn")).contains("-32602").contains("nqn");
-            assertThat(rpcPy(rpcPy, sock, 1, "nvmf_subsystem_add_host", CNODE, "h1")).contains("-32602").contains("host");
+            assertThat(rpcPy(rpcPy, sock, 1, "nvmf_subsystem_add_host", CNODE,
+                    "h1")).contains("-32602").contains("host");
 
             rpcPy(rpcPy, sock, 0, "nvmf_delete_subsystem", CNODE);
             assertThat(rpcPy(rpcPy, sock, 0, "nvmf_get_subsystems")).doesNotContain(CNODE);
@@ -168,7 +174,8 @@ class StaManagementSystemTest {
     }
 
     private static int perf(int port, String nqn) throws Exception {
-        List<String> args = List.of("nvme-perf", "--port", String.valueOf(port), "-n", nqn, "--hostnqn", HOST, "--nsid", "1",
+        List<String> args = List.of("nvme-perf", "--port", String.valueOf(port), "-n", nqn, "--hostnqn", HOST,
+                "--nsid", "1",
                 "-w", "randrw",
                 "-o", "4096", "-q", "4", "-t", "1", "--warmup", "0", "--verify", "--range-mb", "4");
         try (JavaProcess p = JavaProcess.start("nvme-perf", "io.jdoca.cli.Main", args)) {
@@ -176,7 +183,8 @@ class StaManagementSystemTest {
             if (rc == 0) {
                 assertThat(p.output()).as(p.output()).contains("verify mismatches: 0").contains("errors: 0");
             } else {
-                assertThat(p.output()).as(p.output()).containsAnyOf("Connect to " + nqn + " refused", "Connection refused");
+                assertThat(p.output()).as(p.output()).containsAnyOf("Connect to " + nqn + " refused",
+                        "Connection refused");
             }
             return rc;
         }

@@ -61,7 +61,8 @@ class StaNvmeTcpInteropTest {
         Path script = harness();
         Path setupLog = dir.resolve("setup.log");
         int setup = run("setup", List.of(script.toString(), "setup"), setupLog);
-        assumeTrue(setup == 0, "SKIPPED: nvme-vm setup failed (needs root, apt-get, qemu): " + Files.readString(setupLog));
+        assumeTrue(setup == 0, "SKIPPED: nvme-vm setup failed (needs root, apt-get, qemu): "
+                + Files.readString(setupLog));
 
         int port = JavaProcess.freePort();
         Path cfg = dir.resolve("target.json");
@@ -72,7 +73,8 @@ class StaNvmeTcpInteropTest {
                   "subsystems": [ { "nqn": "%s", "allow_any_host": true,
                     "namespaces": [ { "nsid": 1, "backend": "memory", "size_mb": 256, "block_size": 4096 } ] } ] }
                 """.formatted(sock, port, NQN));
-        try (JavaProcess target = JavaProcess.start("sta-target", "io.jdoca.cli.Main", List.of("sta-target", "-j", cfg.toString()))) {
+        try (JavaProcess target = JavaProcess.start("sta-target", "io.jdoca.cli.Main", List.of("sta-target", "-j",
+                cfg.toString()))) {
             target.awaitOutput("STA TARGET READY", T);
 
             // 1. discover + connect + list + id-ctrl + id-ns + fio verify + disconnect.
@@ -85,7 +87,8 @@ class StaNvmeTcpInteropTest {
             assertThat(Files.readString(res.resolve("discover"))).contains("subnqn:  " + NQN).contains("trtype:  tcp");
             assertThat(Files.readString(res.resolve("connect"))).contains("(exit status 0)");
             assertThat(Files.readString(res.resolve("nvme-list"))).contains("/dev/nvme0n1").contains("jdoca");
-            assertThat(Files.readString(res.resolve("id-ctrl"))).contains("subnqn    : " + NQN).contains("(exit status 0)");
+            assertThat(Files.readString(res.resolve("id-ctrl"))).contains("subnqn    : "
+                    + NQN).contains("(exit status 0)");
             assertThat(Files.readString(res.resolve("id-ns"))).contains("nsze    : 0x10000").contains("lbads:12");
             assertThat(Files.readString(res.resolve("disconnect"))).contains("disconnected 1 controller");
             assertFioClean(run1);
@@ -153,7 +156,8 @@ class StaNvmeTcpInteropTest {
                 emit_dmesg dmesg
                 exit 0
                 """.formatted(port, NQN));
-        try (JavaProcess target = JavaProcess.start("sta-target", "io.jdoca.cli.Main", List.of("sta-target", "-j", cfg.toString()))) {
+        try (JavaProcess target = JavaProcess.start("sta-target", "io.jdoca.cli.Main", List.of("sta-target", "-j",
+                cfg.toString()))) {
             target.awaitOutput("STA TARGET READY", T);
             Path rundir = dir.resolve("hotplug");
             Path log = dir.resolve("hotplug.log");
@@ -162,7 +166,8 @@ class StaNvmeTcpInteropTest {
             try {
                 Path console = rundir.resolve("console.log");
                 awaitFile(console, "STA-CONNECTED", vm);
-                rpc(sock, "nvmf_subsystem_add_ns", "nqn=" + NQN, "nsid=2", "backend=memory", "size_mb=16", "block_size=512");
+                rpc(sock, "nvmf_subsystem_add_ns", "nqn=" + NQN, "nsid=2", "backend=memory", "size_mb=16",
+                        "block_size=512");
                 awaitFile(console, "STA-NS2-SEEN", vm);
                 rpc(sock, "nvmf_subsystem_remove_ns", "nqn=" + NQN, "nsid=2");
                 awaitFile(console, "STA-NS2-GONE", vm);
@@ -198,7 +203,8 @@ class StaNvmeTcpInteropTest {
                 { "rpc_socket": "%s", "listeners": [ { "address": "127.0.0.1", "port": %d } ],
                   "subsystems": [ { "nqn": "%s", "allow_any_host": true,
                     "namespaces": [ { "nsid": 1, "backend": "memory", "size_mb": 64, "block_size": 4096 },
-                                    { "nsid": 2, "backend": "file", "path": "%s", "size_mb": 64, "block_size": 512 } ] } ] }
+                                    { "nsid": 2, "backend": "file", "path": "%s", "size_mb": 64,
+                                            "block_size": 512 } ] } ] }
                 """.formatted(dir.resolve("rpc.sock"), port, NQN, dir.resolve("ns2.img")));
         Path guest = dir.resolve("discard.sh");
         Files.writeString(guest, """
@@ -244,23 +250,28 @@ class StaNvmeTcpInteropTest {
                 emit_dmesg dmesg
                 exit $rc
                 """.formatted(port, NQN));
-        try (JavaProcess target = JavaProcess.start("sta-target", "io.jdoca.cli.Main", List.of("sta-target", "-j", cfg.toString()))) {
+        try (JavaProcess target = JavaProcess.start("sta-target", "io.jdoca.cli.Main", List.of("sta-target", "-j",
+                cfg.toString()))) {
             target.awaitOutput("STA TARGET READY", T);
             Path rundir = dir.resolve("discard");
             Path log = dir.resolve("discard.log");
             int rc = run("discard", env(rundir, script.toString(), "exec", guest.toString()), log);
             Path console = rundir.resolve("console.log");
-            assertThat(rc).as("guest status (50 = a range read back wrong, 52/54 = blkdiscard failed, 53 = nvme dsm):\n%s\n"
-                    + "guest:\n%s\ntarget:\n%s", tail(log), Files.exists(console) ? tail(console) : "", target.output()).isZero();
+            assertThat(rc).as("guest status (50 = a range read back wrong, 52/54 = blkdiscard failed, 53 = nvme "
+                    + "dsm):\n%s\n"
+                    + "guest:\n%s\ntarget:\n%s", tail(log), Files.exists(console) ? tail(console) : "",
+                            target.output()).isZero();
             Path res = rundir.resolve("res");
             for (String ns : List.of("nvme0n1", "nvme0n2")) {
                 assertThat(Files.readString(res.resolve("blkdiscard-range-" + ns))).contains("(exit status 0)");
                 assertThat(Files.readString(res.resolve("nvme-dsm-" + ns))).contains("(exit status 0)");
                 assertThat(Files.readString(res.resolve("blkdiscard-all-" + ns))).contains("(exit status 0)");
             }
-            List<String> checks = Files.readAllLines(res.resolve("checks")).stream().filter(l -> l.startsWith("CHECK")).toList();
+            List<String> checks = Files.readAllLines(res.resolve("checks")).stream().filter(l ->
+                    l.startsWith("CHECK")).toList();
             assertThat(checks).hasSize(16).allMatch(l -> l.endsWith(" ok"));
-            assertThat(checks).filteredOn(l -> l.contains("expect=zero")).hasSize(8).allMatch(l -> l.contains("nonzero=0 "));
+            assertThat(checks).filteredOn(l -> l.contains("expect=zero")).hasSize(8).allMatch(l ->
+                    l.contains("nonzero=0 "));
             target.terminate();
             assertThat(target.awaitExit(T)).isIn(0, 143);
         }

@@ -33,14 +33,17 @@ class StaTargetSystemTest {
                   "subsystems": [ { "nqn": "%s", "allow_any_host": true,
                     "namespaces": [ { "nsid": 1, "backend": "memory", "size_mb": 64, "block_size": 4096 } ] } ] }
                 """.formatted(sock, port, NQN));
-        try (JavaProcess target = JavaProcess.start("sta-target", "io.jdoca.cli.Main", List.of("sta-target", "-j", cfg.toString()))) {
+        try (JavaProcess target = JavaProcess.start("sta-target", "io.jdoca.cli.Main", List.of("sta-target", "-j",
+                cfg.toString()))) {
             target.awaitOutput("STA TARGET READY", T);
             perf(port, 1, "randrw", "4096", "-H", "-I");
             perf(port, 1, "randrw", "131072", "-c", "2");
 
             Path img = dir.resolve("ns2.img");
-            try (JavaProcess rpc = JavaProcess.start("sta-rpc", "io.jdoca.cli.Main", List.of("sta-rpc", "-s", sock.toString(),
-                    "nvmf_subsystem_add_ns", "nqn=" + NQN, "nsid=2", "backend=file", "path=" + img, "size_mb=16", "block_size=512"))) {
+            try (JavaProcess rpc = JavaProcess.start("sta-rpc", "io.jdoca.cli.Main", List.of("sta-rpc", "-s",
+                    sock.toString(),
+                    "nvmf_subsystem_add_ns", "nqn=" + NQN, "nsid=2", "backend=file", "path=" + img, "size_mb=16",
+                            "block_size=512"))) {
                 assertThat(rpc.awaitExit(T)).as(rpc.output()).isZero();
                 assertThat(rpc.output().trim()).endsWith("2");
             }
@@ -65,7 +68,8 @@ class StaTargetSystemTest {
         try (JavaProcess p = JavaProcess.start("nvme-perf", "io.jdoca.cli.Main", args)) {
             int rc = p.awaitExit(T);
             assertThat(rc).as("nvme-perf %s:\n%s", args, p.output()).isZero();
-            assertThat(p.output()).contains("verify mismatches: 0").contains("errors: 0").containsPattern("IOPS: [1-9]");
+            assertThat(p.output()).contains("verify mismatches: 0").contains("errors: 0").containsPattern("IOPS: "
+                    + "[1-9]");
         }
     }
 }

@@ -68,12 +68,16 @@ class DataPathThreadsSystemTest {
      * (the read and write deadlines), and the Prometheus client's {@code prometheus-metrics-scheduler-<n>};
      * a scrape makes opaque reads of the workers' counters.
      */
-    private static final String METRICS = "[a-z-]+-metrics(-\\d+)?|HTTP-Dispatcher|idle-timeout-task|req-rsp-timeout-task"
+    private static final String METRICS =
+            "[a-z-]+-metrics(-\\d+)?|HTTP-Dispatcher|idle-timeout-task|req-rsp-timeout-task"
             + "|prometheus-metrics-scheduler-\\d+";
     /** Control path: the app's main thread, the RDMA connection listener and set-up, the metrics endpoint. */
     private static final Pattern CONTROL = Pattern.compile("main|jdoca-rdma-accept|" + METRICS + "|"
             + VIRTUAL_THREAD_SCHEDULER);
-    /** The apps' workers on the core runner: {@code <app>-worker-<index>} ({@code AgentRunner} names its thread after the role). */
+    /**
+     * The apps' workers on the core runner: {@code <app>-worker-<index>} ({@code AgentRunner} names its thread after
+     * the role).
+     */
     private static final Pattern WORKER = Pattern.compile("(target|zero-copy|gga|initiator)-worker-\\d+");
     /** The RDMA tcp transport's agent on the core runner, one per RDMA context that has TCP connections. */
     private static final Pattern TCP_AGENT = Pattern.compile("jdoca-rdma-tcp-\\d+");
@@ -83,7 +87,8 @@ class DataPathThreadsSystemTest {
      * sta-target's other threads: the main thread, the management agent, the TCP acceptors, the
      * rdma_cm event thread, the RPC server and its clients, the metrics endpoint (see the class comment).
      */
-    private static final Pattern STA_CONTROL = Pattern.compile("main|sta-main|sta-listen-\\d+|jdoca-rdma-cm|sta-rdma-cm|sta-rpc"
+    private static final Pattern STA_CONTROL =
+            Pattern.compile("main|sta-main|sta-listen-\\d+|jdoca-rdma-cm|sta-rdma-cm|sta-rpc"
             + "|sta-rpc-client|" + METRICS);
     private static final String NQN = "nqn.2024-01.io.jdoca:threads";
     private static final Pattern THREAD_LINE = Pattern.compile("^\"(.*)\" #\\d+", Pattern.MULTILINE);
@@ -123,10 +128,12 @@ class DataPathThreadsSystemTest {
     /** sta-target's classification without processes: the former keep-alive and unnamed threads are strays. */
     @Test
     void theStaClassifierAllowsOnlyEngineAgentsOnTheDataPath() {
-        assertThat(staStrays(List.of("main", "sta-main", "sta-io-0", "sta-io-17", "sta-listen-4420", "sta-rdma-cm", "sta-rpc",
+        assertThat(staStrays(List.of("main", "sta-main", "sta-io-0", "sta-io-17", "sta-listen-4420", "sta-rdma-cm",
+                "sta-rpc",
                 "sta-rpc-client", "sta-target-metrics-1", "HTTP-Dispatcher", "req-rsp-timeout-task",
                 "prometheus-metrics-scheduler-0", "GC Thread#1"))).isEmpty();
-        assertThat(staStrays(List.of("sta-io-0", "sta-keepalive", "sta-io", "Thread-3", "target-worker-0", "sta-main-2")))
+        assertThat(staStrays(List.of("sta-io-0", "sta-keepalive", "sta-io", "Thread-3", "target-worker-0",
+                "sta-main-2")))
                 .containsExactly("sta-keepalive", "sta-io", "Thread-3", "target-worker-0", "sta-main-2");
     }
 
@@ -239,7 +246,8 @@ class DataPathThreadsSystemTest {
                 "--metrics-port", String.valueOf(metricsPort)));
         target.awaitOutput("STA TARGET READY", T);
         // Two queues on two connections: round robin puts them on both engines.
-        JavaProcess perf = start("nvme-perf", List.of("nvme-perf", "--port", String.valueOf(port), "-n", NQN, "--nsid", "1",
+        JavaProcess perf = start("nvme-perf", List.of("nvme-perf", "--port", String.valueOf(port), "-n", NQN, "--nsid",
+                "1",
                 "-w", "randread", "-o", "4096", "-q", "8", "-P", "2", "-t", "120", "--warmup", "0", "--range-mb", "8"));
 
         // The host is connected and its reads go through the target's engines.

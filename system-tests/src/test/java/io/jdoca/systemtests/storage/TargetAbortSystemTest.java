@@ -34,7 +34,8 @@ class TargetAbortSystemTest {
     void garbageSbcIsRefusedWithAClearMessage() throws IOException {
         Path bad = dir.resolve("bad.sbc");
         Files.write(bad, java.util.HexFormat.of().parseHex("deadf00d1337fade0000100000000010ff"));
-        try (JavaProcess target = JavaProcess.start("target-rdma", "io.jdoca.cli.Main", List.of("target-rdma", "-d", "sw0",
+        try (JavaProcess target = JavaProcess.start("target-rdma", "io.jdoca.cli.Main", List.of("target-rdma", "-d",
+                "sw0",
                 "--cpu", "0", "--listen-port", "0", "--binary-content", bad.toString()))) {
             assertThat(target.awaitExit(T)).isEqualTo(1);
             assertThat(target.output()).contains("target-rdma: .sbc header says 16 blocks of 4096 bytes")
@@ -44,7 +45,8 @@ class TargetAbortSystemTest {
 
     @Test
     void initiatorWithoutAServiceTimesOutCleanly() throws IOException {
-        try (JavaProcess ini = JavaProcess.start("initiator-comch", "io.jdoca.cli.Main", List.of("initiator-comch", "-d", "sw0",
+        try (JavaProcess ini = JavaProcess.start("initiator-comch", "io.jdoca.cli.Main", List.of("initiator-comch",
+                "-d", "sw0",
                 "--cpu", "0", "--execution-strategy", "read_throughput_test", "--command-channel-name", "nobody-here",
                 "--control-timeout", "1"))) {
             assertThat(ini.awaitExit(T)).isEqualTo(1);

@@ -44,14 +44,16 @@ class TargetServiceSystemTest {
 
     private JavaProcess target() throws IOException {
         port = JavaProcess.freePort();
-        JavaProcess t = start("target-rdma", List.of("target-rdma", "-d", "sw0", "--cpu", "0", "--listen-address", "127.0.0.1",
+        JavaProcess t = start("target-rdma", List.of("target-rdma", "-d", "sw0", "--cpu", "0", "--listen-address",
+                "127.0.0.1",
                 "--listen-port", String.valueOf(port), "--block-count", "64"));
         t.awaitOutput("listening on TCP port", T);
         return t;
     }
 
     private JavaProcess relay(String channel, boolean once) throws IOException {
-        List<String> a = new ArrayList<>(List.of("zero-copy", "-d", "sw0", "-r", "hpf0", "--cpu", "0", "--storage-server",
+        List<String> a = new ArrayList<>(List.of("zero-copy", "-d", "sw0", "-r", "hpf0", "--cpu", "0",
+                "--storage-server",
                 "127.0.0.1:" + port, "--command-channel-name", channel));
         if (once) {
             a.add("--once");
@@ -62,7 +64,8 @@ class TargetServiceSystemTest {
     }
 
     private String initiatorRun(String channel) throws IOException {
-        JavaProcess ini = start("initiator-comch", List.of("initiator-comch", "-d", "sw0", "--cpu", "0", "--command-channel-name",
+        JavaProcess ini = start("initiator-comch", List.of("initiator-comch", "-d", "sw0", "--cpu", "0",
+                "--command-channel-name",
                 channel, "--control-timeout", "20", "--execution-strategy", "read_write_data_validity_test",
                 "--transaction-count", "8"));
         int rc = ini.awaitExit(T);
@@ -115,9 +118,11 @@ class TargetServiceSystemTest {
         try (Socket first = new Socket("127.0.0.1", port); Socket second = new Socket("127.0.0.1", port)) {
             first.setSoTimeout(20_000);
             second.setSoTimeout(20_000);
-            first.getOutputStream().write(ControlCodec.encode(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, 1, 1)));
+            first.getOutputStream().write(ControlCodec.encode(
+                    ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, 1, 1)));
             assertThat(read(first.getInputStream()).type()).isEqualTo(ControlMessageType.QUERY_STORAGE_RESPONSE);
-            second.getOutputStream().write(ControlCodec.encode(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, 42, 7)));
+            second.getOutputStream().write(ControlCodec.encode(
+                    ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, 42, 7)));
             ControlMessage busy = read(second.getInputStream());
             assertThat(busy.type()).isEqualTo(ControlMessageType.ERROR_RESPONSE);
             assertThat(busy.messageId()).isEqualTo(42);
@@ -126,7 +131,8 @@ class TargetServiceSystemTest {
             assertThat(busy.asError().message()).contains("busy");
             assertThat(second.getInputStream().read()).as("then closed").isEqualTo(-1);
             // the first client is still served
-            first.getOutputStream().write(ControlCodec.encode(ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, 2, 1)));
+            first.getOutputStream().write(ControlCodec.encode(
+                    ControlMessage.of(ControlMessageType.QUERY_STORAGE_REQUEST, 2, 1)));
             ControlMessage again = read(first.getInputStream());
             assertThat(again.asError().error()).isEqualTo(DocaError.UNEXPECTED); // its session moved on to WAIT_INIT
         }

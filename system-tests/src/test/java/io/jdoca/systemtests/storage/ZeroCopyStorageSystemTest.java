@@ -41,10 +41,12 @@ class ZeroCopyStorageSystemTest {
                 "127.0.0.1", "--listen-port", String.valueOf(port)));
         targetArgs.addAll(cpus);
         targetArgs.addAll(targetExtra);
-        List<String> relayArgs = new ArrayList<>(List.of("zero-copy", "-d", "sw0", "-r", "hpf0", "--once", "--storage-server",
+        List<String> relayArgs = new ArrayList<>(List.of("zero-copy", "-d", "sw0", "-r", "hpf0", "--once",
+                "--storage-server",
                 "127.0.0.1:" + port, "--command-channel-name", channel));
         relayArgs.addAll(cpus);
-        List<String> iniArgs = new ArrayList<>(List.of("initiator-comch", "-d", "sw0", "--command-channel-name", channel,
+        List<String> iniArgs = new ArrayList<>(List.of("initiator-comch", "-d", "sw0", "--command-channel-name",
+                channel,
                 "--control-timeout", "20"));
         iniArgs.addAll(cpus);
         iniArgs.addAll(initiatorArgs);
@@ -102,7 +104,8 @@ class ZeroCopyStorageSystemTest {
 
     @Test
     void readWriteDataValidityOnTwoCores() throws IOException {
-        String out = run(List.of("--block-count", "64"), List.of("--execution-strategy", "read_write_data_validity_test",
+        String out = run(List.of("--block-count", "64"), List.of("--execution-strategy",
+                "read_write_data_validity_test",
                 "--transaction-count", "8"), 2, 0);
         assertThat(out).contains("Test passed");
         checkStats(out, 64);
@@ -126,7 +129,8 @@ class ZeroCopyStorageSystemTest {
         Files.write(bad, wrong);
         String out = run(List.of("--binary-content", c[1].toString()), List.of("--execution-strategy",
                 "read_only_data_validity_test", "--storage-plain-content", bad.toString()), 1, 1);
-        assertThat(out).contains("data mismatch at storage offset 100").contains("expected [96..128)").contains("Test failed!!");
+        assertThat(out).contains("data mismatch at storage offset 100").contains("expected [96..128)").contains("Test "
+                + "failed!!");
     }
 
     @Test
@@ -146,12 +150,14 @@ class ZeroCopyStorageSystemTest {
         long blocks = Files.size(c[0]) / 4096;
         Path backing = dir.resolve("blocks.img");
         String first = run(List.of("--block-count", String.valueOf(blocks), "--backing-file", backing.toString()),
-                List.of("--execution-strategy", "read_write_data_validity_test", "--storage-plain-content", c[0].toString()), 1, 0);
+                List.of("--execution-strategy", "read_write_data_validity_test", "--storage-plain-content",
+                        c[0].toString()), 1, 0);
         assertThat(first).contains("Test passed");
         assertThat(backing).hasSize(Files.size(c[0]));
         // A new target process on the same file: the blocks written by the first run are read back and validated.
         String second = run(List.of("--block-count", String.valueOf(blocks), "--backing-file", backing.toString()),
-                List.of("--execution-strategy", "read_only_data_validity_test", "--storage-plain-content", c[0].toString()), 1, 0);
+                List.of("--execution-strategy", "read_only_data_validity_test", "--storage-plain-content",
+                        c[0].toString()), 1, 0);
         assertThat(second).contains("Test passed");
         checkStats(second, blocks);
     }

@@ -59,7 +59,8 @@ final class GuestRun {
         GuestRun g = new GuestRun(harness, repo, dir);
         Path setupLog = dir.resolve("setup.log");
         int setup = exec(List.of(harness.toString(), "setup", "--rdma"), Map.of(), setupLog, 900);
-        assumeTrue(setup == 0, "SKIPPED: nvme-vm setup --rdma failed (needs root, apt-get, qemu): " + tail(setupLog, 20));
+        assumeTrue(setup == 0, "SKIPPED: nvme-vm setup --rdma failed (needs root, apt-get, qemu): " + tail(setupLog,
+                20));
         return g;
     }
 
@@ -76,7 +77,8 @@ final class GuestRun {
         assertTrue(Files.isRegularFile(s), "guest script " + s);
         long t0 = System.nanoTime();
         int rc = exec(List.of(harness.toString(), "rdma-run", repo.toString(), s.toString()),
-                Map.of("NVME_VM_TIMEOUT", Integer.toString(guestLimitSeconds), "NVME_VM_RUNDIR", runDir.toString()), log,
+                Map.of("NVME_VM_TIMEOUT", Integer.toString(guestLimitSeconds), "NVME_VM_RUNDIR", runDir.toString()),
+                        log,
                 guestLimitSeconds + HARNESS_SLACK_S);
         seconds = (System.nanoTime() - t0) / 1_000_000_000L;
         return rc;
@@ -95,9 +97,11 @@ final class GuestRun {
         for (String a : also) {
             extra.append("; ").append(read(a).strip());
         }
-        System.out.println(label + ": rdma-run exit " + rc + " after " + seconds + " s (guest limit " + guestLimitSeconds
+        System.out.println(label + ": rdma-run exit " + rc + " after " + seconds + " s (guest limit "
+                + guestLimitSeconds
                 + " s)" + extra + "\n" + out);
-        assertTrue(rc == 0, "guest exit status " + rc + " (125 = the guest never reported); harness log:\n" + logTail(40)
+        assertTrue(rc == 0, "guest exit status " + rc + " (125 = the guest never reported); harness log:\n"
+                + logTail(40)
                 + "\ndemo output:\n" + out);
         return out;
     }
@@ -125,7 +129,8 @@ final class GuestRun {
     /** Runs a host command with its output in {@code log}; fails the test if it outlives {@code limitSeconds}. */
     static int exec(List<String> cmd, Map<String, String> env, Path log, int limitSeconds)
             throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(new ArrayList<>(cmd)).redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder pb = new ProcessBuilder(new ArrayList<>(cmd)).redirectErrorStream(true)
+                .redirectOutput(log.toFile());
         pb.environment().putAll(env);
         Process p = pb.start();
         try {

@@ -64,14 +64,16 @@ class NvmfRdmaVmTest {
         }
         Map<String, double[]> a = iops(jdoca);
         Map<String, double[]> b = iops(kernel);
-        StringBuilder s = new StringBuilder("| fio job (verify.fio) | jdoca sta-target IOPS | nvmet-rdma IOPS | ratio |\n|---|---|---|---|\n");
+        StringBuilder s = new StringBuilder("| fio job (verify.fio) | jdoca sta-target IOPS | nvmet-rdma IOPS | ratio "
+                + "|\n|---|---|---|---|\n");
         for (var e : a.entrySet()) {
             double[] k = b.getOrDefault(e.getKey(), new double[] {0, 0});
             for (int d = 0; d < 2; d++) {
                 double x = e.getValue()[d];
                 double y = k[d];
                 if (x > 0 || y > 0) {
-                    s.append(String.format(Locale.ROOT, "| %s %s | %.0f | %.0f | %.2f |%n", e.getKey(), d == 0 ? "write" : "verify-read",
+                    s.append(String.format(Locale.ROOT, "| %s %s | %.0f | %.0f | %.2f |%n", e.getKey(), d == 0
+                            ? "write" : "verify-read",
                             x, y, y > 0 ? x / y : 0));
                 }
             }
@@ -83,7 +85,8 @@ class NvmfRdmaVmTest {
         JsonNode root = new ObjectMapper().readTree(json.toFile());
         Map<String, double[]> m = new LinkedHashMap<>();
         for (JsonNode j : root.path("jobs")) {
-            m.put(j.path("jobname").asText(), new double[] {j.path("write").path("iops").asDouble(), j.path("read").path("iops").asDouble()});
+            m.put(j.path("jobname").asText(), new double[] {j.path("write").path("iops").asDouble(),
+                    j.path("read").path("iops").asDouble()});
         }
         return m;
     }

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
  * maps are registered with {@code ibv_reg_mr}; Comch and DMA stay on shared memory. Passes when the demo
  * validated every read, made recovery reads, failed no I/O, and the guest's {@code rdma resource show qp}
  * showed the RC QPs of the 3 x 2 connections (both ends) while it ran. Guest script:
- * {@code src/test/resources/vm/demo-verbs-in-guest.sh}. Skips, with the reason, as the other VM tests ({@link GuestRun}).
+ * {@code src/test/resources/vm/demo-verbs-in-guest.sh}. Skips, with the reason, as the other VM tests ({@link
+ * GuestRun}).
  * 6-12 minutes on this 2-core host.
  *
  * <p>Alone: {@code ./jdoca build && ./jdoca mvn -B -Psystem,vm -pl system-tests install -Dtest=VmDemoVerbsSystemTest}.
@@ -26,7 +27,8 @@ class VmDemoVerbsSystemTest {
     /** The guest's own limit: startup alone took ~640 s of guest time on a loaded host, the data path more. */
     static final int GUEST_LIMIT_S = 2400;
     private static final Pattern PASSED = Pattern.compile(
-            "demo: PASSED in [0-9.]+ s \\(initiator exit 0, gga-offload exit 0, recovery reads (\\d+), RDMA device rxe0\\)");
+            "demo: PASSED in [0-9.]+ s \\(initiator exit 0, gga-offload exit 0, recovery reads (\\d+), RDMA device "
+                    + "rxe0\\)");
     private static final Pattern QPS = Pattern.compile("rc-qps-max (\\d+)");
 
     @TempDir
