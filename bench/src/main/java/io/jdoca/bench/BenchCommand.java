@@ -3,6 +3,7 @@ package io.jdoca.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.jdoca.argp.HelpVersionFlags;
+import io.jdoca.core.config.CoreProperties;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -89,7 +90,7 @@ public final class BenchCommand implements Callable<Integer> {
             System.err.println("bench " + suite + ": " + s.description() + (quick ? " (quick)" : ""));
             results = s.run(quick);
         }
-        Path dir = out != null ? out : Path.of(System.getProperty("jdoca.home", ".")).resolve("bench-results");
+        Path dir = out != null ? out : Path.of(CoreProperties.HOME.asString()).resolve("bench-results");
         Path file = write(dir, name, results);
         System.out.print(table(results));
         System.out.println("wrote " + file);

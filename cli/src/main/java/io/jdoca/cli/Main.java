@@ -3,6 +3,7 @@ package io.jdoca.cli;
 import io.jdoca.argp.ArgpJsonException;
 import io.jdoca.argp.DocaFlags;
 import io.jdoca.argp.JdocaApps;
+import io.jdoca.core.config.CoreProperties;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.SortedMap;
@@ -29,7 +30,7 @@ public final class Main implements Runnable {
 
     static {
         // Log lines carry the pid (logback.xml reads it when the first logger is made).
-        System.setProperty("jdoca.pid", Long.toString(ProcessHandle.current().pid()));
+        System.setProperty(CliProperties.PID.name(), Long.toString(ProcessHandle.current().pid()));
     }
 
     /** Every app on the class path ({@link JdocaApps} providers), by name. */
@@ -40,8 +41,7 @@ public final class Main implements Runnable {
                 String name = new CommandLine(command).getCommandName();
                 if (apps.putIfAbsent(name, command) != null) {
                     throw new IllegalStateException("two apps are called '" + name + "': "
-                            + apps.get(name).getClass().getName()
-                            + " and " + command.getClass().getName());
+                            + apps.get(name).getClass().getName() + " and " + command.getClass().getName());
                 }
             }
         }
@@ -68,8 +68,8 @@ public final class Main implements Runnable {
         cl.setExecutionExceptionHandler((ex, cmd, parseResult) -> {
             // Control-path failures print one clear line, not a stack trace (which -l 60 shows).
             cmd.getErr().println("jdoca " + cmd.getCommandName() + ": " + ex.getMessage());
-            if (Boolean.getBoolean("jdoca.debug") || "DEBUG".equals(System.getProperty("jdoca.log.level"))
-                    || "TRACE".equals(System.getProperty("jdoca.log.level"))) {
+            String level = CoreProperties.LOG_LEVEL.asString();
+            if (CliProperties.DEBUG.asBoolean() || "DEBUG".equals(level) || "TRACE".equals(level)) {
                 ex.printStackTrace(cmd.getErr());
             }
             return 1;

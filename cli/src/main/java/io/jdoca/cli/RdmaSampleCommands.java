@@ -7,6 +7,7 @@ import io.jdoca.core.util.DocaLogLevel;
 import io.jdoca.rdma.RdmaTransportType;
 import io.jdoca.rdma.samples.RdmaSampleRuntime;
 import io.jdoca.rdma.samples.RdmaSamples;
+import io.jdoca.verbs.VerbsProperties;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
@@ -59,7 +60,8 @@ public final class RdmaSampleCommands {
         Path mmapDescriptor;
 
         @Option(names = {"-g", "--gid-index"}, defaultValue = "-1",
-                description = "GID index for DOCA RDMA (default: the device's, or -Djdoca.verbs.gidIndex)")
+                description = "GID index for DOCA RDMA (default: the device's, or -D"
+                        + VerbsProperties.GID_INDEX_NAME + ")")
         int gidIndex;
 
         @Option(names = {"-cm", "--use-rdma-cm"}, description = "Connect through the connection manager instead of "

@@ -67,8 +67,8 @@ public final class Comch {
      * {@code $XDG_RUNTIME_DIR/jdoca-comch}, else {@code <tmp>/jdoca-comch-<user>}.
      */
     public static Path runtimeDir() {
-        String p = System.getProperty("jdoca.comch.dir");
-        if (p != null && !p.isBlank()) {
+        String p = ComchProperties.DIR.asString();
+        if (!p.isBlank()) {
             return Path.of(p);
         }
         String xdg = System.getenv("XDG_RUNTIME_DIR");

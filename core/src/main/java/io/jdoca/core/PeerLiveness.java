@@ -1,5 +1,7 @@
 package io.jdoca.core;
 
+import io.jdoca.core.config.CoreProperties;
+
 /**
  * When a transport may declare its peer dead. A peer that died is seen at once, by rule: its socket
  * reports end of stream ({@link Rule#EOF}) or a reset ({@link Rule#RST}), or, for a same-host peer,
@@ -16,8 +18,8 @@ package io.jdoca.core;
  * <p>Thread-safe: static, a volatile setting.
  */
 public final class PeerLiveness {
-    /** System property: the silence timeout in milliseconds. */
-    public static final String PROPERTY = "jdoca.peer.timeout.ms";
+    /** System property: the silence timeout in milliseconds ({@link CoreProperties#PEER_TIMEOUT_MS}). */
+    public static final String PROPERTY = CoreProperties.PEER_TIMEOUT_MS_NAME;
     /** Default silence timeout. */
     public static final long DEFAULT_TIMEOUT_MS = 30_000;
     /** Largest accepted timeout (one day). */
@@ -54,8 +56,8 @@ public final class PeerLiveness {
     }
 
     private static long initial() {
-        String v = System.getProperty(PROPERTY);
-        if (v == null || v.isBlank()) {
+        String v = CoreProperties.PEER_TIMEOUT_MS.asString();
+        if (v.isBlank()) {
             return DEFAULT_TIMEOUT_MS * 1_000_000L;
         }
         String bad = check(v);
@@ -106,7 +108,6 @@ public final class PeerLiveness {
     /** The log text of a {@link Rule#SILENT} verdict: which rule fired and how to change it. */
     public static String silentVerdict(long silentNanos, long timeoutNanos) {
         return "silent: nothing from the peer for " + silentNanos / 1_000_000L + " ms > timeout "
-                + timeoutNanos / 1_000_000L
-                + " ms (-D" + PROPERTY + " or --peer-timeout-ms)";
+                + timeoutNanos / 1_000_000L + " ms (-D" + PROPERTY + " or --peer-timeout-ms)";
     }
 }

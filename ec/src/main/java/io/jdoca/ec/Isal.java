@@ -49,7 +49,7 @@ final class Isal {
             enc = null;
         }
         if (EcProperties.ISAL_DISABLE.asBoolean()) {
-            err = "disabled by -Djdoca.ec.isal.disable=true";
+            err = "disabled by -D" + EcProperties.ISAL_DISABLE.name() + "=true";
             enc = null;
         }
         AVAILABLE = enc != null;

@@ -547,14 +547,14 @@ public final class Rdma extends RdmaTaskTypes {
      * with a one-line error when the context is created.
      */
     private static RdmaTransportType defaultTransport() {
-        String s = System.getProperty("jdoca.rdma.transport");
-        if (s == null || s.isBlank()) {
+        String s = RdmaProperties.TRANSPORT.asString();
+        if (s.isBlank()) {
             return RdmaTransportType.AUTO;
         }
         try {
             return RdmaTransportType.valueOf(s.trim().toUpperCase(java.util.Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("-Djdoca.rdma.transport=" + s
+            throw new IllegalArgumentException("-D" + RdmaProperties.TRANSPORT.name() + "=" + s
                     + ": not a transport (auto, shm, tcp, verbs)");
         }
     }

@@ -30,7 +30,7 @@ final class TcpEndpoint extends RdmaEndpoint {
      * a gathering write, and NIO allocates a scope releaser per call for segment-backed buffers.
      * Larger payloads go straight from registered memory after their header.
      */
-    static final int COALESCE = Integer.getInteger("jdoca.rdma.tcp.coalesce", 64 * 1024);
+    static final int COALESCE = RdmaProperties.TCP_COALESCE.asInt();
     /** Longer than this without an engine tick (and not asleep), the engine is paused: RNR time does not run. */
     static final long ENGINE_PAUSE_NANOS = 100_000_000L;
     /** Most RNR wait one check may count (a late check saw nothing in between). */

@@ -58,15 +58,14 @@ final class TcpTransportAgent implements Agent {
      * step (the engine answering a message, the peer answering a request) comes within tens of
      * microseconds; sleeping in between would cost a wake-up per hop.
      */
-    static final long SPIN_NANOS = Long.getLong("jdoca.rdma.tcp.spinNanos", 50_000L);
+    static final long SPIN_NANOS = RdmaProperties.TCP_SPIN_NANOS.asLong();
     /**
      * DEDICATED: yield after a duty cycle that did work too: the engine just handed a completion, or the peer's
      * agent just sent bytes to, may share this core ({@code ./jdoca bench rdma --quick}, tcp only,
      * three alternating runs each: round-trip p50 26–28 µs with it, 30–35 µs without).
      * {@code -Djdoca.rdma.tcp.yieldAfterWork=false} turns it off.
      */
-    static final boolean YIELD_AFTER_WORK = Boolean.parseBoolean(System.getProperty("jdoca.rdma.tcp.yieldAfterWork",
-            "true"));
+    static final boolean YIELD_AFTER_WORK = RdmaProperties.TCP_YIELD_AFTER_WORK.asBoolean();
 
     /**
      * While traffic is recent (the last work less than {@link #SPIN_NANOS} ago), an agent serving at
@@ -76,7 +75,7 @@ final class TcpTransportAgent implements Agent {
      * after it repeats (round trip p50 ~2 µs shorter: docs/performance/rdma.md). With more sockets
      * one poll is cheaper than a read each. {@code -Djdoca.rdma.tcp.directPollMax=0} turns it off.
      */
-    static final int DIRECT_POLL_MAX = Integer.getInteger("jdoca.rdma.tcp.directPollMax", 4);
+    static final int DIRECT_POLL_MAX = RdmaProperties.TCP_DIRECT_POLL_MAX.asInt();
 
     /**
      * Who runs a context's transport agent ({@code -Djdoca.rdma.tcp.threading=dedicated|invoker}),
@@ -108,10 +107,10 @@ final class TcpTransportAgent implements Agent {
 
         /** The process's choice: the property, or INVOKER (a value naming no mode is logged once and ignored). */
         static Threading fromProperty() {
-            String v = System.getProperty("jdoca.rdma.tcp.threading", "invoker");
+            String v = RdmaProperties.TCP_THREADING.asString();
             Threading t = parse(v);
             if (t == null) {
-                LOG.log(System.Logger.Level.WARNING, "-Djdoca.rdma.tcp.threading=" + v
+                LOG.log(System.Logger.Level.WARNING, "-D" + RdmaProperties.TCP_THREADING.name() + "=" + v
                         + " names no mode (invoker or dedicated): using invoker");
                 return INVOKER;
             }

@@ -79,7 +79,7 @@ public final class JavaProcess implements AutoCloseable {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmFlags());
-        cmd.add("-Djdoca.home=" + repoRoot);
+        cmd.add("-D" + TestkitProperties.CORE_HOME_NAME + "=" + repoRoot);
         cmd.add("-cp");
         String cp = jar + ":" + repoRoot.resolve("cli/target/lib") + "/*";
         if (!jdocaArgs.isEmpty() && jdocaArgs.getFirst().equals("bench")) {
@@ -200,8 +200,8 @@ public final class JavaProcess implements AutoCloseable {
 
     /** The repository root: system property {@code jdoca.repo}, else the nearest parent with {@code jdoca}. */
     public static Path repoRoot() {
-        String p = System.getProperty("jdoca.repo");
-        if (p != null && Files.exists(Path.of(p, "jdoca"))) {
+        String p = TestkitProperties.REPO.asString();
+        if (!p.isBlank() && Files.exists(Path.of(p, "jdoca"))) {
             return Path.of(p);
         }
         Path d = Path.of("").toAbsolutePath();

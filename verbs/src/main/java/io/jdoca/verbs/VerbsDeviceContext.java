@@ -148,9 +148,14 @@ public final class VerbsDeviceContext implements AutoCloseable {
      * non-zero entry; -1 if the table is empty. RoCE v1/v2 types come from sysfs (absent on IB: any entry).
      */
     private static int chooseGid(MemorySegment ctx, String dev, int port, int len, Arena a) {
-        String forced = System.getProperty("jdoca.verbs.gidIndex");
-        if (forced != null) {
-            return Integer.parseInt(forced.trim());
+        String forced = VerbsProperties.GID_INDEX.asString();
+        if (!forced.isBlank()) {
+            try {
+                return Integer.parseInt(forced.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("-D" + VerbsProperties.GID_INDEX.name() + "=" + forced
+                        + " is not a GID index");
+            }
         }
         MemorySegment g = a.allocate(VerbsLayouts.IBV_GID);
         int v2 = -1;

@@ -1,5 +1,6 @@
 package io.jdoca.bench.rdma;
 
+import io.jdoca.bench.BenchProperties;
 import io.jdoca.bench.BenchResult;
 import io.jdoca.bench.BenchSuite;
 import io.jdoca.bench.Measure;
@@ -46,9 +47,8 @@ import org.HdrHistogram.Histogram;
  * it on completions; {@code -Djdoca.bench.rdma.yield=true} makes it poll with a yielding strategy
  * instead). The responder sleeps in notification mode, so its transport agent serves the one-sided
  * operations like a NIC, except while round trips are measured, when both engines poll with a
- * yielding strategy (their agents still do the socket I/O). The baselines are measured in every round, interleaved with
- * the
- * RDMA figures; medians over the rounds are reported.
+ * yielding strategy (their agents still do the socket I/O). The baselines are measured in every round,
+ * interleaved with the RDMA figures; medians over the rounds are reported.
  *
  * <p>{@code ./jdoca bench rdma -d DEV} measures the verbs transport on an rdma-core device instead,
  * beside perftest on the same device ({@link VerbsBench}).
@@ -62,8 +62,8 @@ public final class RdmaSuite implements BenchSuite.OnDevice {
 
     @Override
     public String description() {
-        return "RDMA (shm, tcp): 64 KiB write/read Gbit/s, 4 KiB write Mop/s, 64 B send/recv RTT vs memcpy and raw "
-                + "sockets";
+        return "RDMA (shm, tcp): 64 KiB write/read Gbit/s, 4 KiB write Mop/s, 64 B send/recv RTT vs memcpy and "
+                + "raw sockets";
     }
 
     /** {@code -d DEV}: the verbs run beside perftest ({@link VerbsBench}), written to {@code rdma-verbs.json}. */
@@ -129,15 +129,12 @@ public final class RdmaSuite implements BenchSuite.OnDevice {
                 double br = median(r64) * K64 * 8 / 1e9;
                 double rawP50 = raw.getValueAtPercentile(50) / 1000.0;
                 double rawP99 = raw.getValueAtPercentile(99) / 1000.0;
-                out.add(BenchResult.of(p + "write_64k.gbps", "Gbit/s", bw, shm
-                        ? "memcpy_64k.gbps" : "socket_stream_64k.gbps",
-                        shm ? memcpy64 : stream64));
-                out.add(BenchResult.of(p + "read_64k.gbps", "Gbit/s", br, shm
-                        ? "memcpy_64k.gbps" : "socket_stream_64k.gbps",
-                        shm ? memcpy64 : stream64));
-                out.add(BenchResult.of(p + "write_4k.mops", "Mop/s", median(w4) / 1e6, shm
-                        ? "memcpy_4k.mops" : "socket_stream_4k.mops",
-                        shm ? memcpy4 : stream4));
+                out.add(BenchResult.of(p + "write_64k.gbps", "Gbit/s", bw,
+                        shm ? "memcpy_64k.gbps" : "socket_stream_64k.gbps", shm ? memcpy64 : stream64));
+                out.add(BenchResult.of(p + "read_64k.gbps", "Gbit/s", br,
+                        shm ? "memcpy_64k.gbps" : "socket_stream_64k.gbps", shm ? memcpy64 : stream64));
+                out.add(BenchResult.of(p + "write_4k.mops", "Mop/s", median(w4) / 1e6,
+                        shm ? "memcpy_4k.mops" : "socket_stream_4k.mops", shm ? memcpy4 : stream4));
                 out.add(BenchResult.of(p + "send_recv_rtt_p50.us", "us", h.getValueAtPercentile(50) / 1000.0,
                         "socket_pingpong_p50.us", rawP50));
                 out.add(BenchResult.of(p + "send_recv_rtt_p99.us", "us", h.getValueAtPercentile(99) / 1000.0,
@@ -156,10 +153,9 @@ public final class RdmaSuite implements BenchSuite.OnDevice {
 
     /** {@code -Djdoca.bench.rdma.transports=tcp} (comma list) narrows the run while tuning one transport. */
     private static RdmaTransportType[] transports() {
-        String p = System.getProperty("jdoca.bench.rdma.transports", "shm,tcp");
+        String p = BenchProperties.RDMA_TRANSPORTS.asString();
         return java.util.Arrays.stream(p.split(",")).map(String::trim).map(String::toUpperCase)
-                .map(RdmaTransportType::valueOf)
-                .toArray(RdmaTransportType[]::new);
+                .map(RdmaTransportType::valueOf).toArray(RdmaTransportType[]::new);
     }
 
     // ------------------------------------------------------------------ baselines
@@ -174,8 +170,8 @@ public final class RdmaSuite implements BenchSuite.OnDevice {
             MemorySegment src = arena.allocate((long) size * depth, 4096);
             MemorySegment dst = arena.allocate((long) size * depth, 4096);
             Measure.opsPerSecond(dur / 2, depth, i -> MemorySegment.copy(src, i * size, dst, i * size, size));
-            return Measure.medianOpsPerSecond(3, dur, depth, i -> MemorySegment.copy(src, i * size, dst, i * size,
-                    size));
+            return Measure.medianOpsPerSecond(3, dur, depth,
+                    i -> MemorySegment.copy(src, i * size, dst, i * size, size));
         }
     }
 
@@ -453,8 +449,8 @@ public final class RdmaSuite implements BenchSuite.OnDevice {
         /** Keeps {@code depth} writes (or reads) of {@code size} bytes in flight for {@code dur} ns; returns ops/s. */
         double oneSided(boolean write, int size, int depth, long dur) {
             timed(write, size, depth, dur / 2);
-            double[] r = {timed(write, size, depth, dur), timed(write, size, depth, dur), timed(write, size, depth,
-                    dur)};
+            double[] r = {timed(write, size, depth, dur), timed(write, size, depth, dur),
+                timed(write, size, depth, dur)};
             java.util.Arrays.sort(r);
             return r[1];
         }
@@ -488,9 +484,9 @@ public final class RdmaSuite implements BenchSuite.OnDevice {
             }
             // TCP completions come from the transport thread, which wakes a sleeping engine; SHM completes on this
             // thread.
-            IdleStrategy idle = tcp ? Boolean.getBoolean("jdoca.bench.rdma.yield")
-                    ? IdleStrategy.yielding() : IdleStrategy.notifying(a.pe, 64, 8,
-                            1_000_000L) : IdleStrategy.busySpin();
+            IdleStrategy idle = !tcp ? IdleStrategy.busySpin()
+                    : BenchProperties.RDMA_YIELD.asBoolean() ? IdleStrategy.yielding()
+                    : IdleStrategy.notifying(a.pe, 64, 8, 1_000_000L);
             long t0 = System.nanoTime();
             long end = t0 + dur;
             long now;

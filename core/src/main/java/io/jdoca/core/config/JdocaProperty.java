@@ -6,7 +6,8 @@ import java.util.Locale;
  * One {@code jdoca.*} JVM system property: its name, its default and what it changes. Every module
  * declares its properties in one small configuration class (for example {@code StaProperties}),
  * reads them only through this type, and docs/CONFIGURATION.md lists them all in one table (a test
- * compares the table with the classes).
+ * compares the table with the classes). verbs and testkit, which sit below core, declare theirs
+ * with a record of the same shape ({@code VerbsProperties.Property}, {@code TestkitProperties.Property}).
  *
  * <p>A value that does not parse is reported once on standard error, naming the property, and the
  * default is used: a mistyped tuning knob must not stop a storage target.

@@ -1,5 +1,6 @@
 package io.jdoca.core.dev;
 
+import io.jdoca.core.config.CoreProperties;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
@@ -25,7 +26,7 @@ public final class Devices {
         List<DevInfo> l = cached;
         if (l == null) {
             List<DevInfo> all = new ArrayList<>(verbsDevices());
-            all.addAll(build(System.getProperty("jdoca.devices", "")));
+            all.addAll(build(CoreProperties.DEVICES.asString()));
             l = List.copyOf(all);
             cached = l;
         }
@@ -38,7 +39,7 @@ public final class Devices {
      * libibverbs or devices, or with {@code -Djdoca.verbs=false}.
      */
     static List<DevInfo> verbsDevices() {
-        if (!Boolean.parseBoolean(System.getProperty("jdoca.verbs", "true"))) {
+        if (!CoreProperties.VERBS.asBoolean()) {
             return List.of();
         }
         List<DevInfo> out = new ArrayList<>();
@@ -67,7 +68,8 @@ public final class Devices {
             String[] nv = item.trim().split("@");
             PciAddress p = nv.length > 1 ? PciAddress.parse(nv[1]) : null;
             if (p == null) {
-                throw new IllegalArgumentException("jdoca.devices entry '" + item + "' is not NAME@BB:DD.F");
+                throw new IllegalArgumentException(CoreProperties.DEVICES.name() + " entry '" + item
+                        + "' is not NAME@BB:DD.F");
             }
             out.add(new DevInfo(nv[0], "mlx5_" + i, "p" + i, p, List.of()));
             i++;

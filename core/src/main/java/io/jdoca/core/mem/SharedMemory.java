@@ -2,6 +2,7 @@ package io.jdoca.core.mem;
 
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
+import io.jdoca.core.config.CoreProperties;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -100,9 +101,9 @@ public final class SharedMemory {
      * Not created or checked here; see {@link #checkedDirectory(boolean)}.
      */
     public static Path directory() {
-        String d = System.getProperty("jdoca.shm.dir");
+        String d = CoreProperties.SHM_DIR.asString();
         Path base;
-        if (d != null) {
+        if (!d.isBlank()) {
             base = Path.of(d);
         } else {
             Path shm = Path.of("/dev/shm");
@@ -124,8 +125,8 @@ public final class SharedMemory {
             } catch (FileAlreadyExistsException e) {
                 // another thread or process of this user made it: checked below
             } catch (IOException e) {
-                throw new DocaException(DocaError.NO_MEMORY, "cannot create the shared-memory directory " + dir + ": "
-                        + e);
+                throw new DocaException(DocaError.NO_MEMORY, "cannot create the shared-memory directory " + dir
+                        + ": " + e);
             }
         }
         PosixFileAttributes a;
@@ -134,8 +135,8 @@ public final class SharedMemory {
         } catch (NoSuchFileException e) {
             throw new DocaException(DocaError.NOT_FOUND, "no shared-memory directory " + dir);
         } catch (IOException e) {
-            throw new DocaException(DocaError.NOT_PERMITTED, "cannot inspect the shared-memory directory " + dir + ": "
-                    + e);
+            throw new DocaException(DocaError.NOT_PERMITTED, "cannot inspect the shared-memory directory " + dir
+                    + ": " + e);
         }
         String why = a.isSymbolicLink() ? "is a symbolic link" : !a.isDirectory() ? "is not a directory"
                 : uidOf(dir) != euid() ? "is owned by uid " + uidOf(dir) + ", not " + euid()
@@ -322,8 +323,7 @@ public final class SharedMemory {
             return mapData(fc, path, pid, seq, offset, length);
         } catch (IOException e) {
             throw new DocaException(DocaError.NOT_FOUND, "cannot map shared region " + name
-                    + " (did the exporter exit?): "
-                    + e.getMessage());
+                    + " (did the exporter exit?): " + e.getMessage());
         }
     }
 
@@ -377,8 +377,8 @@ public final class SharedMemory {
         long dataSize = fc.size() - HEADER_PAGE;
         if (offset < 0 || length <= 0 || offset > dataSize - length) {
             throw new DocaException(DocaError.INVALID_VALUE,
-                    "range " + offset + "+" + length + " outside shared region " + pid + "-" + seq + " of " + dataSize
-                            + " bytes");
+                    "range " + offset + "+" + length + " outside shared region " + pid + "-" + seq + " of "
+                    + dataSize + " bytes");
         }
         // Map from a page boundary and slice: map offsets must be page-aligned.
         long fileOff = HEADER_PAGE + offset;

@@ -1,5 +1,7 @@
 package io.jdoca.core.util;
 
+import io.jdoca.core.config.CoreProperties;
+
 /**
  * DOCA's numeric log levels ({@code -l/--log-level}): DISABLE=10, CRITICAL=20, ERROR=30,
  * WARNING=40, INFO=50, DEBUG=60, TRACE=70. {@link #apply(int)} sets the process's log level: the
@@ -48,7 +50,7 @@ public enum DocaLogLevel {
     /** Applies the level process-wide (control path; uses reflection so core needs no logging library). */
     public static void apply(int value) {
         DocaLogLevel l = of(value);
-        System.setProperty("jdoca.log.level", l.slf4jName);
+        System.setProperty(CoreProperties.LOG_LEVEL.name(), l.slf4jName);
         try {
             Class<?> lf = Class.forName("org.slf4j.LoggerFactory");
             Object root = lf.getMethod("getLogger", String.class).invoke(null, "ROOT");

@@ -2,6 +2,7 @@ package io.jdoca.gga.demo;
 
 import io.jdoca.core.DocaException;
 import io.jdoca.core.agent.ShutdownHook;
+import io.jdoca.core.config.CoreProperties;
 import io.jdoca.core.dev.Devices;
 import io.jdoca.storage.demo.DemoSettings;
 import io.jdoca.storage.demo.DemoWait;
@@ -227,8 +228,7 @@ public final class GgaDemo {
     }
 
     private static Path home() {
-        String h = System.getProperty("jdoca.home");
-        return Path.of(h == null ? "." : h).toAbsolutePath().normalize();
+        return Path.of(CoreProperties.HOME.asString()).toAbsolutePath().normalize();
     }
 
     private int waitExit(Child c) throws InterruptedException {
@@ -270,7 +270,8 @@ public final class GgaDemo {
                 .toString()));
         cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector",
                 "-XX:+UseSerialGC",
-                "-XX:MaxDirectMemorySize=16g", "-Xmx256m", "-Xshare:auto", "-Djdoca.home=" + home));
+                "-XX:MaxDirectMemorySize=16g", "-Xmx256m", "-Xshare:auto",
+                "-D" + CoreProperties.HOME.name() + "=" + home));
         cmd.addAll(DemoSettings.childJavaOpts());
         cmd.addAll(List.of("-cp", cp, "io.jdoca.cli.Main"));
         cmd.addAll(args);

@@ -179,9 +179,8 @@ public final class AppSupport {
      * {@code .maxParkNanos} (2 cores shared by three apps: spinning long starves the peers).
      */
     public static io.jdoca.core.exec.IdleStrategy workerIdle() {
-        return io.jdoca.core.exec.IdleStrategy.backoff(Integer.getInteger("jdoca.storage.spins", 64),
-                Integer.getInteger("jdoca.storage.yields", 16), 1_000, Long.getLong("jdoca.storage.maxParkNanos",
-                50_000L));
+        return io.jdoca.core.exec.IdleStrategy.backoff(StorageProperties.SPINS.asInt(),
+                StorageProperties.YIELDS.asInt(), 1_000, StorageProperties.MAX_PARK_NANOS.asLong());
     }
 
     /**
@@ -191,14 +190,15 @@ public final class AppSupport {
      * or emulated host takes many seconds; a command that never finishes is a hang either way.
      */
     public static long commandTimeoutNanos() {
-        long ms = Long.getLong("jdoca.storage.commandTimeoutMs", 60_000L);
+        long ms = StorageProperties.COMMAND_TIMEOUT_MS.asLong();
         return Math.max(1, ms) * 1_000_000L;
     }
 
     /** The flag of every control timeout the operator can raise (initiator-comch, zero-copy, gga-offload). */
     public static final String CONTROL_TIMEOUT_FLAG = "--control-timeout";
     /** How the worker command timeout ({@link #commandTimeoutNanos}) is raised. */
-    public static final String COMMAND_TIMEOUT_FLAG = "JDOCA_JAVA_OPTS=-Djdoca.storage.commandTimeoutMs=MS";
+    public static final String COMMAND_TIMEOUT_FLAG = "JDOCA_JAVA_OPTS=-D" + StorageProperties.COMMAND_TIMEOUT_MS.name()
+            + "=MS";
 
     /**
      * The tail of a timeout's message (issue 29 item 7: a timeout tells the operator how to wait

@@ -1,5 +1,6 @@
 package io.jdoca.storage.demo;
 
+import io.jdoca.storage.common.StorageProperties;
 import java.io.PrintStream;
 import java.util.List;
 
@@ -28,8 +29,8 @@ public final class DemoSettings {
     public static List<String> childJavaOpts() {
         String opts = System.getenv("JDOCA_JAVA_OPTS");
         List<String> l = new java.util.ArrayList<>(List.of("-XX:TieredStopAtLevel=1",
-                "-Djdoca.storage.maxParkNanos=" + IDLE_PARK_NANOS, "-Djdoca.storage.commandTimeoutMs="
-                + COMMAND_TIMEOUT_MS));
+                "-D" + StorageProperties.MAX_PARK_NANOS.name() + "=" + IDLE_PARK_NANOS,
+                "-D" + StorageProperties.COMMAND_TIMEOUT_MS.name() + "=" + COMMAND_TIMEOUT_MS));
         if (opts != null && !opts.isBlank()) {
             l.addAll(List.of(opts.trim().split("\\s+")));
         }
@@ -67,7 +68,10 @@ public final class DemoSettings {
 
     /** The scale (a number in 0.1..100, default 1); NaN with one line on {@code out} when it is not one. */
     public static double scale(PrintStream out) {
-        String v = System.getProperty("jdoca.demo.timeoutScale", System.getenv("JDOCA_DEMO_TIMEOUT_SCALE"));
+        String v = StorageProperties.DEMO_TIMEOUT_SCALE.asString();
+        if (v.isBlank()) {
+            v = System.getenv("JDOCA_DEMO_TIMEOUT_SCALE");
+        }
         if (v == null || v.isBlank()) {
             return 1;
         }

@@ -1,5 +1,6 @@
 package io.jdoca.storage.demo;
 
+import io.jdoca.storage.common.StorageProperties;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -186,7 +187,7 @@ public final class ZeroCopyDemo {
         cmd.addAll(DemoSettings.childJavaOpts());
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
-        cmd.add(System.getProperty("jdoca.demo.main", "io.jdoca.cli.Main"));
+        cmd.add(StorageProperties.DEMO_MAIN.asString());
         cmd.addAll(args);
         Path log = Files.createTempFile("jdoca-demo-" + name + "-", ".log");
         logs.add(log);
