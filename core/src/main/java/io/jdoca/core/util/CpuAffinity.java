@@ -41,7 +41,6 @@ public final class CpuAffinity {
     private CpuAffinity() {
     }
 
-    /** The CPUs this process may run on (its affinity mask at the time of the call). */
     /** The calling thread's Linux thread id ({@code gettid(2)}), as {@code /proc/<pid>/task/<tid>} names it. */
     public static long currentTid() {
         try {
@@ -51,6 +50,7 @@ public final class CpuAffinity {
         }
     }
 
+    /** The CPUs this process may run on (its affinity mask at the time of the call). */
     public static List<Integer> allowedCpus() {
         List<Integer> out = new ArrayList<>();
         if (GET == null) {
