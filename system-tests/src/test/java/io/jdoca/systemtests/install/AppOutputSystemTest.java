@@ -22,8 +22,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AppOutputSystemTest {
     static final List<String> APPS = List.of("bench", "demo", "devices", "dma-copy", "gga-offload", "initiator-comch",
-            "nvme-perf", "rdma-rping", "sbc-generator", "sta-offload-sample", "sta-rpc", "sta-target", "target-rdma",
-            "zero-copy");
+            "nvme-perf", "pe-event", "rdma-read-requester", "rdma-read-responder", "rdma-receive",
+            "rdma-receive-immediate", "rdma-rping", "rdma-send", "rdma-send-immediate", "rdma-sync-event-requester",
+            "rdma-sync-event-responder", "rdma-write-immediate-requester", "rdma-write-immediate-responder",
+            "rdma-write-requester", "rdma-write-responder", "sbc-generator", "sta-offload-sample", "sta-rpc",
+            "sta-target", "target-rdma", "zero-copy");
     /** Lines an app does not write: the JVM's, a logging library's own, an uncaught exception's. */
     static final Pattern FOREIGN = Pattern.compile("^(WARNING: |OpenJDK .*[Ww]arning|Java HotSpot|Picked up |SLF4J|"
             + "\\|-|\\d\\d:\\d\\d:\\d\\d,\\d{3} \\|-|Exception in thread|\\tat |Caused by: )");

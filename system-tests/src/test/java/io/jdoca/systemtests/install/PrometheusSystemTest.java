@@ -65,8 +65,9 @@ class PrometheusSystemTest {
         Path cfg = dir.resolve(name + ".json");
         String shipped = Files.readString(JavaProcess.repoRoot().resolve("packaging/sta-target.json"));
         Files.writeString(cfg, shipped.replace("\"4420\"", "\"" + port + "\""));
-        app(name, List.of("sta-target", "-c", cfg.toString(), "--metrics-port", String.valueOf(metricsPort)),
-                "STA TARGET READY");
+        // Each target its own RPC socket: the shipped config leaves SPDK's shared /var/tmp/spdk.sock default.
+        app(name, List.of("sta-target", "-c", cfg.toString(), "-r", dir.resolve(name + ".sock").toString(),
+                "--metrics-port", String.valueOf(metricsPort)), "STA TARGET READY");
     }
 
     private JavaProcess targetRdma(String name, int port, int metricsPort) throws IOException {

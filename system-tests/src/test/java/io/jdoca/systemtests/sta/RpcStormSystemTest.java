@@ -130,7 +130,8 @@ class RpcStormSystemTest {
             assertThat(storm.get("hosts")).isEmpty();
             assertThat(storm.get("listen_addresses")).isEmpty();
             tgt.terminate();
-            assertThat(tgt.awaitExit(T)).isZero();
+            // SIGTERM's graceful stop: the JVM reports the signal as 143 (128 + 15), whatever the hooks do.
+            assertThat(tgt.awaitExit(T)).as("sta-target after SIGTERM:\n%s", tgt.output()).isIn(0, 143);
         }
     }
 
@@ -210,9 +211,9 @@ class RpcStormSystemTest {
     }
 
     private static JavaProcess perf(int port, int seconds) throws IOException {
-        return JavaProcess.start("nvme-perf", "io.jdoca.cli.Main", List.of("nvme-perf", "-a", "127.0.0.1", "-s",
-                String.valueOf(port), "-n", IO, "--nsid", "1", "-q", "32", "-o", "4096", "-w", "randrw", "-M", "50",
-                "-t", String.valueOf(seconds), "--warmup", "1", "--json"));
+        return JavaProcess.start("nvme-perf", "io.jdoca.cli.Main", List.of("nvme-perf", "--address", "127.0.0.1",
+                "--port", String.valueOf(port), "-n", IO, "--nsid", "1", "-q", "32", "-o", "4096", "-w", "randrw",
+                "-M", "50", "-t", String.valueOf(seconds), "--warmup", "1", "--json"));
     }
 
     /** nvme-perf's --json line. */
