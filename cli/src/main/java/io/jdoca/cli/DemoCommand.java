@@ -35,6 +35,11 @@ public final class DemoCommand implements Callable<Integer> {
         + " ./jdoca devices) moves their RDMA to verbs, Comch and DMA stay on shared memory"})
     String device;
 
+    @Option(names = {"-g", "--gid-index"}, defaultValue = "-1", paramLabel = "N", description = {"GID index of the"
+        + " RDMA contexts of the apps that get -d, passed on to them as -g (default ${DEFAULT-VALUE}: the device's; a"
+        + " software device ignores it)"})
+    int gidIndex;
+
     @Option(names = "--quick", description = "zero-copy mode: one data-validity run over 256 blocks, no throughput run"
         + " (slow or emulated machines)")
     boolean quick;
@@ -61,6 +66,22 @@ public final class DemoCommand implements Callable<Integer> {
         if (quick && !"zero-copy".equals(mode)) {
             System.err.println("demo: --quick is for --mode zero-copy");
             return 2;
+        }
+        if (gidIndex != -1 && cls == null) {
+            System.err.println("demo: -g is for --mode gga and zero-copy (the DMA sample has no RDMA)");
+            return 2;
+        }
+        if (gidIndex != -1) {
+            // The pipelines check the value themselves (one line, exit 2) before any child starts.
+            boolean zeroCopy = "zero-copy".equals(mode);
+            Method run = zeroCopy ? find(cls, String.class, boolean.class, int.class)
+                    : find(cls, String.class, int.class);
+            if (run == null) {
+                out.println("demo: the '" + mode + "' pipeline is not in this build yet (see docs/FEATURES.md)");
+                return 1;
+            }
+            return (Integer) (zeroCopy ? run.invoke(null, out, device, quick, gidIndex)
+                    : run.invoke(null, out, device, gidIndex));
         }
         if (quick && cls != null) {
             Method run = find(cls, String.class, boolean.class);

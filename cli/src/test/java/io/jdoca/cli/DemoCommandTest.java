@@ -10,7 +10,8 @@ import picocli.CommandLine;
 
 /**
  * {@code ./jdoca demo}'s flag combinations that cannot run are refused before any child starts: one line on
- * stderr and exit 2 ({@code --quick} is for zero-copy, {@code -d} for gga and zero-copy, an unknown mode).
+ * stderr and exit 2 ({@code --quick} is for zero-copy, {@code -d} and {@code -g} for gga and zero-copy, an unknown
+ * mode).
  * No process, socket or device is used.
  */
 class DemoCommandTest {
@@ -46,5 +47,12 @@ class DemoCommandTest {
         String[] r = run("--mode", "nope");
         assertThat(r[0]).isEqualTo("2");
         assertThat(r[1]).isEqualTo("demo: unknown --mode 'nope' (gga, zero-copy, dma)");
+    }
+
+    @Test
+    void aGidIndexIsForTheStoragePipelinesNotTheDmaSample() {
+        String[] r = run("--mode", "dma", "-g", "1");
+        assertThat(r[0]).isEqualTo("2");
+        assertThat(r[1]).isEqualTo("demo: -g is for --mode gga and zero-copy (the DMA sample has no RDMA)");
     }
 }

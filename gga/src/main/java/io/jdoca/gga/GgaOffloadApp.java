@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
             "Beyond DOCA: if a target dies mid-run, reads keep working by recovery and writes are logged dirty for it",
             "(degraded mode); it is resynced when it comes back. The service outlives its initiators unless --once."})
 public final class GgaOffloadApp implements Callable<Integer> {
-    /** DOCA's general flags, -l, --cpu, --once, the metrics endpoint and the peer timeout. */
+    /** DOCA's general flags, -l, --cpu, --once, the metrics endpoint, the peer timeout and -g/--gid-index. */
     @Mixin
     ServiceFlags flags;
 
@@ -59,11 +59,14 @@ public final class GgaOffloadApp implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return flags.run("gga-offload", abort -> new GgaService(
-                new GgaService.Config(device, comch.representor, flags.cpus, List.of(data1, data2, dataP),
-                EcMatrixType.parse(matrixType),
-                        comch.channelName, comch.controlTimeoutNanos(), recoverEveryN, flags.once,
-                        comch.rdmaBind(), comch.allowedPeers(), dirtyLogPath()), abort));
+        return flags.run("gga-offload", abort -> new GgaService(config(), abort));
+    }
+
+    /** The service's configuration from the flags; IllegalArgumentException or DocaException naming a bad one. */
+    GgaService.Config config() {
+        return new GgaService.Config(device, comch.representor, flags.cpus, List.of(data1, data2, dataP),
+                EcMatrixType.parse(matrixType), comch.channelName, comch.controlTimeoutNanos(), recoverEveryN,
+                flags.once, comch.rdmaBind(), comch.allowedPeers(), dirtyLogPath(), flags.gidIndex());
     }
 
     /** {@code --dirty-log}: the file, null for none, or the per-channel default in the user's state directory. */

@@ -59,14 +59,23 @@ public final class GgaService extends ControlService<ServiceControlState> {
     /**
      * The app's flags: DOCA's, and jdoca's {@code --once}, {@code --listen-address} (its RDMA listeners;
      * null: 127.0.0.1), {@code --allow-peer} (addresses the targets' RDMA blobs may name besides their
-     * own) and {@code --dirty-log} (the write-ahead dirty-stripe file; null: in memory).
+     * own), {@code --dirty-log} (the write-ahead dirty-stripe file; null: in memory) and {@code -g/--gid-index}
+     * ({@code gidIndex}: the RDMA contexts' GID index, -1 for the device's; checked here and at start).
      */
     public record Config(String device, String representor, List<Integer> cpus, List<String> storageServers,
             EcMatrixType matrixType, String commandChannelName, long controlTimeoutNanos, int recoverEveryN,
-            boolean once,
-            InetAddress listenAddress, List<InetAddress> allowedPeers, Path dirtyLog) {
+            boolean once, InetAddress listenAddress, List<InetAddress> allowedPeers, Path dirtyLog, int gidIndex) {
         public Config {
             allowedPeers = allowedPeers == null ? List.of() : List.copyOf(allowedPeers);
+            AppSupport.checkGidIndex(gidIndex);
+        }
+
+        /** As the canonical constructor, with the device's default GID index ({@code gidIndex} -1). */
+        public Config(String device, String representor, List<Integer> cpus, List<String> storageServers,
+                EcMatrixType matrixType, String commandChannelName, long controlTimeoutNanos, int recoverEveryN,
+                boolean once, InetAddress listenAddress, List<InetAddress> allowedPeers, Path dirtyLog) {
+            this(device, representor, cpus, storageServers, matrixType, commandChannelName, controlTimeoutNanos,
+                    recoverEveryN, once, listenAddress, allowedPeers, dirtyLog, -1);
         }
 
         /** DOCA's one-session service (in-process tests and benchmarks; dirty log in memory). */
@@ -141,9 +150,10 @@ public final class GgaService extends ControlService<ServiceControlState> {
     public int run(PrintStream out) {
         this.out = out;
         rdmaDev = Devices.open(cfg.device());
+        AppSupport.checkGidIndex(rdmaDev, cfg.gidIndex());
         dev = AppSupport.localDevice(rdmaDev, cfg.representor());
         DevRep rep = cfg.representor() == null ? null : Devices.findRepresentor(cfg.representor()).open();
-        out.println("gga-offload: " + AppSupport.rdmaLine(rdmaDev) + "; Comch, DMA, EC and compress on "
+        out.println("gga-offload: " + AppSupport.rdmaLine(rdmaDev, cfg.gidIndex()) + "; Comch, DMA, EC and compress on "
                 + dev.devInfo().name());
         targets = new GgaTargets(cfg.storageServers(), cfg.allowedPeers(), cfg.controlTimeoutNanos(), out);
         try {
@@ -440,7 +450,7 @@ public final class GgaService extends ControlService<ServiceControlState> {
             GgaWorker w = new GgaWorker(new GgaWorker.Config(i, dev, rdmaDev, layout, transactions, 2 * targetCapacity,
                     hostMap,
                     scratchMap, (long) i * transactions * layout.chunkSize(), comch.connection(), cfg.matrixType(),
-                    cfg.recoverEveryN(), dirtyLog.stripes(), rdmaBind()));
+                    cfg.recoverEveryN(), dirtyLog.stripes(), rdmaBind(), cfg.gidIndex()));
             workers.add(w);
             w.pin(cfg.cpus().get(i)); // --cpu: the worker really runs there
             w.call(w::createObjects, timeout);

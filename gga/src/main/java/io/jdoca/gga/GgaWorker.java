@@ -39,11 +39,14 @@ import java.lang.foreign.MemorySegment;
 public final class GgaWorker extends DataPathWorker implements GgaTxnPort {
     private static final System.Logger LOG = System.getLogger(GgaWorker.class.getName());
 
-    /** Configuration handed over by the control thread. */
+    /**
+     * Configuration handed over by the control thread. {@code rdmaBind}: the RDMA contexts' TCP listeners'
+     * address (null: all); {@code gidIndex}: their GID index ({@code -g}; -1: the device's).
+     */
     public record Config(int index, Dev dev, Dev rdmaDev, GgaLayout layout, int transactions, long capacity,
             MemoryMap hostMap,
             MemoryMap scratchMap, long scratchOffset, ComchConnection comch, EcMatrixType matrixType, int recoverEveryN,
-            DirtyStripes[] dirty, java.net.InetAddress rdmaBind) {
+            DirtyStripes[] dirty, java.net.InetAddress rdmaBind, int gidIndex) {
     }
 
     private final Config cfg;
@@ -64,7 +67,7 @@ public final class GgaWorker extends DataPathWorker implements GgaTxnPort {
 
     /** Starts the worker thread (it idles until given commands). */
     public GgaWorker(Config cfg) {
-        super("gga-worker", cfg.index(), cfg.rdmaDev(), cfg.transactions(), cfg.rdmaBind(), false);
+        super("gga-worker", cfg.index(), cfg.rdmaDev(), cfg.transactions(), cfg.rdmaBind(), cfg.gidIndex(), false);
         this.cfg = cfg;
         this.layout = cfg.layout();
         this.n = cfg.transactions();

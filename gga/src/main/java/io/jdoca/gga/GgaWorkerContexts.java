@@ -28,6 +28,8 @@ import io.jdoca.rdma.RdmaConnection;
 import io.jdoca.rdma.RdmaExport;
 import io.jdoca.rdma.RdmaTaskReceive;
 import io.jdoca.rdma.RdmaTaskSend;
+import io.jdoca.storage.common.AppSupport;
+import io.jdoca.storage.common.DataPathWorker;
 import io.jdoca.storage.wire.ConnectionRole;
 import io.jdoca.storage.wire.IoMessage;
 import java.lang.foreign.Arena;
@@ -117,13 +119,8 @@ final class GgaWorkerContexts {
         check(compress.taskDecompressLz4StreamSetConf(w::onDecompressDone, w::onDecompressDone, n),
                 "decompress lz4 stream conf");
         for (int r = 0; r < TargetRole.COUNT; r++) {
-            ioData[r] = Rdma.create(cfg.rdmaDev());
-            ioControl[r] = Rdma.create(cfg.rdmaDev());
-            if (cfg.rdmaBind() != null) {
-                // The RDMA contexts' TCP listeners bind where the operator says (--listen-address).
-                check(ioData[r].setTcpAddress(cfg.rdmaBind(), null), "rdma io_data tcp address");
-                check(ioControl[r].setTcpAddress(cfg.rdmaBind(), null), "rdma io_control tcp address");
-            }
+            ioData[r] = createRdma(cfg);
+            ioControl[r] = createRdma(cfg);
             ioData[r].setUserData(r);
             check(ioData[r].setPermissions(
                     AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
@@ -158,10 +155,21 @@ final class GgaWorkerContexts {
         for (Ctx c : ctxs) {
             DocaError e = c.start();
             if (e != DocaError.SUCCESS && e != DocaError.IN_PROGRESS) {
-                throw new DocaException(e, "worker " + cfg.index() + ": start " + c.name());
+                String what = "worker " + cfg.index() + ": start " + c.name();
+                throw c instanceof Rdma ? AppSupport.rdmaStartFailed(e, what, cfg.rdmaDev(), cfg.gidIndex())
+                        : new DocaException(e, what);
             }
         }
         matrix = ec.matrixCreate(cfg.matrixType(), 2, 1);
+    }
+
+    /**
+     * One of the worker's RDMA contexts (io_data or io_control of a target), on the RDMA device: its TCP
+     * listeners where the operator says ({@code --listen-address}), its GID index {@code -g} when given
+     * ({@link DataPathWorker#createRdma}). Worker thread.
+     */
+    static Rdma createRdma(GgaWorker.Config cfg) {
+        return DataPathWorker.createRdma(cfg.rdmaDev(), cfg.rdmaBind(), cfg.gidIndex());
     }
 
     /** {@code doca_rdma_export} of the (role, target) context: the blob for create_rdma_connection_request. */

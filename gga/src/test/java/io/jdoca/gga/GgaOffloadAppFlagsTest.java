@@ -53,4 +53,42 @@ class GgaOffloadAppFlagsTest {
         assertThat(text).startsWith("gga-offload: --cpu: CPU 99999 is out of range (this process may run on ");
         assertThat(text.lines()).hasSize(1);
     }
+
+    /** Issue 31 item 5: {@code -g/--gid-index} reaches the service's configuration (default -1: the device's). */
+    @Test
+    void gidIndexReachesTheConfig() {
+        GgaOffloadApp app = new GgaOffloadApp();
+        new CommandLine(app).parseArgs("-j", EXAMPLE.toString(), "--gid-index", "1");
+        assertThat(app.config().gidIndex()).isEqualTo(1);
+        app = new GgaOffloadApp();
+        new CommandLine(app).parseArgs("-j", EXAMPLE.toString());
+        assertThat(app.config().gidIndex()).isEqualTo(-1);
+        assertThat(new CommandLine(new GgaOffloadApp()).getUsageMessage()).contains("-g, --gid-index=N");
+    }
+
+    /** A GID index below -1 is one line naming the flag and exit 1, before the service opens anything. */
+    @Test
+    @Timeout(30)
+    void aBadGidIndexIsOneLineAndExitOne() {
+        io.jdoca.testkit.CapturedStderr run = io.jdoca.testkit.CapturedStderr.run(() ->
+                new CommandLine(new GgaOffloadApp()).execute("-j", EXAMPLE.toString(), "-g", "-2"));
+        assertThat(run.exitCode()).as(run.text()).isEqualTo(1);
+        assertThat(run.text()).isEqualTo(
+                "gga-offload: --gid-index: -2 is not a GID index (0..255, or -1 for the device's default)");
+    }
+
+    /**
+     * gga-offload's RDMA contexts (io_data and io_control of each target) are made with the worker's GID
+     * index ({@link GgaWorkerContexts#createRdma}); -1 leaves the device's default.
+     */
+    @Test
+    void theWorkersRdmaContextsGetTheGidIndex() {
+        try (io.jdoca.core.dev.Dev sw = io.jdoca.core.dev.Devices.open("sw0")) {
+            for (int gid : new int[] {4, -1}) {
+                GgaWorker.Config cfg = new GgaWorker.Config(0, sw, sw, null, 4, 0, null, null, 0, null,
+                        io.jdoca.ec.EcMatrixType.VANDERMONDE, 0, null, java.net.InetAddress.getLoopbackAddress(), gid);
+                assertThat(GgaWorkerContexts.createRdma(cfg).gidIndex()).isEqualTo(gid);
+            }
+        }
+    }
 }

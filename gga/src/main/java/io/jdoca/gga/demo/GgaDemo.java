@@ -1,9 +1,7 @@
 package io.jdoca.gga.demo;
 
-import io.jdoca.core.DocaException;
 import io.jdoca.core.agent.ShutdownHook;
 import io.jdoca.core.config.CoreProperties;
-import io.jdoca.core.dev.Devices;
 import io.jdoca.storage.demo.DemoSettings;
 import io.jdoca.storage.demo.DemoWait;
 import java.io.BufferedReader;
@@ -55,11 +53,21 @@ public final class GgaDemo {
 
     /** The targets' and gga-offload's {@code -d}: sw0, or an RDMA device (their RDMA then runs on verbs). */
     private final String device;
+    /** The targets' and gga-offload's {@code -g} (-1: not given, the device's default GID). */
+    private final int gidIndex;
 
-    private GgaDemo(PrintStream out, double scale, String device) {
+    private GgaDemo(PrintStream out, double scale, String device, int gidIndex) {
         this.out = out;
         this.scale = scale;
         this.device = device;
+        this.gidIndex = gidIndex;
+    }
+
+    /** A target's or gga-offload's command line: {@code args}, then {@code -g N} when the demo was given one. */
+    private List<String> rdmaArgs(String... args) {
+        List<String> l = new ArrayList<>(List.of(args));
+        l.addAll(DemoSettings.gidArgs(gidIndex));
+        return l;
     }
 
     private long ms(long base) {
@@ -77,18 +85,23 @@ public final class GgaDemo {
      * exit code (0 = success, 2 = bad input). Called by the launcher's DemoCommand.
      */
     public static Integer run(PrintStream out, String device) {
+        return run(out, device, -1);
+    }
+
+    /**
+     * {@link #run(PrintStream, String)} with the targets' and gga-offload's RDMA contexts on GID index
+     * {@code gidIndex} of {@code device} (their {@code -g}; -1: the device's default).
+     */
+    public static Integer run(PrintStream out, String device, int gidIndex) {
         double scale = DemoSettings.scale(out);
         if (Double.isNaN(scale)) {
             return 2;
         }
-        try {
-            // Checked here, once, so a wrong -d is one line, not three failed children.
-            Devices.find(device);
-        } catch (DocaException e) {
-            out.println("demo: " + e.getMessage());
+        // Checked here, once, so a wrong -d or -g is one line, not four failed children.
+        if (!DemoSettings.checkDevice(out, device, gidIndex)) {
             return 2;
         }
-        GgaDemo d = new GgaDemo(out, scale, device);
+        GgaDemo d = new GgaDemo(out, scale, device, gidIndex);
         // Ctrl-C: kill the child processes at once (nothing to wait for).
         ShutdownHook hook = ShutdownHook.install("gga-demo-cleanup", d::killAll, 0);
         try {
@@ -123,7 +136,7 @@ public final class GgaDemo {
         String[] roles = {"data_1", "data_2", "data_p"};
         List<Child> targets = new ArrayList<>();
         for (String role : roles) {
-            targets.add(start("target " + role, home, cp, List.of("target-rdma", "-d", device, "--cpu",
+            targets.add(start("target " + role, home, cp, rdmaArgs("target-rdma", "-d", device, "--cpu",
                     String.valueOf(DemoSettings.edgeCpu()),
                     "--once", "--listen-address", "127.0.0.1", "--listen-port", "0", "--block-size",
                     String.valueOf(HALF_BLOCK), "--block-count", String.valueOf(BLOCKS))));
@@ -143,7 +156,7 @@ public final class GgaDemo {
             ports[i] = Integer.parseInt(t.first(PORT).group(1));
             progress("target %s listening on 127.0.0.1:%d", roles[i], ports[i]);
         }
-        Child service = start("gga-offload", home, cp, List.of("gga-offload", "-d", device, "-r", "hpf0", "--cpu",
+        Child service = start("gga-offload", home, cp, rdmaArgs("gga-offload", "-d", device, "-r", "hpf0", "--cpu",
                 String.valueOf(DemoSettings.relayCpu()), "--once",
                 "--data-1-storage", "127.0.0.1:" + ports[0], "--data-2-storage", "127.0.0.1:" + ports[1],
                 "--data-p-storage", "127.0.0.1:" + ports[2], "--trigger-recovery-read-every-n",

@@ -111,6 +111,70 @@ public final class AppSupport {
                 ? " (verbs, rdma-core)" : " (software transport)");
     }
 
+    /** The flag of a storage service's GID index ({@link ServiceFlags#gidIndex()}; DOCA's RDMA samples' name). */
+    public static final String GID_INDEX_FLAG = "--gid-index";
+
+    /**
+     * {@code -g/--gid-index} checked: -1 (the device's default GID) or a GID table index 0..255
+     * ({@code ibv_ah_attr.grh.sgid_index} is 8 bits); otherwise an IllegalArgumentException whose
+     * message is the one line the app prints. Control path.
+     */
+    public static int checkGidIndex(int index) {
+        if (index < -1 || index > 255) {
+            throw new IllegalArgumentException(GID_INDEX_FLAG + ": " + index
+                    + " is not a GID index (0..255, or -1 for the device's default)");
+        }
+        return index;
+    }
+
+    /**
+     * A service's GID index checked against its RDMA device at start (control path), so a GID the port
+     * does not have is one line naming the flag before the service listens (an IllegalArgumentException),
+     * not a failed RDMA start (INVALID_VALUE) when the first session begins. A software device ignores
+     * the index (its transports have no GID): any value {@link #checkGidIndex(int)} accepts passes.
+     */
+    public static void checkGidIndex(Dev rdma, int index) {
+        checkGidIndex(index);
+        if (index < 0 || !rdma.devInfo().isVerbs()) {
+            return;
+        }
+        try {
+            rdma.devInfo().verbsContext().gid(index);
+        } catch (io.jdoca.verbs.VerbsException e) {
+            throw new IllegalArgumentException(noSuchGid(rdma, index, e.getMessage()));
+        }
+    }
+
+    /** {@code "--gid-index N: DEV has no GID N (DETAIL; ./jdoca devices -d DEV lists its GIDs)"}; detail optional. */
+    static String noSuchGid(Dev rdma, int index, String detail) {
+        String name = rdma.devInfo().name();
+        return GID_INDEX_FLAG + " " + index + ": " + name + " has no GID " + index + " ("
+                + (detail == null ? "" : detail + "; ") + "./jdoca devices -d " + name + " lists its GIDs)";
+    }
+
+    /**
+     * The error of an RDMA context's start that failed with {@code e} (control path, worker thread):
+     * INVALID_VALUE with a GID index set means the port has no such GID (the GID table changed since the
+     * service started), so the message names {@code --gid-index}; {@code what} names the context.
+     */
+    public static DocaException rdmaStartFailed(DocaError e, String what, Dev rdma, int gidIndex) {
+        return new DocaException(e, e == DocaError.INVALID_VALUE && gidIndex >= 0
+                ? what + ": " + noSuchGid(rdma, gidIndex, null) : what);
+    }
+
+    /**
+     * One line naming where a service's RDMA runs and, when {@code -g} was given, on which GID index:
+     * {@link #rdmaLine(Dev)} then {@code ", GID index N"} on a verbs device, or a note that the software
+     * transport ignores it.
+     */
+    public static String rdmaLine(Dev rdma, int gidIndex) {
+        if (gidIndex < 0) {
+            return rdmaLine(rdma);
+        }
+        return rdmaLine(rdma) + (rdma.devInfo().isVerbs() ? ", GID index " + gidIndex
+                : ", " + GID_INDEX_FLAG + " " + gidIndex + " ignored (no GID on a software device)");
+    }
+
     /**
      * Where the storage apps' listeners bind unless {@code --listen-address} says otherwise: the IPv4
      * loopback, so a service started without thinking about the network is reachable from this host

@@ -44,6 +44,8 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
     protected final Dev dev;
     protected final int transactions;
     protected final InetAddress rdmaBind;
+    /** The GID index of this worker's RDMA contexts ({@code -g}; -1: the device's default). */
+    protected final int gidIndex;
     protected final Arena arena = Arena.ofShared();
 
     /** Worker thread: io_control (IO messages), made by {@link #createRdmaPair}. */
@@ -90,14 +92,15 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
      * Starts the worker thread {@code role-index}; with {@code ownEngine} it has its own progress
      * engine, else a command {@linkplain EngineWorker#attach attaches} the engine the subclass
      * builds. {@code rdmaBind}: the address the RDMA contexts' TCP listeners bind to (null: all
-     * addresses, the library default).
+     * addresses, the library default); {@code gidIndex}: their GID index ({@code -g}; -1: the device's).
      */
     protected DataPathWorker(String role, int index, Dev dev, int transactions, InetAddress rdmaBind,
-            boolean ownEngine) {
+            int gidIndex, boolean ownEngine) {
         this.index = index;
         this.dev = dev;
         this.transactions = transactions;
         this.rdmaBind = rdmaBind;
+        this.gidIndex = gidIndex;
         this.thread = ownEngine ? EngineWorker.withEngine(role + "-" + index, AppSupport.workerIdle())
                 : new EngineWorker(role + "-" + index, AppSupport.workerIdle(), null);
         int slots = AppSupport.pow2(Math.max(16, 2 * transactions));
@@ -182,20 +185,33 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
     }
 
     /**
-     * Worker thread: creates {@link #ctrl} and {@link #data} as both apps configure them: RDMA
-     * read/write permissions, queues for {@link #transactions}, TCP listeners on {@link #rdmaBind}.
-     * The caller then sets its task configurations and calls {@link #startRdmaPair()}.
+     * Worker thread: an RDMA context on {@code dev} as every storage worker makes them: its TCP
+     * listeners on {@code bind} (null: all addresses, the library default; the apps' {@code
+     * --listen-address}), its GID index {@code gidIndex} when >= 0 ({@code -g}; else the device's).
+     * The target, zero-copy and gga-offload workers make every RDMA context of theirs here.
+     */
+    public static Rdma createRdma(Dev dev, InetAddress bind, int gidIndex) {
+        Rdma r = Rdma.create(dev);
+        if (bind != null) {
+            DocaException.check(r.setTcpAddress(bind, null), "rdma tcp address");
+        }
+        if (gidIndex >= 0) {
+            DocaException.check(r.setGidIndex(gidIndex), AppSupport.GID_INDEX_FLAG + " " + gidIndex);
+        }
+        return r;
+    }
+
+    /**
+     * Worker thread: creates {@link #ctrl} and {@link #data} as both apps configure them
+     * ({@link #createRdma}): RDMA read/write permissions, queues for {@link #transactions}, TCP
+     * listeners on {@link #rdmaBind}, GID index {@link #gidIndex}. The caller then sets its task
+     * configurations and calls {@link #startRdmaPair()}.
      */
     protected final void createRdmaPair() {
-        InetAddress bind = rdmaBind;
         int q = Math.min(Rdma.MAX_QUEUE_SIZE, AppSupport.pow2(Math.max(16, transactions)));
-        ctrl = Rdma.create(dev);
-        data = Rdma.create(dev);
+        ctrl = createRdma(dev, rdmaBind, gidIndex);
+        data = createRdma(dev, rdmaBind, gidIndex);
         for (Rdma r : new Rdma[] {ctrl, data}) {
-            if (bind != null) {
-                // The RDMA contexts' TCP listeners bind where the control listener does (--listen-address).
-                DocaException.check(r.setTcpAddress(bind, null), "rdma tcp address");
-            }
             DocaException.check(r.setPermissions(
                     AccessFlags.LOCAL_READ_WRITE | AccessFlags.RDMA_READ | AccessFlags.RDMA_WRITE),
                     "rdma permissions");
@@ -211,7 +227,7 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
         for (Rdma r : new Rdma[] {ctrl, data}) {
             DocaError e = r.start();
             if (e != DocaError.IN_PROGRESS && e != DocaError.SUCCESS) {
-                throw new DocaException(e, "rdma start");
+                throw AppSupport.rdmaStartFailed(e, "rdma start", dev, gidIndex);
             }
         }
     }

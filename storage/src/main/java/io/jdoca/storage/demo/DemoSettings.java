@@ -1,5 +1,9 @@
 package io.jdoca.storage.demo;
 
+import io.jdoca.core.DocaException;
+import io.jdoca.core.dev.Dev;
+import io.jdoca.core.dev.Devices;
+import io.jdoca.storage.common.AppSupport;
 import io.jdoca.storage.common.StorageProperties;
 import java.io.PrintStream;
 import java.util.List;
@@ -9,7 +13,7 @@ import java.util.List;
  * ({@code JDOCA_DEMO_TIMEOUT_SCALE} or {@code -Djdoca.demo.timeoutScale} multiplies every start-up and
  * run deadline, for slow machines: an emulated guest took 107 s to reach the data path) and the JVM
  * options of the child processes ({@code JDOCA_JAVA_OPTS}, the launcher's); and where the apps'
- * {@code --cpu} pins them. Stateless; any thread.
+ * {@code --cpu} pins them; the checks of its {@code -d} and {@code -g}. Stateless; any thread.
  */
 public final class DemoSettings {
     private DemoSettings() {
@@ -64,6 +68,32 @@ public final class DemoSettings {
     /** {@code --cpu} for the initiator and the targets: the first CPU this process may use. */
     public static int edgeCpu() {
         return io.jdoca.core.util.CpuAffinity.spread(0);
+    }
+
+    /**
+     * A demo's {@code -d} and {@code -g} checked once, before any child starts, so a wrong one is one line
+     * on {@code out} (false), not failed children: the device must exist and a GID index (>= 0) must be one
+     * its port has ({@link AppSupport#checkGidIndex(Dev, int)}; a software device ignores it).
+     */
+    public static boolean checkDevice(PrintStream out, String device, int gidIndex) {
+        try {
+            Devices.find(device);
+            AppSupport.checkGidIndex(gidIndex);
+            if (gidIndex >= 0) {
+                try (Dev d = Devices.open(device)) {
+                    AppSupport.checkGidIndex(d, gidIndex);
+                }
+            }
+            return true;
+        } catch (DocaException | IllegalArgumentException e) {
+            out.println("demo: " + e.getMessage());
+            return false;
+        }
+    }
+
+    /** The {@code -g N} of the children that get the demo's {@code -d} (empty for -1: their default). */
+    public static List<String> gidArgs(int gidIndex) {
+        return gidIndex < 0 ? List.of() : List.of("-g", Integer.toString(gidIndex));
     }
 
     /** The scale (a number in 0.1..100, default 1); NaN with one line on {@code out} when it is not one. */

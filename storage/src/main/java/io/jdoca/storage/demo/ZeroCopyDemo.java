@@ -52,22 +52,38 @@ public final class ZeroCopyDemo {
      * throughput run), for slow machines such as an emulated RDMA guest.
      */
     public static int run(PrintStream out, String device, boolean quick) {
+        return run(out, device, quick, -1);
+    }
+
+    /**
+     * {@link #run(PrintStream, String, boolean)} with the target's and the relay's RDMA contexts on GID
+     * index {@code gidIndex} of {@code device} (their {@code -g}; -1: the device's default).
+     */
+    public static int run(PrintStream out, String device, boolean quick, int gidIndex) {
         double scale = DemoSettings.scale(out);
         if (Double.isNaN(scale)) {
             return 2;
         }
-        try {
-            // Checked here, once, so a wrong -d is one line, not three failed children.
-            io.jdoca.core.dev.Devices.find(device);
-        } catch (io.jdoca.core.DocaException e) {
-            out.println("demo: " + e.getMessage());
+        // Checked here, once, so a wrong -d or -g is one line, not failed children.
+        if (!DemoSettings.checkDevice(out, device, gidIndex)) {
             return 2;
         }
-        int rc = run(out, device, scale, "read_write_data_validity_test", quick ? 256 : 2048, 4096, 0, quick ? 16 : 32);
+        RdmaFlags rdma = new RdmaFlags(device, gidIndex);
+        int rc = run(out, rdma, scale, "read_write_data_validity_test", quick ? 256 : 2048, 4096, 0, quick ? 16 : 32);
         if (rc != 0 || quick) {
             return rc;
         }
-        return run(out, device, scale, "read_throughput_test", 2048, 4096, 200_000, 32);
+        return run(out, rdma, scale, "read_throughput_test", 2048, 4096, 200_000, 32);
+    }
+
+    /** The target's and the relay's {@code -d} and {@code -g}. */
+    private record RdmaFlags(String device, int gidIndex) {
+        /** {@code args}, then {@code -g N} when a GID index was given. */
+        List<String> args(String... args) {
+            List<String> l = new ArrayList<>(List.of(args));
+            l.addAll(DemoSettings.gidArgs(gidIndex));
+            return l;
+        }
     }
 
     /**
@@ -77,11 +93,12 @@ public final class ZeroCopyDemo {
      */
     public static int run(PrintStream out, String strategy, int blockCount, int blockSize, long runLimit,
             int transactions) {
-        return run(out, "sw0", 1, strategy, blockCount, blockSize, runLimit, transactions);
+        return run(out, new RdmaFlags("sw0", -1), 1, strategy, blockCount, blockSize, runLimit, transactions);
     }
 
-    private static int run(PrintStream out, String device, double scale, String strategy, int blockCount, int blockSize,
-            long runLimit, int transactions) {
+    private static int run(PrintStream out, RdmaFlags rdma, double scale, String strategy, int blockCount,
+            int blockSize, long runLimit, int transactions) {
+        String device = rdma.device();
         List<Process> procs = new ArrayList<>();
         List<Path> logs = new ArrayList<>();
         DemoWait wait = new DemoWait(out, scale, System.nanoTime());
@@ -92,7 +109,7 @@ public final class ZeroCopyDemo {
             String channel = "jdoca-demo-" + ProcessHandle.current().pid() + "-" + System.nanoTime() % 100000;
             out.printf("demo zero-copy: target-rdma on TCP port %d, zero-copy relay on comch channel '%s',"
                     + " initiator-comch (%s), RDMA on %s%n", port, channel, strategy, device);
-            Process target = start(procs, logs, "target-rdma", List.of("target-rdma", "-d", device, "--cpu",
+            Process target = start(procs, logs, "target-rdma", rdma.args("target-rdma", "-d", device, "--cpu",
                     String.valueOf(DemoSettings.edgeCpu()), "--once",
                     "--listen-address", "127.0.0.1", "--listen-port", String.valueOf(port), "--block-count",
                     String.valueOf(blockCount), "--block-size", String.valueOf(blockSize)));
@@ -101,7 +118,7 @@ public final class ZeroCopyDemo {
             if (o != DemoWait.Outcome.READY) {
                 return failed(out, "target-rdma", wait.explain(o, "target-rdma", DemoWait.START_BOUND_MS), logs.get(0));
             }
-            Process relay = start(procs, logs, "zero-copy", List.of("zero-copy", "-d", device, "-r", "hpf0", "--cpu",
+            Process relay = start(procs, logs, "zero-copy", rdma.args("zero-copy", "-d", device, "-r", "hpf0", "--cpu",
                     String.valueOf(DemoSettings.relayCpu()), "--once",
                     "--storage-server", "127.0.0.1:" + port, "--command-channel-name", channel, "--control-timeout",
                     String.valueOf(controlTimeoutS)));

@@ -47,14 +47,24 @@ public final class TargetRdma extends ControlService<TargetControlState> {
      * DOCA's flags (seed "Command-line Flags") plus jdoca's: {@code --backing-file} and its
      * {@code --durability}, {@code --listen-address} ({@code null}: 127.0.0.1), {@code --allow-peer}
      * (addresses a peer's RDMA blob may name besides the control client's own),
-     * {@code --handshake-timeout-ms} and {@code --once}.
+     * {@code --handshake-timeout-ms}, {@code --once} and {@code -g/--gid-index} ({@code gidIndex}: the
+     * RDMA contexts' GID index, -1 for the device's default; checked here and against the device at start).
      */
     public record Config(String device, List<Integer> cpus, InetAddress listenAddress, int listenPort,
             Path binaryContent, int blockCount, int blockSize, Path backingFile, Durability durability,
-            List<InetAddress> allowedPeers, long handshakeNanos, long startTimeoutNanos, boolean once) {
+            List<InetAddress> allowedPeers, long handshakeNanos, long startTimeoutNanos, boolean once, int gidIndex) {
         public Config {
             durability = durability == null ? Durability.SESSION : durability;
             allowedPeers = allowedPeers == null ? List.of() : List.copyOf(allowedPeers);
+            AppSupport.checkGidIndex(gidIndex);
+        }
+
+        /** As the canonical constructor, with the device's default GID index ({@code gidIndex} -1). */
+        public Config(String device, List<Integer> cpus, InetAddress listenAddress, int listenPort,
+                Path binaryContent, int blockCount, int blockSize, Path backingFile, Durability durability,
+                List<InetAddress> allowedPeers, long handshakeNanos, long startTimeoutNanos, boolean once) {
+            this(device, cpus, listenAddress, listenPort, binaryContent, blockCount, blockSize, backingFile,
+                    durability, allowedPeers, handshakeNanos, startTimeoutNanos, once, -1);
         }
 
         /** DOCA's one-session target on 127.0.0.1 (in-process tests and benchmarks). */
@@ -69,7 +79,7 @@ public final class TargetRdma extends ControlService<TargetControlState> {
         public Config withDurability(Durability d) {
             return new Config(device, cpus, listenAddress, listenPort, binaryContent, blockCount, blockSize,
                     backingFile, d,
-                    allowedPeers, handshakeNanos, startTimeoutNanos, once);
+                    allowedPeers, handshakeNanos, startTimeoutNanos, once, gidIndex);
         }
     }
 
@@ -108,6 +118,7 @@ public final class TargetRdma extends ControlService<TargetControlState> {
     @Override
     public int run(PrintStream out) {
         dev = Devices.open(cfg.device());
+        AppSupport.checkGidIndex(dev, cfg.gidIndex());
         storage = TargetStorage.open(cfg.blockSize(), cfg.blockCount(), cfg.binaryContent(), cfg.backingFile(),
                 cfg.durability());
         storageMap = MemoryMap.create();
@@ -124,7 +135,7 @@ public final class TargetRdma extends ControlService<TargetControlState> {
             out.println("target-rdma: control listener on " + AppSupport.describeBind(ch.localAddress())
                     + (ch.localAddress().isLoopbackAddress()
                     ? " (this host only; --listen-address serves a network)" : ""));
-            out.println("target-rdma: " + AppSupport.rdmaLine(dev));
+            out.println("target-rdma: " + AppSupport.rdmaLine(dev, cfg.gidIndex()));
             out.println(String.format(Locale.ROOT, "target-rdma: %d blocks of %d bytes (%s); listening on TCP port %d",
                     storage.blockCount(), storage.blockSize(), storage.description(), boundPort));
             out.flush();
@@ -200,7 +211,7 @@ public final class TargetRdma extends ControlService<TargetControlState> {
         try {
             for (int i = 0; i < p.coreCount(); i++) {
                 TargetWorker w = new TargetWorker(i, dev, p.transactionCount(), storageMap, remote, listenAddress(),
-                        storage.durabilityPerWrite());
+                        cfg.gidIndex(), storage.durabilityPerWrite());
                 workers.add(w);
                 w.pin(cpus.get(i)); // --cpu: the worker really runs there
             }

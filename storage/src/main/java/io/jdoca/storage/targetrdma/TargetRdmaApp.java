@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
 @Command(name = "target-rdma",
         description = "RDMA storage target: memory-backed blocks served to a storage service over RDMA.")
 public final class TargetRdmaApp implements Callable<Integer> {
-    /** DOCA's general flags, -l, --cpu, --once, the metrics endpoint and the peer timeout. */
+    /** DOCA's general flags, -l, --cpu, --once, the metrics endpoint, the peer timeout and -g/--gid-index. */
     @Mixin
     ServiceFlags flags;
 
@@ -78,10 +78,15 @@ public final class TargetRdmaApp implements Callable<Integer> {
             System.err.println("target-rdma: --handshake-timeout-ms " + handshakeMillis + " must be > 0");
             return 2;
         }
-        return flags.run("target-rdma", abort -> new TargetRdma(new TargetRdma.Config(device, flags.cpus,
+        return flags.run("target-rdma", abort -> new TargetRdma(config(), abort));
+    }
+
+    /** The service's configuration from the flags; IllegalArgumentException or DocaException naming a bad one. */
+    TargetRdma.Config config() {
+        return new TargetRdma.Config(device, flags.cpus,
                 AppSupport.parseListenAddress("--listen-address", listenAddress), listenPort, binaryContent, blockCount,
                 blockSize, backingFile, Durability.parse(durability), AppSupport.parseAllowedPeers(allowPeers),
-                handshakeMillis * 1_000_000L, Math.max(30_000_000_000L, AppSupport.commandTimeoutNanos()), flags.once),
-                abort));
+                handshakeMillis * 1_000_000L, Math.max(30_000_000_000L, AppSupport.commandTimeoutNanos()), flags.once,
+                flags.gidIndex());
     }
 }

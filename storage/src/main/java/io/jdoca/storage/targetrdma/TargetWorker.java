@@ -93,17 +93,18 @@ final class TargetWorker extends DataPathWorker {
     }
 
     TargetWorker(int index, Dev dev, int transactions, MemoryMap storageMap, MemoryMap remoteMap) {
-        this(index, dev, transactions, storageMap, remoteMap, null, false);
+        this(index, dev, transactions, storageMap, remoteMap, null, -1, false);
     }
 
     /**
      * {@code rdmaBind}: the address the RDMA contexts' TCP listeners bind to (null: all, the library
-     * default); {@code syncPerWrite}: flush each write's range of the (file-mapped) storage before its
-     * response ({@link Durability#WRITE}).
+     * default); {@code gidIndex}: the RDMA contexts' GID index ({@code -g}; -1: the device's);
+     * {@code syncPerWrite}: flush each write's range of the (file-mapped) storage before its response
+     * ({@link Durability#WRITE}).
      */
     TargetWorker(int index, Dev dev, int transactions, MemoryMap storageMap, MemoryMap remoteMap,
-            java.net.InetAddress rdmaBind, boolean syncPerWrite) {
-        super("target-worker", index, dev, transactions, rdmaBind, true);
+            java.net.InetAddress rdmaBind, int gidIndex, boolean syncPerWrite) {
+        super("target-worker", index, dev, transactions, rdmaBind, gidIndex, true);
         this.storageMap = storageMap;
         this.remoteMap = remoteMap;
         this.syncPerWrite = syncPerWrite;

@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
 @Command(name = "zero-copy",
         description = "Zero-copy storage service: relays Comch storage requests to one RDMA target.")
 public final class ZeroCopyApp implements Callable<Integer> {
-    /** DOCA's general flags, -l, --cpu, --once, the metrics endpoint and the peer timeout. */
+    /** DOCA's general flags, -l, --cpu, --once, the metrics endpoint, the peer timeout and -g/--gid-index. */
     @Mixin
     ServiceFlags flags;
 
@@ -32,9 +32,12 @@ public final class ZeroCopyApp implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return flags.run("zero-copy", abort -> new ZeroCopyService(
-                new ZeroCopyService.Config(device, comch.representor, flags.cpus, storageServer, comch.channelName,
-                        comch.controlTimeoutNanos(), flags.once,
-                        comch.rdmaBind(), comch.allowedPeers()), abort));
+        return flags.run("zero-copy", abort -> new ZeroCopyService(config(), abort));
+    }
+
+    /** The service's configuration from the flags; IllegalArgumentException or DocaException naming a bad one. */
+    ZeroCopyService.Config config() {
+        return new ZeroCopyService.Config(device, comch.representor, flags.cpus, storageServer, comch.channelName,
+                comch.controlTimeoutNanos(), flags.once, comch.rdmaBind(), comch.allowedPeers(), flags.gidIndex());
     }
 }

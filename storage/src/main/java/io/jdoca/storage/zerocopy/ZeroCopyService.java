@@ -49,13 +49,23 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
     /**
      * DOCA's flags (reference §6) and jdoca's: {@code --once}, {@code --listen-address} (its RDMA
      * listeners; null: 127.0.0.1) and {@code --allow-peer} (addresses the target's RDMA blobs may
-     * name besides the target's own).
+     * name besides the target's own), {@code -g/--gid-index} ({@code gidIndex}: the RDMA contexts' GID
+     * index, -1 for the device's default; checked here and against the device at start).
      */
     public record Config(String device, String representor, List<Integer> cpus, String storageServer,
             String commandChannelName, long controlTimeoutNanos, boolean once, InetAddress listenAddress,
-            List<InetAddress> allowedPeers) {
+            List<InetAddress> allowedPeers, int gidIndex) {
         public Config {
             allowedPeers = allowedPeers == null ? List.of() : List.copyOf(allowedPeers);
+            AppSupport.checkGidIndex(gidIndex);
+        }
+
+        /** As the canonical constructor, with the device's default GID index ({@code gidIndex} -1). */
+        public Config(String device, String representor, List<Integer> cpus, String storageServer,
+                String commandChannelName, long controlTimeoutNanos, boolean once, InetAddress listenAddress,
+                List<InetAddress> allowedPeers) {
+            this(device, representor, cpus, storageServer, commandChannelName, controlTimeoutNanos, once,
+                    listenAddress, allowedPeers, -1);
         }
 
         /** DOCA's one-session relay (in-process tests and benchmarks). */
@@ -91,6 +101,7 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
     public int run(PrintStream out) {
         InetSocketAddress addr = AppSupport.parseAddress(cfg.storageServer());
         dev = Devices.open(cfg.device());
+        AppSupport.checkGidIndex(dev, cfg.gidIndex());
         // Comch stays on shared memory (the software device owning -r); only the RDMA moves to a verbs device.
         comchDev = AppSupport.localDevice(dev, cfg.representor());
         DevRep rep = cfg.representor() == null ? null : Devices.findRepresentor(cfg.representor()).open();
@@ -110,7 +121,8 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
                     "storage %s, %d blocks of %d bytes",
                     cfg.storageServer(), targetInfo.totalSize() / Math.max(1, targetInfo.blockSize()),
                     targetInfo.blockSize())));
-            out.println("zero-copy: " + AppSupport.rdmaLine(dev) + "; Comch on " + comchDev.devInfo().name());
+            out.println("zero-copy: " + AppSupport.rdmaLine(dev, cfg.gidIndex()) + "; Comch on "
+                    + comchDev.devInfo().name());
             out.println(String.format(Locale.ROOT, "zero-copy: connected to storage %s (%d blocks of %d bytes); serving"
                     + " comch channel '%s'", cfg.storageServer(), targetInfo.totalSize() / Math.max(1,
                     targetInfo.blockSize()),
@@ -234,7 +246,8 @@ public final class ZeroCopyService extends ControlService<ServiceControlState> {
             forward(new ControlMessage(ControlMessageType.INIT_STORAGE_REQUEST, id(), m.correlationId(),
                     new ControlPayload.InitStorage(p.transactionCount() * 2, cores, rdmaBlob)));
             for (int i = 0; i < cores; i++) {
-                ZeroCopyWorker zw = new ZeroCopyWorker(i, dev, p.transactionCount(), comch.connection(), rdmaBind());
+                ZeroCopyWorker zw = new ZeroCopyWorker(i, dev, p.transactionCount(), comch.connection(), rdmaBind(),
+                        cfg.gidIndex());
                 workers.add(zw);
                 zw.pin(cpus.get(i)); // --cpu: the worker really runs there
             }

@@ -57,10 +57,13 @@ final class ZeroCopyWorker extends DataPathWorker {
     private final IoMessage view = new IoMessage();
     private volatile int consumerId;
 
-    /** {@code rdmaBind}: the address the RDMA contexts' TCP listeners bind to (null: all, the library default). */
+    /**
+     * {@code rdmaBind}: the address the RDMA contexts' TCP listeners bind to (null: all, the library default);
+     * {@code gidIndex}: their GID index ({@code -g}; -1: the device's).
+     */
     ZeroCopyWorker(int index, Dev dev, int transactions, ComchConnection comchConnection,
-            java.net.InetAddress rdmaBind) {
-        super("zero-copy-worker", index, dev, transactions, rdmaBind, true);
+            java.net.InetAddress rdmaBind, int gidIndex) {
+        super("zero-copy-worker", index, dev, transactions, rdmaBind, gidIndex, true);
         this.comchConnection = comchConnection;
         create(this::createObjects);
     }

@@ -107,4 +107,33 @@ class TargetRdmaAppFlagsTest {
             io.jdoca.core.PeerLiveness.setTimeoutMillis(saved);
         }
     }
+
+    /**
+     * Issue 31 item 5: {@code -g/--gid-index} (DOCA's RDMA samples' flag) reaches the service's
+     * configuration; without it the device's default (-1).
+     */
+    @Test
+    void gidIndexReachesTheConfig() {
+        TargetRdmaApp app = new TargetRdmaApp();
+        new CommandLine(app).parseArgs("-d", "sw0", "--cpu", "0", "--listen-port", "0", "-g", "2");
+        assertThat(app.config().gidIndex()).isEqualTo(2);
+        app = new TargetRdmaApp();
+        new CommandLine(app).parseArgs("-d", "sw0", "--cpu", "0", "--listen-port", "0", "--gid-index", "0");
+        assertThat(app.config().gidIndex()).isZero();
+        app = new TargetRdmaApp();
+        new CommandLine(app).parseArgs("-d", "sw0", "--cpu", "0", "--listen-port", "0");
+        assertThat(app.config().gidIndex()).isEqualTo(-1);
+        assertThat(new CommandLine(new TargetRdmaApp()).getUsageMessage()).contains("-g, --gid-index=N");
+    }
+
+    /** A GID index below -1 (or above 255) is one line naming the flag and exit 1, before the target listens. */
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void aBadGidIndexIsOneLine() {
+        assertThat(runWithStderr("-d", "sw0", "--cpu", "0", "--listen-port", "0", "-g", "-2")).containsExactly(
+                "target-rdma: --gid-index: -2 is not a GID index (0..255, or -1 for the device's default)");
+        assertThat(runWithStderr("-d", "sw0", "--cpu", "0", "--listen-port", "0", "--gid-index", "256"))
+                .containsExactly("target-rdma: --gid-index: 256 is not a GID index (0..255, or -1 for the device's"
+                        + " default)");
+    }
 }

@@ -30,4 +30,27 @@ class ZeroCopyAppFlagsTest {
         assertThat(new CommandLine(new ZeroCopyApp()).getUsageMessage())
                 .contains("-j, --json=<path>", "--sdk-log-level=<10..70>", "-v, --version");
     }
+
+    /** Issue 31 item 5: {@code -g/--gid-index} reaches the relay's configuration (default -1: the device's). */
+    @Test
+    void gidIndexReachesTheConfig() {
+        ZeroCopyApp app = new ZeroCopyApp();
+        new CommandLine(app).parseArgs("-j", EXAMPLE.toString(), "-g", "3");
+        assertThat(app.config().gidIndex()).isEqualTo(3);
+        app = new ZeroCopyApp();
+        new CommandLine(app).parseArgs("-j", EXAMPLE.toString());
+        assertThat(app.config().gidIndex()).isEqualTo(-1);
+        assertThat(new CommandLine(new ZeroCopyApp()).getUsageMessage()).contains("-g, --gid-index=N");
+    }
+
+    /** A GID index below -1 is one line naming the flag and exit 1, before the relay opens anything. */
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void aBadGidIndexIsOneLineAndExitOne() {
+        io.jdoca.testkit.CapturedStderr run = io.jdoca.testkit.CapturedStderr.run(() ->
+                new CommandLine(new ZeroCopyApp()).execute("-j", EXAMPLE.toString(), "--gid-index", "-2"));
+        assertThat(run.exitCode()).as(run.text()).isEqualTo(1);
+        assertThat(run.text()).isEqualTo(
+                "zero-copy: --gid-index: -2 is not a GID index (0..255, or -1 for the device's default)");
+    }
 }
