@@ -60,9 +60,11 @@ run() {  # TARGET DEV JOB ROUND
     || { echo "FAIL fio $3 on $1 round $4" >> "$R"; return; }
   echo "$3 $1 $4 $(iops "/out/$1-$3-$4.json")" | tee -a "$R"
 }
-# Warm-up: the JIT compiles the data path before anything is counted.
-fio --filename="$JDEV" --output-format=json --output=/out/warmup.json --runtime=$((RUNTIME * 2)) /tmp/randread-4k-qd16.fio \
-  > /dev/null 2>&1
+# Warm-up: the JIT compiles the data path before anything is counted (C2 only: a method runs interpreted
+# for its first 10000 calls, so every job's path is warmed, not only the 4K one).
+for j in randread-4k-qd16 randwrite-4k-qd16 read-128k-qd8; do
+  fio --filename="$JDEV" --output-format=json --output=/out/warmup-$j.json "/tmp/$j.fio" > /dev/null 2>&1
+done
 for j in randread-4k-qd16 randwrite-4k-qd16 read-128k-qd8; do
   n=1
   while [ $n -le "$ROUNDS" ]; do

@@ -15,7 +15,8 @@ import java.lang.foreign.ValueLayout;
  * which gives huge pages only to advised ranges; with THP {@code never}, or when {@code mmap} fails, the memory
  * is the same, on 4 KiB pages.
  *
- * <p><b>Threads.</b> Control path (back-end creation); the memory lives as long as the given arena.
+ * <p><b>Threads.</b> Control path (back-end creation and deletion); the range lives as long as the given arena,
+ * its pages until {@link #release}.
  */
 // Restricted FFM calls (libc entry points, native mappings); the launcher runs with --enable-native-access.
 @SuppressWarnings("restricted")
@@ -58,6 +59,25 @@ final class HugePageMemory {
             seg.set(ValueLayout.JAVA_BYTE, off, (byte) 0); // fault every page in now, not on the first I/O
         }
         return seg;
+    }
+
+    /**
+     * Gives the physical pages under {@code seg} back to the kernel now ({@code MADV_DONTNEED}: a later read of
+     * the range sees zeroes, nothing faults), without unmapping it: the range stays valid until its arena
+     * releases it. Only whole pages inside the segment are advised (a small segment may share its last page with
+     * other allocations). Control path.
+     */
+    static void release(MemorySegment seg) {
+        long start = (seg.address() + PAGE - 1) & -PAGE;
+        long end = (seg.address() + seg.byteSize()) & -PAGE;
+        if (end <= start) {
+            return;
+        }
+        try {
+            int ignored = (int) Mman.MADVISE.invokeExact(start, end - start, Mman.MADV_DONTNEED);
+        } catch (Throwable t) {
+            // the pages stay resident until the arena releases the range
+        }
     }
 
     private static void unmap(long addr, long len) {

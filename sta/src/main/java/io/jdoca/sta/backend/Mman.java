@@ -23,6 +23,8 @@ final class Mman {
     static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
     /** {@code MADV_HUGEPAGE} ({@code <asm-generic/mman-common.h>}). */
     static final int MADV_HUGEPAGE = 14;
+    /** {@code MADV_DONTNEED} ({@code <asm-generic/mman-common.h>}). */
+    static final int MADV_DONTNEED = 4;
     /** What {@code mmap} returns on failure ({@code MAP_FAILED}). */
     static final long MAP_FAILED = -1L;
 

@@ -20,13 +20,13 @@ class HugePageMemoryTest {
         String out = CProgram.run(dir, "sys/mman.h", """
                 #include <sys/mman.h>
                 #include <stdio.h>
-                int main(void) { printf("%d %d %d %d %ld\\n", PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+                int main(void) { printf("%d %d %d %d %d %ld\\n", PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
                         MAP_PRIVATE | MAP_ANONYMOUS,
-                        MADV_HUGEPAGE, (long) MAP_FAILED); return 0; }
+                        MADV_HUGEPAGE, MADV_DONTNEED, (long) MAP_FAILED); return 0; }
                 """);
         assertThat(out).isEqualTo(Mman.PROT_READ_WRITE + " " + Mman.MAP_SHARED_POPULATE + " "
                 + Mman.MAP_PRIVATE_ANONYMOUS + " "
-                + Mman.MADV_HUGEPAGE + " " + Mman.MAP_FAILED);
+                + Mman.MADV_HUGEPAGE + " " + Mman.MADV_DONTNEED + " " + Mman.MAP_FAILED);
     }
 
     @Test
@@ -53,6 +53,40 @@ class HugePageMemoryTest {
         }
         arena.close();
         assertThatThrownBy(() -> m.get(ValueLayout.JAVA_LONG, 0)).isInstanceOf(IllegalStateException.class);
+    }
+
+    /** A deleted RAM bdev's memory goes back to the kernel at once, with no arena closed (no JVM handshake). */
+    @Test
+    void releaseGivesThePagesBackAndLeavesTheRangeReadable() throws IOException {
+        long size = 32L << 20;
+        MemorySegment m = HugePageMemory.allocate(Arena.ofAuto(), size);
+        for (long off = 0; off < size; off += 4096) {
+            m.set(ValueLayout.JAVA_BYTE, off, (byte) 7);
+        }
+        assertThat(rssKiB(m.address())).as("resident KiB before release").isGreaterThanOrEqualTo(size >> 10);
+        HugePageMemory.release(m);
+        assertThat(rssKiB(m.address())).as("resident KiB after release").isLessThan(size >> 12);
+        assertThat(m.get(ValueLayout.JAVA_BYTE, size / 2)).as("a stale read sees zeroes, not a fault").isZero();
+        assertThat(m.get(ValueLayout.JAVA_BYTE, size - 1)).isZero();
+    }
+
+    @Test
+    void releaseAdvisesOnlyWholePagesInsideTheSegment() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment neighbour = arena.allocate(8192, 4096);
+            neighbour.set(ValueLayout.JAVA_LONG, 8, 9L);
+            neighbour.set(ValueLayout.JAVA_LONG, 8184, 42L);
+            HugePageMemory.release(neighbour.asSlice(100, 8000)); // [100, 8100): no whole page
+            assertThat(neighbour.get(ValueLayout.JAVA_LONG, 8)).isEqualTo(9L);
+            assertThat(neighbour.get(ValueLayout.JAVA_LONG, 8184)).isEqualTo(42L);
+            HugePageMemory.release(neighbour.asSlice(0, 4196)); // [0, 4196): the first page only
+            assertThat(neighbour.get(ValueLayout.JAVA_LONG, 8)).isZero();
+            assertThat(neighbour.get(ValueLayout.JAVA_LONG, 8184)).isEqualTo(42L);
+        }
+    }
+
+    private static long rssKiB(long addr) throws IOException {
+        return Long.parseLong(smapsField(addr, "Rss:").replace("kB", "").strip());
     }
 
     @Test

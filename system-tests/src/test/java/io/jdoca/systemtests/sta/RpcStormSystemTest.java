@@ -43,10 +43,10 @@ import org.junit.jupiter.api.io.TempDir;
  * and the check is then skipped with the figures (0 I/O errors is always checked). Bounded in
  * time; the processes end with the test.
  *
- * <p>The namespaces churned have null back-ends: deleting a RAM back-end closes its shared
- * {@code Arena}, a JVM-wide "CloseScopedMemory" handshake that stalled the engine for 15-67 ms on
- * the loaded test machine as it returned from a native call. That is the sta module's
- * MemoryBackend, not the control plane; a malloc churn belongs here once it is fixed there.
+ * <p>The namespaces churned have RAM back-ends (the jdoca form's memory, SPDK's malloc bdevs) and
+ * null bdevs. Deleting a RAM back-end used to close its shared {@code Arena}, a JVM-wide
+ * "CloseScopedMemory" handshake that stalled the engine for 15-67 ms on the loaded test machine;
+ * the memory is now given back with {@code madvise} and unmapped by the GC (sta's MemoryBackend).
  *
  * <p>Before issue 28, admin commands ran on the engine threads under the controller's and the
  * target's monitors, which the RPC threads held while they created back-ends and namespaces.
@@ -168,19 +168,20 @@ class RpcStormSystemTest {
         int n = 0;
         // A namespace in jdoca's form (a null back-end made for it), added and removed.
         ObjectNode ns = m.createObjectNode().put("nqn", STORM);
-        ns.putObject("namespace").put("backend", "null").put("size_mb", 16).put("block_size", 4096);
+        ns.putObject("namespace").put("backend", "memory").put("size_mb", 4).put("block_size", 4096);
         int nsid = rpc.call("nvmf_subsystem_add_ns", ns).asInt();
         rpc.call("nvmf_subsystem_remove_ns", m.createObjectNode().put("nqn", STORM).put("nsid", nsid));
         n += 2;
-        // SPDK's way: a bdev, exposed, hidden, deleted (a null one: see the class comment).
+        // SPDK's way: a bdev (malloc and null in turn), exposed, hidden, deleted.
         String bdev = "Storm" + i;
-        rpc.call("bdev_null_create", m.createObjectNode().put("name", bdev).put("num_blocks", 256)
+        String module = i % 2 == 0 ? "malloc" : "null";
+        rpc.call("bdev_" + module + "_create", m.createObjectNode().put("name", bdev).put("num_blocks", 1024)
                 .put("block_size", 4096));
         ObjectNode add = m.createObjectNode().put("nqn", STORM);
         add.putObject("namespace").put("bdev_name", bdev);
         nsid = rpc.call("nvmf_subsystem_add_ns", add).asInt();
         rpc.call("nvmf_subsystem_remove_ns", m.createObjectNode().put("nqn", STORM).put("nsid", nsid));
-        rpc.call("bdev_null_delete", m.createObjectNode().put("name", bdev));
+        rpc.call("bdev_" + module + "_delete", m.createObjectNode().put("name", bdev));
         n += 4;
         // A listener of its own, opened on a port the kernel picks (a fixed port may be taken meanwhile by
         // any outgoing connection on the machine), read back, closed.
