@@ -119,6 +119,11 @@ public final class ProgressEngine implements AutoCloseable {
         pollables = append(pollables, p);
     }
 
+    /** True once the notification handle is open (tests). Owner thread. */
+    boolean handleOpen() {
+        return handle != null;
+    }
+
     private PeEventHandle handle() {
         if (handle == null && !handleTried && !closed) {
             handleTried = true;
@@ -133,7 +138,11 @@ public final class ProgressEngine implements AutoCloseable {
      * {@link #close()}.
      */
     public int notificationHandle() {
+        boolean opened = handle == null;
         PeEventHandle h = handle();
+        if (h != null && opened && armed) {
+            armHandle(h); // asked for after requestNotification: armed as that call would have
+        }
         return h == null ? -1 : h.fd();
     }
 
@@ -213,21 +222,30 @@ public final class ProgressEngine implements AutoCloseable {
         for (int i = 0; i < ps.length; i++) {
             ps[i].beforeWait();
         }
-        PeEventHandle h = handle();
+        // Only a handle that exists is armed: it is opened when the application asks for it or a context adds an
+        // event source. Without one the engine's own wait parks (one futex call), not four system calls on an
+        // epoll set, a timer and an eventfd nobody else watches.
+        PeEventHandle h = handle;
         if (h != null) {
-            if ((int) SIGNALLED.getAcquire(this) != 0 || anyPending()) {
-                h.signal();
-            } else {
-                long bound = Long.MAX_VALUE;
-                for (int i = 0; i < ps.length; i++) {
-                    bound = Math.min(bound, ps[i].maxSleepNanos());
-                }
-                if (bound != Long.MAX_VALUE) {
-                    h.armTimer(bound); // a context fed by another process: the handle fires when it must look again
-                }
-            }
+            armHandle(h);
         }
         return DocaError.SUCCESS;
+    }
+
+    /** Makes {@code h} readable now if work is pending, else arms its timer for the contexts' bound. Owner thread. */
+    private void armHandle(PeEventHandle h) {
+        if ((int) SIGNALLED.getAcquire(this) != 0 || anyPending()) {
+            h.signal();
+            return;
+        }
+        long bound = Long.MAX_VALUE;
+        Pollable[] ps = pollables;
+        for (int i = 0; i < ps.length; i++) {
+            bound = Math.min(bound, ps[i].maxSleepNanos());
+        }
+        if (bound != Long.MAX_VALUE) {
+            h.armTimer(bound); // a context fed by another process: the handle fires when it must look again
+        }
     }
 
     /**
@@ -255,7 +273,7 @@ public final class ProgressEngine implements AutoCloseable {
                 ps[i].beforeWait();
             }
         }
-        PeEventHandle h = handle();
+        PeEventHandle h = handle;
         waiter = Thread.currentThread();
         // Re-check after publishing the waiter: a notifier that ran before it saw no waiter.
         if ((int) SIGNALLED.getAndSet(this, 0) == 0) {

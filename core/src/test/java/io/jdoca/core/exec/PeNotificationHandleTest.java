@@ -202,11 +202,68 @@ class PeNotificationHandleTest {
     }
 
     @Test
+    @Timeout(60)
+    void aHandleAskedForAfterTheRequestIsArmedAsTheRequestWouldHaveArmedIt() {
+        ProgressEngine pe = ProgressEngine.create();
+        Remote r = new Remote();
+        r.bound = TimeUnit.MILLISECONDS.toNanos(20);
+        pe.addPollable(r);
+        int ep = Epoll.create();
+        try (Arena arena = Arena.ofConfined()) {
+            pe.requestNotification();
+            Epoll.add(ep, pe.notificationHandle(), TAG_A);
+            long t0 = System.nanoTime();
+            assertThat(waitOnce(ep, Epoll.events(arena, 8), arena.allocate(Epoll.TIMESPEC)))
+                    .containsExactly(TAG_A);
+            assertThat(System.nanoTime() - t0).isBetween(TimeUnit.MILLISECONDS.toNanos(15),
+                    TimeUnit.SECONDS.toNanos(4));
+            pe.clearNotification();
+        } finally {
+            Epoll.close(ep);
+            pe.close();
+        }
+    }
+
+    /** Nobody asked for the handle and no context watches an fd: the engine's own wait parks, with no epoll set. */
+    @Test
+    @Timeout(60)
+    void anEngineWhoseHandleNobodyAskedForParksAndOpensNone() {
+        ProgressEngine pe = ProgressEngine.create();
+        Remote r = new Remote();
+        r.bound = TimeUnit.MICROSECONDS.toNanos(100); // as the shm transport: look again every 100 us
+        pe.addPollable(r);
+        try {
+            for (int i = 0; i < 100; i++) {
+                pe.requestNotification();
+                assertThat(pe.waitForNotification(TimeUnit.SECONDS.toNanos(1))).isFalse();
+                pe.clearNotification();
+            }
+            r.inbox.add(7);
+            pe.requestNotification();
+            assertThat(pe.waitForNotification(TimeUnit.SECONDS.toNanos(1))).as("pending work").isTrue();
+            pe.clearNotification();
+            assertThat(pe.handleOpen()).isFalse();
+            assertThat(pe.notificationHandle()).isNotNegative();
+            assertThat(pe.handleOpen()).isTrue();
+        } finally {
+            pe.close();
+        }
+    }
+
+    @Test
     @Timeout(120)
     void theNotificationCycleAllocatesNothing() {
+        cycleAllocatesNothing(false);
+        cycleAllocatesNothing(true);
+    }
+
+    private static void cycleAllocatesNothing(boolean withHandle) {
         ProgressEngine pe = ProgressEngine.create();
         Remote r = new Remote();
         pe.addPollable(r);
+        if (withHandle) {
+            assertThat(pe.notificationHandle()).isNotNegative();
+        }
         try {
             AllocationMeter.Result res = AllocationMeter.steadyState(200_000, 50_000, () -> {
                 pe.requestNotification();
@@ -215,7 +272,8 @@ class PeNotificationHandleTest {
                 pe.clearNotification();
                 pe.progress();
             });
-            assertThat(res.bytes()).as("bytes allocated over %d notification cycles", res.ops()).isZero();
+            assertThat(res.bytes()).as("bytes allocated over %d notification cycles (handle: %s)", res.ops(),
+                    withHandle).isZero();
         } finally {
             pe.close();
         }
