@@ -76,12 +76,48 @@ final class GuestRun {
         Path s = repo.resolve("system-tests/src/test/resources/vm").resolve(script);
         assertTrue(Files.isRegularFile(s), "guest script " + s);
         long t0 = System.nanoTime();
-        int rc = exec(List.of(harness.toString(), "rdma-run", repo.toString(), s.toString()),
-                Map.of("NVME_VM_TIMEOUT", Integer.toString(guestLimitSeconds), "NVME_VM_RUNDIR", runDir.toString()),
-                        log,
-                guestLimitSeconds + HARNESS_SLACK_S);
+        int rc = runOnce(s, guestLimitSeconds);
+        String crash = rc == 0 ? null : emulatorCrash(runDir.resolve("out"));
+        if (crash != null) {
+            // docs/RDMA-HARDWARE.md "Known issue": under multi-threaded TCG a guest JVM sometimes dies in the JIT or
+            // in freshly compiled code, before or apart from any jdoca native call. Such a run, and only such a run,
+            // is made once more; the first run's directory is kept beside the second's and the crash is printed.
+            Path kept = runDir.resolveSibling("run-crashed");
+            Files.move(runDir, kept);
+            Files.move(log, log.resolveSibling("rdma-run-crashed.log"));
+            System.out.println("note: a guest JVM crashed (emulator, see docs/RDMA-HARDWARE.md) in " + script
+                    + "; kept in " + kept + "; running it once more:\n" + crash);
+            rc = runOnce(s, guestLimitSeconds);
+        }
         seconds = (System.nanoTime() - t0) / 1_000_000_000L;
         return rc;
+    }
+
+    private int runOnce(Path s, int guestLimitSeconds) throws IOException, InterruptedException {
+        return exec(List.of(harness.toString(), "rdma-run", repo.toString(), s.toString()),
+                Map.of("NVME_VM_TIMEOUT", Integer.toString(guestLimitSeconds), "NVME_VM_RUNDIR", runDir.toString()),
+                log, guestLimitSeconds + HARNESS_SLACK_S);
+    }
+
+    /**
+     * The head of a JVM crash report in {@code out} whose problematic frame is the JVM's own (its C++ code, a stub,
+     * compiled or interpreted Java), or null: none, or a crash in a native library ({@code C [lib...]}), which
+     * may be jdoca's own misuse of it through FFM and is never retried.
+     */
+    static String emulatorCrash(Path out) throws IOException {
+        if (!Files.isDirectory(out)) {
+            return null;
+        }
+        try (var files = Files.list(out)) {
+            for (Path f : files.filter(p -> p.getFileName().toString().matches("hs_err_pid\\d+\\.log")).toList()) {
+                List<String> head = Files.readAllLines(f).stream().limit(40).toList();
+                int i = head.indexOf("# Problematic frame:");
+                if (i >= 0 && i + 1 < head.size() && head.get(i + 1).matches("# (V  \\[libjvm\\.so|J |j |v ).*")) {
+                    return String.join("\n", head.subList(0, Math.min(head.size(), i + 2)));
+                }
+            }
+        }
+        return null;
     }
 
     /**

@@ -1,0 +1,46 @@
+package io.jdoca.systemtests.vm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Which guest JVM crash reports {@link GuestRun} treats as the emulator's (one more run) and which not. */
+class GuestRunCrashTest {
+    @TempDir
+    Path out;
+
+    private void report(String frame) throws IOException {
+        Files.writeString(out.resolve("hs_err_pid180.log"), """
+                #
+                # A fatal error has been detected by the Java Runtime Environment:
+                #
+                #  SIGSEGV (0xb) at pc=0x00007ff4286549ce, pid=180, tid=220
+                #
+                # JRE version: OpenJDK Runtime Environment Temurin-25.0.3+9 (25.0.3+9) (build 25.0.3+9-LTS)
+                # Problematic frame:
+                %s
+                #
+                """.formatted(frame));
+    }
+
+    @Test
+    void aCrashInTheJvmOrInCompiledJavaIsTheEmulators() throws IOException {
+        report("# V  [libjvm.so+0x6ab9ce]  ciObjectFactory::create_new_metadata(Metadata*)+0x2e");
+        assertThat(GuestRun.emulatorCrash(out)).contains("SIGSEGV").contains("ciObjectFactory");
+        report("# J 2140 c1 io.jdoca.core.ring.SpmcRing.poll()I (74 bytes) @ 0x00007f2d1d1f0f20 [0x7f2d1d1f0f00+0x20]");
+        assertThat(GuestRun.emulatorCrash(out)).contains("SpmcRing.poll");
+    }
+
+    @Test
+    void aCrashInANativeLibraryIsNeverRetried() throws IOException {
+        report("# C  [libibverbs.so.1+0x9a3c]  ibv_dereg_mr+0x1c");
+        assertThat(GuestRun.emulatorCrash(out)).isNull();
+        Files.delete(out.resolve("hs_err_pid180.log"));
+        assertThat(GuestRun.emulatorCrash(out)).as("no report").isNull();
+        assertThat(GuestRun.emulatorCrash(out.resolve("absent"))).isNull();
+    }
+}
