@@ -5,7 +5,9 @@
 # runs the same fio jobs against jdoca sta-target (memory back-end, one IO engine, port 4420) and the kernel's
 # nvmet-rdma (null_blk, memory backed, port 4421), alternating A B A B; every job's JSON is /out/<target>-<job>-<n>.json
 # and /out/nvmf-rdma-perf.txt has one line per run: "<job> <target> <round> <iops>". PERF_RUNTIME (s, default 15),
-# PERF_ROUNDS (default 2). Emulated CPUs: only the ratio of the two targets in the same run means something.
+# PERF_ROUNDS (default 2), PERF_JOBS (default: all three), PERF_BACKEND (memory; null to see what the back-end's copy
+# costs), PERF_JFR=1 (a flight recording of the target over the measured rounds: /out/target.jfr and its hot methods in
+# /out/target-hot.txt). Emulated CPUs: only the ratio of the two targets in the same run means something.
 . /usr/lib/nvmevm/lib.sh
 export JDOCA_NO_BUILD=1 JAVA_HOME=/opt/jdk
 ADDR=${RDMA_ADDR:-10.0.2.15}
@@ -31,7 +33,7 @@ cat > /tmp/perf-target.json <<EOF
 { "io_threads": 1,
   "listeners": [ { "trtype": "rdma", "address": "$ADDR", "port": $PORT } ],
   "subsystems": [ { "nqn": "$NQN", "serial_number": "JDOCAPERF0001", "allow_any_host": true,
-                    "namespaces": [ { "nsid": 1, "backend": "memory", "size_mb": 512, "block_size": 4096 } ] } ] }
+                    "namespaces": [ { "nsid": 1, "backend": "${PERF_BACKEND:-memory}", "size_mb": 512, "block_size": 4096 } ] } ] }
 EOF
 $J sta-target -j /tmp/perf-target.json > /out/target.log 2>&1 &
 TPID=$!
@@ -62,10 +64,12 @@ run() {  # TARGET DEV JOB ROUND
 }
 # Warm-up: the JIT compiles the data path before anything is counted (C2 only: a method runs interpreted
 # for its first 10000 calls, so every job's path is warmed, not only the 4K one).
-for j in randread-4k-qd16 randwrite-4k-qd16 read-128k-qd8; do
+JOBS=${PERF_JOBS:-randread-4k-qd16 randwrite-4k-qd16 read-128k-qd8}
+for j in $JOBS; do
   fio --filename="$JDEV" --output-format=json --output=/out/warmup-$j.json "/tmp/$j.fio" > /dev/null 2>&1
 done
-for j in randread-4k-qd16 randwrite-4k-qd16 read-128k-qd8; do
+[ "${PERF_JFR:-0}" = 1 ] && /opt/jdk/bin/jcmd "$TPID" JFR.start name=perf settings=profile > /out/jfr-start.txt 2>&1
+for j in $JOBS; do
   n=1
   while [ $n -le "$ROUNDS" ]; do
     run jdoca "$JDEV" $j $n
@@ -73,6 +77,11 @@ for j in randread-4k-qd16 randwrite-4k-qd16 read-128k-qd8; do
     n=$((n + 1))
   done
 done
+if [ "${PERF_JFR:-0}" = 1 ]; then
+  /opt/jdk/bin/jcmd "$TPID" JFR.stop name=perf filename=/out/target.jfr > /out/jfr-stop.txt 2>&1
+  /opt/jdk/bin/jfr view --width 160 hot-methods /out/target.jfr > /out/target-hot.txt 2>&1
+  /opt/jdk/bin/jfr print --events jdk.ExecutionSample --stack-depth 12 /out/target.jfr > /out/target-samples.txt 2>&1
+fi
 timeout 60 nvme disconnect -n "$NQN" > /dev/null 2>&1
 timeout 60 nvme disconnect -n "$KNQN" > /dev/null 2>&1
 kill "$TPID" 2>/dev/null

@@ -1,5 +1,7 @@
 package io.jdoca.sta.backend;
 
+import io.jdoca.core.mem.Mman;
+import io.jdoca.core.mem.NativeMemory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -68,16 +70,7 @@ final class HugePageMemory {
      * other allocations). Control path.
      */
     static void release(MemorySegment seg) {
-        long start = (seg.address() + PAGE - 1) & -PAGE;
-        long end = (seg.address() + seg.byteSize()) & -PAGE;
-        if (end <= start) {
-            return;
-        }
-        try {
-            int ignored = (int) Mman.MADVISE.invokeExact(start, end - start, Mman.MADV_DONTNEED);
-        } catch (Throwable t) {
-            // the pages stay resident until the arena releases the range
-        }
+        NativeMemory.releasePages(seg);
     }
 
     private static void unmap(long addr, long len) {

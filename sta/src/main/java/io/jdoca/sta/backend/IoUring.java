@@ -1,5 +1,6 @@
 package io.jdoca.sta.backend;
 
+import io.jdoca.core.mem.Mman;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;

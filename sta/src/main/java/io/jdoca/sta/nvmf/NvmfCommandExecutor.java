@@ -1,6 +1,7 @@
 package io.jdoca.sta.nvmf;
 
 import io.jdoca.core.DocaError;
+import io.jdoca.core.mem.NativeMemory;
 import io.jdoca.sta.backend.StaBackendChannel;
 import io.jdoca.sta.backend.StaBeQueue;
 import io.jdoca.sta.backend.StaCounters;
@@ -8,7 +9,6 @@ import io.jdoca.sta.nvme.FabricsConnectCommand;
 import io.jdoca.sta.nvme.NvmeCommand;
 import io.jdoca.sta.nvme.NvmeOpcode;
 import io.jdoca.sta.nvme.NvmeStatus;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -35,7 +35,7 @@ public final class NvmfCommandExecutor {
     private final NvmfBackendChannels bech;
     private final NvmfBackendIo async;
     private final NvmfIoCommands commands;
-    private final Arena arena = Arena.ofShared();
+    private final NativeMemory memory = new NativeMemory();
 
     NvmfCommandExecutor(NvmfQpair qp, NvmfPollGroup group, NvmfTransport tr, int maxIo, int inCapsuleMax) {
         this.qp = qp;
@@ -45,7 +45,7 @@ public final class NvmfCommandExecutor {
         this.pool.executor = this;
         this.bech = group.backendChannels();
         this.async = new NvmfBackendIo(this, qp, group, tr, bech);
-        this.commands = new NvmfIoCommands(this, qp, group, tr, arena, maxIo, inCapsuleMax);
+        this.commands = new NvmfIoCommands(this, qp, group, tr, memory, maxIo, inCapsuleMax);
     }
 
     NvmfBackendIo backendIo() {
@@ -421,6 +421,6 @@ public final class NvmfCommandExecutor {
 
     /** Frees the executor's own buffers (the staging buffer). After the connection is gone. */
     public void releaseMemory() {
-        arena.close();
+        memory.close();
     }
 }

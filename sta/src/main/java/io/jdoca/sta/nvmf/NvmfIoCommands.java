@@ -1,11 +1,11 @@
 package io.jdoca.sta.nvmf;
 
+import io.jdoca.core.mem.NativeMemory;
 import io.jdoca.sta.backend.StaBackendChannel;
 import io.jdoca.sta.nvme.NvmeCommand;
 import io.jdoca.sta.nvme.NvmeLayouts;
 import io.jdoca.sta.nvme.NvmeOpcode;
 import io.jdoca.sta.nvme.NvmeStatus;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -34,7 +34,7 @@ final class NvmfIoCommands {
     private final MemorySegment stage;
     private NvmfRequest stageOwner;
 
-    NvmfIoCommands(NvmfCommandExecutor exec, NvmfQpair qp, NvmfPollGroup group, NvmfTransport tr, Arena arena,
+    NvmfIoCommands(NvmfCommandExecutor exec, NvmfQpair qp, NvmfPollGroup group, NvmfTransport tr, NativeMemory memory,
                    int maxIo, int inCapsuleMax) {
         this.exec = exec;
         this.qp = qp;
@@ -44,7 +44,7 @@ final class NvmfIoCommands {
         this.async = exec.backendIo();
         this.maxIo = maxIo;
         this.inCapsuleMax = inCapsuleMax;
-        this.stage = arena.allocate(maxIo, 4096);
+        this.stage = memory.allocate(maxIo, 4096);
     }
 
     /**

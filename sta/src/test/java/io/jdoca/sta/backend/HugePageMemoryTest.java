@@ -3,7 +3,6 @@ package io.jdoca.sta.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.jdoca.testkit.CProgram;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -11,23 +10,8 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 class HugePageMemoryTest {
-
-    @Test
-    void constantsMatchTheInstalledHeaders(@TempDir Path dir) throws IOException, InterruptedException {
-        String out = CProgram.run(dir, "sys/mman.h", """
-                #include <sys/mman.h>
-                #include <stdio.h>
-                int main(void) { printf("%d %d %d %d %d %ld\\n", PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-                        MAP_PRIVATE | MAP_ANONYMOUS,
-                        MADV_HUGEPAGE, MADV_DONTNEED, (long) MAP_FAILED); return 0; }
-                """);
-        assertThat(out).isEqualTo(Mman.PROT_READ_WRITE + " " + Mman.MAP_SHARED_POPULATE + " "
-                + Mman.MAP_PRIVATE_ANONYMOUS + " "
-                + Mman.MADV_HUGEPAGE + " " + Mman.MADV_DONTNEED + " " + Mman.MAP_FAILED);
-    }
 
     @Test
     void largeMemoryIsZeroAlignedUsableAndOnHugePagesWhereTheKernelGivesThem() throws IOException {

@@ -14,10 +14,10 @@ import io.jdoca.core.exec.TaskCallback;
 import io.jdoca.core.exec.TaskState;
 import io.jdoca.core.mem.Buf;
 import io.jdoca.core.mem.MemoryMap;
+import io.jdoca.core.mem.NativeMemory;
 import io.jdoca.rdma.Rdma;
 import io.jdoca.rdma.RdmaTaskReceive;
 import io.jdoca.rdma.RdmaTaskSend;
-import java.lang.foreign.Arena;
 import java.net.InetAddress;
 
 /**
@@ -46,7 +46,7 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
     protected final InetAddress rdmaBind;
     /** The GID index of this worker's RDMA contexts ({@code -g}; -1: the device's default). */
     protected final int gidIndex;
-    protected final Arena arena = Arena.ofShared();
+    private final NativeMemory memory = new NativeMemory();
 
     /** Worker thread: io_control (IO messages), made by {@link #createRdmaPair}. */
     protected Rdma ctrl;
@@ -232,10 +232,10 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
         }
     }
 
-    /** Worker thread: a started local read/write map of {@code bytes} from {@link #arena} for the IO messages. */
+    /** Worker thread: a started local read/write map of {@code bytes} from this worker's memory for the IO messages. */
     protected final MemoryMap createMessageMap(long bytes) {
         MemoryMap m = MemoryMap.create();
-        m.setMemrange(arena.allocate(bytes, 64));
+        m.setMemrange(memory.allocate(bytes, 64));
         m.addDev(dev);
         m.setPermissions(AccessFlags.LOCAL_READ_WRITE);
         DocaException.check(m.start(), "message map");
@@ -467,7 +467,7 @@ public abstract class DataPathWorker implements AutoCloseable, WorkerCounters {
             LOG.log(System.Logger.Level.WARNING, "{0}: teardown: {1}", thread.roleName(), e.getMessage());
         } finally {
             thread.close();
-            arena.close();
+            memory.close();
         }
     }
 

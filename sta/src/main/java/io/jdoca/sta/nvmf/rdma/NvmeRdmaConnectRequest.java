@@ -1,10 +1,10 @@
 package io.jdoca.sta.nvmf.rdma;
 
+import io.jdoca.core.mem.NativeMemory;
 import io.jdoca.verbs.CmEvent;
 import io.jdoca.verbs.CmId;
 import io.jdoca.verbs.ConnParam;
 import io.jdoca.verbs.VerbsException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 
@@ -25,7 +25,7 @@ public final class NvmeRdmaConnectRequest {
 
     /** The connection's rdma_cm id; null for requests made by {@link #of}. */
     private final CmId id;
-    private final Arena arena = Arena.ofShared();
+    private final NativeMemory memory = new NativeMemory();
     private final MemorySegment privateData;
     private final int privateLen;
     private final int initiatorDepth;
@@ -38,7 +38,7 @@ public final class NvmeRdmaConnectRequest {
     private NvmeRdmaConnectRequest(CmId id, MemorySegment pd, int len, int ird, int ord, InetSocketAddress remote,
                                    InetSocketAddress local) {
         this.id = id;
-        this.privateData = arena.allocate(MAX_PRIVATE);
+        this.privateData = memory.allocate(MAX_PRIVATE, 8);
         this.privateLen = Math.min(len, MAX_PRIVATE);
         if (privateLen > 0 && !pd.equals(MemorySegment.NULL)) {
             MemorySegment.copy(pd.reinterpret(privateLen), 0, privateData, 0, privateLen);
@@ -138,6 +138,6 @@ public final class NvmeRdmaConnectRequest {
 
     /** Frees the copies (after accept or reject). */
     public void release() {
-        arena.close();
+        memory.close();
     }
 }

@@ -2,6 +2,7 @@ package io.jdoca.sta.nvmf.rdma;
 
 import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
+import io.jdoca.core.mem.NativeMemory;
 import io.jdoca.sta.nvme.NvmeCommand;
 import io.jdoca.sta.nvme.NvmeCompletion;
 import io.jdoca.sta.nvme.NvmeOpcode;
@@ -15,7 +16,6 @@ import io.jdoca.sta.nvmf.NvmfRequestPool;
 import io.jdoca.sta.nvmf.NvmfRequestState;
 import io.jdoca.sta.nvmf.NvmfTransport;
 import io.jdoca.sta.nvmf.NvmfTransportType;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
 import java.nio.channels.SelectableChannel;
@@ -51,7 +51,7 @@ public final class NvmfRdmaQpair implements NvmfTransport, RdmaCompletionSink {
     private final NvmfQpair qp;
     private final NvmfPollGroup group;
     private final RdmaQueuePair rq;
-    private final Arena arena = Arena.ofShared();
+    private final NativeMemory memory = new NativeMemory();
     private final int maxIo;
     private final int inCapsuleMax;
     private final RdmaCapsuleRing ring;
@@ -95,14 +95,14 @@ public final class NvmfRdmaQpair implements NvmfTransport, RdmaCompletionSink {
         this.remote = remote;
         this.local = local;
         this.useInvalidate = invalidate;
-        this.ring = new RdmaCapsuleRing(arena, depth + 1, NvmeCommand.SIZE + inCapsuleMax);
+        this.ring = new RdmaCapsuleRing(memory, depth + 1, NvmeCommand.SIZE + inCapsuleMax);
         // A request stays busy until its response SEND completes locally, while the host may
         // already reuse the command's slot: twice the depth covers every in-flight response.
         int requests = 2 * depth;
         this.pool = new NvmfRequestPool(requests, (p, tag) -> new NvmfRdmaRequest(p, tag, this));
-        this.respArea = arena.allocate((long) requests * RESP_SIZE, 64);
+        this.respArea = memory.allocate((long) requests * RESP_SIZE, 64);
         this.dataBuffers = Math.min(depth, 32);
-        this.dataArea = arena.allocate((long) (dataBuffers + 1) * maxIo, 4096);
+        this.dataArea = memory.allocate((long) (dataBuffers + 1) * maxIo, 4096);
         this.freeData = new int[dataBuffers];
         for (int i = 0; i < dataBuffers; i++) {
             freeData[dataBuffers - 1 - i] = i;
@@ -199,7 +199,7 @@ public final class NvmfRdmaQpair implements NvmfTransport, RdmaCompletionSink {
                 polling = false;
             }
             if (releasePending) {
-                arena.close(); // the queue pair is destroyed now: nothing can DMA into the buffers
+                memory.close(); // the queue pair is destroyed now: nothing can DMA into the buffers
                 releasePending = false;
                 return n;
             }
@@ -490,16 +490,16 @@ public final class NvmfRdmaQpair implements NvmfTransport, RdmaCompletionSink {
 
     /** A failed start: the buffers go (the caller destroyed or keeps the verbs queue pair). */
     void releaseBuffersOnly() {
-        arena.close();
+        memory.close();
     }
 
     @Override
     public void releaseMemory() {
-        rq.destroy(); // the QP goes first: its posted receives point into the arena
+        rq.destroy(); // the QP goes first: its posted receives point into the buffers
         if (polling) {
             releasePending = true;
         } else {
-            arena.close();
+            memory.close();
         }
     }
 

@@ -1,6 +1,6 @@
 package io.jdoca.sta.nvmf.rdma;
 
-import java.lang.foreign.Arena;
+import io.jdoca.core.mem.NativeMemory;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -27,10 +27,10 @@ final class RdmaCapsuleRing {
     private int backlogCount;
     long reposts;
 
-    RdmaCapsuleRing(Arena arena, int slots, int capsuleSize) {
+    RdmaCapsuleRing(NativeMemory memory, int slots, int capsuleSize) {
         this.slots = slots;
         this.capsuleSize = capsuleSize;
-        this.area = arena.allocate((long) slots * capsuleSize, 4096);
+        this.area = memory.allocate((long) slots * capsuleSize, 4096);
         this.received = new int[slots];
         this.backlog = new int[slots];
     }

@@ -3,6 +3,7 @@ package io.jdoca.sta.nvmf.tcp;
 import static io.jdoca.sta.nvmf.tcp.NvmeTcpPdu.DIGEST_LEN;
 
 import io.jdoca.core.DocaError;
+import io.jdoca.core.mem.NativeMemory;
 import io.jdoca.sta.nvme.NvmeCommand;
 import io.jdoca.sta.nvme.NvmeCompletion;
 import io.jdoca.sta.nvme.NvmeStatus;
@@ -15,7 +16,6 @@ import io.jdoca.sta.nvmf.NvmfRequestPool;
 import io.jdoca.sta.nvmf.NvmfTransport;
 import io.jdoca.sta.nvmf.NvmfTransportType;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -46,7 +46,7 @@ public final class NvmfTcpQpair implements NvmfTransport {
     private final ByteChannel ch;
     private final SocketAddress remote;
     private final SocketAddress local;
-    private final Arena arena;
+    private final NativeMemory memory = new NativeMemory();
     private final int maxIo;
     private final int inCapsuleMax;
     private final int rxCap;
@@ -93,9 +93,8 @@ public final class NvmfTcpQpair implements NvmfTransport {
         this.inCapsuleMax = inCapsuleMax;
         this.rxCap = Math.max(maxIo, inCapsuleMax) + 512;
         this.txCap = 4 * maxIo + 4096;
-        this.arena = Arena.ofShared();
-        this.rx = arena.allocate(rxCap, 4096);
-        this.tx = arena.allocate(txCap, 4096);
+        this.rx = memory.allocate(rxCap, 4096);
+        this.tx = memory.allocate(txCap, 4096);
         this.rxBuf = rx.asByteBuffer();
         this.txBuf = tx.asByteBuffer();
         this.rxDigest = new PduDigest(rx);
@@ -563,7 +562,7 @@ public final class NvmfTcpQpair implements NvmfTransport {
 
     @Override
     public void releaseMemory() {
-        arena.close();
+        memory.close();
     }
 
     @Override
