@@ -5,7 +5,7 @@
 # runs the same fio jobs against jdoca sta-target (memory back-end, one IO engine, port 4420) and the kernel's
 # nvmet-rdma (null_blk, memory backed, port 4421), alternating A B A B; every job's JSON is /out/<target>-<job>-<n>.json
 # and /out/nvmf-rdma-perf.txt has one line per run: "<job> <target> <round> <iops>". PERF_RUNTIME (s, default 15),
-# PERF_ROUNDS (default 2), PERF_JOBS (default: all three), PERF_BACKEND (memory; null to see what the back-end's copy
+# PERF_ROUNDS (default 2), PERF_JOBS (default: all three), PERF_IO_THREADS (1), PERF_BACKEND (memory; null to see what the back-end's copy
 # costs), PERF_JFR=1 (a flight recording of the target over the measured rounds: /out/target.jfr and its hot methods in
 # /out/target-hot.txt). Emulated CPUs: only the ratio of the two targets in the same run means something.
 . /usr/lib/nvmevm/lib.sh
@@ -30,7 +30,7 @@ export JDOCA_JAVA_OPTS="${JDOCA_JAVA_OPTS:--XX:-TieredCompilation} -XX:ErrorFile
 
 modprobe nvme-rdma || fail "modprobe nvme-rdma"
 cat > /tmp/perf-target.json <<EOF
-{ "io_threads": 1,
+{ "io_threads": ${PERF_IO_THREADS:-1},
   "listeners": [ { "trtype": "rdma", "address": "$ADDR", "port": $PORT } ],
   "subsystems": [ { "nqn": "$NQN", "serial_number": "JDOCAPERF0001", "allow_any_host": true,
                     "namespaces": [ { "nsid": 1, "backend": "${PERF_BACKEND:-memory}", "size_mb": 512, "block_size": 4096 } ] } ] }
@@ -58,8 +58,11 @@ job randwrite-4k-qd16 randwrite 4k 16
 job read-128k-qd8 read 128k 8
 iops() { sed -n 's/.*"iops" *: *\([0-9.]*\).*/\1/p' "$1" | awk '$1 > 0 { print; exit }'; }
 run() {  # TARGET DEV JOB ROUND
+  # /proc/stat around each run: where the guest's two CPUs spent it (user, system, softirq, idle), per target
+  cat /proc/stat > "/out/$1-$3-$4.stat0"
   fio --filename="$2" --output-format=json --output="/out/$1-$3-$4.json" "/tmp/$3.fio" > /dev/null 2>&1 \
     || { echo "FAIL fio $3 on $1 round $4" >> "$R"; return; }
+  cat /proc/stat > "/out/$1-$3-$4.stat1"
   echo "$3 $1 $4 $(iops "/out/$1-$3-$4.json")" | tee -a "$R"
 }
 # Warm-up: the JIT compiles the data path before anything is counted (C2 only: a method runs interpreted
