@@ -129,6 +129,13 @@ public final class BenchCommand implements Callable<Integer> {
             if (r.note() != null) {
                 m.put("baseline_note", r.note());
             }
+            if (r.rounds() != null) {
+                List<Double> v = new ArrayList<>();
+                for (double x : r.rounds()) {
+                    v.add(round(x));
+                }
+                m.put("rounds", v);
+            }
             rows.add(m);
         }
         Path f = dir.resolve(suite + ".json");
@@ -182,6 +189,21 @@ public final class BenchCommand implements Callable<Integer> {
             if (r.note() != null) {
                 sb.append("no baseline for ").append(r.name()).append(": ").append(r.note())
                         .append(System.lineSeparator());
+            }
+        }
+        // The spread over rounds of every median figure: a run whose rounds disagree says so here.
+        for (BenchResult r : results) {
+            if (r.rounds() != null && r.rounds().length > 1) {
+                double lo = Double.MAX_VALUE;
+                double hi = -Double.MAX_VALUE;
+                StringBuilder each = new StringBuilder();
+                for (double x : r.rounds()) {
+                    lo = Math.min(lo, x);
+                    hi = Math.max(hi, x);
+                    each.append(each.isEmpty() ? "" : " ").append(num(x));
+                }
+                sb.append(String.format(Locale.ROOT, "rounds of %s: %s (min %s, max %s)%n", r.name(), each, num(lo),
+                        num(hi)));
             }
         }
         return sb.toString();

@@ -51,6 +51,19 @@ class BenchCommandTest {
         assertThat(rows.get(2).get("baseline_value").isNull()).isTrue();
     }
 
+    /** A median figure shows every round and the spread under the table, and keeps the rounds in the JSON. */
+    @Test
+    void aFigureOfSeveralRoundsShowsItsSpread(@TempDir Path dir) throws Exception {
+        List<BenchResult> rs = List.of(BenchResult.of("x.bw.gbps", "Gbit/s", 37.6, "socket", 12.0)
+                .withRounds(37.6, 21.0, 39.5), BenchResult.of("x.one.gbps", "Gbit/s", 1.0, "socket", 1.0));
+        String t = BenchCommand.table(rs);
+        assertThat(t.split("\\R")).contains("rounds of x.bw.gbps: 37.600 21.000 39.500 (min 21.000, max 39.500)")
+                .hasSize(4);
+        JsonNode rows = new ObjectMapper().readTree(BenchCommand.write(dir, "x", rs).toFile());
+        assertThat(rows.get(0).get("rounds").toString()).isEqualTo("[37.6,21.0,39.5]");
+        assertThat(rows.get(1).has("rounds")).isFalse();
+    }
+
     @Test
     void deviceOptionOnASuiteWithoutDevicesIsAOneLineErrorAndExit2(@TempDir Path dir) {
         ByteArrayOutputStream err = new ByteArrayOutputStream();

@@ -172,8 +172,12 @@ public final class NvmfSuite implements BenchSuite {
             for (int r = 0; r < FILE_ROUNDS; r++) {
                 ratio[r] = f[r] > 0 ? t[r] / f[r] : 0;
             }
+            double[] tk = new double[FILE_ROUNDS];
+            for (int r = 0; r < FILE_ROUNDS; r++) {
+                tk[r] = t[r] / 1000;
+            }
             out.add(new BenchResult("nvmf." + l.name() + ".kiops", "kIOPS", median(t) / 1000, base, median(f) / 1000,
-                    median(ratio)));
+                    median(ratio)).withRounds(tk));
             // CPU per I/O: the target process (the initiator not counted) vs the fio process.
             out.add(BenchResult.of("nvmf." + l.name() + ".cpu_us_per_io", "us", median(tcpu), base, median(fcpu)));
         }

@@ -130,11 +130,14 @@ public final class RdmaSuite implements BenchSuite.OnDevice {
                 double rawP50 = raw.getValueAtPercentile(50) / 1000.0;
                 double rawP99 = raw.getValueAtPercentile(99) / 1000.0;
                 out.add(BenchResult.of(p + "write_64k.gbps", "Gbit/s", bw,
-                        shm ? "memcpy_64k.gbps" : "socket_stream_64k.gbps", shm ? memcpy64 : stream64));
+                        shm ? "memcpy_64k.gbps" : "socket_stream_64k.gbps", shm ? memcpy64 : stream64)
+                        .withRounds(scaled(w64, K64 * 8 / 1e9)));
                 out.add(BenchResult.of(p + "read_64k.gbps", "Gbit/s", br,
-                        shm ? "memcpy_64k.gbps" : "socket_stream_64k.gbps", shm ? memcpy64 : stream64));
+                        shm ? "memcpy_64k.gbps" : "socket_stream_64k.gbps", shm ? memcpy64 : stream64)
+                        .withRounds(scaled(r64, K64 * 8 / 1e9)));
                 out.add(BenchResult.of(p + "write_4k.mops", "Mop/s", median(w4) / 1e6,
-                        shm ? "memcpy_4k.mops" : "socket_stream_4k.mops", shm ? memcpy4 : stream4));
+                        shm ? "memcpy_4k.mops" : "socket_stream_4k.mops", shm ? memcpy4 : stream4)
+                        .withRounds(scaled(w4, 1e-6)));
                 out.add(BenchResult.of(p + "send_recv_rtt_p50.us", "us", h.getValueAtPercentile(50) / 1000.0,
                         "socket_pingpong_p50.us", rawP50));
                 out.add(BenchResult.of(p + "send_recv_rtt_p99.us", "us", h.getValueAtPercentile(99) / 1000.0,
@@ -143,6 +146,14 @@ public final class RdmaSuite implements BenchSuite.OnDevice {
             }
         }
         return out;
+    }
+
+    private static double[] scaled(double[] v, double f) {
+        double[] s = new double[v.length];
+        for (int i = 0; i < v.length; i++) {
+            s[i] = v[i] * f;
+        }
+        return s;
     }
 
     private static double median(double[] v) {
