@@ -1,12 +1,10 @@
 package io.jdoca.systemtests.sta;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jdoca.testkit.JavaProcess;
-import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,7 +12,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,11 +36,7 @@ class SpdkCompatSystemTest {
 
     @Test
     void rpcPyBuildsATargetThatSaveConfigReplays() throws Exception {
-        Path shared = JavaProcess.sharedDir();
-        assumeTrue(shared != null, "SKIPPED: ../shared (SPDK's rpc.py) is absent on this clone");
-        Path rpcPy = shared.resolve("spdk-rpc/scripts/rpc.py");
-        assumeTrue(Files.isRegularFile(rpcPy), "SKIPPED: " + rpcPy + " not found");
-        assumeTrue(python3(), "SKIPPED: python3 is not installed");
+        Path rpcPy = SpdkRpcPy.locate();
         Path disk = dir.resolve("disk.img");
         try (RandomAccessFile f = new RandomAccessFile(disk.toFile(), "rw")) {
             f.setLength(32L << 20);
@@ -55,7 +48,7 @@ class SpdkCompatSystemTest {
         try (JavaProcess tgt = JavaProcess.start("sta-target", "io.jdoca.cli.Main", List.of("sta-target", "-r",
                 sock.toString(), "--metrics-port", String.valueOf(metrics)))) {
             tgt.awaitOutput("STA TARGET READY", T);
-            Rpc rpc = new Rpc(rpcPy, sock);
+            SpdkRpcPy rpc = new SpdkRpcPy(rpcPy, sock, false);
             rpc.ok("framework_wait_init");
             JsonNode v = rpc.json("spdk_get_version");
             assertThat(v.get("version").asText()).contains("SPDK");
@@ -165,7 +158,7 @@ class SpdkCompatSystemTest {
         try (JavaProcess tgt = JavaProcess.start("sta-target-2", "io.jdoca.cli.Main",
                 List.of("sta-target", "-c", saved.toString(), "-r", sock2.toString()))) {
             tgt.awaitOutput("STA TARGET READY", T);
-            Rpc rpc = new Rpc(rpcPy, sock2);
+            SpdkRpcPy rpc = new SpdkRpcPy(rpcPy, sock2, false);
             JsonNode sub = rpc.json("nvmf_get_subsystems", CNODE).get(0);
             assertThat(sub.get("namespaces")).hasSize(2);
             assertThat(sub.get("namespaces").get(1).get("bdev_name").asText()).isEqualTo("AIO0");
@@ -216,47 +209,6 @@ class SpdkCompatSystemTest {
                 assertThat(p.output()).contains("verify mismatch");
             }
             return rc;
-        }
-    }
-
-    private static boolean python3() {
-        try {
-            Process p = new ProcessBuilder("python3", "--version").redirectErrorStream(true).start();
-            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    /** SPDK's rpc.py on one socket. */
-    private record Rpc(Path rpcPy, Path sock) {
-        String run(int want, String... args) throws Exception {
-            List<String> cmd = new ArrayList<>(List.of("python3", rpcPy.toString(), "-s", sock.toString(), "-t", "60"));
-            cmd.addAll(List.of(args));
-            try (JavaProcess p = JavaProcess.startCommand("rpc.py", cmd)) {
-                int code = p.awaitExit(T);
-                if (want == 0) {
-                    assertThat(code).as("%s:\n%s", cmd, p.output()).isZero();
-                } else {
-                    assertThat(code).as("%s:\n%s", cmd, p.output()).isNotZero();
-                }
-                return p.output();
-            }
-        }
-
-        String ok(String... args) throws Exception {
-            return run(0, args);
-        }
-
-        String fails(String... args) throws Exception {
-            return run(1, args);
-        }
-
-        JsonNode json(String... args) throws Exception {
-            return M.readTree(ok(args));
         }
     }
 }

@@ -3,11 +3,9 @@ package io.jdoca.systemtests.sta;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jdoca.testkit.JavaProcess;
-import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +15,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,11 +43,7 @@ class SpdkRpcShapeSystemTest {
     void everyIssue30RpcAnswersInSpdksShape() throws Exception {
         assumeTrue(!Boolean.parseBoolean(System.getProperty("jdoca.skipInterop", "true")),
                 "interop tests run with -Pinterop");
-        Path shared = JavaProcess.sharedDir();
-        assumeTrue(shared != null, "SKIPPED: ../shared (SPDK's rpc.py) is absent on this clone");
-        Path rpcPy = shared.resolve("spdk-rpc/scripts/rpc.py");
-        assumeTrue(Files.isRegularFile(rpcPy), "SKIPPED: " + rpcPy + " not found");
-        assumeTrue(python3(), "SKIPPED: python3 is not installed");
+        Path rpcPy = SpdkRpcPy.locate();
         try (InputStream in = getClass().getResourceAsStream("/spdk/rpc-fixtures.json")) {
             fixtures = M.readTree(in).get("methods");
         }
@@ -75,7 +68,7 @@ class SpdkRpcShapeSystemTest {
         Path sock = dir.resolve("spdk.sock");
         try (JavaProcess tgt = JavaProcess.start("sta-target", "io.jdoca.cli.Main", List.of("sta-target",
                 "--wait-for-rpc", "-c", cfg.toString(), "-r", sock.toString()))) {
-            Rpc rpc = new Rpc(rpcPy, sock);
+            SpdkRpcPy rpc = new SpdkRpcPy(rpcPy, sock, true);
             awaitSocket(sock, tgt);
             check(rpc, "nvmf_set_config", "nvmf_set_config", "-d", "match_any");
             assertThat(rpc.fails("bdev_get_bdevs")).contains("\"code\": -1");
@@ -136,7 +129,7 @@ class SpdkRpcShapeSystemTest {
     }
 
     /** Runs rpc.py, compares the answer's result with the fixture of {@code method}, returns it. */
-    private JsonNode check(Rpc rpc, String method, String... args) throws Exception {
+    private JsonNode check(SpdkRpcPy rpc, String method, String... args) throws Exception {
         JsonNode result = rpc.result(args);
         JsonNode f = fixtures.get(method);
         assertThat(f).as("fixture for " + method).isNotNull();
@@ -180,55 +173,5 @@ class SpdkRpcShapeSystemTest {
             Thread.onSpinWait();
         }
         assertThat(Files.exists(sock)).as(tgt.output()).isTrue();
-    }
-
-    private static boolean python3() {
-        try {
-            Process p = new ProcessBuilder("python3", "--version").redirectErrorStream(true).start();
-            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    /** SPDK's rpc.py on one socket, verbose, so the raw JSON-RPC response is in its output. */
-    private record Rpc(Path rpcPy, Path sock) {
-        String run(int want, String... args) throws Exception {
-            List<String> cmd = new ArrayList<>(List.of("python3", rpcPy.toString(), "-s", sock.toString(), "-t",
-                    "60", "-v"));
-            cmd.addAll(List.of(args));
-            try (JavaProcess p = JavaProcess.startCommand("rpc.py", cmd)) {
-                int code = p.awaitExit(T);
-                if (want == 0) {
-                    assertThat(code).as("%s:\n%s", cmd, p.output()).isZero();
-                } else {
-                    assertThat(code).as("%s:\n%s", cmd, p.output()).isNotZero();
-                }
-                return p.output();
-            }
-        }
-
-        String ok(String... args) throws Exception {
-            return run(0, args);
-        }
-
-        String fails(String... args) throws Exception {
-            return run(1, args);
-        }
-
-        /** The {@code result} of the response rpc.py logged (its -v prints "response:" and the JSON). */
-        JsonNode result(String... args) throws Exception {
-            String out = ok(args);
-            int at = out.lastIndexOf("response:");
-            assertThat(at).as(out).isNotNegative();
-            try (JsonParser p = M.createParser(out.substring(out.indexOf('{', at)))) {
-                JsonNode resp = M.readTree(p);
-                assertThat(resp.has("result")).as(out).isTrue();
-                return resp.get("result");
-            }
-        }
     }
 }

@@ -1,7 +1,6 @@
 package io.jdoca.systemtests.sta;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -14,7 +13,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -86,36 +84,30 @@ class StaManagementSystemTest {
      */
     @Test
     void spdkRpcPyDrivesTheTargetAndListenersArePerSubsystem() throws Exception {
-        Path shared = JavaProcess.sharedDir();
-        assumeTrue(shared != null, "SKIPPED: ../shared (SPDK's rpc.py) is absent on this clone");
-        Path rpcPy = shared.resolve("spdk-rpc/scripts/rpc.py");
-        assumeTrue(Files.isRegularFile(rpcPy), "SKIPPED: " + rpcPy + " not found");
-        assumeTrue(python3(), "SKIPPED: python3 is not installed");
         Path sock = dir.resolve("spdk.sock");
+        SpdkRpcPy rpc = new SpdkRpcPy(SpdkRpcPy.locate(), sock, false);
         int general = JavaProcess.freePort();
         try (JavaProcess tgt = target(config(sock, general))) {
             tgt.awaitOutput("STA TARGET READY", T);
-            JsonNode methods = M.readTree(rpcPy(rpcPy, sock, 0, "rpc_get_methods"));
+            JsonNode methods = rpc.json("rpc_get_methods");
             assertThat(methods.toString()).contains("nvmf_create_subsystem", "nvmf_subsystem_add_host",
                     "nvmf_get_subsystems",
                     "nvmf_delete_subsystem");
-            rpcPy(rpcPy, sock, 0, "nvmf_create_subsystem", CNODE, "-a", "-s", "SPDK00000000000001", "-d",
-                    "jdoca rpc.py");
-            rpcPy(rpcPy, sock, 0, "nvmf_subsystem_add_host", CNODE, HOST);
+            rpc.ok("nvmf_create_subsystem", CNODE, "-a", "-s", "SPDK00000000000001", "-d", "jdoca rpc.py");
+            rpc.ok("nvmf_subsystem_add_host", CNODE, HOST);
             staRpc(sock, "nvmf_subsystem_add_ns", "nqn=" + CNODE, "backend=memory", "size_mb=16", "block_size=4096");
 
             // No listener yet: the new subsystem is not reachable on the JSON's listener.
             assertThat(perf(general, CNODE)).isNotZero();
             int own = JavaProcess.freePort();
-            rpcPy(rpcPy, sock, 0, "nvmf_subsystem_add_listener", CNODE, "-t", "tcp", "-a", "127.0.0.1", "-s",
-                    String.valueOf(own));
+            rpc.ok("nvmf_subsystem_add_listener", CNODE, "-t", "tcp", "-a", "127.0.0.1", "-s", String.valueOf(own));
             assertThat(perf(own, CNODE)).isZero();
             assertThat(perf(general, CNODE)).as("still not on the other listener").isNotZero();
             assertThat(perf(own, "nqn.2024-01.io.jdoca:cfg")).as("the JSON's subsystem is not on cnode1's "
                     + "listener").isNotZero();
             assertThat(perf(general, "nqn.2024-01.io.jdoca:cfg")).isZero();
 
-            JsonNode subs = M.readTree(rpcPy(rpcPy, sock, 0, "nvmf_get_subsystems"));
+            JsonNode subs = rpc.json("nvmf_get_subsystems");
             JsonNode cnode = null;
             for (JsonNode s : subs) {
                 if (s.path("nqn").asText().equals(CNODE)) {
@@ -134,42 +126,15 @@ class StaManagementSystemTest {
             assertThat(cnode.get("namespaces").get(0).get("nsid").asInt()).isEqualTo(1);
 
             // Wrong parameters come back as JSON-RPC -32602 naming the field; rpc.py exits non-zero.
-            assertThat(rpcPy(rpcPy, sock, 1, "nvmf_create_subsystem", "not-an-nqn")).contains("-32602").contains("nqn");
-            assertThat(rpcPy(rpcPy, sock, 1, "nvmf_subsystem_add_host", CNODE,
+            assertThat(rpc.fails("nvmf_create_subsystem", "not-an-nqn")).contains("-32602").contains("nqn");
+            assertThat(rpc.fails("nvmf_subsystem_add_host", CNODE,
                     "h1")).contains("-32602").contains("host");
 
-            rpcPy(rpcPy, sock, 0, "nvmf_delete_subsystem", CNODE);
-            assertThat(rpcPy(rpcPy, sock, 0, "nvmf_get_subsystems")).doesNotContain(CNODE);
+            rpc.ok("nvmf_delete_subsystem", CNODE);
+            assertThat(rpc.ok("nvmf_get_subsystems")).doesNotContain(CNODE);
             assertThat(perf(own, CNODE)).isNotZero(); // its listener closed with it: connection refused
             tgt.terminate();
             tgt.awaitExit(T);
-        }
-    }
-
-    private static boolean python3() {
-        try {
-            Process p = new ProcessBuilder("python3", "--version").redirectErrorStream(true).start();
-            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    /** Runs rpc.py; checks its exit status (0, or any non-zero when {@code rc} is 1); returns its output. */
-    private static String rpcPy(Path rpcPy, Path sock, int rc, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("python3", rpcPy.toString(), "-s", sock.toString(), "-t", "60"));
-        cmd.addAll(List.of(args));
-        try (JavaProcess p = JavaProcess.startCommand("rpc.py", cmd)) {
-            int code = p.awaitExit(T);
-            if (rc == 0) {
-                assertThat(code).as("%s:\n%s", cmd, p.output()).isZero();
-            } else {
-                assertThat(code).as("%s:\n%s", cmd, p.output()).isNotZero();
-            }
-            return p.output();
         }
     }
 
