@@ -136,6 +136,28 @@ public final class RdmaSampleCommands {
         }
     }
 
+    /** The requesters that write a string ({@code -w}, DOCA's flag). */
+    abstract static class Writing extends Base {
+        @Option(names = {"-w", "--write-string"}, description = "String to write (default: \"Hi DOCA RDMA!\")")
+        String write;
+
+        @Override
+        String text() {
+            return write;
+        }
+    }
+
+    /** The senders of a string ({@code -s}, DOCA's flag). */
+    abstract static class Sending extends Base {
+        @Option(names = {"-s", "--send-string"}, description = "String to send (default: \"Hi DOCA RDMA!\")")
+        String send;
+
+        @Override
+        String text() {
+            return send;
+        }
+    }
+
     @Command(name = "rdma-read-requester", description = "DOCA RDMA sample: reads the responder's buffer.")
     static final class ReadRequester extends Base {
         @Override
@@ -162,18 +184,10 @@ public final class RdmaSampleCommands {
     }
 
     @Command(name = "rdma-write-requester", description = "DOCA RDMA sample: writes a string into the responder.")
-    static final class WriteRequester extends Base {
-        @Option(names = {"-w", "--write-string"}, description = "String to write (default: \"Hi DOCA RDMA!\")")
-        String write;
-
+    static final class WriteRequester extends Writing {
         @Override
         RdmaSamples sample() {
             return RdmaSamples.WRITE_REQUESTER;
-        }
-
-        @Override
-        String text() {
-            return write;
         }
     }
 
@@ -188,18 +202,10 @@ public final class RdmaSampleCommands {
 
     @Command(name = "rdma-write-immediate-requester", description = "DOCA RDMA sample: writes a string into the "
             + "responder with a 32-bit immediate.")
-    static final class WriteImmediateRequester extends Base {
-        @Option(names = {"-w", "--write-string"}, description = "String to write (default: \"Hi DOCA RDMA!\")")
-        String write;
-
+    static final class WriteImmediateRequester extends Writing {
         @Override
         RdmaSamples sample() {
             return RdmaSamples.WRITE_IMMEDIATE_REQUESTER;
-        }
-
-        @Override
-        String text() {
-            return write;
         }
     }
 
@@ -213,18 +219,10 @@ public final class RdmaSampleCommands {
     }
 
     @Command(name = "rdma-send", description = "DOCA RDMA sample: sends a string.")
-    static final class Send extends Base {
-        @Option(names = {"-s", "--send-string"}, description = "String to send (default: \"Hi DOCA RDMA!\")")
-        String send;
-
+    static final class Send extends Sending {
         @Override
         RdmaSamples sample() {
             return RdmaSamples.SEND;
-        }
-
-        @Override
-        String text() {
-            return send;
         }
     }
 
@@ -237,18 +235,10 @@ public final class RdmaSampleCommands {
     }
 
     @Command(name = "rdma-send-immediate", description = "DOCA RDMA sample: sends a string with a 32-bit immediate.")
-    static final class SendImmediate extends Base {
-        @Option(names = {"-s", "--send-string"}, description = "String to send (default: \"Hi DOCA RDMA!\")")
-        String send;
-
+    static final class SendImmediate extends Sending {
         @Override
         RdmaSamples sample() {
             return RdmaSamples.SEND_IMMEDIATE;
-        }
-
-        @Override
-        String text() {
-            return send;
         }
     }
 
