@@ -146,7 +146,7 @@ final class PeEventHandle implements AutoCloseable {
      * the number of ready fds (0 on timeout or EINTR). Owner thread; allocation-free.
      */
     int await(long timeoutNanos) {
-        int n = Epoll.await(epfd, events, MAX_EVENTS, timeoutNanos, ts);
+        int n = Epoll.awaitQuiet(epfd, events, MAX_EVENTS, timeoutNanos, ts);
         return n > 0 ? dispatch(n) : 0;
     }
 

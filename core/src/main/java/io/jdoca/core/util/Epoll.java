@@ -85,6 +85,20 @@ public final class Epoll {
             JAVA_INT));
     private static final MethodHandle TIMERFD_SETTIME = fn("timerfd_settime", FunctionDescriptor.of(JAVA_INT,
             JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    // The same calls without errno capture, for the idle path: capturing makes the JDK slice the capture segment on
+    // every call (SharedUtils.checkCaptureSegment), 40 bytes whenever escape analysis fails to remove it, which it
+    // did in one CI JVM (PeNotificationHandleTest). These report failure only; a caller that needs errno retries the
+    // call through the capturing handle, where repeating it is harmless.
+    private static final MethodHandle READ_Q = quiet("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS,
+            JAVA_LONG));
+    private static final MethodHandle WRITE_Q = quiet("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS,
+            JAVA_LONG));
+    private static final MethodHandle WAIT_Q = quiet("epoll_wait", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS,
+            JAVA_INT, JAVA_INT));
+    private static final MethodHandle PWAIT2_Q = quiet("epoll_pwait2", FunctionDescriptor.of(JAVA_INT, JAVA_INT,
+            ADDRESS, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle TIMERFD_SETTIME_Q = quiet("timerfd_settime", FunctionDescriptor.of(JAVA_INT,
+            JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
     private static final MethodHandle SOCKETPAIR = fn("socketpair", FunctionDescriptor.of(JAVA_INT, JAVA_INT,
             JAVA_INT, JAVA_INT, ADDRESS));
     /** {@code struct itimerspec}: interval, then first expiry (two {@link #TIMESPEC}s). */
@@ -110,10 +124,16 @@ public final class Epoll {
         return libc.find(name).map(a -> l.downcallHandle(a, fd, ERRNO)).orElse(null);
     }
 
+    private static MethodHandle quiet(String name, FunctionDescriptor fd) {
+        Linker l = Linker.nativeLinker();
+        return l.defaultLookup().find(name).map(a -> l.downcallHandle(a, fd)).orElse(null);
+    }
+
     /** True when epoll, eventfd, timerfd, read, write and close could all be bound. */
     public static boolean isAvailable() {
         return CREATE != null && CTL != null && WAIT != null && EVENTFD != null && READ != null && WRITE != null
-                && CLOSE != null && TIMERFD_CREATE != null && TIMERFD_SETTIME != null;
+                && CLOSE != null && TIMERFD_CREATE != null && TIMERFD_SETTIME != null && READ_Q != null
+                && WRITE_Q != null && WAIT_Q != null && TIMERFD_SETTIME_Q != null;
     }
 
     private static int errno(MemorySegment cap) {
@@ -161,8 +181,11 @@ public final class Epoll {
         spec.fill((byte) 0);
         spec.set(JAVA_LONG, 16, nanos / 1_000_000_000L);
         spec.set(JAVA_LONG, 24, nanos % 1_000_000_000L);
-        MemorySegment cap = CAP.get();
         try {
+            if ((int) TIMERFD_SETTIME_Q.invokeExact(timerfd, 0, spec, MemorySegment.NULL) == 0) {
+                return 0;
+            }
+            MemorySegment cap = CAP.get(); // failed: again, capturing errno (setting the same time twice is harmless)
             int rc = (int) TIMERFD_SETTIME.invokeExact(cap, timerfd, 0, spec, MemorySegment.NULL);
             return rc == 0 ? 0 : -errno(cap);
         } catch (Throwable t) {
@@ -279,10 +302,35 @@ public final class Epoll {
         return rc >= 0 ? rc : -errno(cap);
     }
 
+    /**
+     * {@link #await} without errno: the number of ready events, 0 on timeout, or -1 on any failure ({@code EINTR}
+     * included). For an owner's idle wait that treats every failure as "nothing ready". Allocation-free.
+     */
+    public static int awaitQuiet(int epfd, MemorySegment events, int max, long timeoutNanos, MemorySegment ts) {
+        int rc;
+        try {
+            if (PWAIT2_Q != null && timeoutNanos >= 0) {
+                ts.set(JAVA_LONG, 0, timeoutNanos / 1_000_000_000L);
+                ts.set(JAVA_LONG, 8, timeoutNanos % 1_000_000_000L);
+                rc = (int) PWAIT2_Q.invokeExact(epfd, events, max, ts, MemorySegment.NULL);
+            } else {
+                int ms = timeoutNanos < 0 ? -1 : (int) Math.min(Integer.MAX_VALUE, (timeoutNanos
+                        + 999_999) / 1_000_000);
+                rc = (int) WAIT_Q.invokeExact(epfd, events, max, ms);
+            }
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+        return rc >= 0 ? rc : -1;
+    }
+
     /** Adds 1 to an eventfd's counter (it becomes readable). Any thread; allocation-free. */
     public static void signal(int eventfd) {
-        MemorySegment cap = CAP.get();
         try {
+            if ((long) WRITE_Q.invokeExact(eventfd, ONE, 8L) == 8L) {
+                return;
+            }
+            MemorySegment cap = CAP.get(); // failed: again, capturing errno (one more increment is harmless)
             long n = (long) WRITE.invokeExact(cap, eventfd, ONE, 8L);
             if (n < 0 && errno(cap) != EAGAIN) {
                 throw new IllegalStateException("write(eventfd) failed: errno " + errno(cap));
@@ -296,9 +344,8 @@ public final class Epoll {
 
     /** Reads an eventfd's counter back to 0 ({@code scratch}: 8 bytes of the reader's); true if it was set. */
     public static boolean drain(int eventfd, MemorySegment scratch) {
-        MemorySegment cap = CAP.get();
         try {
-            return (long) READ.invokeExact(cap, eventfd, scratch, 8L) == 8L;
+            return (long) READ_Q.invokeExact(eventfd, scratch, 8L) == 8L;
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }

@@ -272,8 +272,8 @@ class PeNotificationHandleTest {
                 pe.clearNotification();
                 pe.progress();
             });
-            assertThat(res.bytes()).as("bytes allocated over %d notification cycles (handle: %s)", res.ops(),
-                    withHandle).isZero();
+            assertThat(res.bytes()).as("bytes allocated over %d notification cycles (handle: %s): %s", res.ops(),
+                    withHandle, res).isZero();
         } finally {
             pe.close();
         }
