@@ -28,11 +28,6 @@ public final class NativeMemory implements AutoCloseable {
     private final List<MemorySegment> allocations = new ArrayList<>();
     private boolean closed;
 
-    /** The arena the segments belong to (for APIs that take one, e.g. to allocate more from it). */
-    public Arena arena() {
-        return arena;
-    }
-
     /** {@code size} zero-filled bytes aligned to {@code align}, released by {@link #close}. Control path. */
     public MemorySegment allocate(long size, long align) {
         if (closed) {
