@@ -26,6 +26,10 @@ public final class NvmeOpcode {
     public static final int IO_COMPARE = 0x05;
     public static final int IO_WRITE_ZEROES = 0x08;
     public static final int IO_DATASET_MANAGEMENT = 0x09;
+    public static final int IO_RESERVATION_REGISTER = 0x0d;
+    public static final int IO_RESERVATION_REPORT = 0x0e;
+    public static final int IO_RESERVATION_ACQUIRE = 0x11;
+    public static final int IO_RESERVATION_RELEASE = 0x15;
     // Fabrics.
     public static final int FABRICS = 0x7f;
     public static final int FCTYPE_PROPERTY_SET = 0x00;

@@ -11,6 +11,8 @@ public final class NvmeStatus {
     public static final int SCT_GENERIC = 0;
     public static final int SCT_COMMAND_SPECIFIC = 1;
     public static final int SCT_MEDIA = 2;
+    /** Path related status (Base 2.0 figure 101): the host may retry on another path, so never DNR. */
+    public static final int SCT_PATH = 3;
 
     public static final int SUCCESS = 0;
     // Generic command status (SCT 0), Base 2.0 figure 97.
@@ -26,6 +28,8 @@ public final class NvmeStatus {
     public static final int SGL_DESCRIPTOR_TYPE_INVALID = of(SCT_GENERIC, 0x11, true);
     public static final int COMMAND_INTERRUPTED = of(SCT_GENERIC, 0x21, false);
     public static final int TRANSIENT_TRANSPORT_ERROR = of(SCT_GENERIC, 0x22, false);
+    /** Reservation Conflict (Base 2.0 §8.19.2): the command will not succeed until the reservation changes. */
+    public static final int RESERVATION_CONFLICT = of(SCT_GENERIC, 0x18, true);
     public static final int LBA_OUT_OF_RANGE = of(SCT_GENERIC, 0x80, true);
     public static final int CAPACITY_EXCEEDED = of(SCT_GENERIC, 0x81, true);
     public static final int NAMESPACE_NOT_READY = of(SCT_GENERIC, 0x82, false);
@@ -43,6 +47,10 @@ public final class NvmeStatus {
     public static final int CONNECT_INVALID_HOST = of(SCT_COMMAND_SPECIFIC, 0x84, true);
     // Media errors (SCT 2).
     public static final int COMPARE_FAILURE = of(SCT_MEDIA, 0x85, false);
+    // Path related (SCT 3): Asymmetric Namespace Access states a path reports (Base 2.0 §8.1.3).
+    public static final int ANA_PERSISTENT_LOSS = of(SCT_PATH, 0x01, false);
+    public static final int ANA_INACCESSIBLE = of(SCT_PATH, 0x02, false);
+    public static final int ANA_TRANSITION = of(SCT_PATH, 0x03, false);
 
     private NvmeStatus() {
     }
