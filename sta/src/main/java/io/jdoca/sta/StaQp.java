@@ -3,6 +3,7 @@ package io.jdoca.sta;
 import io.jdoca.core.DocaError;
 import io.jdoca.sta.nvme.NvmeCommand;
 import io.jdoca.sta.nvmf.NvmfCommandExecutor;
+import io.jdoca.sta.nvmf.NvmfListenerAna;
 import io.jdoca.sta.nvmf.NvmfQpair;
 import io.jdoca.sta.nvmf.NvmfQpairEvents;
 import io.jdoca.sta.nvmf.NvmfQpairState;
@@ -149,6 +150,16 @@ public final class StaQp implements NvmfQpairEvents {
     @Override
     public void onTransportError(String operation, DocaError why, int detail) {
         io.teardown(this, operation, why, detail);
+    }
+
+    /**
+     * jdoca extension (no DOCA counterpart: DOCA's STA leaves ANA and reservations to the
+     * application): the path this I/O queue came in on and its host, checked by the engine before
+     * each I/O. {@code ana} null: the subsystem reports no ANA. The QP's IO thread, once the
+     * I/O-queue Connect was accepted.
+     */
+    public void setPath(NvmfListenerAna ana, long hostIdHi, long hostIdLo) {
+        qpair.setPath(ana, hostIdHi, hostIdLo);
     }
 
     // ------------------------------------------------------------------ engine

@@ -277,6 +277,9 @@ public record TargetConfig(
      * @param listeners    if present, the only listeners this subsystem is reachable on (SPDK's
      *                     per-subsystem listen addresses; they are opened if not already); absent =
      *                     every listener of the target
+     * @param anaReporting report Asymmetric Namespace Access (SPDK's {@code ana_reporting}, {@code -r})
+     * @param minCntlid    lowest controller id this target hands out for the subsystem (SPDK's {@code -i})
+     * @param maxCntlid    highest one (SPDK's {@code -I}): two targets serving one NQN take disjoint ranges
      */
     public record SubsystemConfig(
             @JsonProperty("nqn") String nqn,
@@ -285,9 +288,19 @@ public record TargetConfig(
             @JsonProperty("allow_any_host") Boolean allowAnyHost,
             @JsonProperty("hosts") List<String> hosts,
             @JsonProperty("namespaces") List<NamespaceConfig> namespaces,
-            @JsonProperty("listeners") List<ListenerConfig> listeners) {
+            @JsonProperty("listeners") List<ListenerConfig> listeners,
+            @JsonProperty("ana_reporting") Boolean anaReporting,
+            @JsonProperty("min_cntlid") Integer minCntlid,
+            @JsonProperty("max_cntlid") Integer maxCntlid) {
+        /** Controller ids a subsystem may hand out (NVMe Base 2.0: FFF0h..FFFFh are reserved). */
+        public static final int CNTLID_MIN = 1;
+        public static final int CNTLID_MAX = 0xffef;
+
         public SubsystemConfig {
             allowAnyHost = allowAnyHost == null ? Boolean.FALSE : allowAnyHost;
+            anaReporting = anaReporting == null ? Boolean.FALSE : anaReporting;
+            minCntlid = minCntlid == null ? CNTLID_MIN : minCntlid;
+            maxCntlid = maxCntlid == null ? CNTLID_MAX : maxCntlid;
             hosts = hosts == null ? List.of() : List.copyOf(hosts);
             namespaces = namespaces == null ? List.of() : List.copyOf(namespaces);
         }
@@ -300,6 +313,13 @@ public record TargetConfig(
             }
             checkAscii(f(where, "serial_number"), serialNumber, 20);
             checkAscii(f(where, "model_number"), modelNumber, 40);
+            if (minCntlid < CNTLID_MIN || minCntlid > CNTLID_MAX) {
+                throw new ConfigException(f(where, "min_cntlid"), minCntlid + " is out of range 1..65519");
+            }
+            if (maxCntlid < minCntlid || maxCntlid > CNTLID_MAX) {
+                throw new ConfigException(f(where, "max_cntlid"), maxCntlid + " is out of range " + minCntlid
+                        + "..65519 (min_cntlid..65519)");
+            }
             for (int j = 0; j < hosts.size(); j++) {
                 Nqn.check(f(where, "hosts[" + j + "]"), hosts.get(j));
             }
@@ -323,6 +343,16 @@ public record TargetConfig(
                                List<String> hosts, List<NamespaceConfig> namespaces) {
             this(nqn, serialNumber, modelNumber, allowAnyHost, hosts, namespaces, null);
         }
+
+        public SubsystemConfig(String nqn, String serialNumber, String modelNumber, Boolean allowAnyHost,
+                               List<String> hosts, List<NamespaceConfig> namespaces, List<ListenerConfig> listeners) {
+            this(nqn, serialNumber, modelNumber, allowAnyHost, hosts, namespaces, listeners, null, null, null);
+        }
+
+        /** Whether this subsystem's controller ids were chosen by the operator (not SPDK's full default range). */
+        public boolean explicitCntlidRange() {
+            return minCntlid != CNTLID_MIN || maxCntlid != CNTLID_MAX;
+        }
     }
 
     /**
@@ -335,6 +365,7 @@ public record TargetConfig(
      * @param blockSize logical block size, 512 or 4096
      * @param path      file or block device path (file back-end)
      * @param uuid      namespace UUID (optional; derived from NQN and nsid when absent)
+     * @param anagrpid  ANA group (optional; SPDK's default: the nsid)
      */
     public record NamespaceConfig(
             @JsonProperty("nsid") Integer nsid,
@@ -342,12 +373,19 @@ public record TargetConfig(
             @JsonProperty("size_mb") Long sizeMb,
             @JsonProperty("block_size") Integer blockSize,
             @JsonProperty("path") String path,
-            @JsonProperty("uuid") String uuid) {
+            @JsonProperty("uuid") String uuid,
+            @JsonProperty("anagrpid") Integer anagrpid) {
         public NamespaceConfig {
             nsid = nsid == null ? 0 : nsid;
             backend = backend == null ? "memory" : backend;
             sizeMb = sizeMb == null ? 0L : sizeMb;
             blockSize = blockSize == null ? 4096 : blockSize;
+            anagrpid = anagrpid == null ? 0 : anagrpid;
+        }
+
+        public NamespaceConfig(Integer nsid, String backend, Long sizeMb, Integer blockSize, String path,
+                               String uuid) {
+            this(nsid, backend, sizeMb, blockSize, path, uuid, null);
         }
 
         /**
@@ -359,6 +397,10 @@ public record TargetConfig(
             if (nsid < 0 || nsid > io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM) {
                 throw new ConfigException(f(where, "nsid"), nsid + " is out of range 1.."
                         + io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM + " (0 = next free)");
+            }
+            if (anagrpid < 0 || anagrpid > io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM) {
+                throw new ConfigException(f(where, "anagrpid"), anagrpid + " is out of range 1.."
+                        + io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM + " (0 = the nsid)");
             }
             if (blockSize != 512 && blockSize != 4096) {
                 throw new ConfigException(f(where, "block_size"), blockSize + " must be 512 or 4096");

@@ -5,6 +5,7 @@ import io.jdoca.nvmf.bdev.Bdev;
 import io.jdoca.nvmf.config.JsonParams;
 import io.jdoca.nvmf.tgt.NvmfSubsystem;
 import io.jdoca.nvmf.tgt.NvmfTarget;
+import io.jdoca.nvmf.tgt.NvmfTargetOps;
 import io.jdoca.sta.StaNamespace;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -110,6 +111,35 @@ final class FrameworkRpcs implements RpcRegistry.Family {
         return out;
     }
 
+    /**
+     * The ANA states that differ from the default (optimized), as nvmf_subsystem_listener_set_ana_state
+     * entries after the listeners (SPDK's save_config leaves them out; a restart would lose them).
+     */
+    private static List<Map<String, Object>> anaStates(NvmfTarget t, NvmfSubsystem s) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        if (!s.anaReporting()) {
+            return out;
+        }
+        for (Map<String, Object> l : NvmfTargetOps.listeners(t, s.nqn())) {
+            Object states = l.get("ana_states");
+            if (!(states instanceof List<?> list)) {
+                continue;
+            }
+            for (Object o : list) {
+                Map<?, ?> g = (Map<?, ?>) o;
+                if (!"optimized".equals(g.get("ana_state"))) {
+                    Map<String, Object> p = new LinkedHashMap<>();
+                    p.put("nqn", s.nqn());
+                    p.put("listen_address", l.get("address"));
+                    p.put("ana_state", g.get("ana_state"));
+                    p.put("anagrpid", g.get("ana_group"));
+                    out.add(entry("nvmf_subsystem_listener_set_ana_state", p));
+                }
+            }
+        }
+        return out;
+    }
+
     static List<Map<String, Object>> nvmfConfig(NvmfTarget t) {
         List<Map<String, Object>> out = new ArrayList<>();
         for (var e : NvmfTransportRpcs.effectiveTransports(t).entrySet()) {
@@ -128,9 +158,9 @@ final class FrameworkRpcs implements RpcRegistry.Family {
             c.put("serial_number", s.serial());
             c.put("model_number", s.model());
             c.put("max_namespaces", s.maxNamespaces());
-            c.put("min_cntlid", 1);
-            c.put("max_cntlid", 0xffef);
-            c.put("ana_reporting", false);
+            c.put("min_cntlid", s.minCntlid());
+            c.put("max_cntlid", s.maxCntlid());
+            c.put("ana_reporting", s.anaReporting());
             out.add(entry("nvmf_create_subsystem", c));
             for (Map<String, Object> a : t.listenAddresses(s)) {
                 Map<String, Object> l = new LinkedHashMap<>();
@@ -139,6 +169,7 @@ final class FrameworkRpcs implements RpcRegistry.Family {
                 l.put("listen_address", a);
                 out.add(entry("nvmf_subsystem_add_listener", l));
             }
+            out.addAll(anaStates(t, s));
             for (String h : s.hosts().stream().sorted().toList()) {
                 out.add(entry("nvmf_subsystem_add_host", new LinkedHashMap<>(Map.of("nqn", s.nqn(), "host", h))));
             }
@@ -149,6 +180,7 @@ final class FrameworkRpcs implements RpcRegistry.Family {
                 n.put("bdev_name", d != null ? d.name() : ns.backend().name());
                 n.put("nguid", HexFormat.of().withUpperCase().formatHex(s.nguid(ns.nsid())));
                 n.put("uuid", s.uuid(ns.nsid()).toString());
+                n.put("anagrpid", ns.anaGroup());
                 n.put("no_auto_visible", false);
                 Map<String, Object> a = new LinkedHashMap<>();
                 a.put("nqn", s.nqn());

@@ -5,6 +5,8 @@ import io.jdoca.nvmf.config.ConfigException;
 import io.jdoca.nvmf.config.JsonParams;
 import io.jdoca.nvmf.config.TargetConfig;
 import io.jdoca.nvmf.tgt.NvmfTarget;
+import io.jdoca.nvmf.tgt.NvmfTargetOps;
+import io.jdoca.sta.nvmf.NvmfListenerAna;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
@@ -15,8 +17,8 @@ import java.util.function.Supplier;
 /**
  * SPDK's listener methods ({@code lib/nvmf/nvmf_rpc.c}): {@code nvmf_subsystem_add_listener} and
  * {@code nvmf_subsystem_remove_listener}, {@code listen_address: {trtype, adrfam, traddr,
- * trsvcid}} with TCP and RDMA; secure channels, socket implementations and ANA states are not
- * supported and said so.
+ * trsvcid}} with TCP and RDMA, and {@code nvmf_subsystem_listener_set_ana_state} (a listener's ANA
+ * state per group); secure channels and socket implementations are not supported and said so.
  *
  * <p>Threads: handlers on the RPC client's thread; each target call is a {@code sta-main} command.
  */
@@ -27,8 +29,12 @@ final class NvmfListenerRpcs implements RpcRegistry.Family {
         this.target = target;
     }
 
-    /** A subsystem's listen address: trtype "TCP" or "RDMA". */
-    private record Address(String nqn, String trtype, String traddr, int port) {
+    /** A subsystem's listen address: trtype "TCP" or "RDMA"; {@code anaState} 0 = not given. */
+    private record Address(String nqn, String trtype, String traddr, int port, int anaState) {
+    }
+
+    /** nvmf_subsystem_listener_set_ana_state's params ({@code anagrpid} 0: every group). */
+    private record AnaState(Address address, int state, int anagrpid) {
     }
 
     @Override
@@ -39,9 +45,26 @@ final class NvmfListenerRpcs implements RpcRegistry.Family {
                 throw new ConfigException("nqn", "no subsystem " + a.nqn());
             }
             try {
-                t.addSubsystemListener(a.nqn(), a.trtype(), a.traddr(), a.port());
+                int port = t.addSubsystemListener(a.nqn(), a.trtype(), a.traddr(), a.port());
+                if (a.anaState() != 0) {
+                    NvmfTargetOps.setAnaState(t, a.nqn(), a.trtype(), a.traddr(), port, a.anaState(), 0);
+                }
             } catch (IOException e) {
                 throw new ConfigException("listen_address", e.getMessage());
+            }
+            return true;
+        });
+        r.register("nvmf_subsystem_listener_set_ana_state", NvmfListenerRpcs::parseAnaState, a -> {
+            NvmfTarget t = target.get();
+            if (t.subsystem(a.address().nqn()) == null) {
+                throw new ConfigException("nqn", "no subsystem " + a.address().nqn());
+            }
+            try {
+                NvmfTargetOps.setAnaState(t, a.address().nqn(), a.address().trtype(), a.address().traddr(),
+                        a.address().port(), a.state(), a.anagrpid());
+            } catch (DocaException e) {
+                throw new RpcError(-32602, "Invalid parameters: "
+                        + RpcError.errno(e).getMessage().replaceFirst("^[^:]*: ", ""));
             }
             return true;
         });
@@ -61,9 +84,10 @@ final class NvmfListenerRpcs implements RpcRegistry.Family {
                 "ana_state");
         p.noTarget();
         p.onlyDefault("secure_channel", false);
-        if (p.has("sock_impl") || p.has("ana_state")) {
-            throw new ConfigException(p.has("sock_impl") ? "sock_impl" : "ana_state", "not supported by jdoca");
+        if (p.has("sock_impl")) {
+            throw new ConfigException("sock_impl", "not supported by jdoca");
         }
+        int ana = p.has("ana_state") ? anaState(p.str("ana_state", true)) : 0;
         String nqn = p.str("nqn", true);
         JsonParams a = listenAddress(p);
         String tr = trtype(a);
@@ -76,7 +100,29 @@ final class NvmfListenerRpcs implements RpcRegistry.Family {
         if (adrfam != null && !adrfam.equalsIgnoreCase(ip instanceof Inet6Address ? "ipv6" : "ipv4")) {
             throw new ConfigException("listen_address.adrfam", "\"" + adrfam + "\" does not match traddr " + addr);
         }
-        return new Address(nqn, tr, addr, port(a.str("trsvcid", true)));
+        return new Address(nqn, tr, addr, port(a.str("trsvcid", true)), ana);
+    }
+
+    private static AnaState parseAnaState(com.fasterxml.jackson.databind.JsonNode params) {
+        JsonParams p = new JsonParams(params, "", "nqn", "listen_address", "ana_state", "anagrpid", "tgt_name");
+        p.noTarget();
+        String nqn = p.str("nqn", true);
+        JsonParams a = listenAddress(p);
+        String tr = trtype(a);
+        Address at = new Address(nqn, tr, a.str("traddr", true), port(a.str("trsvcid", true)), 0);
+        Long g = p.integer("anagrpid", false, 1, io.jdoca.sta.Sta.MAX_NS_PER_SUBSYSTEM);
+        return new AnaState(at, anaState(p.str("ana_state", true)), g == null ? 0 : g.intValue());
+    }
+
+    /** SPDK's ANA state names (rpc.py -n): optimized, non_optimized, inaccessible. */
+    static int anaState(String name) {
+        return switch (name.toLowerCase(Locale.ROOT)) {
+            case "optimized" -> NvmfListenerAna.OPTIMIZED;
+            case "non_optimized" -> NvmfListenerAna.NON_OPTIMIZED;
+            case "inaccessible" -> NvmfListenerAna.INACCESSIBLE;
+            default -> throw new ConfigException("ana_state", "\"" + name
+                    + "\" is not an ANA state (optimized, non_optimized, inaccessible)");
+        };
     }
 
     private static Address parseRemove(com.fasterxml.jackson.databind.JsonNode params) {
@@ -86,7 +132,7 @@ final class NvmfListenerRpcs implements RpcRegistry.Family {
         JsonParams a = listenAddress(p);
         String tr = trtype(a);
         String addr = a.str("traddr", true);
-        return new Address(nqn, tr, addr, port(a.str("trsvcid", true)));
+        return new Address(nqn, tr, addr, port(a.str("trsvcid", true)), 0);
     }
 
     private static JsonParams listenAddress(JsonParams p) {

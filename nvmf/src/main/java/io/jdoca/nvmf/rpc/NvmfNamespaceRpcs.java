@@ -95,7 +95,7 @@ final class NvmfNamespaceRpcs implements RpcRegistry.Family {
         } else if (n.has("nguid")) {
             throw new ConfigException(n.name("nguid"), "only with bdev_name");
         }
-        for (String k : List.of("eui64", "anagrpid", "ptpl_file")) {
+        for (String k : List.of("eui64", "ptpl_file")) {
             if (n.has(k)) {
                 throw new ConfigException(n.name(k), "not supported by jdoca");
             }
@@ -104,6 +104,8 @@ final class NvmfNamespaceRpcs implements RpcRegistry.Family {
         n.onlyDefault("hide_metadata", false);
         a.p().onlyDefault("no_auto_visible", false);
         Long nsid = n.integer("nsid", false, 0, Sta.MAX_NS_PER_SUBSYSTEM);
+        Long grp = n.integer("anagrpid", false, 1, Sta.MAX_NS_PER_SUBSYSTEM);
+        int anagrpid = grp == null ? 0 : grp.intValue();
         if (n.has("bdev_name")) {
             UUID uuid = n.uuid("uuid");
             byte[] nguid = nguid(n);
@@ -119,13 +121,13 @@ final class NvmfNamespaceRpcs implements RpcRegistry.Family {
                 throw new ConfigException(n.name("bdev_name"), "bdev " + bdev + " is already claimed by "
                         + d.claimedBy());
             }
-            return t.addBdevNamespace(nqn, nsid == null ? 0 : nsid.intValue(), bdev, uuid, nguid);
+            return t.addBdevNamespace(nqn, nsid == null ? 0 : nsid.intValue(), bdev, uuid, nguid, anagrpid);
         }
         Long size = n.integer("size_mb", false, 0, Long.MAX_VALUE >> 21);
         Long bs = n.integer("block_size", false, 0, Integer.MAX_VALUE);
         TargetConfig.NamespaceConfig nc = new TargetConfig.NamespaceConfig(nsid == null ? null : nsid.intValue(),
                 n.str("backend", false), size, bs == null ? null : bs.intValue(), n.str("path", false),
-                n.str("uuid", false));
+                n.str("uuid", false), anagrpid);
         return t.addNamespace(nqn, nc);
     }
 

@@ -16,7 +16,7 @@ import java.util.function.Supplier;
  * {@code nvmf_subsystem_remove_host}, {@code nvmf_subsystem_allow_any_host} and the inspection
  * methods {@code nvmf_subsystem_get_controllers}, {@code _get_qpairs}, {@code _get_listeners},
  * with SPDK's parameter names and result shapes; what jdoca does not implement
- * (ANA, passthrough, authentication, other cntlid ranges) is accepted only at SPDK's default.
+ * (passthrough, authentication) is accepted only at SPDK's default.
  *
  * <p>Threads: handlers on the RPC client's thread; each target call is a {@code sta-main} command.
  */
@@ -126,15 +126,19 @@ final class NvmfSubsystemRpcs implements RpcRegistry.Family {
         p.noTarget();
         String nqn = p.nqn("nqn");
         Long maxNs = p.integer("max_namespaces", false, 0, Sta.MAX_NS_PER_SUBSYSTEM);
-        p.onlyDefault("ana_reporting", false);
-        p.onlyDefault("min_cntlid", 1);
-        p.onlyDefault("max_cntlid", 0xffef);
+        Boolean ana = p.bool("ana_reporting");
+        Long min = p.integer("min_cntlid", false, TargetConfig.SubsystemConfig.CNTLID_MIN,
+                TargetConfig.SubsystemConfig.CNTLID_MAX);
+        Long max = p.integer("max_cntlid", false, TargetConfig.SubsystemConfig.CNTLID_MIN,
+                TargetConfig.SubsystemConfig.CNTLID_MAX);
         p.onlyDefault("max_discard_size_kib", 0);
         p.onlyDefault("max_write_zeroes_size_kib", 0);
         p.onlyDefault("passthrough", false);
         p.onlyDefault("enable_nssr", false);
         Boolean any = p.bool("allow_any_host");
         return new Create(new TargetConfig.SubsystemConfig(nqn, p.str("serial_number", false),
-                p.str("model_number", false), any != null && any, null, null), maxNs == null ? 0 : maxNs.intValue());
+                p.str("model_number", false), any != null && any, null, null, null, ana,
+                min == null ? null : min.intValue(), max == null ? null : max.intValue()),
+                maxNs == null ? 0 : maxNs.intValue());
     }
 }

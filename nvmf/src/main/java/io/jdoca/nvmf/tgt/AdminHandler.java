@@ -199,12 +199,13 @@ final class AdminHandler {
                 invalidParameters(c, true, FabricsConnectCommand.DATA_OFF_CNTLID);
                 return;
             }
-            NvmfController ctrl = controllers.create(subsys, hostnqn, FabricsConnectCommand.hostId(data, 0), qp, kato);
+            NvmfController ctrl = controllers.create(subsys, hostnqn, FabricsConnectCommand.hostId(data, 0), qp, kato,
+                    listenerKey(qp));
             if (ctrl == null) {
                 reply(c, NvmeStatus.CONNECT_CONTROLLER_BUSY, 0, 0);
                 return;
             }
-            c.grant(entries, null);
+            c.grant(entries);
             LOG.info("{}: admin queue connected ({} entries, kato {} ms) from {}", ctrl, entries, kato,
                     qp.remoteAddress());
             reply(c, NvmeStatus.SUCCESS, ctrl.cntlid(), 0);
@@ -224,11 +225,19 @@ final class AdminHandler {
             invalidParameters(c, false, FabricsConnectCommand.OFF_QID);
             return;
         }
-        // The IO thread sets the SQ size and binds the QP to the subsystem before it sends the answer.
-        c.grant(entries, subsys.sta());
+        // The IO thread sets the SQ size, binds the QP to the subsystem and to its path (the ANA states
+        // of the listener it came in on, the host identifier for reservations) before it answers.
+        c.grant(entries, subsys.sta(), subsys.anaReporting() ? subsys.anaOf(listenerKey(qp)) : null,
+                ctrl.hostIdHi(), ctrl.hostIdLo());
         controllers.addIoQp(ctrl, qp);
         LOG.debug("{}: I/O queue {} connected ({} entries)", ctrl, qid, entries);
         reply(c, NvmeStatus.SUCCESS, ctrl.cntlid(), 0);
+    }
+
+    /** The key of the listener {@code qp} came in on (Connect checked it is reachable, so there is one). */
+    private String listenerKey(StaQp qp) {
+        NvmfListeners.Listener l = target.listenerTable().listenerOf(qp);
+        return l == null ? "" : l.key();
     }
 
     private void invalidParameters(NvmfAdminCommand c, boolean inData, int offset) {
@@ -288,7 +297,7 @@ final class AdminHandler {
                     }
                     data = new byte[IdentifyData.SIZE]; // an inactive namespace identifies as zeroes
                 } else {
-                    data = IdentifyData.namespace(ns, subsys.nguid(nsid));
+                    data = IdentifyData.namespace(ns, subsys.nguid(nsid), subsys.anaReporting() ? ns.anaGroup() : 0);
                 }
             }
             case 0x02 -> {
@@ -360,6 +369,16 @@ final class AdminHandler {
                 }
                 log = IdentifyData.changedNsList(ctrl.takeChangedNs());
             }
+            case 0x0c -> {
+                if (discovery || !ctrl.subsystem().anaReporting()) {
+                    reply(c, NvmeStatus.INVALID_LOG_PAGE, 0, 0);
+                    return;
+                }
+                log = anaLog(ctrl, (cmd.cdw10() & (1 << 8)) != 0);
+                if ((cmd.cdw10() & (1 << 15)) == 0) {
+                    ctrl.anaLogRead(); // RAE clear: the host has seen the change
+                }
+            }
             case 0x70 -> {
                 if (!discovery) {
                     reply(c, NvmeStatus.INVALID_LOG_PAGE, 0, 0);
@@ -381,6 +400,25 @@ final class AdminHandler {
         replyData(c, out, out.length);
     }
 
+    /**
+     * The ANA log page (LID 0Ch, Base 2.0 §5.16.1.13) as {@code ctrl} reports it: one descriptor per
+     * ANA group holding a namespace, in group order, each group in the state of the listener the
+     * controller came in on; {@code rgo} (Return Groups Only) leaves out the namespace lists.
+     */
+    private static byte[] anaLog(NvmfController ctrl, boolean rgo) {
+        NvmfSubsystem s = ctrl.subsystem();
+        java.util.TreeMap<Integer, java.util.List<Integer>> groups = new java.util.TreeMap<>();
+        for (StaNamespace ns : s.sta().namespaces()) {
+            groups.computeIfAbsent(ns.anaGroup(), g -> new java.util.ArrayList<>()).add(ns.nsid());
+        }
+        io.jdoca.sta.nvmf.NvmfListenerAna ana = s.anaOf(ctrl.listenerKey());
+        java.util.Map<Integer, Integer> states = new java.util.TreeMap<>();
+        for (int g : groups.keySet()) {
+            states.put(g, ana.state(g));
+        }
+        return IdentifyData.anaLog(s.anaChangeCount(), groups, states, rgo);
+    }
+
     // ------------------------------------------------------------------ controller data
 
     private int maxQueueEntries() {
@@ -395,7 +433,7 @@ final class AdminHandler {
         return new IdentifyData.ControllerParams(c.cntlid(), s.serial(), s.model(), s.nqn(),
                 disc ? IdentifyData.CNTRLTYPE_DISCOVERY : IdentifyData.CNTRLTYPE_IO, mdts, maxQueueEntries(),
                 disc ? 0 : s.maxNamespaces(), disc ? 0 : sta.inCapsuleDataSize(), 1, !disc,
-                StaQp.TRTYPE_RDMA.equals(c.adminQp().transportType()));
+                StaQp.TRTYPE_RDMA.equals(c.adminQp().transportType()), !disc && s.anaReporting() ? s.anaGroupMax() : 0);
     }
 
     /** Read bytes, written bytes, reads, writes of a subsystem's namespaces (SMART log). */

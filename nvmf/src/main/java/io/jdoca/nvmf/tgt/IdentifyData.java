@@ -73,8 +73,32 @@ public final class IdentifyData {
     /** Parameters of Identify Controller. */
     public record ControllerParams(int cntlid, String serial, String model, String subnqn, int controllerType,
                                    int mdts, int maxCmd, int numNamespaces, int ioccszBytes, int katoGranularity100ms,
-                                   boolean volatileWriteCache, boolean keyedSgl) {
+                                   boolean volatileWriteCache, boolean keyedSgl, int anaGroupMax) {
+        /** Without ANA reporting (0 = no ANA groups). */
+        public ControllerParams(int cntlid, String serial, String model, String subnqn, int controllerType, int mdts,
+                                int maxCmd, int numNamespaces, int ioccszBytes, int katoGranularity100ms,
+                                boolean volatileWriteCache, boolean keyedSgl) {
+            this(cntlid, serial, model, subnqn, controllerType, mdts, maxCmd, numNamespaces, ioccszBytes,
+                    katoGranularity100ms, volatileWriteCache, keyedSgl, 0);
+        }
     }
+
+    /**
+     * CMIC (byte 76): the subsystem may have several ports (bit 0: jdoca listens on as many as the
+     * operator gives it) and several controllers (bit 1: every Connect makes one), and with ANA
+     * reporting it reports ANA (bit 3).
+     */
+    public static int cmic(boolean anaReporting) {
+        return 0x01 | 0x02 | (anaReporting ? 0x08 : 0);
+    }
+
+    /** ANA Transition Time (ANATT, seconds): states change at once; SPDK's value. */
+    public static final int ANATT_SECONDS = 10;
+    /**
+     * ANACAP (byte 344): the states a path may report here: optimized (bit 0), non-optimized (1),
+     * inaccessible (2); ANAGRPID does not change while the namespace is attached (bit 6).
+     */
+    public static final int ANACAP = 0x01 | 0x02 | 0x04 | 0x40;
 
     public static byte[] controller(ControllerParams p) {
         ByteBuffer b = le(SIZE);
@@ -87,12 +111,14 @@ public final class IdentifyData {
         b.put(73, (byte) IEEE_OUI);             // IEEE OUI, least significant byte first
         b.put(74, (byte) (IEEE_OUI >>> 8));
         b.put(75, (byte) (IEEE_OUI >>> 16));
-        b.put(76, (byte) 0x0);                  // CMIC
+        boolean ana = p.anaGroupMax() > 0;
+        b.put(76, (byte) cmic(ana));            // CMIC
         b.put(77, (byte) p.mdts());             // MDTS (power of two of 4 KiB pages)
         b.putShort(78, (short) p.cntlid());     // CNTLID
         b.putInt(80, VERSION);                  // VER
         // OAES: ns attribute / discovery log change
-        b.putInt(92, p.controllerType() == CNTRLTYPE_IO ? (1 << 8) : (1 << 31));
+        // OAES: ns attribute (bit 8), ANA change (bit 11) / discovery log change (bit 31)
+        b.putInt(92, p.controllerType() == CNTRLTYPE_IO ? (1 << 8) | (ana ? 1 << 11 : 0) : (1 << 31));
         b.putInt(96, 1);                        // CTRATT bit 0: 128-bit host identifier (every Connect carries one)
         b.put(111, (byte) p.controllerType());  // CNTRLTYPE
         b.putShort(256, (short) 0);             // OACS: no optional admin commands
@@ -107,6 +133,12 @@ public final class IdentifyData {
         b.putShort(266, (short) 0);             // WCTEMP: 0 = not reported (no temperature sensor)
         b.putShort(268, (short) 0);             // CCTEMP: 0 = not reported
         b.putShort(320, (short) p.katoGranularity100ms()); // KAS, 100 ms units
+        if (ana) {
+            b.put(343, (byte) ANATT_SECONDS);   // ANATT
+            b.put(344, (byte) ANACAP);          // ANACAP
+            b.putInt(348, p.anaGroupMax());     // ANAGRPMAX
+            b.putInt(352, p.anaGroupMax());     // NANAGRPID: every group id 1..ANAGRPMAX exists
+        }
         b.put(512, (byte) 0x66);                // SQES: 64-byte entries
         b.put(513, (byte) 0x44);                // CQES: 16-byte entries
         b.putShort(514, (short) p.maxCmd());    // MAXCMD
@@ -116,7 +148,8 @@ public final class IdentifyData {
             // VWC: bit 0 present; bits 2:1 = 10b: Flush with NSID FFFFFFFFh is not supported
             b.put(525, (byte) (p.volatileWriteCache() ? 0x05 : 0x04));
         }
-        b.putInt(540, 0);                       // MNAN
+        // MNAN: namespaces the subsystem supports (Linux's ANA support requires 0 < MNAN <= NN)
+        b.putInt(540, p.controllerType() == CNTRLTYPE_IO ? p.numNamespaces() : 0);
         // SGLS: SGLs supported (bit 0), SGL data block with offset address (bit 20), as Linux requires;
         // over RDMA also Keyed SGL Data Block (bit 2), which the Linux nvme-rdma host insists on.
         b.putInt(536, 1 | (1 << 20) | (p.keyedSgl() ? 1 << 2 : 0));
@@ -133,8 +166,16 @@ public final class IdentifyData {
         return b.array();
     }
 
-    /** Identify Namespace for an active namespace. */
+    /** Identify Namespace for an active namespace, without ANA reporting. */
     public static byte[] namespace(StaNamespace ns, byte[] nguid) {
+        return namespace(ns, nguid, 0);
+    }
+
+    /**
+     * Identify Namespace for an active namespace; {@code anagrpid} its ANA group (0 when the
+     * subsystem does not report ANA, as the field must then be).
+     */
+    public static byte[] namespace(StaNamespace ns, byte[] nguid, int anagrpid) {
         ByteBuffer b = le(SIZE);
         long blocks = ns.sizeBlocks();
         b.putLong(0, blocks);                   // NSZE
@@ -143,9 +184,11 @@ public final class IdentifyData {
         b.put(24, (byte) 0);                    // NSFEAT
         b.put(25, (byte) 0);                    // NLBAF (0's based): one format
         b.put(26, (byte) 0);                    // FLBAS: format 0, no metadata
+        b.put(30, (byte) 0x01);                 // NMIC: may be attached to several controllers at once
         b.put(33, (byte) 0x01);                 // DLFEAT: deallocated blocks read as zeroes
         b.put(104, (byte) 0);
         b.put(104, nguid, 0, 16);               // NGUID
+        b.putInt(92, anagrpid);                 // ANAGRPID
         b.putInt(128, (ns.blockShift() & 0xff) << 16); // LBAF0: MS 0, LBADS, RP 0
         return b.array();
     }
@@ -235,6 +278,40 @@ public final class IdentifyData {
         ByteBuffer b = le(512);
         b.put(0, (byte) 0x01);                  // AFI: slot 1 active
         ascii(b, 8, 8, FIRMWARE);               // FRS1
+        return b.array();
+    }
+
+    /** Bytes of the ANA log header and of one group descriptor before its NSID list (Base 2.0 figures 199, 200). */
+    public static final int ANA_HEADER_SIZE = 16;
+    public static final int ANA_DESCRIPTOR_SIZE = 32;
+
+    /**
+     * Asymmetric Namespace Access log (LID 0Ch, Base 2.0 figures 199-200): header (change count,
+     * number of descriptors), then per group: ANAGRPID, NNSID, change count, ANA state, the NSIDs
+     * (none with {@code rgo}: Return Groups Only).
+     */
+    public static byte[] anaLog(long changeCount, java.util.SortedMap<Integer, List<Integer>> groups,
+                                java.util.Map<Integer, Integer> states, boolean rgo) {
+        int size = ANA_HEADER_SIZE;
+        for (List<Integer> l : groups.values()) {
+            size += ANA_DESCRIPTOR_SIZE + (rgo ? 0 : 4 * l.size());
+        }
+        ByteBuffer b = le(size);
+        b.putLong(0, changeCount);
+        b.putShort(8, (short) groups.size());
+        int o = ANA_HEADER_SIZE;
+        for (var e : groups.entrySet()) {
+            List<Integer> nsids = rgo ? List.of() : e.getValue();
+            b.putInt(o, e.getKey());
+            b.putInt(o + 4, nsids.size());
+            b.putLong(o + 8, changeCount);
+            b.put(o + 16, (byte) (states.get(e.getKey()) & 0x0f));
+            o += ANA_DESCRIPTOR_SIZE;
+            for (int nsid : nsids) {
+                b.putInt(o, nsid);
+                o += 4;
+            }
+        }
         return b.array();
     }
 

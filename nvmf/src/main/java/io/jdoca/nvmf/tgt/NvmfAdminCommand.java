@@ -6,6 +6,7 @@ import io.jdoca.sta.StaQp;
 import io.jdoca.sta.StaSubsystem;
 import io.jdoca.sta.nvme.NvmeCommand;
 import io.jdoca.sta.nvme.NvmeStatus;
+import io.jdoca.sta.nvmf.NvmfListenerAna;
 import io.jdoca.sta.nvmf.NvmfQpairState;
 import java.lang.foreign.MemorySegment;
 import org.slf4j.Logger;
@@ -50,6 +51,9 @@ final class NvmfAdminCommand implements Runnable {
     /** Granted by a Connect: the QP's submission queue size, and for an I/O queue the subsystem it may use. */
     private int sqSize;
     private StaSubsystem bind;
+    private NvmfListenerAna ana;
+    private long hostIdHi;
+    private long hostIdLo;
 
     private NvmfAdminCommand(StaQp qp, int qid, NvmeCommand cmd, boolean payloadMissing, String gone) {
         this.qp = qp;
@@ -92,11 +96,20 @@ final class NvmfAdminCommand implements Runnable {
 
     /**
      * A successful Connect: the IO thread sets the SQ size (and binds an I/O queue to
-     * {@code subsystem}) before it sends the answer. sta-main.
+     * {@code subsystem} and its path: the listener's ANA states, null without ANA reporting, and
+     * the host identifier) before it sends the answer. sta-main.
      */
-    void grant(int entries, StaSubsystem subsystem) {
+    void grant(int entries, StaSubsystem subsystem, NvmfListenerAna listenerAna, long hostHi, long hostLo) {
         this.sqSize = entries;
         this.bind = subsystem;
+        this.ana = listenerAna;
+        this.hostIdHi = hostHi;
+        this.hostIdLo = hostLo;
+    }
+
+    /** {@link #grant(int, StaSubsystem, NvmfListenerAna, long, long)} for an admin queue (no subsystem, no path). */
+    void grant(int entries) {
+        grant(entries, null, null, 0, 0);
     }
 
     /** The answer, on the QP's IO thread (posted by {@link #complete}). */
@@ -113,6 +126,8 @@ final class NvmfAdminCommand implements Runnable {
                 status = NvmeStatus.INTERNAL_ERROR;
                 dw0 = 0;
                 reply = null;
+            } else if (bind != null) {
+                qp.setPath(ana, hostIdHi, hostIdLo);
             }
         }
         if (reply != null) {

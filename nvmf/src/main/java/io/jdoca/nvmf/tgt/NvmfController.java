@@ -23,6 +23,8 @@ public final class NvmfController {
     private final String hostNqn;
     private final byte[] hostId;
     private final StaQp adminQp;
+    /** The listener the admin queue came in on ("address:port"): the path whose ANA states this controller reports. */
+    private final String listenerKey;
     /** Replaced, never changed in place, so other threads may read it. */
     private volatile List<StaQp> ioQps = List.of();
     private long cc;
@@ -36,6 +38,8 @@ public final class NvmfController {
     private final ArrayDeque<Integer> pendingEvents = new ArrayDeque<>();
     private final TreeSet<Integer> changedNs = new TreeSet<>();
     private boolean dead;
+    /** An ANA change notice was sent and the host has not read the ANA log since (Base 2.0 §5.27.1.13). */
+    private boolean anaNoticeMasked;
     // Feature values (Set/Get Features). Nothing is saveable: they start at their defaults on
     // every new controller (see AdminHandler for what each one means here).
     private int arbitration;
@@ -53,8 +57,9 @@ public final class NvmfController {
     public static final int TEMP_OVER_DEFAULT = 0xffff;
 
     NvmfController(int cntlid, NvmfSubsystem subsystem, String hostNqn, byte[] hostId, StaQp adminQp, long katoMs,
-                   int maxIoQueues) {
+                   int maxIoQueues, String listenerKey) {
         this.cntlid = cntlid;
+        this.listenerKey = listenerKey;
         this.subsystem = subsystem;
         this.hostNqn = hostNqn;
         this.hostId = hostId;
@@ -81,6 +86,21 @@ public final class NvmfController {
 
     public StaQp adminQp() {
         return adminQp;
+    }
+
+    /** The listener ("address:port", RDMA ones prefixed) this controller's admin queue came in on. */
+    public String listenerKey() {
+        return listenerKey;
+    }
+
+    /** The host identifier's first 8 bytes, big-endian (reservations key on the 128-bit value). */
+    public long hostIdHi() {
+        return java.nio.ByteBuffer.wrap(hostId).getLong(0);
+    }
+
+    /** The host identifier's last 8 bytes. */
+    public long hostIdLo() {
+        return java.nio.ByteBuffer.wrap(hostId).getLong(8);
     }
 
     /** The connected I/O queues. Any thread (a snapshot). */
@@ -190,6 +210,25 @@ public final class NvmfController {
             return true;
         }
         return false;
+    }
+
+    /**
+     * The ANA states this controller reports changed: queues the Asymmetric Namespace Access Change
+     * notice (type 2, information 03h, log page 0Ch) if the host enabled it (AEC bit 11) and has read
+     * the ANA log since the last one. True when a notice was queued.
+     */
+    boolean anaChanged() {
+        if ((aec & (1 << 11)) == 0 || anaNoticeMasked) {
+            return false;
+        }
+        anaNoticeMasked = true;
+        pendingEvents.add((0x0c << 16) | (0x03 << 8) | 0x02);
+        return true;
+    }
+
+    /** The host read the ANA log without Retain Asynchronous Event: the next change is notified again. */
+    void anaLogRead() {
+        anaNoticeMasked = false;
     }
 
     /** Reads and clears the changed namespace list (Get Log Page 04h). */

@@ -32,17 +32,29 @@ final class NvmfControllers {
     private final Map<Integer, NvmfController> controllers = new HashMap<>();
     /** The controller each connected QP (admin or I/O) belongs to. */
     private final Map<StaQp, NvmfController> owners = new IdentityHashMap<>();
-    private int nextCntlid = 1;
+    /** Per subsystem, the next controller id to try (ids go round within its range). */
+    private final Map<NvmfSubsystem, Integer> nextCntlid = new IdentityHashMap<>();
     /** Per IO context, queue pairs ever connected: {admin, io} (nvmf_get_stats' cumulative admin_qpairs, io_qpairs). */
     private final Map<StaIo, long[]> connected = new IdentityHashMap<>();
 
-    /** A new controller for a Connect on {@code adminQp}, or null when every CNTLID is taken. */
-    NvmfController create(NvmfSubsystem s, String hostNqn, byte[] hostId, StaQp adminQp, long kato) {
-        for (int i = 0; i < MAX_CNTLID; i++) {
-            int id = nextCntlid;
-            nextCntlid = id >= MAX_CNTLID ? 1 : id + 1;
+    /**
+     * A new controller for a Connect on {@code adminQp} that came in on listener {@code listenerKey},
+     * with an id from the subsystem's range (SPDK's min_cntlid..max_cntlid, so two targets serving
+     * one NQN never hand out the same id), or null when every id of the range is taken. Ids are
+     * unique in the whole target, so an I/O-queue Connect finds its controller by id alone.
+     */
+    NvmfController create(NvmfSubsystem s, String hostNqn, byte[] hostId, StaQp adminQp, long kato,
+                          String listenerKey) {
+        int min = s.minCntlid();
+        int max = s.maxCntlid();
+        int next = nextCntlid.getOrDefault(s, min);
+        for (int i = 0; i <= max - min; i++) {
+            int id = next < min || next > max ? min : next;
+            next = id >= max ? min : id + 1;
             if (!controllers.containsKey(id)) {
-                NvmfController c = new NvmfController(id, s, hostNqn, hostId, adminQp, kato, NvmfTarget.MAX_IO_QUEUES);
+                nextCntlid.put(s, next);
+                NvmfController c = new NvmfController(id, s, hostNqn, hostId, adminQp, kato, NvmfTarget.MAX_IO_QUEUES,
+                        listenerKey);
                 controllers.put(id, c);
                 owners.put(adminQp, c);
                 connected.computeIfAbsent(adminQp.io(), k -> new long[2])[0]++;
@@ -87,6 +99,20 @@ final class NvmfControllers {
                 c.deliverEvents();
             }
         }
+    }
+
+    /** The ANA states of {@code s} changed on listener {@code listenerKey}: notify its controllers there. */
+    void anaChanged(NvmfSubsystem s, String listenerKey) {
+        for (NvmfController c : controllers.values()) {
+            if (c.subsystem() == s && c.listenerKey().equals(listenerKey) && c.anaChanged()) {
+                c.deliverEvents();
+            }
+        }
+    }
+
+    /** Forgets the id cursor of a deleted subsystem. */
+    void subsystemDeleted(NvmfSubsystem s) {
+        nextCntlid.remove(s);
     }
 
     /** Closes {@code qp}: a disconnect task submitted on its IO thread. Any thread. */

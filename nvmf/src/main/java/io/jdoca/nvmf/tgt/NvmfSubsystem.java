@@ -2,6 +2,7 @@ package io.jdoca.nvmf.tgt;
 
 import io.jdoca.sta.StaNamespace;
 import io.jdoca.sta.StaSubsystem;
+import io.jdoca.sta.nvmf.NvmfListenerAna;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -17,7 +18,9 @@ import java.util.UUID;
  *
  * <p>Threads: changed only by {@code sta-main} (the package-private setters, called by
  * {@link NvmfSubsystems}). Every mutable value is a volatile scalar or an immutable set or map
- * that a change replaces, so any thread may read a consistent snapshot with the public getters.
+ * that a change replaces, so any thread may read a consistent snapshot with the public getters;
+ * the ANA tables ({@link #anaOf}) and change count are {@code sta-main}'s alone (IO engines read
+ * a table's states through the {@link NvmfListenerAna} their queue was given).
  */
 public final class NvmfSubsystem {
     public static final String DISCOVERY_NQN = "nqn.2014-08.org.nvmexpress.discovery";
@@ -36,6 +39,16 @@ public final class NvmfSubsystem {
     private volatile Set<String> listeners = Set.of();
     /** Defined by the JSON without listeners of its own: also reachable on the top-level ones. */
     private volatile boolean followsTopLevel;
+    /** SPDK's ana_reporting: CMIC bit 3, the ANA log page and ANA states per listener. */
+    private volatile boolean anaReporting;
+    /** The controller ids this target hands out for the subsystem (SPDK's min_cntlid, max_cntlid). */
+    private volatile int minCntlid = 1;
+    private volatile int maxCntlid = NvmfControllers.MAX_CNTLID;
+    private volatile boolean explicitCntlidRange;
+    /** ANA states per listener key (sta-main only), made on first use: every group optimized. */
+    private final Map<String, NvmfListenerAna> ana = new HashMap<>();
+    /** ANA log page change count (Base 2.0 figure 199): bumped on every ANA state change. sta-main. */
+    private long anaChangeCount;
 
     NvmfSubsystem(String nqn, StaSubsystem sta, String serial, String model, boolean allowAnyHost) {
         this.nqn = nqn;
@@ -44,6 +57,56 @@ public final class NvmfSubsystem {
         this.model = model == null ? "jdoca STA" : model;
         this.allowAnyHost = allowAnyHost;
         this.maxNamespaces = sta == null ? 0 : sta.maxNamespaces();
+    }
+
+    public boolean anaReporting() {
+        return anaReporting;
+    }
+
+    void setAnaReporting(boolean v) {
+        anaReporting = v;
+    }
+
+    public int minCntlid() {
+        return minCntlid;
+    }
+
+    public int maxCntlid() {
+        return maxCntlid;
+    }
+
+    /** True when the operator chose the range (then it may not overlap another subsystem's chosen one). */
+    boolean explicitCntlidRange() {
+        return explicitCntlidRange;
+    }
+
+    void setCntlidRange(int min, int max, boolean explicit) {
+        minCntlid = min;
+        maxCntlid = max;
+        explicitCntlidRange = explicit;
+    }
+
+    /** ANAGRPMAX and NANAGRPID: one group per possible namespace, as SPDK (group ids 1..NN). */
+    public int anaGroupMax() {
+        return maxNamespaces;
+    }
+
+    /** The ANA states of the listener {@code listenerKey} ("address:port"). sta-main. */
+    NvmfListenerAna anaOf(String listenerKey) {
+        return ana.computeIfAbsent(listenerKey, k -> new NvmfListenerAna(anaGroupMax(), NvmfListenerAna.OPTIMIZED));
+    }
+
+    /** Forgets a listener's ANA states (the subsystem lost the listener). sta-main. */
+    void forgetAna(String listenerKey) {
+        ana.remove(listenerKey);
+    }
+
+    long anaChangeCount() {
+        return anaChangeCount;
+    }
+
+    void anaChanged() {
+        anaChangeCount++;
     }
 
     /** Namespace ids are 1..this (Identify Controller NN). */

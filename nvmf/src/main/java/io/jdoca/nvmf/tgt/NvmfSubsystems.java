@@ -78,10 +78,13 @@ final class NvmfSubsystems {
         if (c.nqn() == null || subsystems.containsKey(c.nqn())) {
             throw new ConfigException("nqn", "subsystem " + c.nqn() + " already exists");
         }
+        checkCntlidRange(c);
         StaSubsystem s = target.sta().subsystemCreate(c.nqn());
         NvmfSubsystem ns = new NvmfSubsystem(c.nqn(), s, c.serialNumber(), c.modelNumber(), c.allowAnyHost());
         ns.setFollowsTopLevelListeners(fromConfig && c.listeners() == null);
         ns.setMaxNamespaces(maxNamespaces);
+        ns.setAnaReporting(c.anaReporting());
+        ns.setCntlidRange(c.minCntlid(), c.maxCntlid(), c.explicitCntlidRange());
         for (String h : c.hosts()) {
             ns.addHost(h);
         }
@@ -110,6 +113,23 @@ final class NvmfSubsystems {
     }
 
     /**
+     * Controller id ranges the operator chose must not overlap in one process: carving the id space
+     * is how two targets serving one NQN keep their ids apart, and an overlap here means the carving
+     * is wrong. SPDK's default full range overlaps everything and is exempt.
+     */
+    private void checkCntlidRange(TargetConfig.SubsystemConfig c) {
+        if (!c.explicitCntlidRange()) {
+            return;
+        }
+        for (NvmfSubsystem o : subsystems.values()) {
+            if (o.explicitCntlidRange() && c.minCntlid() <= o.maxCntlid() && o.minCntlid() <= c.maxCntlid()) {
+                throw new ConfigException("min_cntlid", "controller ids " + c.minCntlid() + ".." + c.maxCntlid()
+                        + " overlap " + o.nqn() + "'s " + o.minCntlid() + ".." + o.maxCntlid());
+            }
+        }
+    }
+
+    /**
      * Deletes a subsystem: disconnects its controllers, removes its namespaces and back-ends, closes
      * the listeners nobody uses any more. The result completes once the namespaces with I/O still
      * in flight have drained (rm-ns tasks); at once when there is none.
@@ -117,6 +137,7 @@ final class NvmfSubsystems {
     CompletableFuture<Void> delete(String nqn) {
         NvmfSubsystem s = require(nqn);
         target.controllerRegistry().killAll(c -> c.subsystem() == s, "subsystem deleted");
+        target.controllerRegistry().subsystemDeleted(s);
         subsystems.remove(nqn);
         List<CompletableFuture<Void>> draining = new ArrayList<>();
         for (StaNamespace ns : s.sta().namespaces()) {
@@ -180,11 +201,53 @@ final class NvmfSubsystems {
             throw new DocaException(DocaError.NOT_FOUND, "no subsystem " + nqn);
         }
         InetAddress ip = TargetConfig.ipLiteral("listen_address.traddr", address);
+        NvmfListeners.Listener l = target.listenerTable().find(trtype, ip, port);
         if (!target.listenerTable().removeFrom(s, trtype, ip, port)) {
             throw new DocaException(DocaError.NOT_FOUND, nqn + " has no listener " + address + ":" + port);
         }
+        if (l != null) {
+            s.forgetAna(l.key());
+        }
         target.listenerTable().closeUnused(subsystems.values());
         target.discovery().changed();
+    }
+
+    /**
+     * SPDK's {@code nvmf_subsystem_listener_set_ana_state}: the ANA state of group {@code anagrpid}
+     * (0: every group) as hosts see it through the listener; the subsystem's controllers on that
+     * listener get the ANA change notice, and from now on I/O there obeys the new state.
+     */
+    void setAnaState(String nqn, String trtype, String address, int port, int state, int anagrpid) {
+        NvmfSubsystem s = require(nqn);
+        if (!s.anaReporting()) {
+            throw new ConfigException("ana_state", nqn + " does not report ANA (create it with ana_reporting, -r)");
+        }
+        if (anagrpid < 0 || anagrpid > s.anaGroupMax()) {
+            throw new ConfigException("anagrpid", anagrpid + " is out of range 1.." + s.anaGroupMax()
+                    + " (the subsystem's max_namespaces)");
+        }
+        InetAddress ip = TargetConfig.ipLiteral("listen_address.traddr", address);
+        NvmfListeners.Listener l = target.listenerTable().find(trtype, ip, port);
+        if (l == null || !NvmfListeners.reachableOn(s, l)) {
+            throw new DocaException(DocaError.NOT_FOUND, nqn + " has no " + trtype.toLowerCase(java.util.Locale.ROOT)
+                    + " listener " + address + ":" + port);
+        }
+        s.anaOf(l.key()).set(anagrpid, state);
+        s.anaChanged();
+        target.controllerRegistry().anaChanged(s, l.key());
+        LOG.info("{}: ANA state of group {} on {} is now {}", nqn, anagrpid == 0 ? "(all)" : anagrpid, l.key(),
+                anaStateName(state));
+    }
+
+    /** SPDK's names of the ANA states (rpc.py's -n values). */
+    static String anaStateName(int state) {
+        return switch (state) {
+            case io.jdoca.sta.nvmf.NvmfListenerAna.OPTIMIZED -> "optimized";
+            case io.jdoca.sta.nvmf.NvmfListenerAna.NON_OPTIMIZED -> "non_optimized";
+            case io.jdoca.sta.nvmf.NvmfListenerAna.INACCESSIBLE -> "inaccessible";
+            case io.jdoca.sta.nvmf.NvmfListenerAna.PERSISTENT_LOSS -> "persistent_loss";
+            default -> "change";
+        };
     }
 
     // ------------------------------------------------------------------ namespaces
@@ -198,7 +261,7 @@ final class NvmfSubsystems {
         NvmfBdevs.Made made = target.bdevTable().createForNamespace(nqn + "/ns" + nsid, n,
                 n.uuid() != null ? UUID.fromString(n.uuid()) : s.uuid(nsid));
         try {
-            attach(s, nsid, made.bdev(), n.uuid() != null ? made.bdev().uuid() : null, null);
+            attach(s, nsid, made.bdev(), n.uuid() != null ? made.bdev().uuid() : null, null, n.anagrpid());
         } catch (RuntimeException e) {
             target.bdevTable().discard(made);
             throw e;
@@ -208,7 +271,7 @@ final class NvmfSubsystems {
     }
 
     /** See {@link NvmfTarget#addBdevNamespace}. */
-    int addBdevNamespace(String nqn, int nsid, String bdevName, UUID uuid, byte[] nguid) {
+    int addBdevNamespace(String nqn, int nsid, String bdevName, UUID uuid, byte[] nguid, int anagrpid) {
         NvmfSubsystem s = require(nqn);
         Bdev d = target.bdevTable().get(bdevName);
         if (d == null) {
@@ -218,7 +281,7 @@ final class NvmfSubsystems {
             throw new DocaException(DocaError.IN_USE, "bdev " + bdevName + " is already claimed by " + d.claimedBy());
         }
         int id = pickNsid(s, nsid, "namespace.nsid");
-        attach(s, id, d, uuid != null ? uuid : d.uuid(), nguid);
+        attach(s, id, d, uuid != null ? uuid : d.uuid(), nguid, anagrpid);
         return id;
     }
 
@@ -241,8 +304,13 @@ final class NvmfSubsystems {
         return nsid;
     }
 
-    private void attach(NvmfSubsystem s, int nsid, Bdev d, UUID uuid, byte[] nguid) {
+    private void attach(NvmfSubsystem s, int nsid, Bdev d, UUID uuid, byte[] nguid, int anagrpid) {
+        if (anagrpid < 0 || anagrpid > s.anaGroupMax()) {
+            throw new ConfigException("namespace.anagrpid", anagrpid + " is out of range 1.." + s.anaGroupMax()
+                    + " (the subsystem's max_namespaces)");
+        }
         s.sta().addNs(nsid, d.blockSize(), 1, d.backend());
+        s.sta().ns(nsid).setAnaGroup(anagrpid == 0 ? nsid : anagrpid);
         d.claim(s.nqn() + " nsid " + nsid);
         s.setUuid(nsid, uuid);
         s.setNguid(nsid, nguid);
@@ -319,8 +387,9 @@ final class NvmfSubsystems {
                 m.put("serial_number", s.serial());
                 m.put("model_number", s.model());
                 m.put("max_namespaces", s.maxNamespaces());
-                m.put("min_cntlid", 1);
-                m.put("max_cntlid", NvmfControllers.MAX_CNTLID);
+                m.put("min_cntlid", s.minCntlid());
+                m.put("max_cntlid", s.maxCntlid());
+                m.put("ana_reporting", s.anaReporting());
                 List<Map<String, Object>> nss = new ArrayList<>();
                 for (StaNamespace ns : s.sta().namespaces()) {
                     nss.add(describe(s, ns));
@@ -340,6 +409,7 @@ final class NvmfSubsystems {
         n.put("name", b.name());
         n.put("nguid", HexFormat.of().withUpperCase().formatHex(s.nguid(ns.nsid())));
         n.put("uuid", s.uuid(ns.nsid()).toString());
+        n.put("anagrpid", ns.anaGroup());
         n.put("no_auto_visible", false);
         n.put("block_size", ns.blockSize());
         n.put("num_blocks", ns.sizeBlocks());

@@ -458,12 +458,13 @@ public final class NvmfTarget implements AutoCloseable {
 
     /**
      * SPDK's {@code nvmf_subsystem_add_ns} with a bdev: exposes bdev {@code bdevName} as namespace
-     * {@code nsid} (0 = next free); {@code uuid} defaults to the bdev's, {@code nguid} (16 bytes)
-     * to one derived from NQN and nsid. Returns the nsid. NOT_FOUND when the bdev does not exist,
-     * IN_USE when another namespace has it.
+     * {@code nsid} (0 = next free); {@code uuid} defaults to the bdev's, {@code nguid} (16 bytes) to
+     * one derived from NQN and nsid, {@code anagrpid} (0) to the nsid. Returns the nsid. NOT_FOUND
+     * when the bdev does not exist, IN_USE when another namespace has it.
      */
-    public int addBdevNamespace(String nqn, int nsid, String bdevName, UUID uuid, byte[] nguid) {
-        return call("nvmf_subsystem_add_ns", () -> subsystems.addBdevNamespace(nqn, nsid, bdevName, uuid, nguid));
+    public int addBdevNamespace(String nqn, int nsid, String bdevName, UUID uuid, byte[] nguid, int anagrpid) {
+        return call("nvmf_subsystem_add_ns", () -> subsystems.addBdevNamespace(nqn, nsid, bdevName, uuid, nguid,
+                anagrpid));
     }
 
     /**
@@ -551,9 +552,8 @@ public final class NvmfTarget implements AutoCloseable {
         return call("controllers", controllers::all);
     }
 
-    /** The controller with {@code cntlid}, or null. Any thread. */
-    NvmfController controller(int cntlid) {
-        return call("controller", () -> controllers.get(cntlid));
+    NvmfSubsystems subsystemTable() {
+        return subsystems;
     }
 
     // ------------------------------------------------------------------ helpers

@@ -5,7 +5,9 @@ import io.jdoca.core.DocaException;
 import io.jdoca.nvmf.config.ConfigException;
 import io.jdoca.nvmf.config.TargetConfig;
 import io.jdoca.sta.StaIo;
+import io.jdoca.sta.StaNamespace;
 import io.jdoca.sta.StaQp;
+import io.jdoca.sta.nvmf.NvmfListenerAna;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -52,6 +54,18 @@ public final class NvmfTargetOps {
             }
             s.setAllowAnyHost(allow);
             t.discoveryChanged();
+            return null;
+        });
+    }
+
+    /**
+     * SPDK's {@code nvmf_subsystem_listener_set_ana_state}: group {@code anagrpid} (0: every group)
+     * of {@code nqn} is in {@code state} through the listener trtype address:port.
+     */
+    public static void setAnaState(NvmfTarget t, String nqn, String trtype, String address, int port, int state,
+                                   int anagrpid) {
+        t.query("nvmf_subsystem_listener_set_ana_state", () -> {
+            t.subsystemTable().setAnaState(nqn, trtype, address, port, state, anagrpid);
             return null;
         });
     }
@@ -170,6 +184,19 @@ public final class NvmfTargetOps {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("address", a);
                 m.put("ana_state", "optimized");
+                if (s.anaReporting()) {
+                    // SPDK's shape: the state of every ANA group that holds a namespace.
+                    NvmfListenerAna ana = s.anaOf(l.key());
+                    List<Map<String, Object>> states = new ArrayList<>();
+                    for (int g : s.sta().namespaces().stream().map(StaNamespace::anaGroup).distinct().sorted()
+                            .toList()) {
+                        states.add(Map.of("ana_group", g, "ana_state", NvmfSubsystems.anaStateName(ana.state(g))));
+                    }
+                    m.put("ana_states", states);
+                    if (!states.isEmpty()) {
+                        m.put("ana_state", states.getFirst().get("ana_state"));
+                    }
+                }
                 out.add(m);
             }
             return out;

@@ -148,8 +148,21 @@ class RpcServerTest {
                 + "allow_any_host: must be true or false",
         "nvmf_create_subsystem     | {\"nqn\":\"nqn.2024-01.io.jdoca:e\",\"serial_number\":\"012345678901234567890\"} "
                 + "| -32602 | serial_number:",
-        "nvmf_create_subsystem     | {\"nqn\":\"nqn.2024-01.io.jdoca:e\",\"ana_reporting\":true} | -32602 | "
-                + "ana_reporting:",
+        "nvmf_create_subsystem     | {\"nqn\":\"nqn.2024-01.io.jdoca:e\",\"ana_reporting\":1} | -32602 | "
+                + "ana_reporting: must be true or false",
+        "nvmf_create_subsystem     | {\"nqn\":\"nqn.2024-01.io.jdoca:e\",\"min_cntlid\":9,\"max_cntlid\":8} | -32602 | "
+                + "max_cntlid: 8 is out of range 9..65519",
+        "nvmf_create_subsystem     | {\"nqn\":\"nqn.2024-01.io.jdoca:e\",\"max_cntlid\":65520} | -32602 | "
+                + "max_cntlid:",
+        "nvmf_subsystem_listener_set_ana_state | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"ana_state\":\"optimized\","
+                + "\"listen_address\":{\"trtype\":\"tcp\",\"traddr\":\"127.0.0.1\",\"trsvcid\":\"9\"}} | -32602 | "
+                + "ana_state: nqn.2024-01.io.jdoca:base does not report ANA",
+        "nvmf_subsystem_listener_set_ana_state | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"ana_state\":\"sleepy\","
+                + "\"listen_address\":{\"trtype\":\"tcp\",\"traddr\":\"127.0.0.1\",\"trsvcid\":\"9\"}} | -32602 | "
+                + "ana_state: \"sleepy\" is not an ANA state",
+        "nvmf_subsystem_listener_set_ana_state | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"ana_state\":\"optimized\","
+                + "\"anagrpid\":0,\"listen_address\":{\"traddr\":\"127.0.0.1\",\"trsvcid\":\"9\"}} | -32602 | "
+                + "anagrpid:",
         "nvmf_create_subsystem     | {\"nqn\":\"nqn.2024-01.io.jdoca:e\",\"tgt_name\":\"t\"}   | -32602 | tgt_name:",
         "nvmf_subsystem_remove_ns  | {\"nqn\":\"nqn.2024-01.io.jdoca:base\",\"nsid\":7}         | -32602 | nsid: no "
                 + "namespace 7",

@@ -269,16 +269,20 @@ class NvmfTargetTest {
         }
     }
 
+    private NvmfController controller(int cntlid) {
+        return target.query("controller", () -> target.controllerRegistry().get(cntlid));
+    }
+
     @Test
     void keepAliveTimeoutTearsTheControllerDown() throws Exception {
         Object[] a = admin(NQN, 300);
         try (NvmeTcpHost h = (NvmeTcpHost) a[0]) {
             int cntlid = (int) a[1];
             long deadline = System.nanoTime() + 5_000_000_000L;
-            while (target.controller(cntlid) != null && System.nanoTime() < deadline) {
+            while (controller(cntlid) != null && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
-            assertEquals(null, target.controller(cntlid));
+            assertEquals(null, controller(cntlid));
             assertThrows(IOException.class, () -> {
                 for (int i = 0; i < 20; i++) {
                     h.adminSimple(NvmeOpcode.ADMIN_KEEP_ALIVE, 0, 0, 0);

@@ -122,6 +122,16 @@ public final class NvmfCommandExecutor {
             refuse(r, NvmeStatus.INVALID_NAMESPACE);
             return;
         }
+        NvmfListenerAna ana = qp.ana();
+        if (ana != null) {
+            // ANA (Base 2.0 §8.1.3): a path in the inaccessible, persistent loss or change state
+            // executes no I/O; its path-related status makes the host retry on another path.
+            int st = ana.ioStatus(ns.anaGroup());
+            if (st != NvmeStatus.SUCCESS) {
+                refuse(r, st);
+                return;
+            }
+        }
         int engine = group.index();
         StaBeQueue q = ns.backend().queueFor(engine);
         r.ns = ns;

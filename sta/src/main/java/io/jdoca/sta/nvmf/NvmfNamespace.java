@@ -20,6 +20,8 @@ public class NvmfNamespace {
     private final int beNsId;
     private final long sizeBlocks;
     private volatile boolean removed;
+    /** ANA group (Identify Namespace ANAGRPID); SPDK's default is the namespace id. */
+    private volatile int anaGroup;
     /** One counter block per IO engine, indexed by the engine's index. */
     private final StaCounters[] counters = StaCounters.perEngine();
 
@@ -30,6 +32,17 @@ public class NvmfNamespace {
         this.backend = backend;
         this.beNsId = beNsId;
         this.sizeBlocks = backend.sizeBytes() >>> blockShift;
+        this.anaGroup = nsid;
+    }
+
+    /** The namespace's ANA group id (1..ANAGRPMAX). Any thread. */
+    public final int anaGroup() {
+        return anaGroup;
+    }
+
+    /** Moves the namespace to ANA group {@code id}. Control path, before hosts see the namespace. */
+    public final void setAnaGroup(int id) {
+        anaGroup = id;
     }
 
     /** Front-end namespace id (what hosts see). */

@@ -20,6 +20,9 @@ public final class NvmfQpair {
     private int sqhd;
     private boolean sqFlowDisabled;
     private NvmfNamespaceMap namespaces;
+    private NvmfListenerAna ana;
+    private long hostIdHi;
+    private long hostIdLo;
     private int lastFes;
     private NvmfTransport transport;
     private NvmfCommandExecutor executor;
@@ -132,6 +135,32 @@ public final class NvmfQpair {
     /** Lets the queue execute I/O on {@code map}'s namespaces (after a valid I/O-queue Connect). */
     public void bind(NvmfNamespaceMap map) {
         this.namespaces = map;
+    }
+
+    /**
+     * The path this I/O queue came in on and the host behind it: the listener's ANA states (null:
+     * the subsystem does not report ANA) and the 128-bit host identifier its Connect carried.
+     * Set once, on the IO thread, when the I/O-queue Connect is accepted.
+     */
+    public void setPath(NvmfListenerAna listenerAna, long hostIdHi, long hostIdLo) {
+        this.ana = listenerAna;
+        this.hostIdHi = hostIdHi;
+        this.hostIdLo = hostIdLo;
+    }
+
+    /** The ANA states of the listener the queue came in on, or null (no ANA reporting). */
+    public NvmfListenerAna ana() {
+        return ana;
+    }
+
+    /** The host identifier's first 8 bytes (big-endian, as in the Connect data). */
+    public long hostIdHi() {
+        return hostIdHi;
+    }
+
+    /** The host identifier's last 8 bytes. */
+    public long hostIdLo() {
+        return hostIdLo;
     }
 
     /** The namespaces the queue may reach, or null before an I/O-queue Connect was accepted. */
