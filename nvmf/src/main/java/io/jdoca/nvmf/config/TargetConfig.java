@@ -366,6 +366,7 @@ public record TargetConfig(
      * @param path      file or block device path (file back-end)
      * @param uuid      namespace UUID (optional; derived from NQN and nsid when absent)
      * @param anagrpid  ANA group (optional; SPDK's default: the nsid)
+     * @param ptplFile  where reservations persist through power loss (SPDK's ptpl_file; optional)
      */
     public record NamespaceConfig(
             @JsonProperty("nsid") Integer nsid,
@@ -374,7 +375,8 @@ public record TargetConfig(
             @JsonProperty("block_size") Integer blockSize,
             @JsonProperty("path") String path,
             @JsonProperty("uuid") String uuid,
-            @JsonProperty("anagrpid") Integer anagrpid) {
+            @JsonProperty("anagrpid") Integer anagrpid,
+            @JsonProperty("ptpl_file") String ptplFile) {
         public NamespaceConfig {
             nsid = nsid == null ? 0 : nsid;
             backend = backend == null ? "memory" : backend;
@@ -385,7 +387,7 @@ public record TargetConfig(
 
         public NamespaceConfig(Integer nsid, String backend, Long sizeMb, Integer blockSize, String path,
                                String uuid) {
-            this(nsid, backend, sizeMb, blockSize, path, uuid, null);
+            this(nsid, backend, sizeMb, blockSize, path, uuid, null, null);
         }
 
         /**

@@ -82,6 +82,11 @@ public final class NamespaceReservation {
         return new NamespaceReservation(store, store.load().orElse(ReservationSnapshot.empty(false)));
     }
 
+    /** Where the reservation persists through power loss, or null (kept in memory only). */
+    public ReservationStore store() {
+        return store;
+    }
+
     /** False when the host has not set its Host Identifier (all zeros): it may not use reservations. */
     public static boolean hostIdValid(long hostHi, long hostLo) {
         return (hostHi | hostLo) != 0;

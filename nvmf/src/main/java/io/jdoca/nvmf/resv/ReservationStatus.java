@@ -1,17 +1,10 @@
 package io.jdoca.nvmf.resv;
 
 import io.jdoca.sta.nvme.NvmeStatus;
-import io.jdoca.sta.nvmf.NvmfReservationView;
 
 /**
  * The completion statuses the reservation commands answer, as {@link NvmeStatus} encodes them
  * ({@code DNR << 15 | SCT << 9 | SC << 1}).
- *
- * <p>Two are defined here rather than taken from {@link NvmeStatus}: Reservation Conflict is generic
- * status 83h (Base 2.0 Generic Command Status Values; Linux {@code NVME_SC_RESERVATION_CONFLICT} and
- * SPDK {@code SPDK_NVME_SC_RESERVATION_CONFLICT} are 0x83), while {@code NvmeStatus.RESERVATION_CONFLICT}
- * carries 18h, which is Host Identifier Inconsistent Format. The engine answers {@link
- * #RESERVATION_CONFLICT}; the data path uses the same value, {@link NvmfReservationView#CONFLICT_STATUS}.
  *
  * <p>Constants only; safe from any thread.
  */
@@ -25,12 +18,12 @@ public final class ReservationStatus {
      */
     public static final int COMMAND_SEQUENCE_ERROR = NvmeStatus.COMMAND_SEQUENCE_ERROR;
     /** Reservation Conflict, generic 83h with DNR. */
-    public static final int RESERVATION_CONFLICT = NvmfReservationView.CONFLICT_STATUS;
+    public static final int RESERVATION_CONFLICT = NvmeStatus.RESERVATION_CONFLICT;
     /**
      * Host Identifier Inconsistent Format, generic 18h with DNR: Reservation Report with EDS cleared
      * (the 64-bit host identifier form) while hosts have 128-bit identifiers, as every NVMe-oF host does.
      */
-    public static final int HOST_ID_INCONSISTENT_FORMAT = NvmeStatus.of(NvmeStatus.SCT_GENERIC, 0x18, true);
+    public static final int HOST_ID_INCONSISTENT_FORMAT = NvmeStatus.HOST_ID_INCONSISTENT_FORMAT;
     /**
      * Command Aborted due to Preempt and Abort, generic 1Bh: what the caller completes the preempted
      * hosts' outstanding commands with after a successful Preempt and Abort.

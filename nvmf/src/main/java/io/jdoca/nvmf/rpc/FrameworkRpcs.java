@@ -181,6 +181,10 @@ final class FrameworkRpcs implements RpcRegistry.Family {
                 n.put("nguid", HexFormat.of().withUpperCase().formatHex(s.nguid(ns.nsid())));
                 n.put("uuid", s.uuid(ns.nsid()).toString());
                 n.put("anagrpid", ns.anaGroup());
+                String ptpl = NvmfTargetOps.ptplFile(s, ns.nsid());
+                if (ptpl != null) {
+                    n.put("ptpl_file", ptpl); // the file's name, as SPDK's save_config
+                }
                 n.put("no_auto_visible", false);
                 Map<String, Object> a = new LinkedHashMap<>();
                 a.put("nqn", s.nqn());

@@ -95,7 +95,7 @@ final class NvmfNamespaceRpcs implements RpcRegistry.Family {
         } else if (n.has("nguid")) {
             throw new ConfigException(n.name("nguid"), "only with bdev_name");
         }
-        for (String k : List.of("eui64", "ptpl_file")) {
+        for (String k : List.of("eui64")) {
             if (n.has(k)) {
                 throw new ConfigException(n.name(k), "not supported by jdoca");
             }
@@ -121,13 +121,14 @@ final class NvmfNamespaceRpcs implements RpcRegistry.Family {
                 throw new ConfigException(n.name("bdev_name"), "bdev " + bdev + " is already claimed by "
                         + d.claimedBy());
             }
-            return t.addBdevNamespace(nqn, nsid == null ? 0 : nsid.intValue(), bdev, uuid, nguid, anagrpid);
+            return t.addBdevNamespace(nqn, nsid == null ? 0 : nsid.intValue(), bdev, uuid, nguid, anagrpid,
+                    n.str("ptpl_file", false));
         }
         Long size = n.integer("size_mb", false, 0, Long.MAX_VALUE >> 21);
         Long bs = n.integer("block_size", false, 0, Integer.MAX_VALUE);
         TargetConfig.NamespaceConfig nc = new TargetConfig.NamespaceConfig(nsid == null ? null : nsid.intValue(),
                 n.str("backend", false), size, bs == null ? null : bs.intValue(), n.str("path", false),
-                n.str("uuid", false), anagrpid);
+                n.str("uuid", false), anagrpid, n.str("ptpl_file", false));
         return t.addNamespace(nqn, nc);
     }
 

@@ -43,10 +43,12 @@ final class AdminHandler {
     private final NvmfTarget target;
     private final NvmfControllers controllers;
     private final NvmfFeatures features = new NvmfFeatures(this);
+    private final NvmfReservations reservations;
 
     AdminHandler(NvmfTarget target, NvmfControllers controllers) {
         this.target = target;
         this.controllers = controllers;
+        this.reservations = new NvmfReservations(this, controllers);
     }
 
     /** Executes one command an IO engine handed over, or forgets a QP it closed. sta-main. */
@@ -68,8 +70,12 @@ final class AdminHandler {
                 return;
             }
             if (c.qid != 0) {
-                // I/O queue: everything the engine did not offload is unsupported here.
-                reply(c, NvmeStatus.INVALID_OPCODE, 0, 0);
+                // I/O queue: the reservation commands are executed here; nothing else the engine did not offload.
+                if (NvmfReservations.isReservationCommand(cmd.opcode()) && !ctrl.subsystem().isDiscovery()) {
+                    reservations.execute(c, ctrl);
+                } else {
+                    reply(c, NvmeStatus.INVALID_OPCODE, 0, 0);
+                }
                 return;
             }
             ctrl.keepAlive();
@@ -297,7 +303,9 @@ final class AdminHandler {
                     }
                     data = new byte[IdentifyData.SIZE]; // an inactive namespace identifies as zeroes
                 } else {
-                    data = IdentifyData.namespace(ns, subsys.nguid(nsid), subsys.anaReporting() ? ns.anaGroup() : 0);
+                    var r = subsys.reservation(nsid);
+                    data = IdentifyData.namespace(ns, subsys.nguid(nsid), subsys.anaReporting() ? ns.anaGroup() : 0,
+                            r != null && r.ptplCapable());
                 }
             }
             case 0x02 -> {
@@ -368,6 +376,13 @@ final class AdminHandler {
                     return;
                 }
                 log = IdentifyData.changedNsList(ctrl.takeChangedNs());
+            }
+            case io.jdoca.nvmf.resv.ReservationNotificationLog.LOG_PAGE_ID -> {
+                if (discovery) {
+                    reply(c, NvmeStatus.INVALID_LOG_PAGE, 0, 0);
+                    return;
+                }
+                log = NvmfReservations.log(ctrl, cmd.cdw10());
             }
             case 0x0c -> {
                 if (discovery || !ctrl.subsystem().anaReporting()) {

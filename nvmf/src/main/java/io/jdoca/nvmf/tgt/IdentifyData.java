@@ -38,12 +38,17 @@ public final class IdentifyData {
     public static final int ERROR_ENTRY_SIZE = 64;
     /** TRTYPE of NVMe/TCP (NVMe-oF transport type 3). */
     public static final int TRTYPE_TCP = 3;
-    /** ONCS: Compare (0), Dataset Management (2), Write Zeroes (3), Save field / Select field (4). */
-    public static final int ONCS = (1 << 0) | (1 << 2) | (1 << 3) | (1 << 4);
+    /** ONCS: Compare (0), Dataset Management (2), Write Zeroes (3), Save field / Select field (4), Reservations (5). */
+    public static final int ONCS = (1 << 0) | (1 << 2) | (1 << 3) | (1 << 4) | (1 << 5);
+    /**
+     * RESCAP (Identify Namespace byte 31): every reservation type (bits 1-6) and Ignore Existing Key
+     * as NVMe 1.3 defines it (bit 7); Persist Through Power Loss (bit 0) only with a ptpl_file.
+     */
+    public static final int RESCAP = 0x7e | 0x80;
     /** Admin opcodes an I/O controller executes (Commands Supported and Effects log). */
     static final int[] ADMIN_OPCODES = {0x02, 0x06, 0x08, 0x09, 0x0a, 0x0c, 0x18};
-    /** I/O opcodes: Flush, Write, Read, Compare, Write Zeroes, Dataset Management. */
-    static final int[] IO_OPCODES = {0x00, 0x01, 0x02, 0x05, 0x08, 0x09};
+    /** I/O opcodes: Flush, Write, Read, Compare, Write Zeroes, Dataset Management, the four reservation commands. */
+    static final int[] IO_OPCODES = {0x00, 0x01, 0x02, 0x05, 0x08, 0x09, 0x0d, 0x0e, 0x11, 0x15};
     /** I/O opcodes that change logical block content (LBCC in the effects log). */
     static final int[] IO_LBCC = {0x01, 0x08, 0x09};
 
@@ -168,14 +173,15 @@ public final class IdentifyData {
 
     /** Identify Namespace for an active namespace, without ANA reporting. */
     public static byte[] namespace(StaNamespace ns, byte[] nguid) {
-        return namespace(ns, nguid, 0);
+        return namespace(ns, nguid, 0, false);
     }
 
     /**
      * Identify Namespace for an active namespace; {@code anagrpid} its ANA group (0 when the
-     * subsystem does not report ANA, as the field must then be).
+     * subsystem does not report ANA, as the field must then be); {@code ptpl}: its reservations can
+     * persist through power loss (a ptpl_file is configured).
      */
-    public static byte[] namespace(StaNamespace ns, byte[] nguid, int anagrpid) {
+    public static byte[] namespace(StaNamespace ns, byte[] nguid, int anagrpid, boolean ptpl) {
         ByteBuffer b = le(SIZE);
         long blocks = ns.sizeBlocks();
         b.putLong(0, blocks);                   // NSZE
@@ -185,6 +191,7 @@ public final class IdentifyData {
         b.put(25, (byte) 0);                    // NLBAF (0's based): one format
         b.put(26, (byte) 0);                    // FLBAS: format 0, no metadata
         b.put(30, (byte) 0x01);                 // NMIC: may be attached to several controllers at once
+        b.put(31, (byte) (RESCAP | (ptpl ? 1 : 0))); // RESCAP
         b.put(33, (byte) 0x01);                 // DLFEAT: deallocated blocks read as zeroes
         b.put(104, (byte) 0);
         b.put(104, nguid, 0, 16);               // NGUID

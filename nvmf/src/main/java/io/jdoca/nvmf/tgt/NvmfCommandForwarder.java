@@ -48,15 +48,31 @@ final class NvmfCommandForwarder implements StaNonOffloadCallback, StaTransportE
                 return;
             }
         }
+        if (NvmfReservations.isReservationCommand(cmd.opcode()) && NvmeOpcode.hostToController(cmd.opcode())) {
+            int len = (int) Math.min(cmd.sglLength(), RESERVATION_DATA_MAX);
+            if (payload != null && payloadLen >= len) {
+                c.data = NvmfReservations.copyData(payload, len);
+            } else if (!payloadValid && len > 0) {
+                fetchData(qp, c, len);
+                return;
+            }
+        }
         forward(c);
     }
 
+    /** The longest reservation command data (Register and Acquire: two 8-byte keys). */
+    private static final int RESERVATION_DATA_MAX = 16;
+
     /** Connect data not in the capsule: fetched from the host (non-offload read), then forwarded. IO thread. */
     private void fetchConnectData(StaQp qp, NvmfAdminCommand c) {
+        fetchData(qp, c, FabricsConnectCommand.DATA_LEN);
+    }
+
+    /** Command data not in the capsule ({@code len} bytes): fetched from the host, then forwarded. IO thread. */
+    private void fetchData(StaQp qp, NvmfAdminCommand c, int len) {
         StaIo io = qp.io();
-        MemorySegment buf = Arena.ofAuto().allocate(FabricsConnectCommand.DATA_LEN);
-        StaIoTaskNonOffloadRead t = io.taskNonOffloadReadAllocInit(qp, c.cid(), buf, 0,
-                FabricsConnectCommand.DATA_LEN, 0);
+        MemorySegment buf = Arena.ofAuto().allocate(len);
+        StaIoTaskNonOffloadRead t = io.taskNonOffloadReadAllocInit(qp, c.cid(), buf, 0, len, 0);
         if (t == null) {
             NvmfAdminCommand.send(io, qp, c.cid(), NvmeStatus.INTERNAL_ERROR, 0, 0);
             return;

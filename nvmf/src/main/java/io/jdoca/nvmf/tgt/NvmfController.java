@@ -38,6 +38,10 @@ public final class NvmfController {
     private final ArrayDeque<Integer> pendingEvents = new ArrayDeque<>();
     private final TreeSet<Integer> changedNs = new TreeSet<>();
     private boolean dead;
+    /** Reservation Notification log (80h) of this controller, and the notification mask per namespace (82h). */
+    private final io.jdoca.nvmf.resv.ReservationNotificationLog reservationLog =
+            new io.jdoca.nvmf.resv.ReservationNotificationLog();
+    private final java.util.Map<Integer, Integer> reservationMasks = new java.util.HashMap<>();
     /** An ANA change notice was sent and the host has not read the ANA log since (Base 2.0 §5.27.1.13). */
     private boolean anaNoticeMasked;
     // Feature values (Set/Get Features). Nothing is saveable: they start at their defaults on
@@ -229,6 +233,24 @@ public final class NvmfController {
     /** The host read the ANA log without Retain Asynchronous Event: the next change is notified again. */
     void anaLogRead() {
         anaNoticeMasked = false;
+    }
+
+    /** Queues an asynchronous event (its completion DW0) for the next outstanding AER. */
+    void queueEvent(int dw0) {
+        pendingEvents.add(dw0);
+    }
+
+    io.jdoca.nvmf.resv.ReservationNotificationLog reservationLog() {
+        return reservationLog;
+    }
+
+    /** Set Features 82h's mask for namespace {@code nsid} (0: none masked). */
+    int reservationMask(int nsid) {
+        return reservationMasks.getOrDefault(nsid, 0);
+    }
+
+    void setReservationMask(int nsid, int mask) {
+        reservationMasks.put(nsid, mask);
     }
 
     /** Reads and clears the changed namespace list (Get Log Page 04h). */

@@ -24,6 +24,11 @@ final class NvmfFeatures {
     static final int FEAT_ASYNC_EVENT_CONFIG = 0x0b;
     static final int FEAT_KEEP_ALIVE_TIMER = 0x0f;
     static final int FEAT_HOST_IDENTIFIER = 0x81;
+    /** Reservation Notification Mask (82h) and Reservation Persistence (83h): per namespace (Base 2.0 §5.27.1). */
+    static final int FEAT_RESV_MASK = 0x82;
+    static final int FEAT_RESV_PERSISTENCE = 0x83;
+    /** Get Features SEL=3: namespace specific (bit 1). */
+    private static final int CAP_NS_SPECIFIC = 1 << 1;
     /** Get Features SEL=3 capability bits: changeable (bit 2); nothing is saveable or per namespace. */
     private static final int CAP_CHANGEABLE = 1 << 2;
 
@@ -113,6 +118,29 @@ final class NvmfFeatures {
             }
             // The host identifier of a fabrics controller comes with Connect and cannot change.
             case FEAT_HOST_IDENTIFIER -> admin.reply(c, NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0);
+            case FEAT_RESV_MASK -> {
+                int nsid = cmd.nsid();
+                if (nsid == 0xffffffff) {
+                    for (var ns : ctrl.subsystem().sta().namespaces()) {
+                        ctrl.setReservationMask(ns.nsid(), v & 0xe);
+                    }
+                } else if (ctrl.subsystem().ns(nsid) != null) {
+                    ctrl.setReservationMask(nsid, v & 0xe);
+                } else {
+                    admin.reply(c, NvmeStatus.INVALID_NAMESPACE, 0, 0);
+                    return;
+                }
+                admin.reply(c, NvmeStatus.SUCCESS, 0, 0);
+            }
+            case FEAT_RESV_PERSISTENCE -> {
+                var r = ctrl.subsystem().ns(cmd.nsid()) == null ? null : ctrl.subsystem().reservation(cmd.nsid());
+                if (r == null) {
+                    admin.reply(c, NvmeStatus.INVALID_NAMESPACE, 0, 0);
+                    return;
+                }
+                // Without a ptpl_file the namespace cannot persist (RESCAP bit 0 is 0): PTPL=1 is refused.
+                admin.reply(c, r.setPersistThroughPowerLoss((v & 1) != 0), 0, 0);
+            }
             default -> admin.reply(c, NvmeStatus.INVALID_FIELD, 0, 0);
         }
     }
@@ -126,7 +154,7 @@ final class NvmfFeatures {
             case FEAT_ARBITRATION, FEAT_POWER_MANAGEMENT, FEAT_TEMPERATURE_THRESHOLD, FEAT_ERROR_RECOVERY,
                  FEAT_NUMBER_OF_QUEUES, FEAT_WRITE_ATOMICITY, FEAT_ASYNC_EVENT_CONFIG, FEAT_KEEP_ALIVE_TIMER,
                  FEAT_HOST_IDENTIFIER -> true;
-            case FEAT_VOLATILE_WRITE_CACHE -> hasVwc(ctrl);
+            case FEAT_VOLATILE_WRITE_CACHE, FEAT_RESV_MASK, FEAT_RESV_PERSISTENCE -> hasVwc(ctrl);
             default -> false;
         };
     }
@@ -143,7 +171,8 @@ final class NvmfFeatures {
         if (sel == 3) { // supported capabilities
             boolean changeable = fid != FEAT_POWER_MANAGEMENT && fid != FEAT_VOLATILE_WRITE_CACHE
                     && fid != FEAT_HOST_IDENTIFIER;
-            admin.reply(c, NvmeStatus.SUCCESS, changeable ? CAP_CHANGEABLE : 0, 0);
+            boolean perNs = fid == FEAT_RESV_MASK || fid == FEAT_RESV_PERSISTENCE;
+            admin.reply(c, NvmeStatus.SUCCESS, (changeable ? CAP_CHANGEABLE : 0) | (perNs ? CAP_NS_SPECIFIC : 0), 0);
             return;
         }
         // Nothing is saveable, so "saved" (SEL 2) is the default (SEL 1).
@@ -169,6 +198,21 @@ final class NvmfFeatures {
             case FEAT_WRITE_ATOMICITY -> admin.reply(c, NvmeStatus.SUCCESS, dflt ? 0 : ctrl.writeAtomicity(), 0);
             case FEAT_ASYNC_EVENT_CONFIG -> admin.reply(c, NvmeStatus.SUCCESS, dflt ? 0 : ctrl.aec(), 0);
             case FEAT_KEEP_ALIVE_TIMER -> admin.reply(c, NvmeStatus.SUCCESS, dflt ? 0 : (int) ctrl.katoMs(), 0);
+            case FEAT_RESV_MASK -> {
+                if (ctrl.subsystem().ns(cmd.nsid()) == null) {
+                    admin.reply(c, NvmeStatus.INVALID_NAMESPACE, 0, 0);
+                    return;
+                }
+                admin.reply(c, NvmeStatus.SUCCESS, dflt ? 0 : ctrl.reservationMask(cmd.nsid()), 0);
+            }
+            case FEAT_RESV_PERSISTENCE -> {
+                var r = ctrl.subsystem().ns(cmd.nsid()) == null ? null : ctrl.subsystem().reservation(cmd.nsid());
+                if (r == null) {
+                    admin.reply(c, NvmeStatus.INVALID_NAMESPACE, 0, 0);
+                    return;
+                }
+                admin.reply(c, NvmeStatus.SUCCESS, !dflt && r.persistThroughPowerLoss() ? 1 : 0, 0);
+            }
             case FEAT_HOST_IDENTIFIER -> {
                 // EXHID (CDW11 bit 0) must ask for the 128-bit identifier: fabrics has no 64-bit one.
                 if ((cdw11 & 1) == 0) {

@@ -47,6 +47,8 @@ public final class NvmfSubsystem {
     private volatile boolean explicitCntlidRange;
     /** ANA states per listener key (sta-main only), made on first use: every group optimized. */
     private final Map<String, NvmfListenerAna> ana = new HashMap<>();
+    /** Each namespace's reservation state (sta-main only); the IO engines see its published view. */
+    private final Map<Integer, io.jdoca.nvmf.resv.NamespaceReservation> reservations = new HashMap<>();
     /** ANA log page change count (Base 2.0 figure 199): bumped on every ANA state change. sta-main. */
     private long anaChangeCount;
 
@@ -107,6 +109,19 @@ public final class NvmfSubsystem {
 
     void anaChanged() {
         anaChangeCount++;
+    }
+
+    /** Namespace {@code nsid}'s reservation state, or null (no such namespace). sta-main. */
+    io.jdoca.nvmf.resv.NamespaceReservation reservation(int nsid) {
+        return reservations.get(nsid);
+    }
+
+    void setReservation(int nsid, io.jdoca.nvmf.resv.NamespaceReservation r) {
+        if (r == null) {
+            reservations.remove(nsid);
+        } else {
+            reservations.put(nsid, r);
+        }
     }
 
     /** Namespace ids are 1..this (Identify Controller NN). */

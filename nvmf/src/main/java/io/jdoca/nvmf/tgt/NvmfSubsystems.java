@@ -6,6 +6,8 @@ import io.jdoca.nvmf.bdev.Bdev;
 import io.jdoca.nvmf.bdev.BdevModules;
 import io.jdoca.nvmf.config.ConfigException;
 import io.jdoca.nvmf.config.TargetConfig;
+import io.jdoca.nvmf.resv.NamespaceReservation;
+import io.jdoca.nvmf.resv.ReservationStore;
 import io.jdoca.sta.Sta;
 import io.jdoca.sta.StaNamespace;
 import io.jdoca.sta.StaSubsystem;
@@ -261,7 +263,8 @@ final class NvmfSubsystems {
         NvmfBdevs.Made made = target.bdevTable().createForNamespace(nqn + "/ns" + nsid, n,
                 n.uuid() != null ? UUID.fromString(n.uuid()) : s.uuid(nsid));
         try {
-            attach(s, nsid, made.bdev(), n.uuid() != null ? made.bdev().uuid() : null, null, n.anagrpid());
+            attach(s, nsid, made.bdev(), n.uuid() != null ? made.bdev().uuid() : null, null, n.anagrpid(),
+                    n.ptplFile());
         } catch (RuntimeException e) {
             target.bdevTable().discard(made);
             throw e;
@@ -271,7 +274,8 @@ final class NvmfSubsystems {
     }
 
     /** See {@link NvmfTarget#addBdevNamespace}. */
-    int addBdevNamespace(String nqn, int nsid, String bdevName, UUID uuid, byte[] nguid, int anagrpid) {
+    int addBdevNamespace(String nqn, int nsid, String bdevName, UUID uuid, byte[] nguid, int anagrpid,
+                         String ptplFile) {
         NvmfSubsystem s = require(nqn);
         Bdev d = target.bdevTable().get(bdevName);
         if (d == null) {
@@ -281,7 +285,7 @@ final class NvmfSubsystems {
             throw new DocaException(DocaError.IN_USE, "bdev " + bdevName + " is already claimed by " + d.claimedBy());
         }
         int id = pickNsid(s, nsid, "namespace.nsid");
-        attach(s, id, d, uuid != null ? uuid : d.uuid(), nguid, anagrpid);
+        attach(s, id, d, uuid != null ? uuid : d.uuid(), nguid, anagrpid, ptplFile);
         return id;
     }
 
@@ -304,19 +308,38 @@ final class NvmfSubsystems {
         return nsid;
     }
 
-    private void attach(NvmfSubsystem s, int nsid, Bdev d, UUID uuid, byte[] nguid, int anagrpid) {
+    private void attach(NvmfSubsystem s, int nsid, Bdev d, UUID uuid, byte[] nguid, int anagrpid, String ptplFile) {
         if (anagrpid < 0 || anagrpid > s.anaGroupMax()) {
             throw new ConfigException("namespace.anagrpid", anagrpid + " is out of range 1.." + s.anaGroupMax()
                     + " (the subsystem's max_namespaces)");
         }
+        NamespaceReservation resv = reservation(ptplFile, uuid != null ? uuid : s.uuid(nsid));
         s.sta().addNs(nsid, d.blockSize(), 1, d.backend());
-        s.sta().ns(nsid).setAnaGroup(anagrpid == 0 ? nsid : anagrpid);
+        StaNamespace added = s.sta().ns(nsid);
+        added.setAnaGroup(anagrpid == 0 ? nsid : anagrpid);
+        s.setReservation(nsid, resv);
+        added.setReservation(resv.view());
         d.claim(s.nqn() + " nsid " + nsid);
         s.setUuid(nsid, uuid);
         s.setNguid(nsid, nguid);
         LOG.info("namespace {} of {}: bdev {} ({} back-end, {} B, {}-byte blocks)", nsid, s.nqn(), d.name(),
                 d.backend().kind(), d.backend().sizeBytes(), d.blockSize());
         target.controllerRegistry().namespaceChanged(s, nsid);
+    }
+
+    /**
+     * A namespace's reservation state: with {@code ptplFile} (SPDK's ptpl_file, named by the
+     * operator) loaded from it and kept in it while PTPL is on; else held in memory only.
+     */
+    private static NamespaceReservation reservation(String ptplFile, UUID uuid) {
+        if (ptplFile == null) {
+            return new NamespaceReservation();
+        }
+        try {
+            return NamespaceReservation.load(new ReservationStore(java.nio.file.Path.of(ptplFile), uuid.toString()));
+        } catch (IOException | RuntimeException e) {
+            throw new ConfigException("namespace.ptpl_file", ptplFile + ": " + e.getMessage());
+        }
     }
 
     /**
@@ -331,6 +354,7 @@ final class NvmfSubsystems {
                     + " in " + nqn));
         }
         return removeWhenDrained(s, ns).thenRun(() -> {
+            s.setReservation(ns.nsid(), null);
             target.controllerRegistry().namespaceChanged(s, ns.nsid());
             LOG.info("namespace {} of {} removed", ns.nsid(), nqn);
         });
@@ -410,6 +434,10 @@ final class NvmfSubsystems {
         n.put("nguid", HexFormat.of().withUpperCase().formatHex(s.nguid(ns.nsid())));
         n.put("uuid", s.uuid(ns.nsid()).toString());
         n.put("anagrpid", ns.anaGroup());
+        NamespaceReservation r = s.reservation(ns.nsid());
+        if (r != null && r.store() != null) {
+            n.put("ptpl_file", r.store().file().toString());
+        }
         n.put("no_auto_visible", false);
         n.put("block_size", ns.blockSize());
         n.put("num_blocks", ns.sizeBlocks());

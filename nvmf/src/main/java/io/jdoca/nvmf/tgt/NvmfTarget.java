@@ -462,9 +462,10 @@ public final class NvmfTarget implements AutoCloseable {
      * one derived from NQN and nsid, {@code anagrpid} (0) to the nsid. Returns the nsid. NOT_FOUND
      * when the bdev does not exist, IN_USE when another namespace has it.
      */
-    public int addBdevNamespace(String nqn, int nsid, String bdevName, UUID uuid, byte[] nguid, int anagrpid) {
+    public int addBdevNamespace(String nqn, int nsid, String bdevName, UUID uuid, byte[] nguid, int anagrpid,
+                                String ptplFile) {
         return call("nvmf_subsystem_add_ns", () -> subsystems.addBdevNamespace(nqn, nsid, bdevName, uuid, nguid,
-                anagrpid));
+                anagrpid, ptplFile));
     }
 
     /**

@@ -70,6 +70,12 @@ public final class NvmfTargetOps {
         });
     }
 
+    /** The ptpl_file of namespace {@code nsid} of {@code s}, or null. sta-main (inside a query). */
+    public static String ptplFile(NvmfSubsystem s, int nsid) {
+        var r = s.reservation(nsid);
+        return r == null || r.store() == null ? null : r.store().file().toString();
+    }
+
     /** SPDK's {@code nvmf_subsystem_get_controllers}: cntlid, cntrltype, hostnqn, hostid, num_io_qpairs. */
     public static List<Map<String, Object>> controllers(NvmfTarget t, String nqn) {
         return t.query("nvmf_subsystem_get_controllers", () -> {

@@ -28,11 +28,13 @@ public final class NvmeStatus {
     public static final int SGL_DESCRIPTOR_TYPE_INVALID = of(SCT_GENERIC, 0x11, true);
     public static final int COMMAND_INTERRUPTED = of(SCT_GENERIC, 0x21, false);
     public static final int TRANSIENT_TRANSPORT_ERROR = of(SCT_GENERIC, 0x22, false);
-    /** Reservation Conflict (Base 2.0 §8.19.2): the command will not succeed until the reservation changes. */
-    public static final int RESERVATION_CONFLICT = of(SCT_GENERIC, 0x18, true);
+    /** Host Identifier Inconsistent Format (18h): e.g. a Reservation Report asking for 64-bit host ids. */
+    public static final int HOST_ID_INCONSISTENT_FORMAT = of(SCT_GENERIC, 0x18, true);
     public static final int LBA_OUT_OF_RANGE = of(SCT_GENERIC, 0x80, true);
     public static final int CAPACITY_EXCEEDED = of(SCT_GENERIC, 0x81, true);
     public static final int NAMESPACE_NOT_READY = of(SCT_GENERIC, 0x82, false);
+    /** Reservation Conflict (83h, Base 2.0 §8.19): the command will not succeed until the reservation changes. */
+    public static final int RESERVATION_CONFLICT = of(SCT_GENERIC, 0x83, true);
     // Command specific (SCT 1).
     public static final int INVALID_QUEUE_IDENTIFIER = of(SCT_COMMAND_SPECIFIC, 0x01, true);
     public static final int INVALID_QUEUE_SIZE = of(SCT_COMMAND_SPECIFIC, 0x02, true);

@@ -132,6 +132,13 @@ public final class NvmfCommandExecutor {
                 return;
             }
         }
+        NvmfReservationView rv = ns.reservation();
+        if (rv != null && rv.conflicts(qp.hostIdHi(), qp.hostIdLo(),
+                NvmfReservationView.commandClass(cmd.opcode()) == NvmfReservationView.CLASS_WRITE)) {
+            // Base 2.0 §8.19: a reservation another host holds decides; no allocation, no lock.
+            refuse(r, NvmeStatus.RESERVATION_CONFLICT);
+            return;
+        }
         int engine = group.index();
         StaBeQueue q = ns.backend().queueFor(engine);
         r.ns = ns;

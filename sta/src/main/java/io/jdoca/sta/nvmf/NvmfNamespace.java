@@ -20,6 +20,8 @@ public class NvmfNamespace {
     private final int beNsId;
     private final long sizeBlocks;
     private volatile boolean removed;
+    /** The reservation held on the namespace, or null (none: one volatile read per I/O). */
+    private volatile NvmfReservationView reservation;
     /** ANA group (Identify Namespace ANAGRPID); SPDK's default is the namespace id. */
     private volatile int anaGroup;
     /** One counter block per IO engine, indexed by the engine's index. */
@@ -33,6 +35,16 @@ public class NvmfNamespace {
         this.beNsId = beNsId;
         this.sizeBlocks = backend.sizeBytes() >>> blockShift;
         this.anaGroup = nsid;
+    }
+
+    /** The reservation the IO engines enforce, or null when none is held. Any thread. */
+    public final NvmfReservationView reservation() {
+        return reservation;
+    }
+
+    /** Publishes the namespace's reservation after a reservation command changed it. Management thread. */
+    public final void setReservation(NvmfReservationView view) {
+        reservation = view;
     }
 
     /** The namespace's ANA group id (1..ANAGRPMAX). Any thread. */

@@ -46,12 +46,8 @@ public final class NvmfReservationView {
     /** {@link #commandClass(int)}: the write command class. */
     public static final int CLASS_WRITE = 2;
 
-    /**
-     * Reservation Conflict, generic status 83h (Base 2.0, Generic Command Status Values; Linux and
-     * SPDK use 83h too). Here because {@code NvmeStatus.RESERVATION_CONFLICT} carries 18h, which is
-     * Host Identifier Inconsistent Format: the data path answers a conflict with this value.
-     */
-    public static final int CONFLICT_STATUS = NvmeStatus.of(NvmeStatus.SCT_GENERIC, 0x83, true);
+    /** Reservation Conflict, generic status 83h with DNR: what the data path answers a conflict with. */
+    public static final int CONFLICT_STATUS = NvmeStatus.RESERVATION_CONFLICT;
 
     // Opcodes of the NVM Command Set 1.0 figure 18 that NvmeOpcode does not name.
     private static final int IO_WRITE_UNCORRECTABLE = 0x04;

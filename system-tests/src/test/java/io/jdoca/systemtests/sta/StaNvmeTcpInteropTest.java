@@ -82,7 +82,7 @@ class StaNvmeTcpInteropTest {
             int rc = run("fio", env(run1, "NVME_DISCOVER=1", "FIO_RUNTIME=3", "VERIFY_SIZE_MB=16",
                     script.toString(), "fio", String.valueOf(port), NQN, "verify.fio"), dir.resolve("run1.log"));
             assertThat(rc).as("nvme-vm fio exit status (log %s):\n%s\ntarget:\n%s", dir.resolve("run1.log"),
-                    tail(dir.resolve("run1.log")), target.output()).isZero();
+                    GuestMarkers.tail(dir.resolve("run1.log")), target.output()).isZero();
             Path res = run1.resolve("res");
             assertThat(Files.readString(res.resolve("discover"))).contains("subnqn:  " + NQN).contains("trtype:  tcp");
             assertThat(Files.readString(res.resolve("connect"))).contains("(exit status 0)");
@@ -97,7 +97,8 @@ class StaNvmeTcpInteropTest {
             Path run2 = dir.resolve("run2");
             rc = run("fio-digests", env(run2, "NVME_CONNECT_OPTS=-l 10 -c 2 -g -G", "FIO_RUNTIME=2", "VERIFY_SIZE_MB=8",
                     script.toString(), "fio", String.valueOf(port), NQN, "verify.fio"), dir.resolve("run2.log"));
-            assertThat(rc).as("nvme-vm fio -g -G exit status:\n%s\ntarget:\n%s", tail(dir.resolve("run2.log")),
+            assertThat(rc).as("nvme-vm fio -g -G exit status:\n%s\ntarget:\n%s",
+                    GuestMarkers.tail(dir.resolve("run2.log")),
                     target.output()).isZero();
             assertFioClean(run2);
 
@@ -165,21 +166,19 @@ class StaNvmeTcpInteropTest {
                     .redirectErrorStream(true).redirectOutput(log.toFile()).start();
             try {
                 Path console = rundir.resolve("console.log");
-                awaitFile(console, "STA-CONNECTED", vm);
+                GuestMarkers.await(console, "STA-CONNECTED", vm);
                 rpc(sock, "nvmf_subsystem_add_ns", "nqn=" + NQN, "nsid=2", "backend=memory", "size_mb=16",
                         "block_size=512");
-                awaitFile(console, "STA-NS2-SEEN", vm);
+                GuestMarkers.await(console, "STA-NS2-SEEN", vm);
                 rpc(sock, "nvmf_subsystem_remove_ns", "nqn=" + NQN, "nsid=2");
-                awaitFile(console, "STA-NS2-GONE", vm);
+                GuestMarkers.await(console, "STA-NS2-GONE", vm);
                 assertThat(vm.waitFor(120, TimeUnit.SECONDS)).isTrue();
-                assertThat(vm.exitValue()).as("guest status:\n%s\ntarget:\n%s", tail(log), target.output()).isZero();
+                assertThat(vm.exitValue()).as("guest status:\n%s\ntarget:\n%s", GuestMarkers.tail(log),
+                        target.output()).isZero();
                 assertThat(Files.readString(rundir.resolve("res/nvme-list"))).contains("/dev/nvme0n2");
                 assertThat(Files.readString(rundir.resolve("res/nvme-list-after"))).doesNotContain("n2 ");
             } finally {
-                vm.destroy();
-                if (!vm.waitFor(30, TimeUnit.SECONDS)) {
-                    vm.destroyForcibly();
-                }
+                GuestMarkers.stop(vm);
             }
         }
     }
@@ -259,8 +258,8 @@ class StaNvmeTcpInteropTest {
             Path console = rundir.resolve("console.log");
             assertThat(rc).as("guest status (50 = a range read back wrong, 52/54 = blkdiscard failed, 53 = nvme "
                     + "dsm):\n%s\n"
-                    + "guest:\n%s\ntarget:\n%s", tail(log), Files.exists(console) ? tail(console) : "",
-                            target.output()).isZero();
+                    + "guest:\n%s\ntarget:\n%s", GuestMarkers.tail(log),
+                    Files.exists(console) ? GuestMarkers.tail(console) : "", target.output()).isZero();
             Path res = rundir.resolve("res");
             for (String ns : List.of("nvme0n1", "nvme0n2")) {
                 assertThat(Files.readString(res.resolve("blkdiscard-range-" + ns))).contains("(exit status 0)");
@@ -285,21 +284,6 @@ class StaNvmeTcpInteropTest {
         }
     }
 
-    private static void awaitFile(Path file, String text, Process vm) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
-        while (System.nanoTime() < deadline) {
-            if (Files.exists(file) && Files.readString(file).contains(text)) {
-                return;
-            }
-            if (!vm.isAlive()) {
-                throw new AssertionError("guest ended (status " + vm.exitValue() + ") before '" + text + "':\n"
-                        + (Files.exists(file) ? tail(file) : "(no console)"));
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("timed out waiting for '" + text + "' in " + file);
-    }
-
     private static List<String> env(Path rundir, String... rest) {
         List<String> c = new ArrayList<>(List.of("env", "NVME_VM_RUNDIR=" + rundir, "NVME_VM_QUIET=1"));
         c.addAll(List.of(rest));
@@ -316,13 +300,5 @@ class StaNvmeTcpInteropTest {
                 assertThat(s.replaceAll("\\s", "")).doesNotContainPattern("\"error\":[1-9]");
             }
         }
-    }
-
-    private static String tail(Path log) throws IOException {
-        if (!Files.exists(log)) {
-            return "";
-        }
-        List<String> lines = Files.readAllLines(log);
-        return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
     }
 }
