@@ -197,6 +197,23 @@ public final class NvmeTcpHost implements NvmeHostQueue {
         }
     }
 
+    /**
+     * A command carrying {@code data} to the controller in its capsule (e.g. Reservation Register);
+     * returns {status, dw0, dw1}.
+     */
+    public int[] commandWithData(int opcode, int nsid, int cdw10, int cdw11, byte[] data) throws IOException {
+        int base = txTail;
+        long sqe = base + NvmeTcpPdu.CH_LEN;
+        NvmeCommand.encode(tx, sqe, opcode, 0x7005, nsid);
+        NvmeCommand.putCdw(tx, sqe, NvmeCommand.OFF_CDW10, cdw10);
+        NvmeCommand.putCdw(tx, sqe, NvmeCommand.OFF_CDW11, cdw11);
+        NvmeCommand.putSgl(tx, sqe, NvmeCommand.SGL_DATA_BLOCK_OFFSET, 0, data.length);
+        MemorySegment d = arena.allocate(data.length);
+        MemorySegment.copy(data, 0, d, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, data.length);
+        finishCapsule(base, d, 0, data.length);
+        return awaitResp(0x7005);
+    }
+
     /** Get Log Page of {@code out.length} bytes at byte offset {@code lpo} (LPO, CDW12-13); returns the status. */
     public int getLogPage(int lid, long lpo, byte[] out) throws IOException {
         int base = txTail;

@@ -217,7 +217,7 @@ class AnaMultipathTest {
         assertThatThrownBy(() -> target.createSubsystem(inverted, false, 0)).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("max_cntlid");
         TargetConfig.NamespaceConfig bigGroup = new TargetConfig.NamespaceConfig(3, "memory", 1L, 4096, null, null,
-                70_000);
+                70_000, null);
         assertThatThrownBy(() -> target.addNamespace(NQN, bigGroup)).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("anagrpid");
     }

@@ -89,7 +89,7 @@ class ControllerDataTest {
             assertEquals(0, b.getShort(266), "WCTEMP not reported");
             assertEquals(0, b.getShort(268), "CCTEMP not reported");
             int oncs = b.getShort(520) & 0xffff;
-            assertEquals(0x1d, oncs, "ONCS: Compare, DSM, Write Zeroes, Save/Select");
+            assertEquals(0x3d, oncs, "ONCS: Compare, DSM, Write Zeroes, Save/Select, Reservations");
             assertEquals(0x05, id[525], "VWC present, flush broadcast not supported");
             assertEquals(1, id[1803], "MSDBD");
             assertEquals(0, b.getShort(2048), "PSD0 MP: not reported");
