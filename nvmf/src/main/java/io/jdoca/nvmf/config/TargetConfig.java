@@ -235,9 +235,16 @@ public record TargetConfig(
      * @param trtype  transport: "tcp" (absent: TCP) or "rdma" (NVMe/RDMA over an RDMA device's IPv4 address)
      * @param address IP address to bind (e.g. 127.0.0.1 or 0.0.0.0)
      * @param port    port (4420 is NVMe-oF's)
+     * @param anaState a subsystem listener's initial ANA state, SPDK's names (optimized, non_optimized,
+     *                inaccessible); only with the subsystem's ana_reporting; absent: optimized
      */
     public record ListenerConfig(@JsonProperty("trtype") String trtype, @JsonProperty("address") String address,
-                                 @JsonProperty(value = "port", required = true) int port) {
+                                 @JsonProperty(value = "port", required = true) int port,
+                                 @JsonProperty("ana_state") String anaState) {
+        public ListenerConfig(String trtype, String address, int port) {
+            this(trtype, address, port, null);
+        }
+
         public ListenerConfig {
             address = address == null ? "127.0.0.1" : address;
             trtype = trtype == null ? "TCP" : trtype.toUpperCase(java.util.Locale.ROOT);
@@ -261,6 +268,11 @@ public record TargetConfig(
             if (trtype.equals("RDMA") && !(ip instanceof java.net.Inet4Address)) {
                 throw new ConfigException(where.startsWith("-") ? where : f(where, "address"),
                         address + ": NVMe/RDMA listeners take an IPv4 address");
+            }
+            if (anaState != null
+                    && !java.util.List.of("optimized", "non_optimized", "inaccessible").contains(anaState)) {
+                throw new ConfigException(f(where, "ana_state"), "\"" + anaState
+                        + "\" is not an ANA state (optimized, non_optimized, inaccessible)");
             }
         }
     }

@@ -6,7 +6,6 @@ import io.jdoca.nvmf.config.JsonParams;
 import io.jdoca.nvmf.config.TargetConfig;
 import io.jdoca.nvmf.tgt.NvmfTarget;
 import io.jdoca.nvmf.tgt.NvmfTargetOps;
-import io.jdoca.sta.nvmf.NvmfListenerAna;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
@@ -116,13 +115,7 @@ final class NvmfListenerRpcs implements RpcRegistry.Family {
 
     /** SPDK's ANA state names (rpc.py -n): optimized, non_optimized, inaccessible. */
     static int anaState(String name) {
-        return switch (name.toLowerCase(Locale.ROOT)) {
-            case "optimized" -> NvmfListenerAna.OPTIMIZED;
-            case "non_optimized" -> NvmfListenerAna.NON_OPTIMIZED;
-            case "inaccessible" -> NvmfListenerAna.INACCESSIBLE;
-            default -> throw new ConfigException("ana_state", "\"" + name
-                    + "\" is not an ANA state (optimized, non_optimized, inaccessible)");
-        };
+        return NvmfTargetOps.anaState(name);
     }
 
     private static Address parseRemove(com.fasterxml.jackson.databind.JsonNode params) {

@@ -95,7 +95,10 @@ final class NvmfSubsystems {
             if (c.listeners() != null) {
                 for (TargetConfig.ListenerConfig l : c.listeners()) {
                     try {
-                        addListener(c.nqn(), l.trtype(), l.address(), l.port());
+                        int port = addListener(c.nqn(), l.trtype(), l.address(), l.port());
+                        if (l.anaState() != null) {
+                            setAnaState(c.nqn(), l.trtype(), l.address(), port, anaState(l.anaState()), 0);
+                        }
                     } catch (IOException e) {
                         throw new DocaException(DocaError.OPERATING_SYSTEM, e.getMessage(), e);
                     }
@@ -239,6 +242,17 @@ final class NvmfSubsystems {
         target.controllerRegistry().anaChanged(s, l.key());
         LOG.info("{}: ANA state of group {} on {} is now {}", nqn, anagrpid == 0 ? "(all)" : anagrpid, l.key(),
                 anaStateName(state));
+    }
+
+    /** An ANA state from SPDK's name (the states a listener may be set to); ConfigException otherwise. */
+    static int anaState(String name) {
+        return switch (name.toLowerCase(java.util.Locale.ROOT)) {
+            case "optimized" -> io.jdoca.sta.nvmf.NvmfListenerAna.OPTIMIZED;
+            case "non_optimized" -> io.jdoca.sta.nvmf.NvmfListenerAna.NON_OPTIMIZED;
+            case "inaccessible" -> io.jdoca.sta.nvmf.NvmfListenerAna.INACCESSIBLE;
+            default -> throw new ConfigException("ana_state", "\"" + name
+                    + "\" is not an ANA state (optimized, non_optimized, inaccessible)");
+        };
     }
 
     /** SPDK's names of the ANA states (rpc.py's -n values). */

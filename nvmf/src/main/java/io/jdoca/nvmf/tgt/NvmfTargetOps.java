@@ -76,6 +76,11 @@ public final class NvmfTargetOps {
         return r == null || r.store() == null ? null : r.store().file().toString();
     }
 
+    /** An ANA state from SPDK's name (optimized, non_optimized, inaccessible); ConfigException otherwise. */
+    public static int anaState(String name) {
+        return NvmfSubsystems.anaState(name);
+    }
+
     /** SPDK's {@code nvmf_subsystem_get_controllers}: cntlid, cntrltype, hostnqn, hostid, num_io_qpairs. */
     public static List<Map<String, Object>> controllers(NvmfTarget t, String nqn) {
         return t.query("nvmf_subsystem_get_controllers", () -> {

@@ -65,6 +65,11 @@ class MultipathVmTest {
 
     /** A target config: the subsystem on the file, reporting ANA, with its controller id range and listeners. */
     private Path config(String name, Path backing, int minCntlid, int maxCntlid, int... ports) throws IOException {
+        return config(name, backing, null, minCntlid, maxCntlid, ports);
+    }
+
+    private Path config(String name, Path backing, Path ptpl, int minCntlid, int maxCntlid, int... ports)
+            throws IOException {
         StringBuilder ls = new StringBuilder();
         for (int p : ports) {
             ls.append(ls.isEmpty() ? "" : ", ").append("{ \"address\": \"127.0.0.1\", \"port\": ").append(p)
@@ -76,8 +81,9 @@ class MultipathVmTest {
                   "subsystems": [ { "nqn": "%s", "allow_any_host": true, "ana_reporting": true,
                     "min_cntlid": %d, "max_cntlid": %d, "listeners": [ %s ],
                     "namespaces": [ { "nsid": 1, "backend": "file", "path": "%s", "size_mb": 64,
-                                      "block_size": 4096 } ] } ] }
-                """.formatted(dir.resolve(name + ".sock"), NQN, minCntlid, maxCntlid, ls, backing));
+                                      "block_size": 4096 %s } ] } ] }
+                """.formatted(dir.resolve(name + ".sock"), NQN, minCntlid, maxCntlid, ls, backing,
+                ptpl == null ? "" : ", \"ptpl_file\": \"" + ptpl + "\""));
         return cfg;
     }
 
@@ -181,6 +187,60 @@ class MultipathVmTest {
         } finally {
             a.close();
         }
+    }
+
+    /**
+     * Reservations from nvme-cli ({@code reservations-guest.sh}): one Linux host as two hosts (two host
+     * NQNs and identifiers) registers, acquires Write Exclusive with PTPL set, sees the other host's
+     * write refused with Reservation Conflict and its read pass, reports both registrants; the
+     * target is restarted and the reservation is still held (read back from its ptpl_file); release.
+     */
+    @Test
+    @Timeout(value = 600, unit = TimeUnit.SECONDS)
+    void reservationsFromTwoHostNqnsPersistThroughATargetRestart() throws Exception {
+        Path script = harness();
+        setup(script, dir.resolve("setup.log"));
+        int p = JavaProcess.freePort();
+        int p2 = JavaProcess.freePort();
+        Path ptpl = dir.resolve("ns1.ptpl");
+        Path cfg = config("resv", dir.resolve("resv.img"), ptpl, 1, 0xffef, p, p2);
+        String g;
+        try (InputStream in = MultipathVmTest.class.getResourceAsStream("/vm/reservations-guest.sh")) {
+            g = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        Path gs = dir.resolve("reservations.sh");
+        Files.writeString(gs, g.replace("@P@", Integer.toString(p)).replace("@P2@", Integer.toString(p2))
+                .replace("@NQN@", NQN));
+        Path rundir = dir.resolve("resv");
+        JavaProcess t = target("sta-target", cfg);
+        try {
+            Process vm = new ProcessBuilder("env", "NVME_VM_RUNDIR=" + rundir, "NVME_VM_QUIET=1", script.toString(),
+                    "exec", gs.toString()).redirectErrorStream(true).redirectOutput(dir.resolve("resv.log").toFile())
+                    .start();
+            try {
+                GuestMarkers.await(rundir.resolve("console.log"), "STA-RESV-HELD", vm);
+                assertThat(Files.readString(ptpl)).as("the reservation is in the ptpl_file").contains("\"rtype\"");
+                t.terminate();
+                t.awaitExit(T);
+                t.close();
+                t = target("sta-target", cfg);
+                assertThat(vm.waitFor(300, TimeUnit.SECONDS)).as("guest ends").isTrue();
+                assertThat(vm.exitValue()).as("guest status:\n%s\ntarget:\n%s",
+                        GuestMarkers.tail(rundir.resolve("console.log")), t.output()).isZero();
+            } finally {
+                GuestMarkers.stop(vm);
+            }
+        } finally {
+            t.close();
+        }
+        String conflict = Files.readString(rundir.resolve("res/write-2"));
+        assertThat(conflict).as("host 2's write").containsIgnoringCase("reservation conflict");
+        for (String r : List.of("report", "report-after")) {
+            String rep = Files.readString(rundir.resolve("res/" + r)).replaceAll("\\s", "");
+            assertThat(rep).as(r).contains("\"rtype\":1").contains("\"regctl\":2").contains("4369")
+                    .contains("8738");
+        }
+        assertThat(Files.readString(rundir.resolve("res/write-2-after"))).containsIgnoringCase("reservation conflict");
     }
 
     /** Two live paths, A optimized and B in {@code stateB}; CMIC reports multi-controller and ANA. */
