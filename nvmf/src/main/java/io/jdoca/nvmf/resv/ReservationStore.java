@@ -73,6 +73,49 @@ public final class ReservationStore {
     }
 
     /**
+     * Takes the cross-process lock of this file ({@code <file>.lock}, an fcntl lock held through a
+     * {@link FileChannel}; 0600): two targets serving one namespace through the same file run their
+     * reservation commands one at a time, each on the other's latest state. Blocks until granted;
+     * close the result to release it. Control path.
+     */
+    public java.io.Closeable lock() throws IOException {
+        Path lockFile = file.resolveSibling(file.getFileName() + ".lock");
+        if (!Files.exists(lockFile)) {
+            try {
+                Files.createFile(lockFile, PosixFilePermissions.asFileAttribute(
+                        PosixFilePermissions.fromString("rw-------")));
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                // the other target made it first: use it
+            }
+        }
+        FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.WRITE);
+        try {
+            java.nio.channels.FileLock l = ch.lock();
+            return () -> {
+                try (ch) {
+                    l.release();
+                }
+            };
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    /**
+     * What identifies the file's current content for a change check (modification time, size and
+     * inode: a save replaces the file by rename, so the inode changes), or null when it does not exist.
+     */
+    public Object stamp() {
+        try {
+            var a = Files.readAttributes(file, java.nio.file.attribute.BasicFileAttributes.class);
+            return List.of(a.lastModifiedTime().toMillis(), a.size(), String.valueOf(a.fileKey()));
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /**
      * The saved state, or empty when the file does not exist or is empty (nothing saved, or PTPL
      * turned off). A state whose {@code ptpl} is false carries no registrations to restore.
      *

@@ -51,6 +51,11 @@ final class AdminHandler {
         this.reservations = new NvmfReservations(this, controllers);
     }
 
+    /** Periodic work of the management agent: reservation files another target changed. sta-main. */
+    void periodic() {
+        NvmfReservations.refreshAll(target.subsystemTable().all());
+    }
+
     /** Executes one command an IO engine handed over, or forgets a QP it closed. sta-main. */
     void execute(NvmfAdminCommand c) {
         if (c.gone != null) {

@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * It also progresses the STA main context ({@link Sta}: rm-ns and destroy-queue tasks, which must
  * be submitted on its thread) and keeps the keep-alive deadline: every
- * {@link #KEEP_ALIVE_PERIOD_NANOS} a duty cycle tears down the controllers whose host fell silent.
+ * {@link #KEEP_ALIVE_PERIOD_NANOS} a duty cycle tears down the controllers whose host fell silent and reads again
+ * the reservation files another target serving the same namespaces changed.
  * Control path: it backs off to 5 ms parks when idle and is woken by a command.
  *
  * <p>Thread rules: {@link #call}, {@link #submit}, {@link #execute} and {@link #offerAdmin} from any
@@ -74,6 +75,7 @@ final class NvmfMain implements Agent {
     private final CommandQueue<Runnable> commands;
     private final CommandQueue<NvmfAdminCommand> admin;
     private final Consumer<NvmfAdminCommand> adminHandler;
+    private final AdminHandler handler;
     private long nextKeepAlive;
     /** {@link #CALL_NANOS}; shorter in tests that show what a caller sees when sta-main is stuck. */
     volatile long callNanos = CALL_NANOS;
@@ -83,6 +85,7 @@ final class NvmfMain implements Agent {
         this.pe = pe;
         this.controllers = controllers;
         this.engines = engines;
+        this.handler = handler;
         this.runner = new AgentRunner(this, idle, (agent, e) -> LOG.error("{}: {}", agent.roleName(), e.toString(), e));
         this.commands = new CommandQueue<>(COMMANDS, runner::wake);
         this.admin = new CommandQueue<>(ADMIN_SLOTS, runner::wake);
@@ -273,6 +276,7 @@ final class NvmfMain implements Agent {
         if (now - nextKeepAlive >= 0) {
             nextKeepAlive = now + KEEP_ALIVE_PERIOD_NANOS;
             controllers.checkKeepAlive(now);
+            handler.periodic();
         }
         return n;
     }

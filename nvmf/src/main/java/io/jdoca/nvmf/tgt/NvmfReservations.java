@@ -45,17 +45,96 @@ final class NvmfReservations {
                 || opcode == NvmeOpcode.IO_RESERVATION_ACQUIRE || opcode == NvmeOpcode.IO_RESERVATION_RELEASE;
     }
 
-    /** Executes reservation command {@code c} that arrived on an I/O queue of {@code ctrl}. */
+    /**
+     * Executes reservation command {@code c} that arrived on an I/O queue of {@code ctrl}. With a
+     * reservation file (ptpl_file) the command runs under the file's cross-process lock on the
+     * file's latest state, so two targets serving the namespace share one reservation.
+     */
     void execute(NvmfAdminCommand c, NvmfController ctrl) {
-        NvmeCommand cmd = c.sqe;
         NvmfSubsystem s = ctrl.subsystem();
-        int nsid = cmd.nsid();
-        StaNamespace ns = s.ns(nsid);
-        NamespaceReservation r = ns == null ? null : s.reservation(nsid);
+        int nsid = c.sqe.nsid();
+        NamespaceReservation r = s.ns(nsid) == null ? null : s.reservation(nsid);
         if (r == null) {
             admin.reply(c, NvmeStatus.INVALID_NAMESPACE, 0, 0);
             return;
         }
+        if (r.store() == null) {
+            execute(c, ctrl, r);
+            return;
+        }
+        java.io.Closeable lock;
+        try {
+            lock = r.store().lock();
+        } catch (java.io.IOException e) {
+            LOG.error("{}: reservation file {} cannot be locked: {}", s.nqn(), r.store().file(), e.getMessage());
+            admin.reply(c, NvmeStatus.INTERNAL_ERROR, 0, 0);
+            return;
+        }
+        try {
+            r = refresh(s, nsid);
+            execute(c, ctrl, r);
+            s.setReservationStamp(nsid, r.store().stamp());
+        } finally {
+            try {
+                lock.close();
+            } catch (java.io.IOException e) {
+                LOG.warn("{}: reservation file lock not released: {}", s.nqn(), e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Namespace {@code nsid}'s reservation, read again from its file when another target changed the
+     * file since this one last read or wrote it (a file PTPL-off left empty is not read: it holds no
+     * state to share). The new view is published to the IO engines. sta-main.
+     */
+    static NamespaceReservation refresh(NvmfSubsystem s, int nsid) {
+        NamespaceReservation r = s.reservation(nsid);
+        if (r == null || r.store() == null) {
+            return r;
+        }
+        Object stamp = r.store().stamp();
+        if (java.util.Objects.equals(stamp, s.reservationStamp(nsid))) {
+            return r;
+        }
+        s.setReservationStamp(nsid, stamp);
+        try {
+            if (r.store().load().isEmpty()) {
+                return r;
+            }
+            NamespaceReservation fresh = NamespaceReservation.load(r.store());
+            s.setReservation(nsid, fresh);
+            s.setReservationStamp(nsid, stamp);
+            StaNamespace ns = s.ns(nsid);
+            if (ns != null) {
+                ns.setReservation(fresh.view());
+            }
+            LOG.info("{} namespace {}: reservation read again from {} (changed by another target)", s.nqn(), nsid,
+                    r.store().file());
+            return fresh;
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.warn("{} namespace {}: reservation file {} not read again: {}", s.nqn(), nsid, r.store().file(),
+                    e.getMessage());
+            return r;
+        }
+    }
+
+    /** Reads every shared reservation file another target changed. sta-main, periodically. */
+    static void refreshAll(List<NvmfSubsystem> subsystems) {
+        for (NvmfSubsystem s : subsystems) {
+            if (!s.isDiscovery()) {
+                for (int nsid : s.reservedNamespaces()) {
+                    refresh(s, nsid);
+                }
+            }
+        }
+    }
+
+    private void execute(NvmfAdminCommand c, NvmfController ctrl, NamespaceReservation r) {
+        NvmeCommand cmd = c.sqe;
+        NvmfSubsystem s = ctrl.subsystem();
+        int nsid = cmd.nsid();
+        StaNamespace ns = s.ns(nsid);
         long hi = ctrl.hostIdHi();
         long lo = ctrl.hostIdLo();
         if (!NamespaceReservation.hostIdValid(hi, lo)) {

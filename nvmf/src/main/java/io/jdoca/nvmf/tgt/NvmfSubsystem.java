@@ -49,6 +49,7 @@ public final class NvmfSubsystem {
     private final Map<String, NvmfListenerAna> ana = new HashMap<>();
     /** Each namespace's reservation state (sta-main only); the IO engines see its published view. */
     private final Map<Integer, io.jdoca.nvmf.resv.NamespaceReservation> reservations = new HashMap<>();
+    private final Map<Integer, Object> reservationStamps = new HashMap<>();
     /** ANA log page change count (Base 2.0 figure 199): bumped on every ANA state change. sta-main. */
     private long anaChangeCount;
 
@@ -119,9 +120,25 @@ public final class NvmfSubsystem {
     void setReservation(int nsid, io.jdoca.nvmf.resv.NamespaceReservation r) {
         if (r == null) {
             reservations.remove(nsid);
+            reservationStamps.remove(nsid);
         } else {
             reservations.put(nsid, r);
+            reservationStamps.put(nsid, r.store() == null ? null : r.store().stamp());
         }
+    }
+
+    /** The stamp of namespace {@code nsid}'s reservation file when this process last read or wrote it. */
+    Object reservationStamp(int nsid) {
+        return reservationStamps.get(nsid);
+    }
+
+    void setReservationStamp(int nsid, Object stamp) {
+        reservationStamps.put(nsid, stamp);
+    }
+
+    /** Namespace ids with a reservation state (sta-main). */
+    java.util.Set<Integer> reservedNamespaces() {
+        return java.util.Set.copyOf(reservations.keySet());
     }
 
     /** Namespace ids are 1..this (Identify Controller NN). */
