@@ -51,8 +51,9 @@ final class AdminHandler {
         this.reservations = new NvmfReservations(this, controllers);
     }
 
-    /** Periodic work of the management agent: reservation files another target changed. sta-main. */
+    /** Periodic work of the management agent: ANA transitions to end, reservation files another target changed. */
     void periodic() {
+        target.subsystemTable().settleAna();
         NvmfReservations.refreshAll(target.subsystemTable().all());
     }
 

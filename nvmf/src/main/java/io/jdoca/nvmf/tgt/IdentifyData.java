@@ -101,9 +101,10 @@ public final class IdentifyData {
     public static final int ANATT_SECONDS = 10;
     /**
      * ANACAP (byte 344): the states a path may report here: optimized (bit 0), non-optimized (1),
-     * inaccessible (2); ANAGRPID does not change while the namespace is attached (bit 6).
+     * inaccessible (2), change (4: while a state set over RPC takes effect); ANAGRPID does not
+     * change while the namespace is attached (bit 6).
      */
-    public static final int ANACAP = 0x01 | 0x02 | 0x04 | 0x40;
+    public static final int ANACAP = 0x01 | 0x02 | 0x04 | 0x10 | 0x40;
 
     public static byte[] controller(ControllerParams p) {
         ByteBuffer b = le(SIZE);

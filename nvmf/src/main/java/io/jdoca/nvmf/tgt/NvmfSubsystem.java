@@ -99,6 +99,11 @@ public final class NvmfSubsystem {
         return ana.computeIfAbsent(listenerKey, k -> new NvmfListenerAna(anaGroupMax(), NvmfListenerAna.OPTIMIZED));
     }
 
+    /** The listeners that have ANA states. sta-main. */
+    java.util.Set<String> anaListenerKeys() {
+        return java.util.Set.copyOf(ana.keySet());
+    }
+
     /** Forgets a listener's ANA states (the subsystem lost the listener). sta-main. */
     void forgetAna(String listenerKey) {
         ana.remove(listenerKey);

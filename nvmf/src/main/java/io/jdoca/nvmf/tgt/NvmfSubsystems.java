@@ -97,7 +97,7 @@ final class NvmfSubsystems {
                     try {
                         int port = addListener(c.nqn(), l.trtype(), l.address(), l.port());
                         if (l.anaState() != null) {
-                            setAnaState(c.nqn(), l.trtype(), l.address(), port, anaState(l.anaState()), 0);
+                            setAnaState(c.nqn(), l.trtype(), l.address(), port, anaState(l.anaState()), 0, false);
                         }
                     } catch (IOException e) {
                         throw new DocaException(DocaError.OPERATING_SYSTEM, e.getMessage(), e);
@@ -222,7 +222,8 @@ final class NvmfSubsystems {
      * (0: every group) as hosts see it through the listener; the subsystem's controllers on that
      * listener get the ANA change notice, and from now on I/O there obeys the new state.
      */
-    void setAnaState(String nqn, String trtype, String address, int port, int state, int anagrpid) {
+    void setAnaState(String nqn, String trtype, String address, int port, int state, int anagrpid,
+                     boolean transition) {
         NvmfSubsystem s = require(nqn);
         if (!s.anaReporting()) {
             throw new ConfigException("ana_state", nqn + " does not report ANA (create it with ana_reporting, -r)");
@@ -237,11 +238,35 @@ final class NvmfSubsystems {
             throw new DocaException(DocaError.NOT_FOUND, nqn + " has no " + trtype.toLowerCase(java.util.Locale.ROOT)
                     + " listener " + address + ":" + port);
         }
-        s.anaOf(l.key()).set(anagrpid, state);
+        if (!transition) {
+            s.anaOf(l.key()).set(anagrpid, state);
+        } else if (!s.anaOf(l.key()).beginTransition(anagrpid, state)) {
+            return; // already there: nothing changes, nobody is told
+        }
         s.anaChanged();
         target.controllerRegistry().anaChanged(s, l.key());
-        LOG.info("{}: ANA state of group {} on {} is now {}", nqn, anagrpid == 0 ? "(all)" : anagrpid, l.key(),
-                anaStateName(state));
+        LOG.info("{}: ANA state of group {} on {} {} {}", nqn, anagrpid == 0 ? "(all)" : anagrpid, l.key(),
+                transition ? "changing to" : "is", anaStateName(state));
+    }
+
+    /**
+     * Ends the ANA transitions {@link #setAnaState} began (they last until the management agent's
+     * next periodic tick, at most {@link NvmfMain#KEEP_ALIVE_PERIOD_NANOS}, well inside ANATT): each
+     * group takes its new state and the controllers on that listener are told again. sta-main.
+     */
+    void settleAna() {
+        for (NvmfSubsystem s : subsystems.values()) {
+            if (!s.anaReporting()) {
+                continue;
+            }
+            for (String key : s.anaListenerKeys()) {
+                if (s.anaOf(key).settle()) {
+                    s.anaChanged();
+                    target.controllerRegistry().anaChanged(s, key);
+                    LOG.info("{}: ANA transition on {} done", s.nqn(), key);
+                }
+            }
+        }
     }
 
     /** An ANA state from SPDK's name (the states a listener may be set to); ConfigException otherwise. */

@@ -65,7 +65,7 @@ public final class NvmfTargetOps {
     public static void setAnaState(NvmfTarget t, String nqn, String trtype, String address, int port, int state,
                                    int anagrpid) {
         t.query("nvmf_subsystem_listener_set_ana_state", () -> {
-            t.subsystemTable().setAnaState(nqn, trtype, address, port, state, anagrpid);
+            t.subsystemTable().setAnaState(nqn, trtype, address, port, state, anagrpid, true);
             return null;
         });
     }
@@ -201,7 +201,9 @@ public final class NvmfTargetOps {
                     List<Map<String, Object>> states = new ArrayList<>();
                     for (int g : s.sta().namespaces().stream().map(StaNamespace::anaGroup).distinct().sorted()
                             .toList()) {
-                        states.add(Map.of("ana_group", g, "ana_state", NvmfSubsystems.anaStateName(ana.state(g))));
+                        // The state a group is going to during a transition: what the operator set.
+                        states.add(Map.of("ana_group", g, "ana_state",
+                                NvmfSubsystems.anaStateName(ana.settledState(g))));
                     }
                     m.put("ana_states", states);
                     if (!states.isEmpty()) {

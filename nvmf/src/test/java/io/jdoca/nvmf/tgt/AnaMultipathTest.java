@@ -101,7 +101,7 @@ class AnaMultipathTest {
             assertThat(id[76] & 0xff).as("CMIC: multi-port, multi-controller, ANA").isEqualTo(0x0b);
             assertThat(b.getInt(92) & (1 << 11)).as("OAES: ANA change notices").isNotZero();
             assertThat(id[343] & 0xff).as("ANATT").isEqualTo(10);
-            assertThat(id[344] & 0xff).as("ANACAP").isEqualTo(0x47);
+            assertThat(id[344] & 0xff).as("ANACAP").isEqualTo(0x57);
             int nn = b.getInt(516);
             assertThat(b.getInt(348)).as("ANAGRPMAX").isEqualTo(nn);
             assertThat(b.getInt(352)).as("NANAGRPID").isEqualTo(nn);
@@ -173,8 +173,18 @@ class AnaMultipathTest {
             int[] aen = hb.awaitResp(0x10);
             assertThat(aen[1]).as("AEN: notice, ANA change, log 0Ch").isEqualTo(0x000c0302);
 
+            // Through the Change state (I/O meanwhile: ANA Transition), settled by sta-main's next tick.
             log = le(anaLog(hb, false));
             assertThat(log.getLong(0)).as("change count").isGreaterThan(change0);
+            assertThat(log.get(32)).as("group 1 on B in transition").isIn((byte) NvmfListenerAna.CHANGE,
+                    (byte) NvmfListenerAna.INACCESSIBLE);
+            assertThat(writeZeroes(ioB, 1)).as("I/O during the transition")
+                    .isIn(NvmeStatus.ANA_TRANSITION, NvmeStatus.ANA_INACCESSIBLE);
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (le(anaLog(hb, false)).get(32) != NvmfListenerAna.INACCESSIBLE && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            log = le(anaLog(hb, false));
             assertThat(log.get(32)).as("group 1 on B").isEqualTo((byte) NvmfListenerAna.INACCESSIBLE);
             assertThat(log.get(68)).as("group 5 on B").isEqualTo((byte) NvmfListenerAna.OPTIMIZED);
             assertThat(le(anaLog(ha, false)).get(32)).as("group 1 on A").isEqualTo((byte) NvmfListenerAna.OPTIMIZED);
@@ -189,8 +199,14 @@ class AnaMultipathTest {
             assertThat(writeZeroes(ioA, 1)).as("path A").isZero();
 
             NvmfTargetOps.setAnaState(target, NQN, "TCP", "127.0.0.1", portB, NvmfListenerAna.NON_OPTIMIZED, 0);
-            assertThat(writeZeroes(ioB, 1)).as("non-optimized paths execute I/O").isZero();
+            deadline = System.nanoTime() + 5_000_000_000L;
+            while (le(anaLog(hb, false)).get(32) != NvmfListenerAna.NON_OPTIMIZED && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
             assertThat(le(anaLog(hb, false)).get(32)).isEqualTo((byte) NvmfListenerAna.NON_OPTIMIZED);
+            assertThat(writeZeroes(ioB, 1)).as("non-optimized paths execute I/O").isZero();
+            assertThat(le(anaLog(hb, false)).get(68)).as("group 5 went through the same transition")
+                    .isEqualTo((byte) NvmfListenerAna.NON_OPTIMIZED);
         }
     }
 

@@ -22,12 +22,15 @@ public final class NvmfListenerAna {
 
     /** State per ANA group id (index 0 unused); replaced as a whole, never changed in place. */
     private volatile byte[] states;
+    /** The state each group in {@link #CHANGE} is going to (0: none); management thread only. */
+    private byte[] pending;
 
     /** Every group 1..{@code maxGroups} in {@code initial}. */
     public NvmfListenerAna(int maxGroups, int initial) {
         byte[] s = new byte[maxGroups + 1];
         java.util.Arrays.fill(s, 1, s.length, (byte) initial);
         this.states = s;
+        this.pending = new byte[s.length];
     }
 
     /** The state of group {@code anagrpid} (OPTIMIZED for an id outside the table). Any thread. */
@@ -50,15 +53,57 @@ public final class NvmfListenerAna {
         };
     }
 
-    /** Sets group {@code anagrpid} (0: every group) to {@code state}. Management thread. */
+    /** Sets group {@code anagrpid} (0: every group) to {@code state} at once. Management thread. */
     public void set(int anagrpid, int state) {
         byte[] s = states.clone();
-        if (anagrpid == 0) {
-            java.util.Arrays.fill(s, 1, s.length, (byte) state);
-        } else {
-            s[anagrpid] = (byte) state;
+        for (int g = anagrpid == 0 ? 1 : anagrpid; g <= (anagrpid == 0 ? s.length - 1 : anagrpid); g++) {
+            s[g] = (byte) state;
+            pending[g] = 0;
         }
         states = s;
+    }
+
+    /**
+     * Starts moving group {@code anagrpid} (0: every group) to {@code state} through the ANA Change
+     * state (Base 2.0 §8.1.3.8: I/O meanwhile gets ANA Transition, which hosts retry elsewhere or
+     * later); {@link #settle} ends the transition. A group already in {@code state} does not move.
+     * Returns whether any group moved. Management thread.
+     */
+    public boolean beginTransition(int anagrpid, int state) {
+        byte[] s = states.clone();
+        boolean moved = false;
+        for (int g = anagrpid == 0 ? 1 : anagrpid; g <= (anagrpid == 0 ? s.length - 1 : anagrpid); g++) {
+            int settled = pending[g] != 0 ? pending[g] : s[g];
+            if (settled != state) {
+                s[g] = (byte) CHANGE;
+                pending[g] = (byte) state;
+                moved = true;
+            }
+        }
+        states = s;
+        return moved;
+    }
+
+    /** Ends every transition: each group in Change takes the state it was going to. True when one did. */
+    public boolean settle() {
+        byte[] s = null;
+        for (int g = 1; g < pending.length; g++) {
+            if (pending[g] != 0) {
+                s = s == null ? states.clone() : s;
+                s[g] = pending[g];
+                pending[g] = 0;
+            }
+        }
+        if (s != null) {
+            states = s;
+        }
+        return s != null;
+    }
+
+    /** The state group {@code anagrpid} is in, or going to during a transition. Management thread. */
+    public int settledState(int anagrpid) {
+        return anagrpid > 0 && anagrpid < pending.length && pending[anagrpid] != 0 ? pending[anagrpid]
+                : state(anagrpid);
     }
 
     /** The highest group id this table holds (the subsystem's ANAGRPMAX). */
