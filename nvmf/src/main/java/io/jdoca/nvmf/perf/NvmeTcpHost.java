@@ -165,6 +165,7 @@ public final class NvmeTcpHost implements NvmeHostQueue {
     }
 
     private int collectData(byte[] out) throws IOException {
+        lastDataEnd = 0;
         flushAll();
         while (true) {
             readPduBlocking();
@@ -178,6 +179,7 @@ public final class NvmeTcpHost implements NvmeHostQueue {
                             + "-byte buffer");
                 }
                 MemorySegment.copy(rx, java.lang.foreign.ValueLayout.JAVA_BYTE, rxPos + pdo, out, (int) off, (int) len);
+                lastDataEnd = (int) Math.max(lastDataEnd, off + len);
                 // SUCCESS (only valid with LAST): the command completed and no CapsuleResp follows
                 // (SPDK's target does this by default).
                 boolean success = isSuccess(NvmeTcpPdu.flags(rx, rxPos));
@@ -212,6 +214,43 @@ public final class NvmeTcpHost implements NvmeHostQueue {
         MemorySegment.copy(data, 0, d, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, data.length);
         finishCapsule(base, d, 0, data.length);
         return awaitResp(0x7005);
+    }
+
+    /** Authentication Send/Receive CDW10: SECP E9h (NVMe), SPSP1 01h, SPSP0 01h (DH-HMAC-CHAP). */
+    private int lastDataEnd;
+    private static final int AUTH_CDW10 = (0xe9 << 24) | (1 << 16) | (1 << 8);
+
+    /** Fabrics Authentication Send carrying {@code message} (TL = its length); returns {status, dw0, dw1}. */
+    public int[] authSend(byte[] message) throws IOException {
+        int base = txTail;
+        long sqe = base + NvmeTcpPdu.CH_LEN;
+        NvmeCommand.encode(tx, sqe, NvmeOpcode.FABRICS, 0x7006, 0);
+        tx.set(NvmeTcpPdu.U8, sqe + NvmeCommand.OFF_FCTYPE, (byte) NvmeOpcode.FCTYPE_AUTH_SEND);
+        NvmeCommand.putCdw(tx, sqe, NvmeCommand.OFF_CDW10, AUTH_CDW10);
+        NvmeCommand.putCdw(tx, sqe, NvmeCommand.OFF_CDW11, message.length);
+        NvmeCommand.putSgl(tx, sqe, NvmeCommand.SGL_DATA_BLOCK_OFFSET, 0, message.length);
+        MemorySegment d = arena.allocate(message.length);
+        MemorySegment.copy(message, 0, d, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, message.length);
+        finishCapsule(base, d, 0, message.length);
+        return awaitResp(0x7006);
+    }
+
+    /** Bytes the last data-returning command transferred (the end of its C2HData). */
+    public int lastDataLength() {
+        return lastDataEnd;
+    }
+
+    /** Fabrics Authentication Receive into {@code out} (AL = its length); returns the status. */
+    public int authReceive(byte[] out) throws IOException {
+        int base = txTail;
+        long sqe = base + NvmeTcpPdu.CH_LEN;
+        NvmeCommand.encode(tx, sqe, NvmeOpcode.FABRICS, 0x7007, 0);
+        tx.set(NvmeTcpPdu.U8, sqe + NvmeCommand.OFF_FCTYPE, (byte) NvmeOpcode.FCTYPE_AUTH_RECV);
+        NvmeCommand.putCdw(tx, sqe, NvmeCommand.OFF_CDW10, AUTH_CDW10);
+        NvmeCommand.putCdw(tx, sqe, NvmeCommand.OFF_CDW11, out.length);
+        NvmeCommand.putSgl(tx, sqe, NvmeCommand.SGL_TRANSPORT_DATA_BLOCK, 0, out.length);
+        finishCapsule(base, null, 0, 0);
+        return collectData(out);
     }
 
     /** Get Log Page of {@code out.length} bytes at byte offset {@code lpo} (LPO, CDW12-13); returns the status. */

@@ -67,8 +67,9 @@ final class FrameworkRpcs implements RpcRegistry.Family {
             return switch (name) {
                 case "bdev" -> t.query("framework_get_config", () -> bdevConfig(t));
                 case "nvmf" -> t.query("framework_get_config", () -> nvmfConfig(t));
-                default -> throw new RpcError(-19, "No such device: jdoca has the subsystems bdev and nvmf, not "
-                        + name);
+                case "keyring" -> t.query("framework_get_config", () -> keyringConfig(t));
+                default -> throw new RpcError(-19, "No such device: jdoca has the subsystems keyring, bdev and "
+                        + "nvmf, not " + name);
             };
         });
         r.register("save_config", FrameworkRpcs::none, a -> {
@@ -83,7 +84,8 @@ final class FrameworkRpcs implements RpcRegistry.Family {
     }
 
     static Map<String, Object> saveConfig(NvmfTarget t) {
-        return Map.of("subsystems", List.of(subsystem("bdev", bdevConfig(t)), subsystem("nvmf", nvmfConfig(t))));
+        return Map.of("subsystems", List.of(subsystem("keyring", keyringConfig(t)), subsystem("bdev", bdevConfig(t)),
+                subsystem("nvmf", nvmfConfig(t))));
     }
 
     private static Map<String, Object> subsystem(String name, List<Map<String, Object>> config) {
@@ -100,6 +102,18 @@ final class FrameworkRpcs implements RpcRegistry.Family {
             m.put("params", params);
         }
         return m;
+    }
+
+    /** The keys as keyring_file_add_key entries: name and path, as SPDK saves them (never the secret). */
+    static List<Map<String, Object>> keyringConfig(NvmfTarget t) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Map<String, Object> k : NvmfTargetOps.keys(t)) {
+            Map<String, Object> p = new LinkedHashMap<>();
+            p.put("name", k.get("name"));
+            p.put("path", k.get("path"));
+            out.add(entry("keyring_file_add_key", p));
+        }
+        return out;
     }
 
     static List<Map<String, Object>> bdevConfig(NvmfTarget t) {
@@ -171,7 +185,15 @@ final class FrameworkRpcs implements RpcRegistry.Family {
             }
             out.addAll(anaStates(t, s));
             for (String h : s.hosts().stream().sorted().toList()) {
-                out.add(entry("nvmf_subsystem_add_host", new LinkedHashMap<>(Map.of("nqn", s.nqn(), "host", h))));
+                Map<String, Object> p = new LinkedHashMap<>(Map.of("nqn", s.nqn(), "host", h));
+                String[] keys = NvmfTargetOps.hostKeys(s, h);
+                if (keys != null) {
+                    p.put("dhchap_key", keys[0]);
+                    if (keys[1] != null) {
+                        p.put("dhchap_ctrlr_key", keys[1]);
+                    }
+                }
+                out.add(entry("nvmf_subsystem_add_host", p));
             }
             for (StaNamespace ns : s.sta().namespaces()) {
                 Bdev d = t.bdevOf(ns.backend());

@@ -31,8 +31,8 @@ final class NvmfSubsystemRpcs implements RpcRegistry.Family {
     private record Create(TargetConfig.SubsystemConfig config, int maxNamespaces) {
     }
 
-    /** A host of a subsystem. */
-    private record Host(String nqn, String host) {
+    /** A host of a subsystem, with its DH-HMAC-CHAP key names (null: none). */
+    private record Host(String nqn, String host, String dhchapKey, String ctrlrKey) {
     }
 
     @Override
@@ -63,22 +63,29 @@ final class NvmfSubsystemRpcs implements RpcRegistry.Family {
         r.register("nvmf_subsystem_add_host", p -> {
             JsonParams a = new JsonParams(p, "", "nqn", "host", "tgt_name", "psk", "dhchap_key", "dhchap_ctrlr_key");
             a.noTarget();
-            for (String k : List.of("psk", "dhchap_key", "dhchap_ctrlr_key")) {
-                if (a.has(k)) {
-                    throw new ConfigException(k, "authentication and TLS are not supported by jdoca");
-                }
+            if (a.has("psk")) {
+                throw new ConfigException("psk", "NVMe/TCP TLS is not supported by jdoca yet");
             }
             String nqn = a.str("nqn", true);
-            return new Host(nqn, a.nqn("host"));
+            return new Host(nqn, a.nqn("host"), a.str("dhchap_key", false), a.str("dhchap_ctrlr_key", false));
         }, h -> {
-            target.get().addHost(h.nqn(), h.host());
+            NvmfTargetOps.addHost(target.get(), h.nqn(), h.host(), h.dhchapKey(), h.ctrlrKey());
+            return true;
+        });
+        r.register("nvmf_subsystem_set_keys", p -> {
+            JsonParams a = new JsonParams(p, "", "nqn", "host", "tgt_name", "dhchap_key", "dhchap_ctrlr_key");
+            a.noTarget();
+            return new Host(a.str("nqn", true), a.str("host", true), a.str("dhchap_key", false),
+                    a.str("dhchap_ctrlr_key", false));
+        }, h -> {
+            NvmfTargetOps.setKeys(target.get(), h.nqn(), h.host(), h.dhchapKey(), h.ctrlrKey());
             return true;
         });
         r.register("nvmf_subsystem_remove_host", p -> {
             JsonParams a = new JsonParams(p, "", "nqn", "host", "tgt_name");
             a.noTarget();
             String nqn = a.str("nqn", true);
-            return new Host(nqn, a.str("host", true));
+            return new Host(nqn, a.str("host", true), null, null);
         }, h -> {
             target.get().removeHost(h.nqn(), h.host());
             return true;

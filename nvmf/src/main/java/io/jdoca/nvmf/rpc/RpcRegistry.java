@@ -72,6 +72,7 @@ public final class RpcRegistry {
         List<Family> families = List.of(
                 new FrameworkRpcs(target, r, framework),
                 new AppRpcs(target, framework),
+                new KeyringRpcs(target),
                 new NvmfConfigRpcs(target),
                 new NvmfDiscoveryRpcs(target),
                 new NvmfSubsystemRpcs(target),

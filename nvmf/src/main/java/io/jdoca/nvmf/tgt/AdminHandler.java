@@ -44,11 +44,13 @@ final class AdminHandler {
     private final NvmfControllers controllers;
     private final NvmfFeatures features = new NvmfFeatures(this);
     private final NvmfReservations reservations;
+    private final NvmfAuthentication auth;
 
     AdminHandler(NvmfTarget target, NvmfControllers controllers) {
         this.target = target;
         this.controllers = controllers;
         this.reservations = new NvmfReservations(this, controllers);
+        this.auth = new NvmfAuthentication(this, () -> target.subsystemTable().keyring());
     }
 
     /** Periodic work of the management agent: ANA transitions to end, reservation files another target changed. */
@@ -61,6 +63,7 @@ final class AdminHandler {
     void execute(NvmfAdminCommand c) {
         if (c.gone != null) {
             controllers.qpGone(c.qp, c.gone);
+            auth.qpGone(c.qp);
             return;
         }
         NvmeCommand cmd = c.sqe;
@@ -73,6 +76,10 @@ final class AdminHandler {
             if (ctrl == null) {
                 // Commands before Connect (NVMe-oF 1.1 §3.3: the first command must be Connect).
                 reply(c, NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0);
+                return;
+            }
+            if (auth.blocks(c.qp)) {
+                reply(c, NvmfAuthentication.AUTH_REQUIRED, 0, 0);
                 return;
             }
             if (c.qid != 0) {
@@ -101,7 +108,13 @@ final class AdminHandler {
     private void fabrics(NvmfAdminCommand c) {
         MemorySegment s = c.sqe.segment();
         long sqe = c.sqe.base();
-        switch (c.sqe.fctype()) {
+        int fctype = c.sqe.fctype();
+        if ((fctype == NvmeOpcode.FCTYPE_PROPERTY_GET || fctype == NvmeOpcode.FCTYPE_PROPERTY_SET)
+                && auth.blocks(c.qp)) {
+            reply(c, NvmfAuthentication.AUTH_REQUIRED, 0, 0);
+            return;
+        }
+        switch (fctype) {
             case NvmeOpcode.FCTYPE_CONNECT -> {
                 if (controllers.owner(c.qp) != null) {
                     reply(c, NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0);
@@ -110,6 +123,16 @@ final class AdminHandler {
                 } else {
                     connect(c, FabricsConnectCommand.qid(s, sqe), FabricsConnectCommand.sqsize(s, sqe),
                             FabricsConnectCommand.recfmt(s, sqe), FabricsConnectCommand.kato(s, sqe));
+                }
+            }
+            case NvmeOpcode.FCTYPE_AUTH_SEND, NvmeOpcode.FCTYPE_AUTH_RECV -> {
+                NvmfController ctrl = controllers.owner(c.qp);
+                if (ctrl == null) {
+                    reply(c, NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0);
+                } else if (c.sqe.fctype() == NvmeOpcode.FCTYPE_AUTH_SEND) {
+                    auth.send(c, ctrl);
+                } else {
+                    auth.receive(c, ctrl);
                 }
             }
             case NvmeOpcode.FCTYPE_PROPERTY_GET -> {
@@ -218,9 +241,13 @@ final class AdminHandler {
                 return;
             }
             c.grant(entries);
-            LOG.info("{}: admin queue connected ({} entries, kato {} ms) from {}", ctrl, entries, kato,
-                    qp.remoteAddress());
-            reply(c, NvmeStatus.SUCCESS, ctrl.cntlid(), 0);
+            boolean authenticate = auth.required(subsys, hostnqn);
+            if (authenticate) {
+                auth.expect(qp, null);
+            }
+            LOG.info("{}: admin queue connected ({} entries, kato {} ms) from {}{}", ctrl, entries, kato,
+                    qp.remoteAddress(), authenticate ? "; DH-HMAC-CHAP required" : "");
+            reply(c, NvmeStatus.SUCCESS, ctrl.cntlid() | (authenticate ? NvmfAuthentication.CONNECT_ATR : 0), 0);
             return;
         }
         NvmfController ctrl = controllers.get(cntlid);
@@ -238,10 +265,18 @@ final class AdminHandler {
             return;
         }
         // The IO thread sets the SQ size, binds the QP to the subsystem and to its path (the ANA states
-        // of the listener it came in on, the host identifier for reservations) before it answers.
-        c.grant(entries, subsys.sta(), subsys.anaReporting() ? subsys.anaOf(listenerKey(qp)) : null,
-                ctrl.hostIdHi(), ctrl.hostIdLo());
+        // of the listener it came in on, the host identifier for reservations) before it answers; a
+        // queue that must authenticate first is bound once it did.
+        io.jdoca.sta.nvmf.NvmfListenerAna ana = subsys.anaReporting() ? subsys.anaOf(listenerKey(qp)) : null;
         controllers.addIoQp(ctrl, qp);
+        if (auth.required(subsys, hostnqn)) {
+            c.grant(entries);
+            auth.expect(qp, () -> NvmfMain.post(qp.io(), () -> NvmfAdminCommand.bind(qp, subsys.sta(), ana,
+                    ctrl.hostIdHi(), ctrl.hostIdLo())));
+            reply(c, NvmeStatus.SUCCESS, ctrl.cntlid() | NvmfAuthentication.CONNECT_ATR, 0);
+            return;
+        }
+        c.grant(entries, subsys.sta(), ana, ctrl.hostIdHi(), ctrl.hostIdLo());
         LOG.debug("{}: I/O queue {} connected ({} entries)", ctrl, qid, entries);
         reply(c, NvmeStatus.SUCCESS, ctrl.cntlid(), 0);
     }

@@ -137,6 +137,21 @@ final class NvmfAdminCommand implements Runnable {
         }
     }
 
+    /**
+     * Binds an I/O queue that authenticated after its Connect to {@code subsystem} and its path.
+     * The QP's IO thread (posted by sta-main before the answer that ends the authentication).
+     */
+    static void bind(StaQp qp, StaSubsystem subsystem, NvmfListenerAna ana, long hostHi, long hostLo) {
+        if (qp.state() == NvmfQpairState.CLOSED) {
+            return;
+        }
+        if (qp.io().qpAddSubsystem(qp, subsystem) != DocaError.SUCCESS) {
+            LOG.warn("{}: cannot bind the authenticated I/O queue to {}", qp, subsystem.nqn());
+            return;
+        }
+        qp.setPath(ana, hostHi, hostLo);
+    }
+
     /** Submits a non-offload send task: the completion of command {@code cid}. IO thread. */
     static void send(StaIo io, StaQp qp, int cid, int status, int dw0, int dw1) {
         var t = io.taskNonOffloadSendAllocInit(qp, cid, status, dw0, dw1, 0);

@@ -18,10 +18,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The IO engines' side of the control plane: the STA non-offload callback and transport error
  * event of every IO context. It only copies: a command the engine did not execute becomes an
- * {@link NvmfAdminCommand} (SQE, and a Connect's data, fetched from the host first when it was not
- * in the capsule) handed to {@code sta-main}; a QP's end is reported the same way. It reads and
- * changes no target state, takes no lock and never waits for {@code sta-main}: when the admin
- * queue is full the command is answered Command Interrupted at once (a retryable status).
+ * {@link NvmfAdminCommand} (SQE, and the data of a Connect, Authentication Send or reservation
+ * command, fetched from the host first when it was not in the capsule) handed to {@code sta-main};
+ * a QP's end is reported the same way. It reads and changes no target state, takes no lock and
+ * never waits for {@code sta-main}: when the admin queue is full the command is answered Command
+ * Interrupted at once (a retryable status).
  *
  * <p>Threads: {@link #onCommand} and {@link #onTransportError} run on the calling IO context's
  * thread (several engines share this stateless object).
@@ -45,6 +46,17 @@ final class NvmfCommandForwarder implements StaNonOffloadCallback, StaTransportE
                 MemorySegment.copy(payload, 0, c.data, 0, FabricsConnectCommand.DATA_LEN);
             } else if (!payloadValid && cmd.sglLength() >= FabricsConnectCommand.DATA_LEN) {
                 fetchConnectData(qp, c);
+                return;
+            }
+        }
+        if (cmd.opcode() == NvmeOpcode.FABRICS && cmd.fctype() == NvmeOpcode.FCTYPE_AUTH_SEND) {
+            // Authentication Send: TL bytes of the host's message (sta-main refuses a TL out of range).
+            long tl = cmd.cdw11() & 0xffffffffL;
+            int len = (int) Math.min(Math.min(cmd.sglLength(), tl), NvmfAuthentication.MAX_SEND);
+            if (payload != null && payloadLen >= len && len > 0) {
+                c.data = NvmfReservations.copyData(payload, len);
+            } else if (!payloadValid && len > 0) {
+                fetchData(qp, c, len);
                 return;
             }
         }

@@ -47,6 +47,8 @@ public final class NvmfSubsystem {
     private volatile boolean explicitCntlidRange;
     /** ANA states per listener key (sta-main only), made on first use: every group optimized. */
     private final Map<String, NvmfListenerAna> ana = new HashMap<>();
+    /** DH-HMAC-CHAP key names per host NQN (keyring names; SPDK's add_host --dhchap-key, --dhchap-ctrlr-key). */
+    private volatile Map<String, HostKeys> hostKeys = Map.of();
     /** Each namespace's reservation state (sta-main only); the IO engines see its published view. */
     private final Map<Integer, io.jdoca.nvmf.resv.NamespaceReservation> reservations = new HashMap<>();
     private final Map<Integer, Object> reservationStamps = new HashMap<>();
@@ -144,6 +146,26 @@ public final class NvmfSubsystem {
     /** Namespace ids with a reservation state (sta-main). */
     java.util.Set<Integer> reservedNamespaces() {
         return java.util.Set.copyOf(reservations.keySet());
+    }
+
+    /** A host's keys: the key it proves itself with, and the controller's key (null: unidirectional). */
+    public record HostKeys(String dhchapKey, String ctrlrKey) {
+    }
+
+    /** The keys host {@code host} must authenticate with, or null (it need not). */
+    public HostKeys hostKeys(String host) {
+        return hostKeys.get(host);
+    }
+
+    /** Sets (null: clears) the keys of {@code host}. sta-main. */
+    void setHostKeys(String host, HostKeys keys) {
+        Map<String, HostKeys> m = new HashMap<>(hostKeys);
+        if (keys == null) {
+            m.remove(host);
+        } else {
+            m.put(host, keys);
+        }
+        hostKeys = Map.copyOf(m);
     }
 
     /** Namespace ids are 1..this (Identify Controller NN). */

@@ -42,11 +42,17 @@ final class NvmfSubsystems {
 
     private final NvmfTarget target;
     private final Map<String, NvmfSubsystem> subsystems = new HashMap<>();
+    private final NvmfKeyring keyring = new NvmfKeyring();
 
     NvmfSubsystems(NvmfTarget target) {
         this.target = target;
         subsystems.put(NvmfSubsystem.DISCOVERY_NQN, new NvmfSubsystem(NvmfSubsystem.DISCOVERY_NQN, null, "discovery",
                 "jdoca discovery", true));
+    }
+
+    /** The target's keys (SPDK's keyring). */
+    NvmfKeyring keyring() {
+        return keyring;
     }
 
     NvmfSubsystem get(String nqn) {
@@ -168,14 +174,49 @@ final class NvmfSubsystems {
     // ------------------------------------------------------------------ hosts
 
     void addHost(String nqn, String host) {
-        require(nqn).addHost(host);
+        addHost(nqn, host, null, null);
+    }
+
+    /**
+     * SPDK's {@code nvmf_subsystem_add_host}: allows {@code host}; with {@code dhchapKey} (a keyring
+     * name) the host must authenticate every queue, with {@code ctrlrKey} too the controller proves
+     * itself back (bidirectional).
+     */
+    void addHost(String nqn, String host, String dhchapKey, String ctrlrKey) {
+        NvmfSubsystem s = require(nqn);
+        checkKeys(dhchapKey, ctrlrKey);
+        s.addHost(host);
+        s.setHostKeys(host, dhchapKey == null ? null : new NvmfSubsystem.HostKeys(dhchapKey, ctrlrKey));
         target.discovery().changed();
+    }
+
+    /** SPDK's {@code nvmf_subsystem_set_keys}: new keys for an allowed host (for its next authentications). */
+    void setKeys(String nqn, String host, String dhchapKey, String ctrlrKey) {
+        NvmfSubsystem s = require(nqn);
+        if (!s.hosts().contains(host)) {
+            throw new DocaException(DocaError.NOT_FOUND, nqn + " has no host " + host);
+        }
+        checkKeys(dhchapKey, ctrlrKey);
+        s.setHostKeys(host, dhchapKey == null ? null : new NvmfSubsystem.HostKeys(dhchapKey, ctrlrKey));
+    }
+
+    private void checkKeys(String dhchapKey, String ctrlrKey) {
+        if (ctrlrKey != null && dhchapKey == null) {
+            throw new ConfigException("dhchap_ctrlr_key", "only with dhchap_key (the host authenticates first)");
+        }
+        for (String k : new String[] {dhchapKey, ctrlrKey}) {
+            if (k != null && keyring.get(k) == null) {
+                throw new ConfigException(k == dhchapKey ? "dhchap_key" : "dhchap_ctrlr_key", "no key " + k
+                        + " in the keyring (keyring_file_add_key first)");
+            }
+        }
     }
 
     /** Disallows {@code host}: its controllers on the subsystem are torn down (unless any host may connect). */
     void removeHost(String nqn, String host) {
         NvmfSubsystem s = require(nqn);
         s.removeHost(host);
+        s.setHostKeys(host, null);
         target.controllerRegistry().killAll(c -> c.subsystem() == s && c.hostNqn().equals(host) && !s.allowAnyHost(),
                 "host removed");
         target.discovery().changed();

@@ -76,6 +76,49 @@ public final class NvmfTargetOps {
         return r == null || r.store() == null ? null : r.store().file().toString();
     }
 
+    /** SPDK's {@code keyring_file_add_key}: key {@code name} is the DHHC-1 secret in file {@code path} (0600). */
+    public static void addKey(NvmfTarget t, String name, String path) {
+        t.query("keyring_file_add_key", () -> {
+            t.subsystemTable().keyring().add(name, path);
+            return null;
+        });
+    }
+
+    /** SPDK's {@code keyring_file_remove_key}. */
+    public static void removeKey(NvmfTarget t, String name) {
+        t.query("keyring_file_remove_key", () -> {
+            t.subsystemTable().keyring().remove(name);
+            return null;
+        });
+    }
+
+    /** SPDK's {@code keyring_get_keys}: names and paths, no secret. */
+    public static List<Map<String, Object>> keys(NvmfTarget t) {
+        return t.query("keyring_get_keys", () -> t.subsystemTable().keyring().describe());
+    }
+
+    /** SPDK's {@code nvmf_subsystem_add_host} with {@code --dhchap-key} / {@code --dhchap-ctrlr-key} (key names). */
+    public static void addHost(NvmfTarget t, String nqn, String host, String dhchapKey, String ctrlrKey) {
+        t.query("nvmf_subsystem_add_host", () -> {
+            t.subsystemTable().addHost(nqn, host, dhchapKey, ctrlrKey);
+            return null;
+        });
+    }
+
+    /** SPDK's {@code nvmf_subsystem_set_keys}: a host's keys for its next authentications. */
+    public static void setKeys(NvmfTarget t, String nqn, String host, String dhchapKey, String ctrlrKey) {
+        t.query("nvmf_subsystem_set_keys", () -> {
+            t.subsystemTable().setKeys(nqn, host, dhchapKey, ctrlrKey);
+            return null;
+        });
+    }
+
+    /** The key names of a host of {@code s}, for save_config: {dhchap_key, dhchap_ctrlr_key} or null. */
+    public static String[] hostKeys(NvmfSubsystem s, String host) {
+        NvmfSubsystem.HostKeys k = s.hostKeys(host);
+        return k == null ? null : new String[] {k.dhchapKey(), k.ctrlrKey()};
+    }
+
     /** An ANA state from SPDK's name (optimized, non_optimized, inaccessible); ConfigException otherwise. */
     public static int anaState(String name) {
         return NvmfSubsystems.anaState(name);

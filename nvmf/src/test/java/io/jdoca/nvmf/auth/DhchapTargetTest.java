@@ -1,0 +1,150 @@
+package io.jdoca.nvmf.auth;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.jdoca.nvmf.config.ConfigException;
+import io.jdoca.nvmf.config.TargetConfig;
+import io.jdoca.nvmf.perf.NvmeTcpHost;
+import io.jdoca.nvmf.tgt.NvmfTarget;
+import io.jdoca.nvmf.tgt.NvmfTargetOps;
+import io.jdoca.sta.nvme.NvmeOpcode;
+import io.jdoca.sta.nvme.NvmeStatus;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * DH-HMAC-CHAP against the target over NVMe/TCP (issue 33): a host given keys on a subsystem
+ * ({@code keyring_file_add_key}, {@code nvmf_subsystem_add_host --dhchap-key --dhchap-ctrlr-key})
+ * gets AUTHREQ.ATR in its Connect answers, can do nothing but authenticate until it did
+ * (Authentication Required), authenticates the admin and each I/O queue (bidirectionally here) with
+ * a test host, and then works; a wrong secret gets AUTH_Failure1 and stays locked out; key files
+ * readable by others or not a DHHC-1 secret are refused in one line that holds no secret.
+ */
+class DhchapTargetTest {
+    static final String NQN = "nqn.2024-01.io.jdoca:auth";
+    static final String HOST = "nqn.2014-08.org.nvmexpress:uuid:6a646f63-0000-4000-8000-0000000000c1";
+    static final int AUTH_REQUIRED = NvmeStatus.of(NvmeStatus.SCT_COMMAND_SPECIFIC, 0x91, true);
+
+    @TempDir
+    Path dir;
+    NvmfTarget target;
+    int port;
+    DhchapKey hostKey;
+    DhchapKey ctrlKey;
+
+    private Path keyFile(String name, String text, String perms) throws IOException {
+        Path p = dir.resolve(name);
+        Files.writeString(p, text);
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(perms));
+        return p;
+    }
+
+    private static DhchapKey randomKey(DhchapHash transform) {
+        byte[] secret = new byte[32];
+        DhchapTestHost.RANDOM.nextBytes(secret);
+        return DhchapKey.of(transform, secret);
+    }
+
+    @BeforeEach
+    void up() throws IOException {
+        target = new NvmfTarget(TargetConfig.parse("""
+                { "subsystems": [ { "nqn": "%s", "allow_any_host": false,
+                    "namespaces": [ { "nsid": 1, "backend": "memory", "size_mb": 4, "block_size": 4096 } ] } ] }
+                """.formatted(NQN)));
+        target.start();
+        port = target.addListener("127.0.0.1", 0);
+        hostKey = randomKey(null);
+        ctrlKey = randomKey(DhchapHash.SHA_256);
+        NvmfTargetOps.addKey(target, "key0", keyFile("key0", hostKey.representation(), "rw-------").toString());
+        NvmfTargetOps.addKey(target, "ckey0", keyFile("ckey0", ctrlKey.representation(), "rw-------").toString());
+        NvmfTargetOps.addHost(target, NQN, HOST, "key0", "ckey0");
+    }
+
+    @AfterEach
+    void down() {
+        target.close();
+    }
+
+    private NvmeTcpHost open() throws IOException {
+        NvmeTcpHost h = new NvmeTcpHost("127.0.0.1", port, false, false, 64, 131072);
+        h.initialize();
+        return h;
+    }
+
+    /** One transaction on {@code h}'s queue; returns whether the controller accepted the host. */
+    private static boolean authenticate(NvmeTcpHost h, DhchapTestHost host) throws IOException {
+        assertEquals(0, h.authSend(host.negotiate())[0]);
+        byte[] buf = new byte[4096];
+        assertEquals(0, h.authReceive(buf));
+        byte[] challenge = Arrays.copyOf(buf, h.lastDataLength());
+        assertEquals(0, h.authSend(host.reply(challenge))[0]);
+        assertEquals(0, h.authReceive(buf));
+        byte[] answer = Arrays.copyOf(buf, h.lastDataLength());
+        if ((answer[1] & 0xff) == AuthMessage.ID_FAILURE1) {
+            return false;
+        }
+        byte[] success2 = host.afterSuccess1(answer);
+        if (success2 != null) {
+            assertEquals(0, h.authSend(success2)[0]);
+        }
+        return true;
+    }
+
+    @Test
+    void aKeyedHostAuthenticatesEveryQueueBidirectionallyAndThenWorks() throws IOException {
+        try (NvmeTcpHost admin = open(); NvmeTcpHost io = open()) {
+            int[] c = admin.connect(0, 31, NQN, HOST, 0xffff, 0);
+            assertThat(c[0]).isZero();
+            assertThat(c[1] & (1 << 17)).as("AUTHREQ.ATR").isNotZero();
+            int cntlid = c[1] & 0xffff;
+            assertThat(admin.propertyGet(0x00, true)[0]).as("before authenticating").isEqualTo(AUTH_REQUIRED);
+            assertThat(authenticate(admin, new DhchapTestHost(HOST, NQN, hostKey, ctrlKey))).isTrue();
+            assertThat(admin.propertySet(0x14, 1 | (6 << 16) | (4 << 20))[0]).isZero();
+
+            int[] ioc = io.connect(1, 31, NQN, HOST, cntlid, 0);
+            assertThat(ioc[0]).isZero();
+            assertThat(ioc[1] & (1 << 17)).as("AUTHREQ.ATR on the I/O queue").isNotZero();
+            assertThat(io.adminSimple(NvmeOpcode.IO_WRITE_ZEROES, 1, 0, 0)[0]).as("I/O before authenticating")
+                    .isEqualTo(AUTH_REQUIRED);
+            assertThat(authenticate(io, new DhchapTestHost(HOST, NQN, hostKey, ctrlKey))).isTrue();
+            assertThat(io.adminSimple(NvmeOpcode.IO_WRITE_ZEROES, 1, 0, 0)[0]).as("I/O after").isZero();
+        }
+    }
+
+    @Test
+    void aWrongSecretIsRefusedAndTheQueueStaysLocked() throws IOException {
+        try (NvmeTcpHost admin = open()) {
+            int[] c = admin.connect(0, 31, NQN, HOST, 0xffff, 0);
+            assertThat(c[1] & (1 << 17)).isNotZero();
+            assertThat(authenticate(admin, new DhchapTestHost(HOST, NQN, randomKey(null), null)))
+                    .as("a wrong host secret").isFalse();
+            assertThat(admin.propertyGet(0x00, true)[0]).isEqualTo(AUTH_REQUIRED);
+        }
+    }
+
+    @Test
+    void keyFilesMustBePrivateAndHoldADhchapSecret() throws IOException {
+        Path open = keyFile("open", randomKey(null).representation(), "rw-r--r--");
+        assertThatThrownBy(() -> NvmfTargetOps.addKey(target, "k1", open.toString()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("must not be readable by others");
+        String secret = hostKey.representation();
+        String broken = secret.substring(0, secret.length() - 6) + "AAAA:";
+        Path bad = keyFile("bad", broken, "rw-------");
+        assertThatThrownBy(() -> NvmfTargetOps.addKey(target, "k2", bad.toString()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("DHHC-1")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(broken.substring(10, 30)));
+        assertThat(NvmfTargetOps.keys(target).toString()).contains("key0").contains("ckey0")
+                .doesNotContain(secret.substring(10, 30));
+        assertThatThrownBy(() -> NvmfTargetOps.addHost(target, NQN, HOST, "nokey", null))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("no key nokey");
+    }
+}
