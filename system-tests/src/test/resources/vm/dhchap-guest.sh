@@ -12,6 +12,12 @@ H2=@H2@
 ID1=6a646f63-0000-4000-8000-0000000000d1
 ID2=6a646f63-0000-4000-8000-0000000000d2
 no_ctrl() { ! ctrl_for_nqn "$N" >/dev/null 2>&1; }
+# Debian's 6.1 kernel is built without CONFIG_NVME_AUTH (the host cannot authenticate at all): say so.
+modprobe nvme-auth >/dev/null 2>&1
+if [ ! -d /sys/module/nvme_auth ]; then
+  echo "STA-AUTH-UNSUPPORTED: this guest kernel ($(uname -r)) has no NVMe in-band authentication (CONFIG_NVME_AUTH)"
+  exit 77
+fi
 fail() { echo "STA-AUTH-FAIL $1"; emit_dmesg dmesg; nvme disconnect -n "$N" >/dev/null 2>&1; exit "$2"; }
 
 run_emit connect-bidirectional nvme connect -t tcp -a "$A" -s "$P" -n "$N" --hostnqn="$H1" --hostid="$ID1" \

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code dhchap-guest.sh}) {@code nvme connect --dhchap-secret --dhchap-ctrl-secret} authenticates
  * bidirectionally and fio verify passes, a unidirectional connect works, a wrong secret and no
  * secret are refused with no controller left behind. No secret reaches the target's output or
- * {@code save_config}.
+ * {@code save_config}. Skipped with a message when the guest kernel cannot authenticate (Debian's
+ * 6.1 is built without CONFIG_NVME_AUTH).
  */
 class DhchapVmTest {
     static final String NQN = "nqn.2024-01.io.jdoca:dhchap";
@@ -40,8 +41,9 @@ class DhchapVmTest {
     @TempDir
     Path dir;
 
+    /** A random key; with a transformation hash its length is the hash's, as Linux 6.1 insists. */
     private static DhchapKey key(DhchapHash transform) {
-        byte[] secret = new byte[transform == null ? 32 : transform == DhchapHash.SHA_512 ? 64 : 48];
+        byte[] secret = new byte[transform == null ? 32 : transform.length()];
         RANDOM.nextBytes(secret);
         return DhchapKey.of(transform, secret);
     }
@@ -103,6 +105,9 @@ class DhchapVmTest {
                     .start();
             try {
                 assertThat(vm.waitFor(420, TimeUnit.SECONDS)).as("guest ends").isTrue();
+                assumeTrue(vm.exitValue() != 77, "SKIPPED: the test bed's guest kernel has no NVMe in-band "
+                        + "authentication (Debian 6.1 is built without CONFIG_NVME_AUTH; NVME_VM_KPKG selects "
+                        + "another)");
                 assertThat(vm.exitValue()).as("guest status:\n%s\ntarget:\n%s",
                         GuestMarkers.tail(rundir.resolve("console.log")), t.output()).isZero();
             } finally {
