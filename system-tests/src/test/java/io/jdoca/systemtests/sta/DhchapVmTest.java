@@ -58,16 +58,9 @@ class DhchapVmTest {
     @Test
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void linuxAuthenticatesWithDhchapAndWrongOrMissingSecretsAreRefused() throws Exception {
-        assumeTrue(!Boolean.parseBoolean(System.getProperty("jdoca.skipInterop", "true")),
-                "interop tests run with -Pinterop");
-        Path shared = JavaProcess.sharedDir();
-        assumeTrue(shared != null, "SKIPPED: ../shared (nvme-vm harness) is absent on this clone");
-        Path script = shared.resolve("nvme-vm/nvme-vm.sh");
-        assumeTrue(Files.isExecutable(script), "SKIPPED: " + script + " not found");
+        Path script = GuestMarkers.nvmeVm();
         Path rpcPy = SpdkRpcPy.locate();
-        Process setup = new ProcessBuilder(script.toString(), "setup").redirectErrorStream(true)
-                .redirectOutput(dir.resolve("setup.log").toFile()).start();
-        assumeTrue(setup.waitFor(300, TimeUnit.SECONDS) && setup.exitValue() == 0, "SKIPPED: nvme-vm setup failed");
+        GuestMarkers.setUp(script, dir.resolve("setup.log"));
 
         DhchapKey k1 = key(DhchapHash.SHA_256);
         DhchapKey c1 = key(DhchapHash.SHA_384);

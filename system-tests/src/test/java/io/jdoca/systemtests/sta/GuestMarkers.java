@@ -1,5 +1,8 @@
 package io.jdoca.systemtests.sta;
 
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.jdoca.testkit.JavaProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -7,14 +10,36 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The host side of a guest run that reports its progress as marker lines on its console (an
- * {@code nvme-vm.sh exec} script): wait for a marker while the guest lives, show the tail of a log,
- * stop the guest's harness process.
+ * The host side of a guest run of ../shared/nvme-vm (TCP mode, {@code nvme-vm.sh exec} scripts): find
+ * the harness or skip the test with the reason ({@link #nvmeVm}, {@link #setUp}), wait for a marker
+ * line on the guest's console while it lives, show the tail of a log, stop the guest's harness process.
  *
  * <p>Threads: one test thread.
  */
 final class GuestMarkers {
     private GuestMarkers() {
+    }
+
+    /** nvme-vm.sh, or the test is skipped: without -Pinterop, without ../shared or without the script. */
+    static Path nvmeVm() {
+        assumeTrue(!Boolean.parseBoolean(System.getProperty("jdoca.skipInterop", "true")),
+                "interop tests run with -Pinterop");
+        Path shared = JavaProcess.sharedDir();
+        assumeTrue(shared != null, "SKIPPED: ../shared (nvme-vm harness) is absent on this clone");
+        Path script = shared.resolve("nvme-vm/nvme-vm.sh");
+        assumeTrue(Files.isExecutable(script), "SKIPPED: " + script + " not found");
+        return script;
+    }
+
+    /** {@code nvme-vm.sh setup} (builds the guest once), or the test is skipped with setup's output. */
+    static void setUp(Path script, Path log) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(script.toString(), "setup").redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
+        if (!p.waitFor(300, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+        }
+        assumeTrue(!p.isAlive() && p.exitValue() == 0, "SKIPPED: nvme-vm setup failed (needs root, apt-get, qemu): "
+                + (Files.exists(log) ? Files.readString(log) : ""));
     }
 
     /** Waits (at most 150 s) until {@code file} contains {@code text}; fails when the guest ended first. */

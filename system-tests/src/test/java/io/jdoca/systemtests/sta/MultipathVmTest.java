@@ -1,7 +1,6 @@
 package io.jdoca.systemtests.sta;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -42,26 +41,6 @@ class MultipathVmTest {
 
     @TempDir
     Path dir;
-
-    private static Path harness() {
-        assumeTrue(!Boolean.parseBoolean(System.getProperty("jdoca.skipInterop", "true")),
-                "interop tests run with -Pinterop");
-        Path shared = JavaProcess.sharedDir();
-        assumeTrue(shared != null, "SKIPPED: ../shared (nvme-vm harness) is absent on this clone");
-        Path script = shared.resolve("nvme-vm/nvme-vm.sh");
-        assumeTrue(Files.isExecutable(script), "SKIPPED: " + script + " not found");
-        return script;
-    }
-
-    private static void setup(Path script, Path log) throws Exception {
-        Process p = new ProcessBuilder(script.toString(), "setup").redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
-        if (!p.waitFor(300, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-        }
-        assumeTrue(p.exitValue() == 0, "SKIPPED: nvme-vm setup failed (needs root, apt-get, qemu): "
-                + Files.readString(log));
-    }
 
     /** A target config: the subsystem on the file, reporting ANA, with its controller id range and listeners. */
     private Path config(String name, Path backing, int minCntlid, int maxCntlid, int... ports) throws IOException {
@@ -116,9 +95,9 @@ class MultipathVmTest {
     @Test
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void oneTargetTwoListenersFailsOverWhenTheOptimizedPathGoesInaccessible() throws Exception {
-        Path script = harness();
+        Path script = GuestMarkers.nvmeVm();
         Path rpcPy = SpdkRpcPy.locate();
-        setup(script, dir.resolve("setup.log"));
+        GuestMarkers.setUp(script, dir.resolve("setup.log"));
         int p1 = JavaProcess.freePort();
         int p2 = JavaProcess.freePort();
         Path cfg = config("one", dir.resolve("one.img"), 1, 0xffef, p1, p2);
@@ -154,9 +133,9 @@ class MultipathVmTest {
     @Test
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void twoTargetsServingOneNqnSurviveAKillOfTheOptimizedOne() throws Exception {
-        Path script = harness();
+        Path script = GuestMarkers.nvmeVm();
         Path rpcPy = SpdkRpcPy.locate();
-        setup(script, dir.resolve("setup.log"));
+        GuestMarkers.setUp(script, dir.resolve("setup.log"));
         int p1 = JavaProcess.freePort();
         int p2 = JavaProcess.freePort();
         Path backing = dir.resolve("shared.img");
@@ -198,8 +177,8 @@ class MultipathVmTest {
     @Test
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void reservationsFromTwoHostNqnsPersistThroughATargetRestart() throws Exception {
-        Path script = harness();
-        setup(script, dir.resolve("setup.log"));
+        Path script = GuestMarkers.nvmeVm();
+        GuestMarkers.setUp(script, dir.resolve("setup.log"));
         int p = JavaProcess.freePort();
         int p2 = JavaProcess.freePort();
         Path ptpl = dir.resolve("ns1.ptpl");

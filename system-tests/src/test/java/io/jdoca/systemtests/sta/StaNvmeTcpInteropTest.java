@@ -31,16 +31,6 @@ class StaNvmeTcpInteropTest {
     @TempDir
     Path dir;
 
-    private static Path harness() {
-        assumeTrue(!Boolean.parseBoolean(System.getProperty("jdoca.skipInterop", "true")),
-                "interop tests run with -Pinterop");
-        Path shared = JavaProcess.sharedDir();
-        assumeTrue(shared != null, "SKIPPED: ../shared (nvme-vm harness) is absent on this clone");
-        Path script = shared.resolve("nvme-vm/nvme-vm.sh");
-        assumeTrue(Files.isExecutable(script), "SKIPPED: " + script + " not found");
-        return script;
-    }
-
     private int run(String name, List<String> cmd, Path log) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         Process p = pb.start();
@@ -58,7 +48,7 @@ class StaNvmeTcpInteropTest {
     @Test
     @Timeout(value = 400, unit = TimeUnit.SECONDS)
     void linuxHostConnectsIdentifiesAndVerifiesData() throws Exception {
-        Path script = harness();
+        Path script = GuestMarkers.nvmeVm();
         Path setupLog = dir.resolve("setup.log");
         int setup = run("setup", List.of(script.toString(), "setup"), setupLog);
         assumeTrue(setup == 0, "SKIPPED: nvme-vm setup failed (needs root, apt-get, qemu): "
@@ -123,7 +113,7 @@ class StaNvmeTcpInteropTest {
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void linuxHostSeesNamespacesAddedAndRemovedOverRpc() throws Exception {
-        Path script = harness();
+        Path script = GuestMarkers.nvmeVm();
         int setup = run("setup", List.of(script.toString(), "setup"), dir.resolve("setup.log"));
         assumeTrue(setup == 0, "SKIPPED: nvme-vm setup failed");
         int port = JavaProcess.freePort();
@@ -193,7 +183,7 @@ class StaNvmeTcpInteropTest {
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void linuxHostDiscardsAndReadsZeroes() throws Exception {
-        Path script = harness();
+        Path script = GuestMarkers.nvmeVm();
         int setup = run("setup", List.of(script.toString(), "setup"), dir.resolve("setup.log"));
         assumeTrue(setup == 0, "SKIPPED: nvme-vm setup failed");
         int port = JavaProcess.freePort();
