@@ -5,8 +5,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A process that does nothing but run an idle progress engine in notification mode, and reports its
- * own process CPU time over a measured window: {@code cpu_share=<fraction> loops=<n>}.
+ * A process that does nothing but run an idle progress engine in notification mode, and reports the
+ * engine thread's CPU time over a measured window as a share of a core: {@code cpu_share=<fraction>
+ * loops=<n> process_share=<fraction>}. The engine thread's own time, not the process's: on a loaded
+ * machine the JVM's compiler and GC threads still work after start-up and are not the engine's doing.
  */
 public final class IdlePeProbe {
     private IdlePeProbe() {
@@ -32,13 +34,17 @@ public final class IdlePeProbe {
         worker.start();
         Thread.sleep(1000); // JVM start-up work (JIT, class loading) settles first
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-        long cpu0 = os.getProcessCpuTime();
+        var threads = ManagementFactory.getThreadMXBean();
+        long proc0 = os.getProcessCpuTime();
+        long cpu0 = threads.getThreadCpuTime(worker.threadId());
         long t0 = System.nanoTime();
         long loops0 = loops.get();
         Thread.sleep(windowMs);
-        long cpu = os.getProcessCpuTime() - cpu0;
+        long cpu = threads.getThreadCpuTime(worker.threadId()) - cpu0;
+        long proc = os.getProcessCpuTime() - proc0;
         long wall = System.nanoTime() - t0;
-        System.out.printf("cpu_share=%.6f loops=%d%n", (double) cpu / wall, loops.get() - loops0);
+        System.out.printf("cpu_share=%.6f loops=%d process_share=%.6f%n", (double) cpu / wall, loops.get() - loops0,
+                (double) proc / wall);
         run.set(false);
         pe.notifyWork();
         worker.join(5000);

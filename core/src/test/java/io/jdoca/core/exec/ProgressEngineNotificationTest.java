@@ -15,13 +15,13 @@ import org.junit.jupiter.api.Test;
 class ProgressEngineNotificationTest {
     @Test
     void idleEngineInNotificationModeUsesUnderTwoPercentOfACore() throws Exception {
-        // A process of its own: the process CPU time must not include this test JVM's JIT and GC work.
+        // A process of its own, measuring the engine thread's CPU time (not the JIT's or the GC's).
         try (JavaProcess p = JavaProcess.start("idle-pe", IdlePeProbe.class.getName(), List.of("2000"))) {
             assertThat(p.awaitExit(Duration.ofSeconds(60))).as(p.output()).isZero();
             Matcher m = Pattern.compile("cpu_share=([0-9.]+) loops=(\\d+)").matcher(p.output());
             assertThat(m.find()).as(p.output()).isTrue();
             double share = Double.parseDouble(m.group(1));
-            System.out.printf("idle PE (notification mode): process CPU %.3f%% of a core over 2 s, %s loop "
+            System.out.printf("idle PE (notification mode): engine thread CPU %.3f%% of a core over 2 s, %s loop "
                     + "iterations%n",
                     share * 100, m.group(2));
             assertThat(share).isLessThan(0.02);
