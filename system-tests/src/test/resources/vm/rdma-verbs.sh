@@ -99,6 +99,8 @@ step2() {
   wait_listen $P1 60 || echo "rping server listener not seen on :$P1" >> "$S"
   timeout 300 $J rdma-rping -c -a "$ADDR" -p $P1 -C 10 -S $SZ -V -v --timeout 120 > /out/jdoca-client-$SZ.txt 2>&1
   crc=$?
+  # A jdoca client that crashed (above) never came: end the rping server now, not after its 300 s.
+  crashed /out/jdoca-client-$SZ.txt && kill $SPID 2>/dev/null
   wait $SPID; src=$?
 }
 attempt "rping server / jdoca client -S $SZ" step2 /out/jdoca-client-$SZ.txt
