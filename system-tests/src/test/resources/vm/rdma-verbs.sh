@@ -50,8 +50,7 @@ stamp() { echo "$1: guest uptime $(uptime_s) s (start $t0)" >> /out/verbs-timing
 
 STEPS=${STEPS:-devices rping alloc}
 # JVM crash reports go to /out, not into the checkout
-# No C1 by default (as bench-rdma-verbs.sh): C1's fresh code is what crashed under TCG (docs/RDMA-HARDWARE.md).
-export JDOCA_JAVA_OPTS="${JDOCA_JAVA_OPTS:--XX:-TieredCompilation} -XX:ErrorFile=/out/hs_err_pid%p.log"
+export JDOCA_JAVA_OPTS="${JDOCA_JAVA_OPTS:-} -XX:ErrorFile=/out/hs_err_pid%p.log"
 # HotSpot patches compiled methods while other threads run them (x86 cross-modifying code). Under QEMU's
 # multi-threaded TCG a JVM was once seen executing a half-patched method entry (SIGSEGV at the patched jmp's
 # third byte, hs_err in /out): such a crash, and only that, is retried (at most twice) and reported in the summary.
