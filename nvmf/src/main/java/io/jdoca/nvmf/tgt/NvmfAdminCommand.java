@@ -121,13 +121,10 @@ final class NvmfAdminCommand implements Runnable {
         StaIo io = qp.io();
         if (sqSize > 0) {
             io.qpConnectSetSqSize(qp, sqSize);
-            if (bind != null && io.qpAddSubsystem(qp, bind) != DocaError.SUCCESS) {
-                LOG.warn("{}: cannot bind the I/O queue to {}", qp, bind.nqn());
+            if (bind != null && !bind(qp, bind, ana, hostIdHi, hostIdLo)) {
                 status = NvmeStatus.INTERNAL_ERROR;
                 dw0 = 0;
                 reply = null;
-            } else if (bind != null) {
-                qp.setPath(ana, hostIdHi, hostIdLo);
             }
         }
         if (reply != null) {
@@ -138,18 +135,19 @@ final class NvmfAdminCommand implements Runnable {
     }
 
     /**
-     * Binds an I/O queue that authenticated after its Connect to {@code subsystem} and its path.
-     * The QP's IO thread (posted by sta-main before the answer that ends the authentication).
+     * Binds an I/O queue to {@code subsystem} and its path; false when it cannot (logged). The QP's IO
+     * thread: answering its Connect, or after it authenticated (posted before the last answer).
      */
-    static void bind(StaQp qp, StaSubsystem subsystem, NvmfListenerAna ana, long hostHi, long hostLo) {
+    static boolean bind(StaQp qp, StaSubsystem subsystem, NvmfListenerAna ana, long hostHi, long hostLo) {
         if (qp.state() == NvmfQpairState.CLOSED) {
-            return;
+            return false;
         }
         if (qp.io().qpAddSubsystem(qp, subsystem) != DocaError.SUCCESS) {
-            LOG.warn("{}: cannot bind the authenticated I/O queue to {}", qp, subsystem.nqn());
-            return;
+            LOG.warn("{}: cannot bind the I/O queue to {}", qp, subsystem.nqn());
+            return false;
         }
         qp.setPath(ana, hostHi, hostLo);
+        return true;
     }
 
     /** Submits a non-offload send task: the completion of command {@code cid}. IO thread. */
