@@ -170,9 +170,16 @@ sed -e 's/^\[crash-write-64k-qd8\]/[crash-verify]/' -e 's/^rw=write/rw=read/' /t
 (fio --do_verify=0 --output-format=json --output=/out/crash-write.json /tmp/crash.fio > /out/crash-write.txt 2>&1;
  echo $? > /tmp/crash-write.rc) &
 FPID=$!
-written() { awk -v d="$(basename "$NVME_DEV")" '$3 == d && $8 > 64 { f = 1 } END { exit !f }' /proc/diskstats; }
+# Writes completed, from sysfs "stat" (field 5): the subsystem reports CMIC multi-controller, so Linux puts a
+# multipath head over a hidden per-path disk (nvmeXcYnZ); 6.1 counts I/O on the path disk only, not on the head.
+NSID=${NVME_DEV##*n}
+written() {
+  cat "/sys/block/$(basename "$NVME_DEV")/stat" /sys/class/nvme/$C/nvme*c*n"$NSID"/stat 2>/dev/null \
+    | awk '{ w += $5 } END { exit !(w > 64) }'
+}
 wait_for 120 written
 check 34 "fio is writing (more than 64 writes completed) before the kill" written
+check 34 "fio is still running at the kill" kill -0 $FPID
 kill -9 "$TPID"
 wait "$TPID" 2>/dev/null
 stamp killed
