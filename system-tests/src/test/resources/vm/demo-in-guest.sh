@@ -1,5 +1,5 @@
 #!/bin/sh
-# Guest script for nvme-vm.sh rdma-run (VmDemoSystemTest, profile -Pvm): runs `./jdoca demo` inside
+# Guest script for nvme-vm.sh rdma-run (run by hand; sourced by VmDemoVerbsSystemTest's scripts): `./jdoca demo` in
 # the emulated RDMA guest, where the worktree is mounted at /work (9p, read-write) and the host's
 # JDK at /opt/jdk. The jars were built on the host first: JDOCA_NO_BUILD=1 keeps the guest from
 # writing build output into the shared tree. Output goes to /out (the run directory's out/).

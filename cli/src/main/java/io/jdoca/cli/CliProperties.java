@@ -14,7 +14,7 @@ public final class CliProperties {
     public static final JdocaProperty DEBUG = new JdocaProperty("jdoca.debug", "false",
             "true: a failed command prints its stack trace after its one-line error (as -l 60 does).");
     public static final JdocaProperty PID = new JdocaProperty("jdoca.pid", "",
-            "Not a setting: the launcher sets it to its process id, which logback.xml puts in every log line.");
+            "Not a setting: the launcher sets it to its process id, which LogbackConfigurator puts in every log line.");
 
     /** Every property of the module. */
     public static final List<JdocaProperty> ALL = List.of(DEBUG, PID);

@@ -29,7 +29,7 @@ public final class Main implements Runnable {
     boolean version;
 
     static {
-        // Log lines carry the pid (logback.xml reads it when the first logger is made).
+        // Log lines carry the pid (LogbackConfigurator reads it when the first logger is made).
         System.setProperty(CliProperties.PID.name(), Long.toString(ProcessHandle.current().pid()));
     }
 
@@ -38,7 +38,7 @@ public final class Main implements Runnable {
         SortedMap<String, Object> apps = new TreeMap<>();
         for (JdocaApps module : ServiceLoader.load(JdocaApps.class)) {
             for (Object command : module.commands()) {
-                String name = new CommandLine(command).getCommandName();
+                String name = appName(command);
                 if (apps.putIfAbsent(name, command) != null) {
                     throw new IllegalStateException("two apps are called '" + name + "': "
                             + apps.get(name).getClass().getName() + " and " + command.getClass().getName());
@@ -48,20 +48,46 @@ public final class Main implements Runnable {
         return apps;
     }
 
+    /**
+     * An app's name from its {@code @Command(name)}, without building its picocli model: that model (every
+     * option of every app, by reflection) is most of a JVM start's CPU, which on an emulated guest is tens of
+     * seconds per start.
+     */
+    static String appName(Object command) {
+        Command c = command.getClass().getAnnotation(Command.class);
+        return c != null && !c.name().isEmpty() && !"<main class>".equals(c.name()) ? c.name()
+                : new CommandLine(command).getCommandName();
+    }
+
     public static void main(String[] args) {
         System.exit(run(args));
     }
 
     /** Runs the launcher in-process (tests); returns the exit code. */
     public static int run(String... args) {
-        CommandLine cl = commandLine();
+        CommandLine cl = commandLine(args);
         return cl.execute(args);
     }
 
+    /** The launcher with every app (usage, man pages, completion). */
     static CommandLine commandLine() {
+        return commandLine(new String[0]);
+    }
+
+    /**
+     * The launcher for {@code args}: when the first argument names an app, only that app's model is built (a
+     * JVM start then pays for one app's options, not all of them); otherwise every app (usage, suggestions).
+     */
+    static CommandLine commandLine(String[] args) {
         CommandLine cl = new CommandLine(new Main());
-        for (Map.Entry<String, Object> e : apps().entrySet()) {
-            cl.addSubcommand(e.getKey(), new CommandLine(e.getValue()));
+        SortedMap<String, Object> apps = apps();
+        Object only = args.length > 0 ? apps.get(args[0]) : null;
+        if (only != null) {
+            cl.addSubcommand(args[0], new CommandLine(only));
+        } else {
+            for (Map.Entry<String, Object> e : apps.entrySet()) {
+                cl.addSubcommand(e.getKey(), new CommandLine(e.getValue()));
+            }
         }
         // A bad -j/--json flag file is one line (file and key), not picocli's message plus usage.
         cl.setParameterExceptionHandler(ArgpJsonException.oneLine("jdoca ", cl.getParameterExceptionHandler()));

@@ -58,6 +58,21 @@ class AppDiscoveryTest {
     }
 
     @Test
+    void anAppsNameFromItsAnnotationIsPicocliCommandName() {
+        for (var e : Main.apps().entrySet()) {
+            assertThat(e.getKey()).isEqualTo(new picocli.CommandLine(e.getValue()).getCommandName());
+        }
+    }
+
+    @Test
+    void namingAnAppBuildsThatAppAlone() {
+        assertThat(Main.commandLine(new String[] {"devices", "--help"}).getSubcommands().keySet())
+                .containsExactly("devices");
+        assertThat(Main.commandLine(new String[] {"no-such-app"}).getSubcommands().keySet())
+                .containsExactlyElementsOf(Main.apps().keySet());
+    }
+
+    @Test
     void theUsageListsThemByName() {
         assertThat(Main.commandLine().getSubcommands().keySet()).containsExactlyElementsOf(Main.apps().keySet());
     }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code --help} and an error run print only the app's own lines: no JVM warning first (the incubator
  * module's "WARNING: Using incubator modules" made every one-line error two lines on gga-offload,
  * sbc-generator, bench, demo, target-rdma, zero-copy and initiator-comch), no SLF4J or Logback status
- * line, no stack trace; and every log line has the one log format (logback.xml's: date, time, pid,
+ * line, no stack trace; and every log line has the one log format (LogbackConfigurator's: date, time, pid,
  * level, thread, logger).
  */
 class AppOutputSystemTest {
@@ -33,7 +33,7 @@ class AppOutputSystemTest {
     /** A line that looks like a log line (starts with a date or a time). */
     static final Pattern LOG_LIKE = Pattern.compile(
             "^(\\d{4}-\\d\\d-\\d\\d|\\d\\d:\\d\\d:\\d\\d|\\[\\d{4}|[A-Z][a-z]{2} \\d\\d, )");
-    /** The one log format (cli/src/main/resources/logback.xml). */
+    /** The one log format (cli's LogbackConfigurator). */
     static final Pattern LOG_LINE = Pattern.compile("^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} \\d+ "
             + "(TRACE|DEBUG|INFO |WARN |ERROR) \\[[^]]+\\] \\S+ - .*");
 

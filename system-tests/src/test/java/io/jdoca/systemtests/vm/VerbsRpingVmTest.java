@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code system-tests/src/test/resources/vm/rdma-verbs.sh} against this checkout's jars:
  * {@code ./jdoca devices} lists rxe0 with its capabilities; rdma-core's {@code rping -s} serves
  * {@code ./jdoca rdma-rping -c -C 10 -V}; {@code ./jdoca rdma-rping -s} serves {@code rping -c -C 10 -V}; both at
- * {@code -S} 23 (rping's minimum), 64, 4096 and 65535 (its maximum).
+ * {@code -S} 23 (rping's minimum) and 65535 (its maximum); {@code RPING_SIZES} in the script adds others.
  * Every check is a line of the guest's verbs-summary.txt. Skips with a message when the harness, QEMU or
  * the RDMA layer is absent. About 4-6 minutes on TCG.
  */
@@ -32,7 +32,7 @@ class VerbsRpingVmTest {
         assertThat(rc).as("guest exit status; summary:%n%s%n%s", lines, g.logTail(30)).isZero();
         assertThat(lines).doesNotContain("FAIL")
                 .contains("ok   ./jdoca devices lists rxe0 port 1 ACTIVE");
-        for (int size : new int[] {23, 64, 4096, 65535}) {
+        for (int size : new int[] {23, 65535}) {
             assertThat(lines).contains("ok   jdoca client: 10 pings of " + size + " bytes verified")
                     .contains("ok   rping client: 10 pings of " + size + " bytes, no data mismatch")
                     .contains("ok   rping server read 10 pings of " + size + " bytes")
