@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * gga-offload between three target-rdma processes and initiator-comch (issue #6 "must show" 1 and 2):
  * read/write and read-only data validity with recovery reads every 0, 1 and 7 reads (each of the two
- * matrix types at least once), .sbc .sbc content from sbc-generator, throughput runs, mismatched targets, and a target
+ * matrix types at least once), .sbc content from sbc-generator, throughput runs, mismatched targets, and a target
  * SIGKILLed in the middle of a read validity run (degraded mode: no failed read).
  */
 class GgaOffloadSystemTest {
