@@ -7,7 +7,6 @@ import io.jdoca.nvmf.config.ConfigException;
 import io.jdoca.nvmf.config.JsonParams;
 import io.jdoca.sta.backend.StaBackend;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -122,8 +121,7 @@ public final class RbdBdevModule implements BdevModule {
             throw new ConfigException(p.name(k), "must be an object of Ceph option names and values");
         }
         Map<String, String> m = new LinkedHashMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = v.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : v.properties()) {
             JsonNode x = e.getValue();
             if (!x.isTextual() && !x.isNumber() && !x.isBoolean()) {
                 throw new ConfigException(p.name(k) + "." + e.getKey(), "must be a string");
@@ -172,7 +170,10 @@ public final class RbdBdevModule implements BdevModule {
         clusters(states).deleted(b.name());
     }
 
-    /** SPDK's {@code bdev_rbd_dump_info_json}: {"rbd": {pool_name, rbd_name, cluster_name and its entry | user_id, config}}. */
+    /**
+     * SPDK's {@code bdev_rbd_dump_info_json}: {"rbd": {pool_name, rbd_name, then cluster_name and
+     * the cluster's user_id, config_param, config_file, key_file; or user_id and config}}.
+     */
     @Override
     public Map<String, Object> driverSpecific(Bdev b) {
         Map<String, Object> m = new LinkedHashMap<>();

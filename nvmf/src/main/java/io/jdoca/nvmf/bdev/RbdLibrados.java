@@ -6,6 +6,9 @@ import io.jdoca.sta.backend.StaBackend;
 import io.jdoca.sta.backend.rbd.RadosCluster;
 import io.jdoca.sta.backend.rbd.RbdBackend;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The real cluster side of {@link RbdClusters}: librados and librbd through STA's
@@ -18,6 +21,7 @@ final class RbdLibrados implements RbdClusters.Connection {
     /** How long a connection may take (librados' mon and OSD op timeouts too). */
     static final int TIMEOUT_SECONDS = 10;
 
+    private static final Logger LOG = LoggerFactory.getLogger(RbdLibrados.class);
     private final RadosCluster cluster;
 
     private RbdLibrados(RadosCluster cluster) {
@@ -73,8 +77,26 @@ final class RbdLibrados implements RbdClusters.Connection {
         return r;
     }
 
+    /**
+     * Disconnects; while an engine's channel of a just-closed image still holds the cluster (it
+     * lets go at its next poll), the disconnect is retried off this thread for up to 30 s.
+     */
     @Override
     public void close() {
-        cluster.close();
+        try {
+            cluster.close();
+        } catch (IllegalStateException busy) {
+            Thread.ofVirtual().name("rbd-close").start(() -> {
+                long end = System.nanoTime() + 30_000_000_000L;
+                while (cluster.users() > 0 && System.nanoTime() < end) {
+                    LockSupport.parkNanos(50_000_000L);
+                }
+                try {
+                    cluster.close();
+                } catch (IllegalStateException e) {
+                    LOG.warn("Ceph cluster {} left connected: {}", cluster.fsid(), e.getMessage());
+                }
+            });
+        }
     }
 }

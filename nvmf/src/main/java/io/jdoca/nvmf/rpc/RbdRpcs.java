@@ -240,7 +240,8 @@ final class RbdRpcs implements RpcRegistry.Family {
         });
         Bdev d = (Bdev) found[0];
         RbdClusters.Connection conn = (RbdClusters.Connection) found[1];
-        Map<String, String> secrets = config(d);
+        @SuppressWarnings("unchecked")
+        Map<String, String> secrets = (Map<String, String>) d.option(CONFIG);
         call(() -> {
             long now = conn.imageSize(d.backend());
             if (now > bytes) {
@@ -274,7 +275,8 @@ final class RbdRpcs implements RpcRegistry.Family {
     private static void refuseClaimed(Bdev d) {
         if (d.claimedBy() != null) {
             throw new RpcError(-95, "Operation not supported: bdev " + d.name() + " backs " + d.claimedBy()
-                    + ": jdoca cannot change an exported namespace's size (remove the namespace, resize, add it again)");
+                    + ": jdoca cannot change an exported namespace's size (remove the namespace, resize, "
+                    + "add it again)");
         }
     }
 
