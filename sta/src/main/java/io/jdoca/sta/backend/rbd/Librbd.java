@@ -29,7 +29,7 @@ public final class Librbd {
     /** {@code RBD_FEATURE_EXCLUSIVE_LOCK} ({@code rbd/features.h}). */
     static final long RBD_FEATURE_EXCLUSIVE_LOCK = 1L << 2;
     // rbd_image_info_t (rbd/librbd.h)
-    static final int INFO_SIZE = 152;
+    static final int INFO_SIZE = 160;
     static final int INFO_SIZE_OFF = 0;
     static final int INFO_OBJ_SIZE = 8;
     static final int INFO_NUM_OBJS = 16;

@@ -199,12 +199,14 @@ public final class RbdBackend extends StaBackend {
     }
 
     /**
-     * {@code rbd_discard}; later reads return zeroes (librbd zeroes the parts of the range that do
-     * not cover whole objects, or whole discard-granularity units, instead of dropping them).
+     * {@code rbd_write_zeroes}, not {@code rbd_discard}: the latter skips the parts of a range that do
+     * not cover whole discard-granularity units ({@code rbd_discard_granularity_bytes}, 64 KiB),
+     * so a 4 KiB deallocate read back the old data; write-zeroes discards whole objects (the space
+     * is freed) and zeroes the rest, so later reads return zeroes as Deallocate promises.
      */
     @Override
     public int deallocate(long offset, long len, MemorySegment scratch) {
-        return closed ? NvmeStatus.NAMESPACE_NOT_READY : status(Librbd.rbdDiscard(handle, offset, len), 0);
+        return writeZeroes(offset, len, scratch);
     }
 
     /**
