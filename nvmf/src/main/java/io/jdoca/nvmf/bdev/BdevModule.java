@@ -7,10 +7,11 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A bdev module in SPDK's sense ({@code struct spdk_bdev_module}: malloc, null, aio, and the Ceph
- * RBD one next): one kind of back-end, named as SPDK spells it ({@link #name}), created from its
+ * RBD one): one kind of back-end, named as SPDK spells it ({@link #name}), created from its
  * {@code bdev_<name>_create} params, described for {@code bdev_get_bdevs} and {@code save_config},
  * and deleted with {@code bdev_<name>_delete}. A module may also serve jdoca's own namespace form
  * ({@code nvmf_subsystem_add_ns} with {@code backend=...}, the JSON config's namespaces).
@@ -46,6 +47,31 @@ public interface BdevModule {
      */
     Opened open(String name, BdevSpec spec, Consumer<StaBackend> discard);
 
+    /**
+     * {@link #open(String, BdevSpec, Consumer)} for a module that keeps state in its target
+     * ({@code states}: e.g. the rbd module's clusters). By default the stateless form.
+     */
+    default Opened open(States states, String name, BdevSpec spec, Consumer<StaBackend> discard) {
+        return open(name, spec, discard);
+    }
+
+    /**
+     * A target's per-module state: one object per type, made on first use, closed with the target
+     * when it is {@link AutoCloseable}. Threads: {@code sta-main} only (the bdev table's owner).
+     */
+    interface States {
+        /** The target's state of {@code type}, made by {@code make} on first use. */
+        <T> T state(Class<T> type, Supplier<T> make);
+    }
+
+    /**
+     * True when the module registers its own {@code bdev_<name>_create} (rbd: it connects to the
+     * cluster on the RPC thread first); {@code BdevRpcs} then registers only {@code _delete}.
+     */
+    default boolean ownCreateRpc() {
+        return false;
+    }
+
     /** An opened back-end: its block count and the file it created (null if none; removed if what follows fails). */
     record Opened(StaBackend backend, long numBlocks, Path createdFile) {
     }
@@ -65,6 +91,11 @@ public interface BdevModule {
 
     /** {@code b} was deleted and its back-end destroyed: the module lets go of what else it held. */
     default void deleted(Bdev b) {
+    }
+
+    /** {@link #deleted(Bdev)} for a module that keeps state in its target. */
+    default void deleted(States states, Bdev b) {
+        deleted(b);
     }
 
     // ------------------------------------------------------------------ jdoca's namespace form

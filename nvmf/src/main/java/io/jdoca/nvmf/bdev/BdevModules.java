@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * The bdev modules jdoca's target has (SPDK's bdev module list): each one a {@link BdevModule}
- * class listed in {@link #ALL}. A new back-end type (the Ceph RBD one is next) is a new class
+ * class listed in {@link #ALL}. A new back-end type (e.g. the Ceph RBD one) is a new class
  * added to that list: its {@code bdev_<name>_create/_delete} RPCs, its place in
  * {@code bdev_get_bdevs} and {@code save_config}, and (if it has one) its namespace form follow.
  *
@@ -17,7 +17,7 @@ import java.util.List;
 public final class BdevModules {
     /** Every module, in the order rpc_get_methods lists their methods. */
     private static final List<BdevModule> ALL = List.of(new MallocBdevModule(), new NullBdevModule(),
-            new AioBdevModule());
+            new AioBdevModule(), new RbdBdevModule());
 
     private BdevModules() {
     }

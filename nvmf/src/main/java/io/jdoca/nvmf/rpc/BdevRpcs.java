@@ -18,7 +18,8 @@ import java.util.function.Supplier;
 /**
  * SPDK's bdev methods ({@code lib/bdev/bdev_rpc.c} and each module's {@code bdev_*_rpc.c}):
  * {@code bdev_<module>_create} and {@code bdev_<module>_delete} for every module of
- * {@link BdevModules} (malloc, null, aio), {@code bdev_get_bdevs}, {@code bdev_get_iostat},
+ * {@link BdevModules} (malloc, null, aio; rbd's create is
+ * {@link RbdRpcs}'), {@code bdev_get_bdevs}, {@code bdev_get_iostat},
  * {@code bdev_wait_for_examine}, {@code bdev_reset_iostat}, {@code bdev_enable_histogram} and
  * {@code bdev_get_histogram} (SPDK's histogram layout, of reads and writes: the I/O jdoca times),
  * with SPDK's parameter names, result shapes and errno codes. {@code bdev_set_qos_limit} is
@@ -40,8 +41,10 @@ final class BdevRpcs implements RpcRegistry.Family {
     @Override
     public void registerWith(RpcRegistry r) {
         for (BdevModule m : BdevModules.all()) {
-            r.register("bdev_" + m.name() + "_create", m::parseCreate,
-                    spec -> bdevCall(() -> target.get().createBdev(m, spec).name()));
+            if (!m.ownCreateRpc()) {
+                r.register("bdev_" + m.name() + "_create", m::parseCreate,
+                        spec -> bdevCall(() -> target.get().createBdev(m, spec).name()));
+            }
             r.register("bdev_" + m.name() + "_delete", BdevRpcs::name, n -> bdevCall(() -> {
                 target.get().deleteBdev(m.name(), n.name());
                 return true;

@@ -117,7 +117,7 @@ final class FrameworkRpcs implements RpcRegistry.Family {
     }
 
     static List<Map<String, Object>> bdevConfig(NvmfTarget t) {
-        List<Map<String, Object>> out = new ArrayList<>();
+        List<Map<String, Object>> out = new ArrayList<>(RbdRpcs.clusterEntries(t)); // before the bdevs using them
         for (Bdev d : t.bdevs()) {
             out.add(d.configEntry());
         }

@@ -81,6 +81,7 @@ public final class RpcRegistry {
                 new NvmfTransportRpcs(target),
                 new NvmfStatsRpcs(target),
                 new BdevRpcs(target),
+                new RbdRpcs(target),
                 new LogRpcs());
         for (Family f : families) {
             f.registerWith(r);

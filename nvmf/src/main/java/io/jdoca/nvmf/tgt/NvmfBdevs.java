@@ -35,11 +35,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Threads.</b> {@code sta-main} only (the target's management commands); no lock.
  */
-final class NvmfBdevs {
+final class NvmfBdevs implements BdevModule.States {
     private static final Logger LOG = LoggerFactory.getLogger(NvmfBdevs.class);
 
     private final NvmfTarget target;
     private final Map<String, Bdev> bdevs = new LinkedHashMap<>();
+    /** The modules' per-target states ({@link BdevModule.States}), by type. */
+    private final Map<Class<?>, Object> states = new LinkedHashMap<>();
 
     NvmfBdevs(NvmfTarget target) {
         this.target = target;
@@ -57,7 +59,7 @@ final class NvmfBdevs {
         if (!Sta.isLogicalBlockSizeSupported(spec.blockSize())) {
             throw new ConfigException("block_size", spec.blockSize() + ": jdoca supports 512 or 4096");
         }
-        BdevModule.Opened o = module.open(name, spec, this::closeUnregistered);
+        BdevModule.Opened o = module.open(this, name, spec, this::closeUnregistered);
         StaBackend be = register(o.backend());
         Bdev d = new Bdev(name, module, spec.blockSize(), o.numBlocks(),
                 spec.uuid() != null ? spec.uuid() : UUID.randomUUID(), be, spec.options(), false);
@@ -99,7 +101,7 @@ final class NvmfBdevs {
             throw new ConfigException("namespace", "a bdev named " + name + " already exists");
         }
         BdevSpec spec = module.namespaceSpec(n);
-        BdevModule.Opened o = module.open(name, spec, this::closeUnregistered);
+        BdevModule.Opened o = module.open(this, name, spec, this::closeUnregistered);
         StaBackend be = register(o.backend());
         Bdev d = new Bdev(name, module, n.blockSize(), o.numBlocks(), uuid, be, spec.options(), true);
         bdevs.put(name, d);
@@ -110,7 +112,7 @@ final class NvmfBdevs {
     void discard(Made m) {
         bdevs.remove(m.bdev().name());
         destroy(m.bdev().backend());
-        m.bdev().module().deleted(m.bdev());
+        m.bdev().module().deleted(this, m.bdev());
         if (m.createdFile() != null) {
             try {
                 Files.deleteIfExists(m.createdFile());
@@ -154,8 +156,34 @@ final class NvmfBdevs {
         String name = d.name();
         bdevs.remove(name);
         destroy(d.backend());
-        d.module().deleted(d);
+        d.module().deleted(this, d);
         LOG.info("bdev {} deleted", name);
+    }
+
+    @Override
+    public <T> T state(Class<T> type, java.util.function.Supplier<T> make) {
+        return type.cast(states.computeIfAbsent(type, k -> make.get()));
+    }
+
+    /**
+     * The target stops (its IO engines and namespaces are gone): destroys every back-end left,
+     * then closes the modules' states (the rbd clusters, once their images are closed).
+     */
+    void destroyAll() {
+        Sta sta = target.sta();
+        for (StaBackend b : sta.backends()) {
+            sta.backendDestroy(b);
+        }
+        for (Object s : states.values()) {
+            if (s instanceof AutoCloseable c) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    LOG.warn("closing {}: {}", s.getClass().getSimpleName(), e.getMessage());
+                }
+            }
+        }
+        states.clear();
     }
 
     Bdev get(String name) {
@@ -190,7 +218,7 @@ final class NvmfBdevs {
         if (d.ownedByNamespace()) {
             bdevs.remove(d.name());
             destroy(b);
-            d.module().deleted(d);
+            d.module().deleted(this, d);
         }
     }
 

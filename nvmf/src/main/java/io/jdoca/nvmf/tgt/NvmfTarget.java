@@ -215,9 +215,7 @@ public final class NvmfTarget implements AutoCloseable {
                 s.rmNs(ns); // IO contexts are stopped: nothing is in flight
             }
         }
-        for (StaBackend b : sta.backends()) {
-            sta.backendDestroy(b);
-        }
+        bdevs.destroyAll(); // and the bdev modules' states (rbd clusters)
         LOG.info("target stopped");
     }
 

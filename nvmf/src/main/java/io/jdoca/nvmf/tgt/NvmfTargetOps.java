@@ -70,6 +70,14 @@ public final class NvmfTargetOps {
         });
     }
 
+    /**
+     * The target's state of a bdev module ({@link io.jdoca.nvmf.bdev.BdevModule.States}: e.g. the rbd
+     * clusters), made by {@code make} on first use. On {@code sta-main} only (inside {@link NvmfTarget#query}).
+     */
+    public static <T> T bdevModuleState(NvmfTarget t, Class<T> type, java.util.function.Supplier<T> make) {
+        return t.bdevTable().state(type, make);
+    }
+
     /** The ptpl_file of namespace {@code nsid} of {@code s}, or null. sta-main (inside a query). */
     public static String ptplFile(NvmfSubsystem s, int nsid) {
         var r = s.reservation(nsid);

@@ -1,0 +1,302 @@
+package io.jdoca.sta.backend.rbd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.jdoca.core.DocaException;
+import io.jdoca.sta.backend.StaBackendChannel;
+import io.jdoca.sta.nvme.NvmeStatus;
+import io.jdoca.testkit.AllocationMeter;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The RBD back-end against a real one-node Ceph cluster ({@link CephTestCluster}, started once for
+ * the class): synchronous I/O, an engine channel's asynchronous I/O, one-line errors for bad input
+ * and a dead cluster, and no Java allocation per asynchronous I/O. Skipped without Ceph.
+ */
+class RbdBackendTest {
+    private static final int BS = 4096;
+    @TempDir
+    static Path dir;
+    private static CephTestCluster ceph;
+    private static RadosCluster rados;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        ceph = CephTestCluster.start(dir);
+        rados = RadosCluster.connect(ceph.options(20));
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception {
+        try {
+            if (rados != null) {
+                rados.close();
+            }
+        } finally {
+            if (ceph != null) {
+                ceph.close();
+            }
+        }
+    }
+
+    private static RbdBackend image(String name) throws Exception {
+        ceph.rbd("create", "--size", "64M", "rbd/" + name, "--image-feature", "layering");
+        return RbdBackend.open("be-" + name, rados, "rbd", name);
+    }
+
+    static void fill(MemorySegment s, long off, int len, int seed) {
+        for (int i = 0; i < len; i += 8) {
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, off + i, seed * 0x9E3779B97F4A7C15L + i);
+        }
+    }
+
+    static boolean matches(MemorySegment s, long off, int len, int seed) {
+        for (int i = 0; i < len; i += 8) {
+            if (s.get(ValueLayout.JAVA_LONG_UNALIGNED, off + i) != seed * 0x9E3779B97F4A7C15L + i) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Test
+    void synchronousRoundTrip() throws Exception {
+        RbdBackend be = image("sync");
+        try (Arena a = Arena.ofConfined()) {
+            assertThat(be.kind()).isEqualTo("rbd");
+            assertThat(be.sizeBytes()).isEqualTo(64L << 20).isEqualTo(be.currentSize());
+            assertThat(be.pool()).isEqualTo("rbd");
+            assertThat(be.image()).isEqualTo("sync");
+            assertThat(be.cluster()).isSameAs(rados);
+            assertThat(rados.fsid()).hasSize(36);
+            MemorySegment scratch = a.allocate(1 << 20, 4096);
+            MemorySegment buf = a.allocate(64 * 1024, 4096);
+            fill(buf, 0, 64 * 1024, 7);
+            long base = 1 << 20;
+            assertThat(be.write(base, buf, 0, 64 * 1024, scratch)).isEqualTo(NvmeStatus.SUCCESS);
+            assertThat(be.flush()).isEqualTo(NvmeStatus.SUCCESS);
+            MemorySegment in = a.allocate(64 * 1024, 4096);
+            assertThat(be.read(base, in, 0, 64 * 1024, scratch)).isEqualTo(NvmeStatus.SUCCESS);
+            assertThat(matches(in, 0, 64 * 1024, 7)).isTrue();
+            // a heap destination goes through the scratch buffer
+            MemorySegment heap = MemorySegment.ofArray(new byte[BS]);
+            assertThat(be.read(base + BS, heap, 0, BS, scratch)).isEqualTo(NvmeStatus.SUCCESS);
+            assertThat(matches(heap, 0, BS, 7) || heap.mismatch(in.asSlice(BS, BS)) == -1).isTrue();
+            assertThat(be.writeZeroes(base + BS, BS, scratch)).isEqualTo(NvmeStatus.SUCCESS);
+            assertThat(be.deallocate(base + 4 * BS, 2 * BS, scratch)).isEqualTo(NvmeStatus.SUCCESS);
+            assertThat(be.read(base, in, 0, 64 * 1024, scratch)).isEqualTo(NvmeStatus.SUCCESS);
+            for (int blk = 0; blk < 16; blk++) {
+                boolean zero = blk == 1 || blk == 4 || blk == 5;
+                MemorySegment b = in.asSlice((long) blk * BS, BS);
+                if (zero) {
+                    assertThat(b.mismatch(MemorySegment.ofArray(new byte[BS]))).as("block %d zeroed", blk)
+                            .isEqualTo(-1);
+                } else {
+                    assertThat(b.mismatch(buf.asSlice((long) blk * BS, BS))).as("block %d kept", blk).isEqualTo(-1);
+                }
+            }
+            // past the end: an error status, not an exception
+            assertThat(be.read(be.sizeBytes(), in, 0, BS, scratch)).isNotEqualTo(NvmeStatus.SUCCESS);
+        } finally {
+            be.destroyInternal();
+        }
+    }
+
+    /** Collects completions of a channel. */
+    static final class Done implements StaBackendChannel.Sink {
+        final int[] status = new int[1024];
+        final boolean[] done = new boolean[1024];
+        int count;
+
+        @Override
+        public void onComplete(int tag, int nvmeStatus) {
+            status[tag] = nvmeStatus;
+            done[tag] = true;
+            count++;
+        }
+    }
+
+    static void drain(StaBackendChannel ch, Done sink, int want) {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (sink.count < want) {
+            if (ch.poll(sink) == 0) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new AssertionError("only " + sink.count + " of " + want + " completions in 30 s");
+                }
+                ch.await(5_000_000L);
+            }
+        }
+    }
+
+    @Test
+    void channelMixedReadsAndWrites() throws Exception {
+        RbdBackend be = image("chan");
+        StaBackendChannel ch = be.openChannel(64);
+        try (Arena a = Arena.ofConfined()) {
+            assertThat(ch).isInstanceOf(RbdChannel.class);
+            MemorySegment[] bufs = new MemorySegment[48];
+            for (int i = 0; i < bufs.length; i++) {
+                bufs[i] = a.allocate(2 * BS, 4096);
+            }
+            // 16 blocks written first, then 32 at once: 16 reads of those and 16 new writes
+            Done d = new Done();
+            for (int i = 0; i < 16; i++) {
+                fill(bufs[i], 0, 2 * BS, 100 + i);
+                assertThat(ch.submit(StaBackendChannel.OP_WRITE, (long) i * 2 * BS, bufs[i], 2 * BS, i)).isTrue();
+            }
+            drain(ch, d, 16);
+            Done m = new Done();
+            for (int i = 0; i < 32; i++) {
+                int op = i % 2 == 0 ? StaBackendChannel.OP_READ : StaBackendChannel.OP_WRITE;
+                int blk = i / 2;
+                MemorySegment b = bufs[16 + i];
+                long off = op == StaBackendChannel.OP_READ ? (long) blk * 2 * BS : (32L + blk) * 2 * BS;
+                if (op == StaBackendChannel.OP_WRITE) {
+                    fill(b, 0, 2 * BS, 200 + blk);
+                }
+                assertThat(ch.submit(op, off, b, 2 * BS, i)).isTrue();
+            }
+            assertThat(ch.outstanding()).isLessThanOrEqualTo(32);
+            drain(ch, m, 32);
+            Done f = new Done();
+            assertThat(ch.submit(StaBackendChannel.OP_FLUSH, 0, bufs[0], 0, 5)).isTrue();
+            drain(ch, f, 1);
+            assertThat(f.status[5]).isEqualTo(NvmeStatus.SUCCESS);
+            assertThat(ch.outstanding()).isZero();
+            for (int i = 0; i < 32; i++) {
+                assertThat(d.status[i % 16]).isEqualTo(NvmeStatus.SUCCESS);
+                assertThat(m.status[i]).as("op %d", i).isEqualTo(NvmeStatus.SUCCESS);
+                if (i % 2 == 0) {
+                    assertThat(matches(bufs[16 + i], 0, 2 * BS, 100 + i / 2)).as("read %d", i).isTrue();
+                }
+            }
+            MemorySegment in = a.allocate(2 * BS, 4096);
+            for (int blk = 0; blk < 16; blk++) {
+                assertThat(be.read((32L + blk) * 2 * BS, in, 0, 2 * BS, in)).isEqualTo(NvmeStatus.SUCCESS);
+                assertThat(matches(in, 0, 2 * BS, 200 + blk)).as("written block %d", blk).isTrue();
+            }
+            // a read past the end completes with an error status through poll
+            Done e = new Done();
+            assertThat(ch.submit(StaBackendChannel.OP_READ, be.sizeBytes(), in, BS, 9)).isTrue();
+            drain(ch, e, 1);
+            assertThat(e.status[9]).isNotEqualTo(NvmeStatus.SUCCESS);
+        } finally {
+            ch.close();
+            be.destroyInternal();
+        }
+    }
+
+    @Test
+    void fullChannelRefusesInsteadOfBlocking() throws Exception {
+        RbdBackend be = image("full");
+        StaBackendChannel ch = be.openChannel(4);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment b = a.allocate(BS, 4096);
+            for (int i = 0; i < 4; i++) {
+                assertThat(ch.submit(StaBackendChannel.OP_WRITE, (long) i * BS, b, BS, i)).isTrue();
+            }
+            assertThat(ch.submit(StaBackendChannel.OP_WRITE, 0, b, BS, 4)).isFalse();
+            drain(ch, new Done(), 4);
+            assertThat(ch.submit(StaBackendChannel.OP_WRITE, 0, b, BS, 4)).isTrue();
+            drain(ch, new Done(), 1);
+        } finally {
+            ch.close();
+            be.destroyInternal();
+        }
+    }
+
+    @Test
+    void unknownPoolAndImageFailWithOneLine() {
+        assertThatThrownBy(() -> RbdBackend.open("x", rados, "nopool", "img"))
+                .isInstanceOf(DocaException.class)
+                .hasMessageContaining("'nopool'").hasMessageNotContaining("\n");
+        assertThatThrownBy(() -> RbdBackend.open("x", rados, "rbd", "noimage"))
+                .isInstanceOf(DocaException.class)
+                .hasMessageContaining("'rbd/noimage'").hasMessageNotContaining("\n");
+        assertThatThrownBy(() -> RbdBackend.open("x", rados, "rbd", " "))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(rados.users()).isZero();
+    }
+
+    @Test
+    void unreachableClusterFailsQuicklyWithOneLine() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort(); // closed again before the connect: nothing listens there
+        }
+        String key = Files.readString(ceph.adminKeyring()).replaceAll("(?s).*key = (\\S+).*", "$1");
+        long t0 = System.nanoTime();
+        RadosCluster.Options o = new RadosCluster.Options(null, "admin", null, ceph.adminKeyring().toString(),
+                "127.0.0.1:" + port, Map.of(), 3);
+        assertThatThrownBy(() -> RadosCluster.connect(o))
+                .isInstanceOf(DocaException.class)
+                .hasMessageContaining("cannot connect to Ceph cluster 'ceph'")
+                .hasMessageContaining("127.0.0.1:" + port)
+                .hasMessageNotContaining("\n")
+                .hasMessageNotContaining(key);
+        double s = (System.nanoTime() - t0) / 1e9;
+        System.out.printf("unreachable cluster failed after %.1f s%n", s);
+        assertThat(s).isLessThan(15.0);
+    }
+
+    @Test
+    void closeRefusedWhileBackendsUseTheCluster() throws Exception {
+        RbdBackend be = image("busy");
+        assertThat(rados.users()).isEqualTo(1);
+        assertThatThrownBy(rados::close).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("still used");
+        be.destroyInternal();
+        assertThat(rados.users()).isZero();
+    }
+
+    /** Steady-state 4 KiB writes through a channel (8 in flight): no Java allocation per I/O. */
+    @Test
+    void channelWritesAllocateNothing() throws Exception {
+        RbdBackend be = image("alloc");
+        StaBackendChannel ch = be.openChannel(16);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment[] bufs = new MemorySegment[8];
+            for (int i = 0; i < bufs.length; i++) {
+                bufs[i] = a.allocate(BS, 4096);
+                fill(bufs[i], 0, BS, i);
+            }
+            Done d = new Done();
+            long[] n = {0};
+            Runnable op = () -> {
+                d.count = 0;
+                for (int i = 0; i < 8; i++) {
+                    long off = ((n[0]++ * 7) & 4095) * BS;
+                    if (!ch.submit(StaBackendChannel.OP_WRITE, off, bufs[i], BS, i)) {
+                        throw new AssertionError("channel full");
+                    }
+                }
+                while (d.count < 8) {
+                    if (ch.poll(d) == 0) {
+                        ch.await(1_000_000L);
+                    }
+                }
+            };
+            AllocationMeter.Result r = AllocationMeter.steadyState(1_500, 1_000, op);
+            double perIo = r.bytesPerOp() / 8;
+            System.out.printf("RBD channel: %.3f bytes per 4 KiB write (%s)%n", perIo, r);
+            assertThat(perIo).as("bytes per I/O: %s", r).isLessThan(1.0);
+            for (int i = 0; i < 8; i++) {
+                assertThat(d.status[i]).isEqualTo(NvmeStatus.SUCCESS);
+            }
+        } finally {
+            ch.close();
+            be.destroyInternal();
+        }
+    }
+}
