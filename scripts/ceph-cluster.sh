@@ -125,7 +125,8 @@ stop() {
   for f in "$DIR"/run/*.pid; do
     pid=$(cat "$f" 2>/dev/null || true)
     [[ "$pid" =~ ^[0-9]+$ ]] || continue
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    # 2 s for a clean exit, then SIGKILL: the cluster is throw-away (memstore) and tests wait for this.
+    for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$pid" 2>/dev/null || true
     rm -f "$f"
   done

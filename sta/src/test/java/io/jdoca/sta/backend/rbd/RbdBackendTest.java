@@ -287,7 +287,7 @@ class RbdBackendTest {
                     }
                 }
             };
-            AllocationMeter.Result r = AllocationMeter.steadyState(1_500, 1_000, op);
+            AllocationMeter.Result r = AllocationMeter.steadyState(800, 500, op);
             double perIo = r.bytesPerOp() / 8;
             System.out.printf("RBD channel: %.3f bytes per 4 KiB write (%s)%n", perIo, r);
             assertThat(perIo).as("bytes per I/O: %s", r).isLessThan(1.0);
