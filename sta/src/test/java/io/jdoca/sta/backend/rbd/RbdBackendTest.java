@@ -79,6 +79,8 @@ class RbdBackendTest {
             assertThat(be.pool()).isEqualTo("rbd");
             assertThat(be.image()).isEqualTo("sync");
             assertThat(be.cluster()).isSameAs(rados);
+            assertThat(be.objectSize()).isEqualTo(4L << 20);
+            assertThat(be.features() & Librbd.RBD_FEATURE_EXCLUSIVE_LOCK).isZero();
             assertThat(rados.fsid()).hasSize(36);
             MemorySegment scratch = a.allocate(1 << 20, 4096);
             MemorySegment buf = a.allocate(64 * 1024, 4096);
@@ -224,6 +226,11 @@ class RbdBackendTest {
         assertThatThrownBy(() -> RbdBackend.open("x", rados, "rbd", "noimage"))
                 .isInstanceOf(DocaException.class)
                 .hasMessageContaining("'rbd/noimage'").hasMessageNotContaining("\n");
+        try {
+            RbdBackend.open("x", rados, "nopool", "img");
+        } catch (DocaException e) {
+            System.out.println("unknown pool: " + e.getMessage());
+        }
         assertThatThrownBy(() -> RbdBackend.open("x", rados, "rbd", " "))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(rados.users()).isZero();
@@ -236,9 +243,15 @@ class RbdBackendTest {
             port = s.getLocalPort(); // closed again before the connect: nothing listens there
         }
         String key = Files.readString(ceph.adminKeyring()).replaceAll("(?s).*key = (\\S+).*", "$1");
-        long t0 = System.nanoTime();
+        long t0;
         RadosCluster.Options o = new RadosCluster.Options(null, "admin", null, ceph.adminKeyring().toString(),
                 "127.0.0.1:" + port, Map.of(), 3);
+        try {
+            RadosCluster.connect(o).close();
+        } catch (DocaException e) {
+            System.out.println("unreachable cluster: " + e.getMessage());
+        }
+        t0 = System.nanoTime();
         assertThatThrownBy(() -> RadosCluster.connect(o))
                 .isInstanceOf(DocaException.class)
                 .hasMessageContaining("cannot connect to Ceph cluster 'ceph'")
