@@ -115,6 +115,9 @@ EOF
   echo "$DIR/ceph.conf"
 }
 
+# Running and not a zombie (an exited daemon stays one until init reaps it; kill -0 still succeeds).
+alive() { kill -0 "$1" 2>/dev/null && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+
 stop() {
   local f pid
   shopt -s nullglob
@@ -125,7 +128,8 @@ stop() {
   for f in "$DIR"/run/*.pid; do
     pid=$(cat "$f" 2>/dev/null || true)
     [[ "$pid" =~ ^[0-9]+$ ]] || continue
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    # 2 s for a clean exit, then SIGKILL: the cluster is throw-away (memstore) and tests wait for this.
+    for _ in $(seq 1 20); do alive "$pid" || break; sleep 0.1; done
     kill -9 "$pid" 2>/dev/null || true
     rm -f "$f"
   done

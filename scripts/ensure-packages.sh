@@ -6,6 +6,10 @@
 #                 bindings' layout test (verbs/VerbsLayoutTest) compiles a C program against them
 #   gcc           the C compiler that test uses (skipped when one is already on PATH)
 #   fio           baseline of the file back-end figures of ./jdoca bench nvmf (io_uring, O_DIRECT)
+# Not in the default list (large): the Ceph daemons and CLI for the RBD back-end's tests
+# (RbdBackendTest, RbdIoPathTest start a one-node cluster with scripts/ceph-cluster.sh; librbd1 and
+# librados2 come with ceph-common, librbd-dev adds the headers LibrbdLayoutTest compiles against):
+#   scripts/ensure-packages.sh ceph-mon ceph-osd ceph-common librbd-dev
 # Tests ask for their own tools by name when they run: prometheus (promtool and the server:
 # PrometheusSystemTest), systemd and man-db (systemd-analyze, man: PackageSystemTest).
 # Usage: scripts/ensure-packages.sh [PKG ...]   (default: the list above)

@@ -14,6 +14,11 @@ import java.util.TreeMap;
  * {@link Options#timeoutSeconds} ({@code client_mount_timeout}, {@code rados_mon_op_timeout},
  * {@code rados_osd_op_timeout}), so a dead cluster fails calls instead of hanging them.
  *
+ * <p>librbd's client cache is always off ({@code rbd_cache=false}, after the caller's options): every IO engine
+ * has its own image handle, and a second gateway has its own too; with a cache per handle a read through one
+ * handle could miss a write acknowledged through another (NVMe requires the read to see it). Ceph's writes are
+ * then durable when acknowledged, and Flush costs nothing.
+ *
  * <p>Error messages are one line and never contain a key. {@link #close} refuses while back-ends
  * still use the cluster.
  *
@@ -118,6 +123,7 @@ public final class RadosCluster implements AutoCloseable {
         for (Map.Entry<String, String> e : o.configParams().entrySet()) {
             set.put(e.getKey(), e.getValue());
         }
+        set.put("rbd_cache", "false");
         for (Map.Entry<String, String> e : set.entrySet()) {
             if (e.getKey() == null || e.getValue() == null) {
                 throw new IllegalArgumentException("Ceph option with a null name or value for " + where);

@@ -33,13 +33,14 @@ public final class RbdBackend extends StaBackend {
     private final long ioctx;
     private final long handle;
     private final long features;
+    private final long objectSize;
     /** The back-end itself plus its open channels: the I/O context goes when the last one does. */
     private final AtomicInteger refs = new AtomicInteger(1);
     private final AtomicBoolean lockWarned = new AtomicBoolean();
     private volatile boolean closed;
 
     private RbdBackend(String name, long size, RadosCluster cluster, String pool, String image, long ioctx,
-                       long handle, long features) {
+                       long handle, long features, long objectSize) {
         super(name, size);
         this.cluster = cluster;
         this.pool = pool;
@@ -47,6 +48,7 @@ public final class RbdBackend extends StaBackend {
         this.ioctx = ioctx;
         this.handle = handle;
         this.features = features;
+        this.objectSize = objectSize;
     }
 
     /**
@@ -79,7 +81,10 @@ public final class RbdBackend extends StaBackend {
             long size = p.get(ValueLayout.JAVA_LONG, 0);
             rc = Librbd.rbdGetFeatures(img, p.address());
             long features = rc < 0 ? 0 : p.get(ValueLayout.JAVA_LONG, 0);
-            return new RbdBackend(name, size, cluster, pool, image, ioctx, img, features);
+            MemorySegment info = a.allocate(Librbd.INFO_SIZE, 8);
+            rc = Librbd.rbdStat(img, info.address());
+            long objectSize = rc < 0 ? 0 : info.get(ValueLayout.JAVA_LONG, Librbd.INFO_OBJ_SIZE);
+            return new RbdBackend(name, size, cluster, pool, image, ioctx, img, features, objectSize);
         } catch (RuntimeException e) {
             if (img != 0) {
                 int ignored = Librbd.rbdClose(img);
@@ -144,6 +149,11 @@ public final class RbdBackend extends StaBackend {
     /** The image's feature bits ({@code rbd_get_features}) when it was opened. */
     public long features() {
         return features;
+    }
+
+    /** The image's object size in bytes ({@code rbd_stat}; 4 MiB by default), 0 when librbd did not say. */
+    public long objectSize() {
+        return objectSize;
     }
 
     /** The native address of {@code len} bytes of {@code seg} at {@code off}, or 0 when it is not native memory. */

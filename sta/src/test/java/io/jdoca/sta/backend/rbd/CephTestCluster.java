@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * {@link #start} skips the calling test with one line when ceph-mon, ceph-osd, rbd or librbd are
  * missing. Test threads only.
  */
-final class CephTestCluster implements AutoCloseable {
+public final class CephTestCluster implements AutoCloseable {
     private static final long START_TIMEOUT_SECONDS = 120;
     private final Path script;
     private final Path dir;
@@ -31,7 +31,7 @@ final class CephTestCluster implements AutoCloseable {
     }
 
     /** Starts a cluster in {@code dir} (skips the test when Ceph is not installed); prints how long it took. */
-    static CephTestCluster start(Path dir) throws IOException, InterruptedException {
+    public static CephTestCluster start(Path dir) throws IOException, InterruptedException {
         for (String tool : List.of("ceph-mon", "ceph-osd", "ceph", "rbd")) {
             assumeTrue(onPath(tool), "skipped: " + tool + " not installed "
                     + "(scripts/ensure-packages.sh ceph-mon ceph-osd ceph-common)");
@@ -68,22 +68,22 @@ final class CephTestCluster implements AutoCloseable {
         throw new IllegalStateException("scripts/ceph-cluster.sh not found above " + Path.of("").toAbsolutePath());
     }
 
-    Path conf() {
+    public Path conf() {
         return conf;
     }
 
-    Path adminKeyring() {
+    public Path adminKeyring() {
         return dir.resolve("admin.keyring");
     }
 
     /** Options for client.admin through the cluster's ceph.conf and key ring. */
-    RadosCluster.Options options(int timeoutSeconds) {
+    public RadosCluster.Options options(int timeoutSeconds) {
         return new RadosCluster.Options("ceph", "admin", conf.toString(), adminKeyring().toString(), null, Map.of(),
                 timeoutSeconds);
     }
 
     /** Runs the {@code rbd} CLI on this cluster; fails on a non-zero exit. */
-    void rbd(String... args) throws IOException, InterruptedException {
+    public void rbd(String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of("rbd", "-c", conf.toString()));
         cmd.addAll(List.of(args));
         Result r = exec(cmd, 60);

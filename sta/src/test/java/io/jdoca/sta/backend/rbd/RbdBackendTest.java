@@ -79,6 +79,8 @@ class RbdBackendTest {
             assertThat(be.pool()).isEqualTo("rbd");
             assertThat(be.image()).isEqualTo("sync");
             assertThat(be.cluster()).isSameAs(rados);
+            assertThat(be.objectSize()).isEqualTo(4L << 20);
+            assertThat(be.features() & Librbd.RBD_FEATURE_EXCLUSIVE_LOCK).isZero();
             assertThat(rados.fsid()).hasSize(36);
             MemorySegment scratch = a.allocate(1 << 20, 4096);
             MemorySegment buf = a.allocate(64 * 1024, 4096);
@@ -197,6 +199,49 @@ class RbdBackendTest {
         }
     }
 
+    /**
+     * Two engines' channels are two image handles: a write acknowledged through one, with no Flush, must be read
+     * back through the other. The cluster's configuration could turn on a write-back client cache, one per
+     * handle; RadosCluster sets {@code rbd_cache=false} after it. (Pacific's default cache, write-around after
+     * the first flush, passed this test too when tried with the setting removed: the test guards the property,
+     * not that one line.)
+     */
+    @Test
+    void aWriteAcknowledgedOnOneEngineIsReadOnAnother() throws Exception {
+        RbdBackend be = image("coherent");
+        StaBackendChannel a = be.openChannel(8);
+        StaBackendChannel b = be.openChannel(8);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment w = arena.allocate(BS, 4096);
+            MemorySegment r = arena.allocate(BS, 4096);
+            for (int round = 0; round < 3; round++) {
+                // the other handle reads the block first, so a cache there would hold the old data
+                Done pre = new Done();
+                assertThat(b.submit(StaBackendChannel.OP_READ, 0, r, BS, 1)).isTrue();
+                drain(b, pre, 1);
+                // a Flush first: librbd's cache stays write-through until a handle's first flush, then holds writes
+                Done fl = new Done();
+                assertThat(a.submit(StaBackendChannel.OP_FLUSH, 0, w, 0, 4)).isTrue();
+                drain(a, fl, 1);
+                fill(w, 0, BS, 300 + round);
+                Done dw = new Done();
+                assertThat(a.submit(StaBackendChannel.OP_WRITE, 0, w, BS, 2)).isTrue();
+                drain(a, dw, 1);
+                assertThat(dw.status[2]).isEqualTo(NvmeStatus.SUCCESS);
+                Done dr = new Done();
+                assertThat(b.submit(StaBackendChannel.OP_READ, 0, r, BS, 3)).isTrue();
+                drain(b, dr, 1);
+                assertThat(dr.status[3]).isEqualTo(NvmeStatus.SUCCESS);
+                assertThat(matches(r, 0, BS, 300 + round)).as("round %d: the other handle sees the write", round)
+                        .isTrue();
+            }
+        } finally {
+            a.close();
+            b.close();
+            be.destroyInternal();
+        }
+    }
+
     @Test
     void fullChannelRefusesInsteadOfBlocking() throws Exception {
         RbdBackend be = image("full");
@@ -224,6 +269,11 @@ class RbdBackendTest {
         assertThatThrownBy(() -> RbdBackend.open("x", rados, "rbd", "noimage"))
                 .isInstanceOf(DocaException.class)
                 .hasMessageContaining("'rbd/noimage'").hasMessageNotContaining("\n");
+        try {
+            RbdBackend.open("x", rados, "nopool", "img");
+        } catch (DocaException e) {
+            System.out.println("unknown pool: " + e.getMessage());
+        }
         assertThatThrownBy(() -> RbdBackend.open("x", rados, "rbd", " "))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(rados.users()).isZero();
@@ -236,9 +286,15 @@ class RbdBackendTest {
             port = s.getLocalPort(); // closed again before the connect: nothing listens there
         }
         String key = Files.readString(ceph.adminKeyring()).replaceAll("(?s).*key = (\\S+).*", "$1");
-        long t0 = System.nanoTime();
+        long t0;
         RadosCluster.Options o = new RadosCluster.Options(null, "admin", null, ceph.adminKeyring().toString(),
                 "127.0.0.1:" + port, Map.of(), 3);
+        try {
+            RadosCluster.connect(o).close();
+        } catch (DocaException e) {
+            System.out.println("unreachable cluster: " + e.getMessage());
+        }
+        t0 = System.nanoTime();
         assertThatThrownBy(() -> RadosCluster.connect(o))
                 .isInstanceOf(DocaException.class)
                 .hasMessageContaining("cannot connect to Ceph cluster 'ceph'")
@@ -287,7 +343,7 @@ class RbdBackendTest {
                     }
                 }
             };
-            AllocationMeter.Result r = AllocationMeter.steadyState(1_500, 1_000, op);
+            AllocationMeter.Result r = AllocationMeter.steadyState(800, 500, op);
             double perIo = r.bytesPerOp() / 8;
             System.out.printf("RBD channel: %.3f bytes per 4 KiB write (%s)%n", perIo, r);
             assertThat(perIo).as("bytes per I/O: %s", r).isLessThan(1.0);
