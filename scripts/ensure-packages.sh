@@ -6,7 +6,8 @@
 #                 bindings' layout test (verbs/VerbsLayoutTest) compiles a C program against them
 #   gcc           the C compiler that test uses (skipped when one is already on PATH)
 #   fio           baseline of the file back-end figures of ./jdoca bench nvmf (io_uring, O_DIRECT)
-# Not in the default list (large): the Ceph daemons and CLI for the RBD back-end's tests
+# Not in the default list (large; `./jdoca test` asks for them, `--quick` does not): the Ceph daemons and CLI
+# for the RBD back-end's tests
 # (RbdBackendTest, RbdIoPathTest start a one-node cluster with scripts/ceph-cluster.sh; librbd1 and
 # librados2 come with ceph-common, librbd-dev adds the headers LibrbdLayoutTest compiles against):
 #   scripts/ensure-packages.sh ceph-mon ceph-osd ceph-common librbd-dev

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The module's packages form layers that show the seed (issue 28 item 2), and no import runs from a
- * lower layer up to a higher one: the NVMe spec flyweights at the bottom, the back-ends on them, the
+ * lower layer up to a higher one: the NVMe spec flyweights at the bottom, the back-ends on them (Ceph RBD's on
+ * the back-end API), the
  * NVMe-oF command layer on those, the transports (peers, which never import each other) on the
  * command layer, and DOCA's STA API on top. Read from the sources, so a new import that breaks the
  * layering fails here, naming the file.
@@ -26,10 +27,11 @@ class PackageLayersTest {
             "io.jdoca.sta.config", 0,
             "io.jdoca.sta.nvme", 0,
             "io.jdoca.sta.backend", 1,
-            "io.jdoca.sta.nvmf", 2,
-            "io.jdoca.sta.nvmf.tcp", 3,
-            "io.jdoca.sta.nvmf.rdma", 3,
-            "io.jdoca.sta", 4);
+            "io.jdoca.sta.backend.rbd", 2,
+            "io.jdoca.sta.nvmf", 3,
+            "io.jdoca.sta.nvmf.tcp", 4,
+            "io.jdoca.sta.nvmf.rdma", 4,
+            "io.jdoca.sta", 5);
     private static final Pattern PACKAGE = Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE);
     private static final Pattern IMPORT = Pattern.compile("^import (?:static )?(io\\.jdoca\\.sta[\\w.]*)\\.[\\w*]+;",
             Pattern.MULTILINE);

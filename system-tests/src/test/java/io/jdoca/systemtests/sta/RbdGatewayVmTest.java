@@ -1,0 +1,117 @@
+package io.jdoca.systemtests.sta;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jdoca.testkit.JavaProcess;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * sta-target as an NVMe-oF gateway to Ceph (issue 34 item 1; profile {@code interop}): a one-node Ceph cluster on
+ * 127.0.0.1 ({@link CephCluster}), an image made with the {@code rbd} CLI, SPDK's unmodified rpc.py registering the
+ * cluster ({@code bdev_rbd_register_cluster}), creating the bdev ({@code bdev_rbd_create}) and exporting it
+ * ({@code nvmf_subsystem_add_ns}); Linux 6.1's nvme-tcp host in the QEMU test bed ({@code rbd-gateway-guest.sh})
+ * writes the first 32 MiB at random with fio's crc32c verify, and the SHA-256 of that range read back through the
+ * target equals the SHA-256 of the same range of {@code rbd export}: what the host wrote is what Ceph holds.
+ * Skipped with a message without ../shared, rpc.py, QEMU or Ceph.
+ */
+class RbdGatewayVmTest {
+    static final String NQN = "nqn.2024-01.io.jdoca:rbd";
+    static final int MB = 32;
+    static final Duration T = Duration.ofSeconds(120);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    @Timeout(value = 900, unit = TimeUnit.SECONDS)
+    void linuxHostWritesThroughTheRbdBdevAndCephHoldsWhatItWrote() throws Exception {
+        Path script = GuestMarkers.nvmeVm();
+        Path rpcPy = SpdkRpcPy.locate();
+        try (CephCluster ceph = CephCluster.start(dir.resolve("ceph"))) {
+            GuestMarkers.setUp(script, dir.resolve("setup.log"));
+            ceph.rbd("create", "--size", "64M", "--image-feature", "layering", "rbd/gw");
+            int port = JavaProcess.freePort();
+            Path sock = dir.resolve("rpc.sock");
+            Path cfg = dir.resolve("target.json");
+            Files.writeString(cfg, """
+                    { "io_threads": 1, "rpc_socket": "%s",
+                      "subsystems": [ { "nqn": "%s", "allow_any_host": true,
+                        "listeners": [ { "address": "127.0.0.1", "port": %d } ], "namespaces": [] } ] }
+                    """.formatted(sock, NQN, port));
+            String g;
+            try (InputStream in = RbdGatewayVmTest.class.getResourceAsStream("/vm/rbd-gateway-guest.sh")) {
+                g = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+            Path gs = dir.resolve("rbd-gateway.sh");
+            Files.writeString(gs, g.replace("@P@", Integer.toString(port)).replace("@NQN@", NQN)
+                    .replace("@MB@", Integer.toString(MB)));
+            try (JavaProcess t = JavaProcess.start("sta-target", "io.jdoca.cli.Main",
+                    List.of("sta-target", "-j", cfg.toString()))) {
+                t.awaitOutput("STA TARGET READY", T);
+                SpdkRpcPy rpc = new SpdkRpcPy(rpcPy, sock, false);
+                rpc.ok("bdev_rbd_register_cluster", "ceph0", "--user", "admin", "--config-file",
+                        ceph.conf().toString(), "--key-file", ceph.keyring().toString());
+                assertThat(rpc.ok("bdev_rbd_create", "rbd", "gw", "4096", "-c", "ceph0", "-b", "Ceph0"))
+                        .contains("Ceph0");
+                rpc.ok("nvmf_subsystem_add_ns", NQN, "Ceph0");
+                Path rundir = dir.resolve("run");
+                Process vm = new ProcessBuilder("env", "NVME_VM_RUNDIR=" + rundir, "NVME_VM_QUIET=1",
+                        script.toString(), "exec", gs.toString()).redirectErrorStream(true)
+                        .redirectOutput(dir.resolve("vm.log").toFile()).start();
+                try {
+                    assertThat(vm.waitFor(600, TimeUnit.SECONDS)).as("guest ends").isTrue();
+                    assertThat(vm.exitValue()).as("guest status:\n%s\ntarget:\n%s",
+                            GuestMarkers.tail(rundir.resolve("console.log")), t.output()).isZero();
+                } finally {
+                    GuestMarkers.stop(vm);
+                }
+                JsonNode job = new ObjectMapper().readTree(rundir.resolve("res/fio.json").toFile()).get("jobs").get(0);
+                assertThat(job.get("error").asInt()).isZero();
+                long written = job.get("write").get("io_bytes").asLong();
+                assertThat(written).as("bytes fio wrote").isEqualTo(MB << 20);
+                assertThat(job.get("read").get("io_bytes").asLong()).as("bytes fio read back and verified")
+                        .isEqualTo(written);
+                String guestSha = Files.readString(rundir.resolve("res/sha256")).strip();
+                rpc.ok("bdev_rbd_delete", "Ceph0");
+                Path export = dir.resolve("gw.img");
+                ceph.rbd("export", "rbd/gw", export.toString());
+                String cephSha = sha256(export, (long) MB << 20);
+                System.out.printf("RBD gateway: fio wrote and verified %d B through sta-target; SHA-256 of the "
+                        + "first %d MiB: host %s, rbd export %s%n", written, MB, guestSha, cephSha);
+                assertThat(cephSha).as("rbd export equals what the host read back").isEqualTo(guestSha);
+                assertThat(t.output()).doesNotContain(Files.readString(ceph.keyring()).replaceAll(
+                        "(?s).*key = (\\S+).*", "$1"));
+            }
+        }
+    }
+
+    private static String sha256(Path f, long len) throws Exception {
+        MessageDigest md = MessageDigest.getInstance("SHA-256");
+        try (InputStream in = Files.newInputStream(f)) {
+            byte[] buf = new byte[1 << 20];
+            long left = len;
+            while (left > 0) {
+                int n = in.read(buf, 0, (int) Math.min(buf.length, left));
+                if (n < 0) {
+                    break;
+                }
+                md.update(buf, 0, n);
+                left -= n;
+            }
+        }
+        return HexFormat.of().formatHex(md.digest());
+    }
+}
