@@ -78,7 +78,12 @@ final class CephCluster implements AutoCloseable {
     }
 
     @Override
-    public void close() throws IOException, InterruptedException {
-        exec(60, script.toString(), "stop", dir.toString());
+    public void close() throws IOException {
+        try {
+            exec(60, script.toString(), "stop", dir.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while stopping the Ceph cluster in " + dir, e);
+        }
     }
 }
