@@ -66,13 +66,14 @@ class MultipathVmTest {
         return cfg;
     }
 
-    private static JavaProcess target(String name, Path cfg) throws IOException {
+    static JavaProcess target(String name, Path cfg) throws IOException {
         JavaProcess t = JavaProcess.start(name, "io.jdoca.cli.Main", List.of("sta-target", "-j", cfg.toString()));
         t.awaitOutput("STA TARGET READY", T);
         return t;
     }
 
-    private Process guest(Path script, String mode, int p1, int p2, Path rundir) throws IOException {
+    /** multipath-guest.sh in MODE ("ana" or "kill") against listeners P1 (path A) and P2 (path B) of {@link #NQN}. */
+    static Process guest(Path dir, Path script, String mode, int p1, int p2, Path rundir) throws IOException {
         String g;
         try (InputStream in = MultipathVmTest.class.getResourceAsStream("/vm/multipath-guest.sh")) {
             g = new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -87,7 +88,7 @@ class MultipathVmTest {
                 .start();
     }
 
-    private static String[] ana(int port, String state) {
+    static String[] ana(int port, String state) {
         return new String[] {"nvmf_subsystem_listener_set_ana_state", NQN, "-n", state, "-t", "tcp", "-a",
             "127.0.0.1", "-f", "ipv4", "-s", Integer.toString(port)};
     }
@@ -108,7 +109,7 @@ class MultipathVmTest {
             assertThat(ls.toString()).contains("\"ana_state\":\"non_optimized\"")
                     .contains("\"ana_state\":\"optimized\"");
             Path rundir = dir.resolve("ana");
-            Process vm = guest(script, "ana", p1, p2, rundir);
+            Process vm = guest(dir, script, "ana", p1, p2, rundir);
             try {
                 Path console = rundir.resolve("console.log");
                 GuestMarkers.await(console, "STA-FIO-RUNNING", vm);
@@ -141,31 +142,48 @@ class MultipathVmTest {
         Path backing = dir.resolve("shared.img");
         Path cfgA = config("a", backing, 1, 99, p1);
         Path cfgB = config("b", backing, 100, 199, p2);
-        JavaProcess a = target("sta-target-a", cfgA);
+        JavaProcess[] a = {target("sta-target-a", cfgA)};
         try (JavaProcess b = target("sta-target-b", cfgB)) {
             new SpdkRpcPy(rpcPy, dir.resolve("b.sock"), false).ok(ana(p2, "non_optimized"));
-            Path rundir = dir.resolve("kill");
-            Process vm = guest(script, "kill", p1, p2, rundir);
-            try {
-                Path console = rundir.resolve("console.log");
-                GuestMarkers.await(console, "STA-FIO-RUNNING", vm);
-                a.kill();
-                a.awaitExit(T);
-                GuestMarkers.await(console, "STA-FAILED-OVER", vm);
-                a.close();
-                a = target("sta-target-a", cfgA); // the same config: the same listener, ids 1..99
-                GuestMarkers.await(console, "STA-PATH-BACK", vm);
-                assertThat(vm.waitFor(300, TimeUnit.SECONDS)).as("guest ends").isTrue();
-                assertThat(vm.exitValue()).as("guest status:\n%s\ntarget a:\n%s\ntarget b:\n%s",
-                        GuestMarkers.tail(dir.resolve("kill.log")), a.output(), b.output()).isZero();
-            } finally {
-                GuestMarkers.stop(vm);
-            }
+            // the same config: the same listener, ids 1..99
+            Path rundir = killAndRestartA(dir, script, p1, p2, a, b, () -> target("sta-target-a", cfgA));
             assertPaths(rundir, "non-optimized");
             report("kill", rundir);
         } finally {
-            a.close();
+            a[0].close();
         }
+    }
+
+    /** Starts the target behind path A again. */
+    interface Restart {
+        JavaProcess start() throws Exception;
+    }
+
+    /**
+     * multipath-guest.sh's "kill" mode against targets {@code a[0]} (path A, optimized) and {@code b}: once fio
+     * writes, {@code kill -9} of A; once the host failed over to B, A again ({@code restart}, into {@code a[0]},
+     * which the caller closes); the guest must see I/O come back to A and end clean. Returns the run directory.
+     */
+    static Path killAndRestartA(Path dir, Path script, int p1, int p2, JavaProcess[] a, JavaProcess b,
+                                Restart restart) throws Exception {
+        Path rundir = dir.resolve("kill");
+        Process vm = guest(dir, script, "kill", p1, p2, rundir);
+        try {
+            Path console = rundir.resolve("console.log");
+            GuestMarkers.await(console, "STA-FIO-RUNNING", vm);
+            a[0].kill();
+            a[0].awaitExit(T);
+            GuestMarkers.await(console, "STA-FAILED-OVER", vm);
+            a[0].close();
+            a[0] = restart.start();
+            GuestMarkers.await(console, "STA-PATH-BACK", vm);
+            assertThat(vm.waitFor(300, TimeUnit.SECONDS)).as("guest ends").isTrue();
+            assertThat(vm.exitValue()).as("guest status:\n%s\ntarget a:\n%s\ntarget b:\n%s",
+                    GuestMarkers.tail(dir.resolve("kill.log")), a[0].output(), b.output()).isZero();
+        } finally {
+            GuestMarkers.stop(vm);
+        }
+        return rundir;
     }
 
     /**
@@ -223,7 +241,7 @@ class MultipathVmTest {
     }
 
     /** Two live paths, A optimized and B in {@code stateB}; CMIC reports multi-controller and ANA. */
-    private static void assertPaths(Path rundir, String stateB) throws IOException {
+    static void assertPaths(Path rundir, String stateB) throws IOException {
         String paths = Files.readString(rundir.resolve("res/paths"));
         assertThat(paths).containsPattern("path-a nvme\\d+c\\d+n1 optimized")
                 .containsPattern("path-b nvme\\d+c\\d+n1 " + stateB).containsPattern("cmic\\s*:\\s*0xb");
@@ -232,7 +250,7 @@ class MultipathVmTest {
     }
 
     /** fio ended clean (no error, every block verified); prints the longest completion latency it saw. */
-    private static void report(String what, Path rundir) throws IOException {
+    static void report(String what, Path rundir) throws IOException {
         JsonNode fio = M.readTree(Files.readString(rundir.resolve("res/fio.json")));
         JsonNode job = fio.get("jobs").get(0);
         assertThat(job.get("error").asInt()).as("fio error").isZero();
