@@ -25,6 +25,10 @@ import java.util.concurrent.TimeUnit;
  * file (io_uring, O_DIRECT), against {@code fio --ioengine=io_uring --direct=1 --numjobs=1} on the
  * same file, pinned to the target's core, as same-run baseline, alternating for three rounds
  * (skipped with a message without fio); see {@link #fileLoads}.
+ *
+ * <p>RBD back-end (the gateway's cost, issue 34 item 2): the same 4 KiB random loads through the target onto an
+ * RBD bdev of a throw-away one-node Ceph cluster against {@code fio --ioengine=rbd} on the same image; see
+ * {@link RbdGatewayLoads} (skipped with a message without Ceph or fio's rbd engine).
  */
 public final class NvmfSuite implements BenchSuite {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -37,7 +41,7 @@ public final class NvmfSuite implements BenchSuite {
         return "NVMe/TCP target (sta-target, memory back-end) vs a trivial echo responder, nvme-perf on its own core";
     }
 
-    private record Load(String name, String workload, int ioSize, int qd) {
+    record Load(String name, String workload, int ioSize, int qd) {
     }
 
     @Override
@@ -58,15 +62,18 @@ public final class NvmfSuite implements BenchSuite {
         // The file back-end's file, written through once so reads hit allocated blocks (as fio's would).
         Path img = dir.resolve("file-ns.img");
         fillFile(img, FILE_MB);
+        Path sock = dir.resolve("rpc.sock");
+        // The RBD rows' subsystem starts empty: the RPCs add the RBD bdev when a cluster is there.
         Files.writeString(cfg, """
-                { "io_threads": 1,
+                { "io_threads": 1, "rpc_socket": "%s",
                   "listeners": [ { "address": "127.0.0.1", "port": %d } ],
                   "subsystems": [ { "nqn": "%s", "allow_any_host": true,
                     "namespaces": [ { "nsid": 1, "backend": "memory", "size_mb": 1024, "block_size": 4096 } ] },
                     { "nqn": "%s", "allow_any_host": true,
                     "namespaces": [ { "nsid": 1, "backend": "file", "path": "%s", "size_mb": %d,
-                            "block_size": 4096 } ] } ] }
-                """.formatted(tport, NQN, NQN_FILE, img, FILE_MB));
+                            "block_size": 4096 } ] },
+                    { "nqn": "%s", "allow_any_host": true, "namespaces": [] } ] }
+                """.formatted(sock, tport, NQN, NQN_FILE, img, FILE_MB, RbdGatewayLoads.NQN_RBD));
         int eport = freePort();
         Process target = start(targetCpu, dir.resolve("target.log"), "sta-target", "-j", cfg.toString(), "-l", "30");
         Process echo = start(targetCpu, dir.resolve("echo.log"), "nvme-perf", "--echo-server", String.valueOf(eport),
@@ -109,6 +116,9 @@ public final class NvmfSuite implements BenchSuite {
                         e.get("lat_p99_us").asDouble()));
             }
             fileLoads(out, dir, target, targetCpu, perfCpu, tport, img, secs);
+            // RBD gateway vs fio's rbd engine (issue 34 item 2): short with --quick, else as the file rows.
+            new RbdGatewayLoads(this, dir, sock).run(out, target, targetCpu, perfCpu, tport, quick ? 2 : FILE_ROUNDS,
+                    quick ? 3 : Math.max(2, Math.ceil(secs / 2)));
             double alloc = TargetAllocationProbe.bytesPerIo(quick ? 50_000 : 100_000, quick ? 100_000 : 300_000);
             System.err.printf("nvmf: target engine thread allocation: %.3f bytes/I/O%n", alloc);
             out.add(BenchResult.plain("nvmf.target_alloc_bytes_per_io", "bytes", alloc));
@@ -189,7 +199,7 @@ public final class NvmfSuite implements BenchSuite {
         return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
     }
 
-    private static String loadAverage() {
+    static String loadAverage() {
         try {
             return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
         } catch (IOException e) {
@@ -238,13 +248,18 @@ public final class NvmfSuite implements BenchSuite {
         }
     }
 
-    private JsonNode perf(String cpu, Path dir, int port, String nqn, Load l, double secs) throws Exception {
+    JsonNode perf(String cpu, Path dir, int port, String nqn, Load l, double secs) throws Exception {
+        return perf(cpu, dir, port, nqn, l, secs, 512);
+    }
+
+    /** nvme-perf against {@code nqn} over the first {@code rangeMb} MiB of namespace 1; its JSON result. */
+    JsonNode perf(String cpu, Path dir, int port, String nqn, Load l, double secs, int rangeMb) throws Exception {
         Path log = dir.resolve("perf-" + port + "-" + l.name() + ".log");
         List<String> args = new ArrayList<>(List.of("nvme-perf", "--port", String.valueOf(port), "-n", nqn, "--nsid",
                 "1",
                 "-w", l.workload(), "-o",
                 String.valueOf(l.ioSize()), "-q", String.valueOf(l.qd()), "-t", String.valueOf(secs), "--warmup", "1",
-                "--range-mb", "512", "--disable-sqflow", "--json"));
+                "--range-mb", String.valueOf(rangeMb), "--disable-sqflow", "--json"));
         Process p = start(cpu, log, args.toArray(String[]::new));
         if (!p.waitFor((long) secs + 60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
@@ -262,7 +277,7 @@ public final class NvmfSuite implements BenchSuite {
     }
 
     /** 1 / USER_HZ in microseconds (USER_HZ is 100 on Linux). */
-    private static final double TICK_US = 10_000.0;
+    static final double TICK_US = 10_000.0;
 
     /** utime + stime of a process in clock ticks (fields 14 and 15 of /proc/PID/stat), or 0. */
     static long cpuTicks(long pid) {

@@ -1,0 +1,294 @@
+package io.jdoca.bench.nvmf;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jdoca.bench.BenchResult;
+import io.jdoca.sta.backend.rbd.Librbd;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The RBD gateway's cost (issue 34 item 2): 4 KiB random write and read at QD 32 through
+ * {@code sta-target} onto an RBD bdev ({@code bdev_rbd_register_cluster}, {@code bdev_rbd_create},
+ * {@code nvmf_subsystem_add_ns} over the target's RPC socket) against {@code fio --ioengine=rbd}
+ * directly on the same image of the same cluster: a one-node memstore cluster from
+ * {@code scripts/ceph-cluster.sh} in the suite's directory, stopped at the end (also on failure).
+ * The image is written through once with fio before the rounds, so reads hit allocated objects for
+ * both. librbd's client cache is off for both ({@code rbd cache = false} in the cluster's
+ * {@code [client]} section; the target's back-end always turns it off): otherwise fio's reads would
+ * partly come from its own process's memory. fio runs pinned to the target's core, as the file rows'
+ * fio does, so each side's librbd threads share one core. Rounds alternate target and fio; the medians
+ * and the median of the rounds' ratios are reported. Skipped with one line without Ceph, librbd or
+ * fio's rbd engine. Called from {@link NvmfSuite}; calling thread only.
+ */
+final class RbdGatewayLoads {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    static final String NQN_RBD = "nqn.2024-01.io.jdoca:bench-rbd";
+    private static final String IMAGE = "bench";
+    private static final int IMAGE_MB = 256;
+    private static final String FIO = "/usr/bin/fio";
+
+    private final NvmfSuite suite;
+    private final Path dir;
+    private final Path rpcSock;
+
+    RbdGatewayLoads(NvmfSuite suite, Path dir, Path rpcSock) {
+        this.suite = suite;
+        this.dir = dir;
+        this.rpcSock = rpcSock;
+    }
+
+    /** Why the rows cannot run here, or null. */
+    static String missing() {
+        for (String tool : List.of("ceph-mon", "ceph-osd", "ceph", "rbd")) {
+            if (!onPath(tool)) {
+                return tool + " not installed (scripts/ensure-packages.sh ceph-mon ceph-osd ceph-common)";
+            }
+        }
+        if (!Files.isExecutable(Path.of(FIO))) {
+            return "no " + FIO + " (scripts/ensure-packages.sh installs it)";
+        }
+        if (!Librbd.available()) {
+            return Librbd.unavailableReason();
+        }
+        try {
+            Process p = new ProcessBuilder(FIO, "--enghelp=rbd").redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                return "fio has no rbd engine (fio --enghelp=rbd failed)";
+            }
+        } catch (IOException | InterruptedException e) {
+            return "fio --enghelp=rbd: " + e;
+        }
+        return null;
+    }
+
+    /** Adds the rows to {@code out}: {@code rounds} alternating rounds of {@code secs} seconds each. */
+    void run(List<BenchResult> out, Process target, String targetCpu, String perfCpu, int tport, int rounds,
+             double secs) throws Exception {
+        String why = missing();
+        if (why != null) {
+            System.err.println("nvmf: RBD gateway figures skipped: " + why);
+            return;
+        }
+        Path script = findScript();
+        if (script == null) {
+            System.err.println("nvmf: RBD gateway figures skipped: scripts/ceph-cluster.sh not found (run from the "
+                    + "source tree)");
+            return;
+        }
+        Path cdir = dir.resolve("ceph");
+        Path conf = cdir.resolve("ceph.conf");
+        boolean exported = false;
+        try {
+            exec(List.of(script.toString(), "start", cdir.toString()), 180);
+            // The [client] section is the file's last: the line lands in it (see the class comment).
+            Files.writeString(conf, "rbd cache = false\n", java.nio.file.StandardOpenOption.APPEND);
+            exec(List.of("rbd", "-c", conf.toString(), "create", "--size", IMAGE_MB + "M", "--image-feature",
+                    "layering", "rbd/" + IMAGE), 60);
+            NvmfSuite.Load fill = new NvmfSuite.Load("rbd_prefill", "write", 1 << 20, 8);
+            fio(targetCpu, conf, fill, 0);
+            rpc("bdev_rbd_register_cluster", Map.of("name", "bench", "user_id", "admin", "config_file",
+                    conf.toString(), "key_file", cdir.resolve("admin.keyring").toString()));
+            rpc("bdev_rbd_create", Map.of("pool_name", "rbd", "rbd_name", IMAGE, "block_size", 4096,
+                    "cluster_name", "bench", "name", "Ceph0"));
+            rpc("nvmf_subsystem_add_ns", Map.of("nqn", NQN_RBD, "namespace", Map.of("bdev_name", "Ceph0")));
+            exported = true;
+            // Unmeasured warm-up of the target's RBD path (JIT, librbd's first object opens), as the suite's.
+            suite.perf(perfCpu, dir, tport, NQN_RBD, new NvmfSuite.Load("rbd_warmup", "randrw", 4096, 32), 2,
+                    IMAGE_MB);
+            for (NvmfSuite.Load l : List.of(new NvmfSuite.Load("rbd_randwrite_4k_qd32", "randwrite", 4096, 32),
+                    new NvmfSuite.Load("rbd_randread_4k_qd32", "randread", 4096, 32))) {
+                rows(out, target, targetCpu, perfCpu, tport, rounds, secs, conf, l);
+            }
+        } catch (Exception e) {
+            // The suite's other rows stand; this one says why it has no figures.
+            System.err.println("nvmf: RBD gateway figures failed: " + e.getMessage() + " (logs in " + dir + ")");
+        } finally {
+            if (exported) {
+                quietly("nvmf_subsystem_remove_ns", Map.of("nqn", NQN_RBD, "nsid", 1));
+                quietly("bdev_rbd_delete", Map.of("name", "Ceph0"));
+                quietly("bdev_rbd_unregister_cluster", Map.of("name", "bench"));
+            }
+            try {
+                exec(List.of(script.toString(), "stop", cdir.toString()), 60);
+            } catch (IOException e) {
+                System.err.println("nvmf: stopping the Ceph cluster in " + cdir + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private void rows(List<BenchResult> out, Process target, String targetCpu, String perfCpu, int tport,
+                      int rounds, double secs, Path conf, NvmfSuite.Load l) throws Exception {
+        double[] t = new double[rounds];
+        double[] f = new double[rounds];
+        double[] ratio = new double[rounds];
+        double[] tk = new double[rounds];
+        double[] tcpu = new double[rounds];
+        double[] fcpu = new double[rounds];
+        for (int r = 0; r < rounds; r++) {
+            long c0 = NvmfSuite.cpuTicks(target.pid());
+            JsonNode tj = suite.perf(perfCpu, dir, tport, NQN_RBD, l, secs, IMAGE_MB);
+            long c1 = NvmfSuite.cpuTicks(target.pid());
+            t[r] = tj.get("iops").asDouble();
+            // The target's CPU includes its librbd threads; nvme-perf's warm-up second is counted in the I/Os.
+            tcpu[r] = t[r] > 0 ? (c1 - c0) * NvmfSuite.TICK_US / (t[r] * (secs + 1)) : 0;
+            double[] fio = fio(targetCpu, conf, l, secs);
+            f[r] = fio[0];
+            fcpu[r] = fio[1];
+            ratio[r] = f[r] > 0 ? t[r] / f[r] : 0;
+            tk[r] = t[r] / 1000;
+            System.err.printf("nvmf: %s round %d: target %.0f IOPS, fio rbd %.0f IOPS (%.2f), load %s%n", l.name(),
+                    r + 1, t[r], f[r], ratio[r], NvmfSuite.loadAverage());
+        }
+        String base = "fio --ioengine=rbd --numjobs=1 on the same image and cluster (one-node memstore), target's"
+                + " core; medians of " + rounds + " alternating rounds of " + (int) secs + " s; ratio: median of the"
+                + " rounds' ratios";
+        out.add(new BenchResult("nvmf." + l.name() + ".kiops", "kIOPS", NvmfSuite.median(t) / 1000, base,
+                NvmfSuite.median(f) / 1000, NvmfSuite.median(ratio)).withRounds(tk));
+        out.add(BenchResult.of("nvmf." + l.name() + ".cpu_us_per_io", "us", NvmfSuite.median(tcpu), base,
+                NvmfSuite.median(fcpu)));
+    }
+
+    /**
+     * fio's rbd engine on the bench image: {IOPS, CPU microseconds per I/O of the fio process}. With
+     * {@code secs} 0, one pass over the whole image (the pre-fill).
+     */
+    private double[] fio(String cpu, Path conf, NvmfSuite.Load l, double secs) throws Exception {
+        Path log = dir.resolve("fio-" + l.name() + ".json");
+        Path stat = dir.resolve("fio-" + l.name() + ".stat");
+        List<String> cmd = new ArrayList<>();
+        if (Files.isExecutable(Path.of("/usr/bin/taskset"))) {
+            cmd.addAll(List.of("/usr/bin/taskset", "-c", cpu));
+        }
+        // fio's own usr_cpu/sys_cpu count its job thread only, not librbd's threads (a few us per I/O where
+        // librbd spends tens): the wrapping shell's /proc stat, read after it reaped fio, has the whole process's
+        // CPU in cutime + cstime, as the target's figure has its librbd threads'.
+        cmd.addAll(List.of("/bin/sh", "-c", "\"$@\"; rc=$?; cat /proc/$$/stat > '" + stat + "'; exit $rc", "sh"));
+        cmd.addAll(List.of(FIO, "--name=" + l.name(), "--ioengine=rbd", "--clientname=admin", "--pool=rbd",
+                "--rbdname=" + IMAGE, "--rw=" + l.workload(), "--bs=" + l.ioSize(), "--iodepth=" + l.qd(),
+                "--numjobs=1", "--direct=1", "--output-format=json"));
+        if (secs > 0) {
+            // The same 1 s unmeasured start as nvme-perf's --warmup 1.
+            cmd.addAll(List.of("--ramp_time=1", "--runtime=" + (int) Math.ceil(secs), "--time_based"));
+        }
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(log.toFile())
+                .redirectError(dir.resolve("fio-" + l.name() + ".err").toFile());
+        pb.environment().put("CEPH_CONF", conf.toString());
+        Process p = pb.start();
+        if (!p.waitFor((long) secs + 120, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException("fio timed out; output " + log);
+        }
+        if (p.exitValue() != 0) {
+            throw new IOException("fio exited " + p.exitValue() + ": " + Files.readString(dir.resolve("fio-"
+                    + l.name() + ".err")).strip());
+        }
+        JsonNode job = JSON.readTree(log.toFile()).path("jobs").path(0);
+        double iops = job.path(l.workload().contains("write") ? "write" : "read").path("iops").asDouble();
+        // Over the ramp second too, as the target's figure over nvme-perf's warm-up second (fio's start-up in it).
+        double cpuUs = childTicks(stat) * NvmfSuite.TICK_US;
+        double usPerIo = iops > 0 && secs > 0 ? cpuUs / (iops * (Math.ceil(secs) + 1)) : 0;
+        System.err.printf("fio: %s %.0f IOPS, %.2f s CPU%n", l.name(), iops, cpuUs / 1e6);
+        return new double[] {iops, usPerIo};
+    }
+
+    /** cutime + cstime (fields 16 and 17) of a saved /proc/PID/stat, or 0. */
+    private static long childTicks(Path stat) {
+        try {
+            String st = Files.readString(stat);
+            String[] f = st.substring(st.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[13]) + Long.parseLong(f[14]);
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
+    /** One JSON-RPC call on the target's socket; throws IOException with the target's error. */
+    private JsonNode rpc(String method, Map<String, Object> params) throws IOException {
+        ObjectNode req = JSON.createObjectNode();
+        req.put("jsonrpc", "2.0");
+        req.put("id", 1);
+        req.put("method", method);
+        req.set("params", JSON.valueToTree(params));
+        try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            ch.connect(UnixDomainSocketAddress.of(rpcSock));
+            OutputStream os = Channels.newOutputStream(ch);
+            os.write((JSON.writeValueAsString(req) + "\n").getBytes(StandardCharsets.UTF_8));
+            os.flush();
+            JsonNode resp;
+            try (var jp = JSON.createParser(Channels.newInputStream(ch))) {
+                if (jp.nextToken() == null) {
+                    throw new IOException(method + ": no response from " + rpcSock);
+                }
+                resp = JSON.readTree(jp);
+            }
+            if (resp.has("error")) {
+                throw new IOException(method + ": " + resp.get("error"));
+            }
+            return resp.get("result");
+        }
+    }
+
+    /** Teardown call: a failure is printed, not thrown (the cluster must still be stopped). */
+    private void quietly(String method, Map<String, Object> params) {
+        try {
+            rpc(method, params);
+        } catch (IOException e) {
+            System.err.println("nvmf: " + e.getMessage());
+        }
+    }
+
+    private static void exec(List<String> cmd, long timeoutSeconds) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        // Output is small (a path, or an error): read after the exit, bounded by the timeout.
+        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor();
+            throw new IOException(String.join(" ", cmd) + ": timed out after " + timeoutSeconds + " s");
+        }
+        if (p.exitValue() != 0) {
+            throw new IOException(String.join(" ", cmd) + " failed (" + p.exitValue() + "): "
+                    + new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip());
+        }
+    }
+
+    private static Path findScript() {
+        String home = System.getProperty("jdoca.home");
+        List<Path> starts = new ArrayList<>();
+        if (home != null) {
+            starts.add(Path.of(home));
+        }
+        starts.add(Path.of("").toAbsolutePath());
+        for (Path start : starts) {
+            for (Path d = start; d != null; d = d.getParent()) {
+                Path s = d.resolve("scripts/ceph-cluster.sh");
+                if (Files.isExecutable(s)) {
+                    return s;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static boolean onPath(String tool) {
+        for (String d : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
+            if (!d.isEmpty() && Files.isExecutable(Path.of(d, tool))) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
