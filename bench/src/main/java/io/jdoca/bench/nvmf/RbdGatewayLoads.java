@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jdoca.bench.BenchResult;
+import io.jdoca.core.config.CoreProperties;
 import io.jdoca.sta.backend.rbd.Librbd;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -266,7 +267,7 @@ final class RbdGatewayLoads {
     }
 
     private static Path findScript() {
-        String home = System.getProperty("jdoca.home");
+        String home = System.getProperty(CoreProperties.HOME.name());
         List<Path> starts = new ArrayList<>();
         if (home != null) {
             starts.add(Path.of(home));

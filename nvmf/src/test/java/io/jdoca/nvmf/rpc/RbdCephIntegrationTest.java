@@ -85,6 +85,143 @@ class RbdCephIntegrationTest {
         }
     }
 
+    /**
+     * Issue 34 item 4, an OSD that stops answering mid-run (SIGSTOP: a hung or partitioned OSD; the memstore OSD
+     * keeps its data, which a killed one would not): a write through the target completes with an error status
+     * within a bounded time (librados' {@code rados_osd_op_timeout}, the registration's 10 s) instead of hanging,
+     * the target still answers on its admin queue, and once the OSD runs again (SIGCONT) writes succeed and every
+     * block acknowledged before the stall reads back.
+     */
+    @Test
+    void anOsdThatStopsAnsweringFailsIoInBoundedTimeAndIoResumes(@TempDir Path dir) throws Exception {
+        for (String tool : List.of("ceph-mon", "ceph-osd", "ceph", "rbd")) {
+            assumeTrue(onPath(tool), "skipped: " + tool + " not installed (scripts/ensure-packages.sh ceph-mon "
+                    + "ceph-osd ceph-common)");
+        }
+        assumeTrue(Librbd.available(), () -> "skipped: " + Librbd.unavailableReason());
+        Path script = script();
+        Path cluster = dir.resolve("ceph");
+        String osd = null;
+        try {
+            exec(120, script.toString(), "start", cluster.toString());
+            Path conf = cluster.resolve("ceph.conf");
+            osd = Files.readString(cluster.resolve("run/osd.0.pid")).strip();
+            exec(60, "rbd", "-c", conf.toString(), "create", "--size", "16", "--image-feature", "layering", "rbd/vol2");
+            try (NvmfTarget t = new NvmfTarget(TargetConfig.parse("{\"io_threads\":1}"))) {
+                t.start();
+                RpcServer s = new RpcServer(t, null);
+                ok(s, "bdev_rbd_register_cluster", "{\"name\":\"c1\",\"user_id\":\"admin\",\"config_file\":\"" + conf
+                        + "\",\"key_file\":\"" + cluster.resolve("admin.keyring") + "\"}");
+                ok(s, "bdev_rbd_create", "{\"name\":\"R0\",\"pool_name\":\"rbd\",\"rbd_name\":\"vol2\","
+                        + "\"block_size\":4096,\"cluster_name\":\"c1\"}");
+                ok(s, "nvmf_create_subsystem", "{\"nqn\":\"" + NQN + "\",\"allow_any_host\":true}");
+                ok(s, "nvmf_subsystem_add_ns", "{\"nqn\":\"" + NQN + "\",\"namespace\":{\"bdev_name\":\"R0\"}}");
+                ok(s, "nvmf_subsystem_add_listener", "{\"nqn\":\"" + NQN + "\",\"listen_address\":{\"trtype\":"
+                        + "\"TCP\",\"adrfam\":\"IPv4\",\"traddr\":\"127.0.0.1\",\"trsvcid\":\"0\"}}");
+                int port = Integer.parseInt(ok(s, "nvmf_subsystem_get_listeners", "{\"nqn\":\"" + NQN + "\"}").get(0)
+                        .get("address").get("trsvcid").asText());
+                try (Host h = new Host(port)) {
+                    byte[] before = pattern();
+                    assertThat(h.write(0, before, 30)).as("write before the stall").isZero();
+                    exec(10, "kill", "-STOP", osd);
+                    long t0 = System.nanoTime();
+                    int st = h.write(BLOCKS, pattern(), 60);
+                    double secs = (System.nanoTime() - t0) / 1e9;
+                    System.out.printf("OSD stopped: the write completed with status field 0x%x (SCT %d, SC 0x%x, "
+                            + "DNR %d) after %.1f s%n", st, (st >> 9) & 7, (st >> 1) & 0xff, st >>> 15, secs);
+                    assertThat(st).as("a write while the OSD does not answer fails (status, not a hang)").isNotZero()
+                            .isNotEqualTo(-1);
+                    // Namespace Not Ready (generic 82h) without DNR: the host may retry, on this path or another
+                    assertThat(st & 0xfffe).as("status field").isEqualTo(0x82 << 1);
+                    assertThat(secs).as("within the registration's 10 s op timeout and some slack").isLessThan(40);
+                    assertThat(h.keepAlive()).as("the target answers on its admin queue meanwhile").isZero();
+                    exec(10, "kill", "-CONT", osd);
+                    osd = null;
+                    byte[] after = pattern();
+                    after[0] ^= 0x5a;
+                    assertThat(h.write(2 * BLOCKS, after, 60)).as("a write once the OSD answers again").isZero();
+                    byte[] back = new byte[before.length];
+                    assertThat(h.read(0, back, 60)).isZero();
+                    assertThat(back).as("acknowledged before the stall, read back after it").isEqualTo(before);
+                    assertThat(h.read(2 * BLOCKS, back, 60)).isZero();
+                    assertThat(back).isEqualTo(after);
+                }
+            }
+        } finally {
+            if (osd != null) {
+                exec(10, "kill", "-CONT", osd);
+            }
+            exec(60, script.toString(), "stop", cluster.toString());
+        }
+    }
+
+    /** An admin and an I/O queue to the subsystem; each call waits for its completion (bounded). */
+    private static final class Host implements AutoCloseable {
+        private final NvmeTcpHost admin;
+        private final NvmeTcpHost io;
+        private final Arena arena = Arena.ofConfined();
+        private final int[] status = {-1};
+        private byte[] sink;
+        private int cid = 1;
+
+        Host(int port) throws IOException {
+            admin = new NvmeTcpHost("127.0.0.1", port, false, false, 64, 131072);
+            io = new NvmeTcpHost("127.0.0.1", port, false, false, 64, 131072);
+            admin.initialize();
+            io.initialize();
+            int[] c = admin.connect(0, 31, NQN, HOST, 0xffff, 0);
+            assertThat(c[0]).as("admin connect").isZero();
+            assertThat(admin.propertySet(0x14, 1 | (6 << 16) | (4 << 20))[0]).isZero();
+            assertThat(io.connect(1, 31, NQN, HOST, c[1] & 0xffff, 0)[0]).as("io connect").isZero();
+            io.setListener(new NvmeTcpHost.Listener() {
+                @Override
+                public void onData(int c, MemorySegment seg, long off, int len, int dataOffset) {
+                    MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, off, sink, dataOffset, len);
+                }
+
+                @Override
+                public void onCompletion(int c, int st, int dw0) {
+                    status[0] = st;
+                }
+            });
+        }
+
+        /** Writes {@code data} at {@code lba}; the NVMe status, or -1 when none came in {@code seconds}. */
+        int write(long lba, byte[] data, int seconds) throws IOException {
+            MemorySegment buf = arena.allocate(data.length);
+            MemorySegment.copy(data, 0, buf, ValueLayout.JAVA_BYTE, 0, data.length);
+            status[0] = -1;
+            assertThat(io.write(cid++, 1, lba, data.length / 4096, buf, 0, data.length, 8192)).isTrue();
+            return await(seconds);
+        }
+
+        int read(long lba, byte[] into, int seconds) throws IOException {
+            sink = into;
+            status[0] = -1;
+            assertThat(io.read(cid++, 1, lba, into.length / 4096, into.length)).isTrue();
+            return await(seconds);
+        }
+
+        int keepAlive() throws IOException {
+            return admin.adminSimple(0x18, 0, 0, 0)[0]; // Keep Alive
+        }
+
+        private int await(int seconds) throws IOException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+            while (status[0] < 0 && System.nanoTime() < deadline) {
+                io.poll();
+            }
+            return status[0];
+        }
+
+        @Override
+        public void close() {
+            io.close();
+            admin.close();
+            arena.close();
+        }
+    }
+
     private static byte[] pattern() {
         byte[] b = new byte[BLOCKS * 4096];
         ByteBuffer bb = ByteBuffer.wrap(b);
