@@ -39,12 +39,7 @@ class RbdCephIntegrationTest {
 
     @Test
     void imageWrittenThroughTheTargetHoldsTheData(@TempDir Path dir) throws Exception {
-        for (String tool : List.of("ceph-mon", "ceph-osd", "ceph", "rbd")) {
-            assumeTrue(onPath(tool), "skipped: " + tool + " not installed (scripts/ensure-packages.sh ceph-mon "
-                    + "ceph-osd ceph-common)");
-        }
-        assumeTrue(Librbd.available(), () -> "skipped: " + Librbd.unavailableReason());
-        Path script = script();
+        Path script = cephOrSkip();
         Path cluster = dir.resolve("ceph");
         try {
             String out = exec(120, script.toString(), "start", cluster.toString());
@@ -55,8 +50,7 @@ class RbdCephIntegrationTest {
             try (NvmfTarget t = new NvmfTarget(TargetConfig.parse("{\"io_threads\":1}"))) {
                 t.start();
                 RpcServer s = new RpcServer(t, null);
-                ok(s, "bdev_rbd_register_cluster", "{\"name\":\"c1\",\"user_id\":\"admin\",\"config_file\":\"" + conf
-                        + "\",\"key_file\":\"" + cluster.resolve("admin.keyring") + "\"}");
+                register(s, cluster);
                 JsonNode e = req(s, "bdev_rbd_create", "{\"pool_name\":\"rbd\",\"rbd_name\":\"nope\","
                         + "\"block_size\":4096,\"cluster_name\":\"c1\"}").get("error");
                 assertThat(e.get("code").asInt()).isEqualTo(-19);
@@ -69,12 +63,7 @@ class RbdCephIntegrationTest {
                 JsonNode d = ok(s, "bdev_get_bdevs", "{\"name\":\"R0\"}").get(0);
                 assertThat(d.get("num_blocks").asLong()).isEqualTo(4096);
                 assertThat(d.get("jdoca_backend").asText()).isEqualTo("rbd");
-                ok(s, "nvmf_create_subsystem", "{\"nqn\":\"" + NQN + "\",\"allow_any_host\":true}");
-                ok(s, "nvmf_subsystem_add_ns", "{\"nqn\":\"" + NQN + "\",\"namespace\":{\"bdev_name\":\"R0\"}}");
-                ok(s, "nvmf_subsystem_add_listener", "{\"nqn\":\"" + NQN + "\",\"listen_address\":{\"trtype\":"
-                        + "\"TCP\",\"adrfam\":\"IPv4\",\"traddr\":\"127.0.0.1\",\"trsvcid\":\"0\"}}");
-                int port = Integer.parseInt(ok(s, "nvmf_subsystem_get_listeners", "{\"nqn\":\"" + NQN + "\"}").get(0)
-                        .get("address").get("trsvcid").asText());
+                int port = exportR0(s);
                 assertThat(writeAndRead(port, written)).isEqualTo(written);
             }
             Path img = dir.resolve("vol1.img");
@@ -94,12 +83,7 @@ class RbdCephIntegrationTest {
      */
     @Test
     void anOsdThatStopsAnsweringFailsIoInBoundedTimeAndIoResumes(@TempDir Path dir) throws Exception {
-        for (String tool : List.of("ceph-mon", "ceph-osd", "ceph", "rbd")) {
-            assumeTrue(onPath(tool), "skipped: " + tool + " not installed (scripts/ensure-packages.sh ceph-mon "
-                    + "ceph-osd ceph-common)");
-        }
-        assumeTrue(Librbd.available(), () -> "skipped: " + Librbd.unavailableReason());
-        Path script = script();
+        Path script = cephOrSkip();
         Path cluster = dir.resolve("ceph");
         String osd = null;
         try {
@@ -110,16 +94,10 @@ class RbdCephIntegrationTest {
             try (NvmfTarget t = new NvmfTarget(TargetConfig.parse("{\"io_threads\":1}"))) {
                 t.start();
                 RpcServer s = new RpcServer(t, null);
-                ok(s, "bdev_rbd_register_cluster", "{\"name\":\"c1\",\"user_id\":\"admin\",\"config_file\":\"" + conf
-                        + "\",\"key_file\":\"" + cluster.resolve("admin.keyring") + "\"}");
+                register(s, cluster);
                 ok(s, "bdev_rbd_create", "{\"name\":\"R0\",\"pool_name\":\"rbd\",\"rbd_name\":\"vol2\","
                         + "\"block_size\":4096,\"cluster_name\":\"c1\"}");
-                ok(s, "nvmf_create_subsystem", "{\"nqn\":\"" + NQN + "\",\"allow_any_host\":true}");
-                ok(s, "nvmf_subsystem_add_ns", "{\"nqn\":\"" + NQN + "\",\"namespace\":{\"bdev_name\":\"R0\"}}");
-                ok(s, "nvmf_subsystem_add_listener", "{\"nqn\":\"" + NQN + "\",\"listen_address\":{\"trtype\":"
-                        + "\"TCP\",\"adrfam\":\"IPv4\",\"traddr\":\"127.0.0.1\",\"trsvcid\":\"0\"}}");
-                int port = Integer.parseInt(ok(s, "nvmf_subsystem_get_listeners", "{\"nqn\":\"" + NQN + "\"}").get(0)
-                        .get("address").get("trsvcid").asText());
+                int port = exportR0(s);
                 try (Host h = new Host(port)) {
                     byte[] before = pattern();
                     assertThat(h.write(0, before, 30)).as("write before the stall").isZero();
@@ -220,6 +198,32 @@ class RbdCephIntegrationTest {
             admin.close();
             arena.close();
         }
+    }
+
+    /** The test's Ceph tools and librbd, or the test is skipped with one line; the cluster script. */
+    private static Path cephOrSkip() {
+        for (String tool : List.of("ceph-mon", "ceph-osd", "ceph", "rbd")) {
+            assumeTrue(onPath(tool), "skipped: " + tool + " not installed (scripts/ensure-packages.sh ceph-mon "
+                    + "ceph-osd ceph-common)");
+        }
+        assumeTrue(Librbd.available(), () -> "skipped: " + Librbd.unavailableReason());
+        return script();
+    }
+
+    /** {@code bdev_rbd_register_cluster c1} with the test cluster's conf and admin key ring. */
+    private static void register(RpcServer s, Path cluster) throws Exception {
+        ok(s, "bdev_rbd_register_cluster", "{\"name\":\"c1\",\"user_id\":\"admin\",\"config_file\":\""
+                + cluster.resolve("ceph.conf") + "\",\"key_file\":\"" + cluster.resolve("admin.keyring") + "\"}");
+    }
+
+    /** Subsystem {@link #NQN} with bdev R0 as its namespace, then its listener on 127.0.0.1; returns the port. */
+    private static int exportR0(RpcServer s) throws Exception {
+        ok(s, "nvmf_create_subsystem", "{\"nqn\":\"" + NQN + "\",\"allow_any_host\":true}");
+        ok(s, "nvmf_subsystem_add_ns", "{\"nqn\":\"" + NQN + "\",\"namespace\":{\"bdev_name\":\"R0\"}}");
+        ok(s, "nvmf_subsystem_add_listener", "{\"nqn\":\"" + NQN + "\",\"listen_address\":{\"trtype\":"
+                + "\"TCP\",\"adrfam\":\"IPv4\",\"traddr\":\"127.0.0.1\",\"trsvcid\":\"0\"}}");
+        return Integer.parseInt(ok(s, "nvmf_subsystem_get_listeners", "{\"nqn\":\"" + NQN + "\"}").get(0)
+                .get("address").get("trsvcid").asText());
     }
 
     private static byte[] pattern() {
