@@ -1,14 +1,16 @@
 package io.jdoca.sta;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.jdoca.sta.backend.rbd.CephTestCluster;
+import io.jdoca.sta.backend.rbd.Librbd;
 import io.jdoca.sta.backend.rbd.RadosCluster;
 import io.jdoca.sta.backend.rbd.RbdBackend;
 import io.jdoca.sta.nvme.NvmeOpcode;
 import io.jdoca.sta.nvmf.tcp.DataPdu;
 import io.jdoca.sta.nvmf.tcp.NvmeTcpPdu;
 import io.jdoca.testkit.AllocationMeter;
+import io.jdoca.testkit.CephTestCluster;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -24,8 +26,10 @@ class RbdIoPathTest {
 
     @Test
     void nvmfIoThroughRbdChannel(@TempDir Path dir) throws Exception {
+        assumeTrue(Librbd.available(), () -> "skipped: " + Librbd.unavailableReason());
         try (CephTestCluster ceph = CephTestCluster.start(dir);
-             RadosCluster rados = RadosCluster.connect(ceph.options(20));
+             RadosCluster rados = RadosCluster.connect(RadosCluster.Options.ofConfig(ceph.conf().toString(),
+                     ceph.adminKeyring().toString(), 20));
              TestBed bed = new TestBed(1 << 20, BS)) {
             ceph.rbd("create", "--size", "64M", "rbd/ns2", "--image-feature", "layering");
             RbdBackend rbd = bed.sta.backendCreate(RbdBackend.open("rbd0", rados, "rbd", "ns2"));

@@ -10,6 +10,7 @@ import io.jdoca.nvmf.config.TargetConfig;
 import io.jdoca.nvmf.perf.NvmeTcpHost;
 import io.jdoca.nvmf.tgt.NvmfTarget;
 import io.jdoca.sta.backend.rbd.Librbd;
+import io.jdoca.testkit.CephTestCluster;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -39,18 +40,14 @@ class RbdCephIntegrationTest {
 
     @Test
     void imageWrittenThroughTheTargetHoldsTheData(@TempDir Path dir) throws Exception {
-        Path script = cephOrSkip();
-        Path cluster = dir.resolve("ceph");
-        try {
-            String out = exec(120, script.toString(), "start", cluster.toString());
-            assertThat(Files.exists(cluster.resolve("ceph.conf"))).as(out).isTrue();
-            Path conf = cluster.resolve("ceph.conf");
-            exec(60, "rbd", "-c", conf.toString(), "create", "--size", "16", "--image-feature", "layering", "rbd/vol1");
+        assumeTrue(Librbd.available(), () -> "skipped: " + Librbd.unavailableReason());
+        try (CephTestCluster ceph = CephTestCluster.start(dir.resolve("ceph"))) {
+            ceph.rbd("create", "--size", "16", "--image-feature", "layering", "rbd/vol1");
             byte[] written = pattern();
             try (NvmfTarget t = new NvmfTarget(TargetConfig.parse("{\"io_threads\":1}"))) {
                 t.start();
                 RpcServer s = new RpcServer(t, null);
-                register(s, cluster);
+                register(s, ceph);
                 JsonNode e = req(s, "bdev_rbd_create", "{\"pool_name\":\"rbd\",\"rbd_name\":\"nope\","
                         + "\"block_size\":4096,\"cluster_name\":\"c1\"}").get("error");
                 assertThat(e.get("code").asInt()).isEqualTo(-19);
@@ -67,10 +64,8 @@ class RbdCephIntegrationTest {
                 assertThat(writeAndRead(port, written)).isEqualTo(written);
             }
             Path img = dir.resolve("vol1.img");
-            exec(60, "rbd", "-c", conf.toString(), "export", "rbd/vol1", img.toString());
+            ceph.rbd("export", "rbd/vol1", img.toString());
             assertThat(Arrays.copyOf(Files.readAllBytes(img), written.length)).isEqualTo(written);
-        } finally {
-            exec(60, script.toString(), "stop", cluster.toString());
         }
     }
 
@@ -83,53 +78,47 @@ class RbdCephIntegrationTest {
      */
     @Test
     void anOsdThatStopsAnsweringFailsIoInBoundedTimeAndIoResumes(@TempDir Path dir) throws Exception {
-        Path script = cephOrSkip();
-        Path cluster = dir.resolve("ceph");
-        String osd = null;
-        try {
-            exec(120, script.toString(), "start", cluster.toString());
-            Path conf = cluster.resolve("ceph.conf");
-            osd = Files.readString(cluster.resolve("run/osd.0.pid")).strip();
-            exec(60, "rbd", "-c", conf.toString(), "create", "--size", "16", "--image-feature", "layering", "rbd/vol2");
-            try (NvmfTarget t = new NvmfTarget(TargetConfig.parse("{\"io_threads\":1}"))) {
-                t.start();
-                RpcServer s = new RpcServer(t, null);
-                register(s, cluster);
-                ok(s, "bdev_rbd_create", "{\"name\":\"R0\",\"pool_name\":\"rbd\",\"rbd_name\":\"vol2\","
-                        + "\"block_size\":4096,\"cluster_name\":\"c1\"}");
-                int port = exportR0(s);
-                try (Host h = new Host(port)) {
-                    byte[] before = pattern();
-                    assertThat(h.write(0, before, 30)).as("write before the stall").isZero();
-                    exec(10, "kill", "-STOP", osd);
-                    long t0 = System.nanoTime();
-                    int st = h.write(BLOCKS, pattern(), 60);
-                    double secs = (System.nanoTime() - t0) / 1e9;
-                    System.out.printf("OSD stopped: the write completed with status field 0x%x (SCT %d, SC 0x%x, "
-                            + "DNR %d) after %.1f s%n", st, (st >> 9) & 7, (st >> 1) & 0xff, st >>> 15, secs);
-                    assertThat(st).as("a write while the OSD does not answer fails (status, not a hang)").isNotZero()
-                            .isNotEqualTo(-1);
-                    // Namespace Not Ready (generic 82h) without DNR: the host may retry, on this path or another
-                    assertThat(st & 0xfffe).as("status field").isEqualTo(0x82 << 1);
-                    assertThat(secs).as("within the registration's 10 s op timeout and some slack").isLessThan(40);
-                    assertThat(h.keepAlive()).as("the target answers on its admin queue meanwhile").isZero();
-                    exec(10, "kill", "-CONT", osd);
-                    osd = null;
-                    byte[] after = pattern();
-                    after[0] ^= 0x5a;
-                    assertThat(h.write(2 * BLOCKS, after, 60)).as("a write once the OSD answers again").isZero();
-                    byte[] back = new byte[before.length];
-                    assertThat(h.read(0, back, 60)).isZero();
-                    assertThat(back).as("acknowledged before the stall, read back after it").isEqualTo(before);
-                    assertThat(h.read(2 * BLOCKS, back, 60)).isZero();
-                    assertThat(back).isEqualTo(after);
+        assumeTrue(Librbd.available(), () -> "skipped: " + Librbd.unavailableReason());
+        try (CephTestCluster ceph = CephTestCluster.start(dir.resolve("ceph"))) {
+            String osd = ceph.pid("osd.0");
+            try {
+                ceph.rbd("create", "--size", "16", "--image-feature", "layering", "rbd/vol2");
+                try (NvmfTarget t = new NvmfTarget(TargetConfig.parse("{\"io_threads\":1}"))) {
+                    t.start();
+                    RpcServer s = new RpcServer(t, null);
+                    register(s, ceph);
+                    ok(s, "bdev_rbd_create", "{\"name\":\"R0\",\"pool_name\":\"rbd\",\"rbd_name\":\"vol2\","
+                            + "\"block_size\":4096,\"cluster_name\":\"c1\"}");
+                    int port = exportR0(s);
+                    try (Host h = new Host(port)) {
+                        byte[] before = pattern();
+                        assertThat(h.write(0, before, 30)).as("write before the stall").isZero();
+                        exec(10, "kill", "-STOP", osd);
+                        long t0 = System.nanoTime();
+                        int st = h.write(BLOCKS, pattern(), 60);
+                        double secs = (System.nanoTime() - t0) / 1e9;
+                        System.out.printf("OSD stopped: the write completed with status field 0x%x (SCT %d, SC 0x%x, "
+                                + "DNR %d) after %.1f s%n", st, (st >> 9) & 7, (st >> 1) & 0xff, st >>> 15, secs);
+                        assertThat(st).as("a write while the OSD does not answer fails (status, not a hang)")
+                                .isNotZero().isNotEqualTo(-1);
+                        // Namespace Not Ready (generic 82h) without DNR: the host may retry, on this path or another
+                        assertThat(st & 0xfffe).as("status field").isEqualTo(0x82 << 1);
+                        assertThat(secs).as("within the registration's 10 s op timeout and some slack").isLessThan(40);
+                        assertThat(h.keepAlive()).as("the target answers on its admin queue meanwhile").isZero();
+                        exec(10, "kill", "-CONT", osd);
+                        byte[] after = pattern();
+                        after[0] ^= 0x5a;
+                        assertThat(h.write(2 * BLOCKS, after, 60)).as("a write once the OSD answers again").isZero();
+                        byte[] back = new byte[before.length];
+                        assertThat(h.read(0, back, 60)).isZero();
+                        assertThat(back).as("acknowledged before the stall, read back after it").isEqualTo(before);
+                        assertThat(h.read(2 * BLOCKS, back, 60)).isZero();
+                        assertThat(back).isEqualTo(after);
+                    }
                 }
+            } finally {
+                exec(10, "kill", "-CONT", osd); // a stopped OSD left running (harmless when it runs already)
             }
-        } finally {
-            if (osd != null) {
-                exec(10, "kill", "-CONT", osd);
-            }
-            exec(60, script.toString(), "stop", cluster.toString());
         }
     }
 
@@ -200,20 +189,10 @@ class RbdCephIntegrationTest {
         }
     }
 
-    /** The test's Ceph tools and librbd, or the test is skipped with one line; the cluster script. */
-    private static Path cephOrSkip() {
-        for (String tool : List.of("ceph-mon", "ceph-osd", "ceph", "rbd")) {
-            assumeTrue(onPath(tool), "skipped: " + tool + " not installed (scripts/ensure-packages.sh ceph-mon "
-                    + "ceph-osd ceph-common)");
-        }
-        assumeTrue(Librbd.available(), () -> "skipped: " + Librbd.unavailableReason());
-        return script();
-    }
-
     /** {@code bdev_rbd_register_cluster c1} with the test cluster's conf and admin key ring. */
-    private static void register(RpcServer s, Path cluster) throws Exception {
+    private static void register(RpcServer s, CephTestCluster ceph) throws Exception {
         ok(s, "bdev_rbd_register_cluster", "{\"name\":\"c1\",\"user_id\":\"admin\",\"config_file\":\""
-                + cluster.resolve("ceph.conf") + "\",\"key_file\":\"" + cluster.resolve("admin.keyring") + "\"}");
+                + ceph.conf() + "\",\"key_file\":\"" + ceph.adminKeyring() + "\"}");
     }
 
     /** Subsystem {@link #NQN} with bdev R0 as its namespace, then its listener on 127.0.0.1; returns the port. */
@@ -276,24 +255,6 @@ class RbdCephIntegrationTest {
             io.poll();
         }
         assertThat(status[0]).as(what + " status").isZero();
-    }
-
-    private static boolean onPath(String tool) {
-        for (String d : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
-            if (!d.isEmpty() && Files.isExecutable(Path.of(d, tool))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static Path script() {
-        for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-            if (Files.isExecutable(d.resolve("scripts/ceph-cluster.sh"))) {
-                return d.resolve("scripts/ceph-cluster.sh");
-            }
-        }
-        throw new IllegalStateException("scripts/ceph-cluster.sh not found");
     }
 
     /** Runs a command; fails (with its output) on a non-zero exit or after {@code seconds}. */

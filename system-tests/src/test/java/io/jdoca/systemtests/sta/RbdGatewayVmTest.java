@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jdoca.testkit.CephTestCluster;
 import io.jdoca.testkit.JavaProcess;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * sta-target as an NVMe-oF gateway to Ceph (issue 34 item 1; profile {@code interop}): a one-node Ceph cluster on
- * 127.0.0.1 ({@link CephCluster}), an image made with the {@code rbd} CLI, SPDK's unmodified rpc.py registering the
+ * 127.0.0.1 ({@link CephTestCluster}), an image made with the {@code rbd} CLI, SPDK's unmodified rpc.py registering the
  * cluster ({@code bdev_rbd_register_cluster}), creating the bdev ({@code bdev_rbd_create}) and exporting it
  * ({@code nvmf_subsystem_add_ns}); Linux 6.1's nvme-tcp host in the QEMU test bed ({@code rbd-gateway-guest.sh})
  * writes the first 32 MiB at random with fio's crc32c verify, and the SHA-256 of that range read back through the
@@ -45,7 +46,7 @@ class RbdGatewayVmTest {
     void linuxHostWritesThroughTheRbdBdevAndCephHoldsWhatItWrote() throws Exception {
         Path script = GuestMarkers.nvmeVm();
         Path rpcPy = SpdkRpcPy.locate();
-        try (CephCluster ceph = CephCluster.start(dir.resolve("ceph"))) {
+        try (CephTestCluster ceph = CephTestCluster.start(dir.resolve("ceph"))) {
             GuestMarkers.setUp(script, dir.resolve("setup.log"));
             ceph.rbd("create", "--size", "64M", "--image-feature", "layering", "rbd/gw");
             int port = JavaProcess.freePort();
@@ -68,7 +69,7 @@ class RbdGatewayVmTest {
                 t.awaitOutput("STA TARGET READY", T);
                 SpdkRpcPy rpc = new SpdkRpcPy(rpcPy, sock, false);
                 rpc.ok("bdev_rbd_register_cluster", "ceph0", "--user", "admin", "--config-file",
-                        ceph.conf().toString(), "--key-file", ceph.keyring().toString());
+                        ceph.conf().toString(), "--key-file", ceph.adminKeyring().toString());
                 assertThat(bdevRbdCreate(rpcPy, sock)).endsWith("Ceph0"); // after a deprecation line
                 rpc.ok("nvmf_subsystem_add_ns", NQN, "Ceph0");
                 Path rundir = dir.resolve("run");
@@ -96,7 +97,7 @@ class RbdGatewayVmTest {
                 System.out.printf("RBD gateway: fio wrote and verified %d B through sta-target; SHA-256 of the "
                         + "first %d MiB: host %s, rbd export %s%n", written, MB, guestSha, cephSha);
                 assertThat(cephSha).as("rbd export equals what the host read back").isEqualTo(guestSha);
-                assertThat(t.output()).doesNotContain(Files.readString(ceph.keyring()).replaceAll(
+                assertThat(t.output()).doesNotContain(Files.readString(ceph.adminKeyring()).replaceAll(
                         "(?s).*key = (\\S+).*", "$1"));
             }
         }
@@ -114,7 +115,7 @@ class RbdGatewayVmTest {
     void twoGatewaysOnOneImageSurviveAKillOfTheOptimizedOne() throws Exception {
         Path script = GuestMarkers.nvmeVm();
         Path rpcPy = SpdkRpcPy.locate();
-        try (CephCluster ceph = CephCluster.start(dir.resolve("ceph"))) {
+        try (CephTestCluster ceph = CephTestCluster.start(dir.resolve("ceph"))) {
             GuestMarkers.setUp(script, dir.resolve("setup.log"));
             ceph.rbd("create", "--size", "64M", "--image-feature", "layering", "rbd/mp");
             int p1 = JavaProcess.freePort();
@@ -138,7 +139,7 @@ class RbdGatewayVmTest {
      * whose listener is up before its namespace gets Invalid Namespace with DNR on its retried writes, an error
      * multipath does not fail over (seen here with the listener in the config).
      */
-    private JavaProcess gateway(String name, int minCntlid, int maxCntlid, int port, CephCluster ceph, Path rpcPy)
+    private JavaProcess gateway(String name, int minCntlid, int maxCntlid, int port, CephTestCluster ceph, Path rpcPy)
             throws Exception {
         Path sock = dir.resolve(name + ".sock");
         Path cfg = dir.resolve(name + ".json");
@@ -151,7 +152,7 @@ class RbdGatewayVmTest {
         JavaProcess t = MultipathVmTest.target("rbd-gateway-" + name, cfg);
         SpdkRpcPy rpc = new SpdkRpcPy(rpcPy, sock, false);
         rpc.ok("bdev_rbd_register_cluster", "ceph0", "--user", "admin", "--config-file", ceph.conf().toString(),
-                "--key-file", ceph.keyring().toString());
+                "--key-file", ceph.adminKeyring().toString());
         assertThat(bdevRbdCreate(rpcPy, sock, "mp", "'" + MP_UUID + "'")).endsWith("Ceph0");
         rpc.ok("nvmf_subsystem_add_ns", MultipathVmTest.NQN, "Ceph0", "-n", "1", "-u", MP_UUID);
         rpc.ok("nvmf_subsystem_add_listener", MultipathVmTest.NQN, "-t", "tcp", "-a", "127.0.0.1", "-f", "ipv4", "-s",

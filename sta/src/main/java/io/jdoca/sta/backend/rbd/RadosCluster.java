@@ -76,7 +76,8 @@ public final class RadosCluster implements AutoCloseable {
         String where = "Ceph cluster '" + o.clusterName() + "'";
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = a.allocate(ValueLayout.JAVA_LONG);
-            long name = o.user() == null ? 0 : a.allocateFrom("client." + o.user()).address();
+            // rados_create2 wants a full name (NULL is EINVAL): no user means librados' default, client.admin
+            long name = a.allocateFrom("client." + (o.user() == null ? "admin" : o.user())).address();
             int rc = Librbd.radosCreate2(p.address(), a.allocateFrom(o.clusterName()).address(), name, 0);
             if (rc < 0) {
                 throw error(rc, "cannot create a handle for " + where);

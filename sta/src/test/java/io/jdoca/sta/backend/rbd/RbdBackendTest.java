@@ -2,11 +2,13 @@ package io.jdoca.sta.backend.rbd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jdoca.core.DocaException;
 import io.jdoca.sta.backend.StaBackendChannel;
 import io.jdoca.sta.nvme.NvmeStatus;
 import io.jdoca.testkit.AllocationMeter;
+import io.jdoca.testkit.CephTestCluster;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -31,10 +33,17 @@ class RbdBackendTest {
     private static CephTestCluster ceph;
     private static RadosCluster rados;
 
+    /** client.admin through the test cluster's ceph.conf and key ring. */
+    static RadosCluster.Options options(CephTestCluster ceph, int timeoutSeconds) {
+        return new RadosCluster.Options("ceph", "admin", ceph.conf().toString(), ceph.adminKeyring().toString(), null,
+                Map.of(), timeoutSeconds);
+    }
+
     @BeforeAll
     static void startCluster() throws Exception {
+        assumeTrue(Librbd.available(), () -> "skipped: " + Librbd.unavailableReason());
         ceph = CephTestCluster.start(dir);
-        rados = RadosCluster.connect(ceph.options(20));
+        rados = RadosCluster.connect(options(ceph, 20));
     }
 
     @AfterAll
