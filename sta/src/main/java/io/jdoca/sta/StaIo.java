@@ -471,6 +471,7 @@ public final class StaIo extends Ctx {
             return DocaError.BAD_STATE;
         }
         wait.open(); // without a selector, waitForIo returns at once
+        pollGroup.backendChannels().watcher(wait::watchBackend);
         return DocaError.SUCCESS;
     }
 
@@ -516,8 +517,10 @@ public final class StaIo extends Ctx {
 
     @Override
     public long maxSleepNanos() {
-        // Sockets do not wake the engine: bound the sleep while connections exist.
-        if (pollGroup.backendChannels().busy() > 0) {
+        // Sockets do not wake the engine: bound the sleep while connections exist. Back-end completions that
+        // cannot join the engine's selector bound it shorter.
+        NvmfBackendChannels bech = pollGroup.backendChannels();
+        if (bech.busy() > 0 && !bech.selectable()) {
             return NvmfBackendChannels.WAIT_NANOS;
         }
         return group.size() == 0 && queued.isEmpty() ? Long.MAX_VALUE : 200_000L;

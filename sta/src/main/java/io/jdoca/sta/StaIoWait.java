@@ -67,6 +67,24 @@ final class StaIoWait {
         }
     }
 
+    /**
+     * Watches a back-end channel's completion signal ({@link io.jdoca.sta.backend.StaBackendChannel#selectable()})
+     * beside the sockets, so one sleep covers both; false when it cannot (the engine then bounds its sleep).
+     * Engine thread.
+     */
+    boolean watchBackend(SelectableChannel sc) {
+        if (selector == null) {
+            return false;
+        }
+        try {
+            sc.register(selector, SelectionKey.OP_READ);
+            return true;
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot watch a back-end channel: {0}", e.getMessage());
+            return false;
+        }
+    }
+
     /** Ends a sleep in the selector early (work was handed over). Any thread. */
     void wakeup() {
         Selector sel = selector;
@@ -82,12 +100,13 @@ final class StaIoWait {
      * terminating. Engine thread; call only when {@link #ready()} and no work is pending.
      */
     void await(long timeoutNanos, StaQp[] cur, NvmfBackendChannels beChannels) {
-        if (beChannels.busy() == 0 && hasRdma(cur)) {
+        boolean rdma = hasRdma(cur);
+        if (beChannels.busy() == 0 && rdma) {
             awaitRdma(timeoutNanos, cur);
             return;
         }
-        if (beChannels.busy() > 0) {
-            // Back-end completions are not selectable: sleep on the back-end's own completions.
+        if (beChannels.busy() > 0 && (rdma || !beChannels.selectable())) {
+            // Back-end completions this selector does not see: sleep on the back-end's own (bounded).
             beChannels.await();
             return;
         }

@@ -252,14 +252,19 @@ public final class NvmfSuite implements BenchSuite {
         return perf(cpu, dir, port, nqn, l, secs, 512);
     }
 
-    /** nvme-perf against {@code nqn} over the first {@code rangeMb} MiB of namespace 1; its JSON result. */
-    JsonNode perf(String cpu, Path dir, int port, String nqn, Load l, double secs, int rangeMb) throws Exception {
+    /**
+     * nvme-perf against {@code nqn} over the first {@code rangeMb} MiB of namespace 1, with {@code extra} options;
+     * its JSON result.
+     */
+    JsonNode perf(String cpu, Path dir, int port, String nqn, Load l, double secs, int rangeMb, String... extra)
+            throws Exception {
         Path log = dir.resolve("perf-" + port + "-" + l.name() + ".log");
         List<String> args = new ArrayList<>(List.of("nvme-perf", "--port", String.valueOf(port), "-n", nqn, "--nsid",
                 "1",
                 "-w", l.workload(), "-o",
                 String.valueOf(l.ioSize()), "-q", String.valueOf(l.qd()), "-t", String.valueOf(secs), "--warmup", "1",
                 "--range-mb", String.valueOf(rangeMb), "--disable-sqflow", "--json"));
+        args.addAll(List.of(extra));
         Process p = start(cpu, log, args.toArray(String[]::new));
         if (!p.waitFor((long) secs + 60, TimeUnit.SECONDS)) {
             p.destroyForcibly();

@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * both. librbd's client cache is off for both ({@code rbd cache = false} in the cluster's
  * {@code [client]} section; the target's back-end always turns it off): otherwise fio's reads would
  * partly come from its own process's memory. fio runs pinned to the target's core, as the file rows'
- * fio does, so each side's librbd threads share one core. Rounds alternate target and fio; the medians
+ * fio does, so each side's librbd threads share one core; nvme-perf runs on the other core and sleeps
+ * when it has nothing to do (see {@link #PERF_IDLE}). Rounds alternate target and fio; the medians
  * and the median of the rounds' ratios are reported. Skipped with one line without Ceph, librbd or
  * fio's rbd engine. Called from {@link NvmfSuite}; calling thread only.
  */
@@ -40,6 +41,11 @@ final class RbdGatewayLoads {
     private static final String IMAGE = "bench";
     private static final int IMAGE_MB = 256;
     private static final String FIO = "/usr/bin/fio";
+    /**
+     * nvme-perf sleeps between completions here: a host spinning on the second of two cores would take from the
+     * OSD and monitor the core fio's side leaves them, and at RBD's millisecond latencies spinning buys nothing.
+     */
+    private static final String[] PERF_IDLE = {"--idle", "sleep"};
 
     private final NvmfSuite suite;
     private final Path dir;
@@ -110,7 +116,7 @@ final class RbdGatewayLoads {
             exported = true;
             // Unmeasured warm-up of the target's RBD path (JIT, librbd's first object opens), as the suite's.
             suite.perf(perfCpu, dir, tport, NQN_RBD, new NvmfSuite.Load("rbd_warmup", "randrw", 4096, 32), 2,
-                    IMAGE_MB);
+                    IMAGE_MB, PERF_IDLE);
             for (NvmfSuite.Load l : List.of(new NvmfSuite.Load("rbd_randwrite_4k_qd32", "randwrite", 4096, 32),
                     new NvmfSuite.Load("rbd_randread_4k_qd32", "randread", 4096, 32))) {
                 rows(out, target, targetCpu, perfCpu, tport, rounds, secs, conf, l);
@@ -142,7 +148,7 @@ final class RbdGatewayLoads {
         double[] fcpu = new double[rounds];
         for (int r = 0; r < rounds; r++) {
             long c0 = NvmfSuite.cpuTicks(target.pid());
-            JsonNode tj = suite.perf(perfCpu, dir, tport, NQN_RBD, l, secs, IMAGE_MB);
+            JsonNode tj = suite.perf(perfCpu, dir, tport, NQN_RBD, l, secs, IMAGE_MB, PERF_IDLE);
             long c1 = NvmfSuite.cpuTicks(target.pid());
             t[r] = tj.get("iops").asDouble();
             // The target's CPU includes its librbd threads; nvme-perf's warm-up second is counted in the I/Os.
@@ -157,7 +163,7 @@ final class RbdGatewayLoads {
         }
         String base = "fio --ioengine=rbd --numjobs=1 on the same image and cluster (one-node memstore), target's"
                 + " core; medians of " + rounds + " alternating rounds of " + (int) secs + " s; ratio: median of the"
-                + " rounds' ratios";
+                + " rounds' ratios; nvme-perf --idle sleep";
         out.add(new BenchResult("nvmf." + l.name() + ".kiops", "kIOPS", NvmfSuite.median(t) / 1000, base,
                 NvmfSuite.median(f) / 1000, NvmfSuite.median(ratio)).withRounds(tk));
         out.add(BenchResult.of("nvmf." + l.name() + ".cpu_us_per_io", "us", NvmfSuite.median(tcpu), base,

@@ -3,8 +3,10 @@ package io.jdoca.core.util;
 import static java.lang.foreign.MemoryLayout.paddingLayout;
 import static java.lang.foreign.MemoryLayout.structLayout;
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -46,6 +48,12 @@ public final class Epoll {
     public static final int CLOCK_MONOTONIC = 1;
     public static final int AF_UNIX = 1;
     public static final int SOCK_STREAM = 1;
+    public static final int SOCK_NONBLOCK = 04000;
+    public static final int SOCK_CLOEXEC = 02000000;
+    /** {@code sizeof(struct sockaddr_un)}: {@code sa_family_t sun_family; char sun_path[108];}. */
+    public static final int SOCKADDR_UN_SIZE = 110;
+    /** {@code offsetof(struct sockaddr_un, sun_path)}. */
+    public static final int SUN_PATH_OFFSET = 2;
 
     /**
      * {@code struct epoll_event}: {@code uint32_t events; epoll_data_t data;}, packed on x86-64 (12 bytes, the
@@ -101,6 +109,10 @@ public final class Epoll {
             JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
     private static final MethodHandle SOCKETPAIR = fn("socketpair", FunctionDescriptor.of(JAVA_INT, JAVA_INT,
             JAVA_INT, JAVA_INT, ADDRESS));
+    private static final MethodHandle SOCKET = fn("socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT,
+            JAVA_INT));
+    private static final MethodHandle CONNECT = fn("connect", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS,
+            JAVA_INT));
     /** {@code struct itimerspec}: interval, then first expiry (two {@link #TIMESPEC}s). */
     public static final StructLayout ITIMERSPEC = structLayout(TIMESPEC.withName("it_interval"),
             TIMESPEC.withName("it_value")).withName("itimerspec");
@@ -206,6 +218,40 @@ public final class Epoll {
                 throw new IllegalStateException("socketpair failed: errno " + errno(cap));
             }
             return new int[] {fds.get(JAVA_INT, 0), fds.get(JAVA_INT, 4)};
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /**
+     * A non-blocking, close-on-exec {@code AF_UNIX} stream socket connected to the listening socket at {@code path}
+     * (which must already be listening): the native end of a notification socket whose other end a Java
+     * {@code ServerSocketChannel} accepts, so that a library writing to the fd wakes a {@code Selector}. Control path;
+     * throws {@link IllegalStateException} on failure (the fd is closed then).
+     */
+    public static int connectUnix(java.nio.file.Path path) {
+        byte[] name = path.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        if (name.length >= SOCKADDR_UN_SIZE - SUN_PATH_OFFSET) {
+            throw new IllegalStateException("socket path too long (" + name.length + " bytes): " + path);
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment cap = CAP.get();
+            int fd = (int) SOCKET.invokeExact(cap, AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+            if (fd < 0) {
+                throw new IllegalStateException("socket(AF_UNIX) failed: errno " + errno(cap));
+            }
+            MemorySegment addr = a.allocate(SOCKADDR_UN_SIZE, 2); // zeroed: sun_path ends with NUL
+            addr.set(JAVA_SHORT, 0, (short) AF_UNIX);
+            MemorySegment.copy(name, 0, addr, JAVA_BYTE, SUN_PATH_OFFSET, name.length);
+            int rc = (int) CONNECT.invokeExact(cap, fd, addr, SOCKADDR_UN_SIZE);
+            if (rc != 0) {
+                int err = errno(cap);
+                close(fd);
+                throw new IllegalStateException("connect(" + path + ") failed: errno " + err);
+            }
+            return fd;
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {

@@ -26,6 +26,7 @@ class EpollTest {
                 #include <sys/eventfd.h>
                 #include <sys/timerfd.h>
                 #include <sys/socket.h>
+                #include <sys/un.h>
                 int main(void) {
                   printf("%zu %zu %zu %zu %zu\\n", sizeof(struct epoll_event), offsetof(struct epoll_event, data),
                          sizeof(struct timespec), sizeof(struct itimerspec), offsetof(struct itimerspec, it_value));
@@ -33,6 +34,8 @@ class EpollTest {
                           EFD_NONBLOCK,
                          EFD_CLOEXEC, EAGAIN, EINTR);
                   printf("%d %d %d %d %d\\n", TFD_NONBLOCK, TFD_CLOEXEC, CLOCK_MONOTONIC, AF_UNIX, SOCK_STREAM);
+                  printf("%d %d %zu %zu\\n", SOCK_NONBLOCK, SOCK_CLOEXEC, sizeof(struct sockaddr_un),
+                         offsetof(struct sockaddr_un, sun_path));
                   return 0;
                 }
                 """, "-Wall");
@@ -46,5 +49,7 @@ class EpollTest {
                 + Epoll.EINTR);
         assertThat(l[2]).isEqualTo(Epoll.TFD_NONBLOCK + " " + Epoll.TFD_CLOEXEC + " " + Epoll.CLOCK_MONOTONIC + " "
                 + Epoll.AF_UNIX + " " + Epoll.SOCK_STREAM);
+        assertThat(l[3]).isEqualTo(Epoll.SOCK_NONBLOCK + " " + Epoll.SOCK_CLOEXEC + " " + Epoll.SOCKADDR_UN_SIZE + " "
+                + Epoll.SUN_PATH_OFFSET);
     }
 }

@@ -132,6 +132,11 @@ public final class TimedBackend extends StaBackend {
         }
 
         @Override
+        public java.nio.channels.SelectableChannel selectable() {
+            return inner.selectable(); // without it the engine could not sleep on RBD completions in its selector
+        }
+
+        @Override
         public int outstanding() {
             return inner.outstanding();
         }

@@ -48,6 +48,23 @@ class TimedBackendTest {
         }
     }
 
+    /**
+     * The timing wrapper must pass on every overridable operation of a channel: one it inherits instead runs the
+     * base class's default (e.g. no selectable, so an engine on RBD woke every 50 us instead of sleeping).
+     */
+    @Test
+    void timedChannelForwardsEveryChannelOperation() throws Exception {
+        Class<?> timed = Class.forName(TimedBackend.class.getName() + "$TimedChannel");
+        for (java.lang.reflect.Method m : StaBackendChannel.class.getDeclaredMethods()) {
+            int mod = m.getModifiers();
+            if (java.lang.reflect.Modifier.isPublic(mod) && !java.lang.reflect.Modifier.isStatic(mod)
+                    && !java.lang.reflect.Modifier.isFinal(mod)) {
+                assertThat(timed.getDeclaredMethod(m.getName(), m.getParameterTypes()))
+                        .as("TimedChannel overrides %s", m.getName()).isNotNull();
+            }
+        }
+    }
+
     @Test
     void inlineBackEndHasNoChannel() {
         assertThat(new TimedBackend(new MemoryBackend("m0", 1L << 20)).openChannel(8)).isNull();

@@ -46,6 +46,16 @@ public abstract class StaBackendChannel {
         java.util.concurrent.locks.LockSupport.parkNanos(timeoutNanos);
     }
 
+    /**
+     * A channel that becomes readable when an operation may have finished, for the engine to watch in the selector
+     * where it watches its sockets (one sleep for both, no timer), or null (the default) when the channel's
+     * completions cannot be selected: the engine then sleeps in {@link #await} with a bounded timeout. Its
+     * readiness is reset by {@link #poll}, so the engine does not spin on it. Engine thread.
+     */
+    public java.nio.channels.SelectableChannel selectable() {
+        return null;
+    }
+
     /** Operations submitted and not yet reaped. */
     public abstract int outstanding();
 

@@ -39,10 +39,27 @@ public final class NvmfBackendChannels implements StaBackendChannel.Sink {
     private NvmfRequest waitHead;
     private NvmfRequest waitTail;
     private long nextTimeoutScan;
+    /** The engine's selector registration for channels with a {@link StaBackendChannel#selectable()}. */
+    private java.util.function.Predicate<java.nio.channels.SelectableChannel> watcher = c -> false;
+    /** Opened channels without a selectable: the engine's sleep must then be bounded ({@link #selectable()}). */
+    private int unselectable;
 
     NvmfBackendChannels(NvmfPollGroup group, int maxIo) {
         this.group = group;
         this.maxIo = maxIo;
+    }
+
+    /** Where the engine watches channels' {@link StaBackendChannel#selectable()}s; set at engine start. */
+    public void watcher(java.util.function.Predicate<java.nio.channels.SelectableChannel> w) {
+        this.watcher = w;
+    }
+
+    /**
+     * True when every channel this engine opened signals its completions on a selectable channel the engine
+     * watches: its selector then wakes it for back-end completions as for socket data, and its sleep needs no bound.
+     */
+    public boolean selectable() {
+        return unselectable == 0;
     }
 
     /** The engine's channel to {@code be}, opened on first use; null when {@code be} completes inline. */
@@ -76,6 +93,11 @@ public final class NvmfBackendChannels implements StaBackendChannel.Sink {
                 freeSlots[i] = SLOTS - 1 - i;
             }
             freeTop = SLOTS;
+        }
+        if (ch != null) {
+            if (ch.selectable() == null || !watcher.test(ch.selectable())) {
+                unselectable++;
+            }
         }
         int n = backends.length;
         backends = java.util.Arrays.copyOf(backends, n + 1);
@@ -280,6 +302,7 @@ public final class NvmfBackendChannels implements StaBackendChannel.Sink {
         }
         channels = new StaBackendChannel[0];
         backends = new StaBackend[0];
+        unselectable = 0;
         if (busy > 0) {
             LOG.log(System.Logger.Level.WARNING,
                     "{0} back-end operation(s) never finished; their buffers stay allocated", busy);

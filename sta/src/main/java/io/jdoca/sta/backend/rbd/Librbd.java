@@ -24,6 +24,8 @@ import java.lang.invoke.MethodHandle;
 // FFM: this class is a native binding; its downcall handles are the point
 @SuppressWarnings("restricted")
 public final class Librbd {
+    /** {@code EVENT_TYPE_PIPE} of {@code rbd_set_image_notification}: librbd writes one byte per completion. */
+    static final int EVENT_TYPE_PIPE = 1;
     /** {@code EVENT_TYPE_EVENTFD} of {@code rbd_set_image_notification}. */
     static final int EVENT_TYPE_EVENTFD = 2;
     /** {@code RBD_FEATURE_EXCLUSIVE_LOCK} ({@code rbd/features.h}). */

@@ -27,6 +27,7 @@ class LibrbdLayoutTest {
             #include <stdio.h>
             #define P(n, v) printf("%s %ld\\n", n, (long) (v))
             int main(void) {
+                P("EVENT_TYPE_PIPE", EVENT_TYPE_PIPE);
                 P("EVENT_TYPE_EVENTFD", EVENT_TYPE_EVENTFD);
                 P("RBD_FEATURE_EXCLUSIVE_LOCK", RBD_FEATURE_EXCLUSIVE_LOCK);
                 P("INFO_SIZE", sizeof(rbd_image_info_t));
@@ -60,6 +61,7 @@ class LibrbdLayoutTest {
             c.put(kv[0], Long.parseLong(kv[1]));
         }
         Map<String, Long> java = new TreeMap<>();
+        java.put("EVENT_TYPE_PIPE", (long) Librbd.EVENT_TYPE_PIPE);
         java.put("EVENT_TYPE_EVENTFD", (long) Librbd.EVENT_TYPE_EVENTFD);
         java.put("RBD_FEATURE_EXCLUSIVE_LOCK", Librbd.RBD_FEATURE_EXCLUSIVE_LOCK);
         java.put("INFO_SIZE", (long) Librbd.INFO_SIZE);

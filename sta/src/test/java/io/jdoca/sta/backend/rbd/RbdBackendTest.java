@@ -150,6 +150,39 @@ class RbdBackendTest {
         }
     }
 
+    /**
+     * The engine sleeps on its sockets and its RBD completions in one selector: a completion must make the channel's
+     * selectable readable (a sleeping engine wakes), and reaping it must clear that (an idle engine does not spin).
+     */
+    @Test
+    void aCompletionWakesASelectorAndReapingQuietsIt() throws Exception {
+        RbdBackend be = image("sel");
+        StaBackendChannel ch = be.openChannel(8);
+        try (Arena a = Arena.ofConfined(); java.nio.channels.Selector sel = java.nio.channels.Selector.open()) {
+            assertThat(ch.selectable()).isNotNull();
+            ch.selectable().register(sel, java.nio.channels.SelectionKey.OP_READ);
+            assertThat(sel.selectNow()).as("nothing in flight: not readable").isZero();
+            MemorySegment buf = a.allocate(BS, 4096);
+            fill(buf, 0, BS, 7);
+            Done d = new Done();
+            assertThat(ch.submit(StaBackendChannel.OP_WRITE, 0, buf, BS, 3)).isTrue();
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (d.count == 0 && System.nanoTime() - deadline < 0) {
+                // Sleep in the selector only: a completion that did not signal it would end the test at the deadline.
+                if (sel.select(30_000) > 0) {
+                    sel.selectedKeys().clear();
+                    ch.poll(d);
+                }
+            }
+            assertThat(d.count).as("the completion woke the selector").isEqualTo(1);
+            assertThat(d.status[3]).isEqualTo(NvmeStatus.SUCCESS);
+            assertThat(sel.selectNow()).as("reaped: not readable any more").isZero();
+        } finally {
+            ch.close();
+            be.destroyInternal();
+        }
+    }
+
     @Test
     void channelMixedReadsAndWrites() throws Exception {
         RbdBackend be = image("chan");
