@@ -36,6 +36,45 @@ public record DhchapPolicy(List<DhchapHash> hashes, List<DhchapDhGroup> dhGroups
                         DhchapDhGroup.FFDHE3072, DhchapDhGroup.FFDHE2048, DhchapDhGroup.NULL));
     }
 
+    /**
+     * SPDK's {@code nvmf_set_config} {@code dhchap_digests} and {@code dhchap_dhgroups}: the named hashes
+     * ({@code sha256}, {@code sha384}, {@code sha512}) and groups ({@code null}, {@code ffdhe2048} ...
+     * {@code ffdhe8192}), strongest first as {@link #strongestFirst()} orders them; an empty list allows all.
+     * Throws {@link IllegalArgumentException} naming an unknown one.
+     */
+    public static DhchapPolicy ofNames(List<String> digests, List<String> dhGroups) {
+        DhchapPolicy all = strongestFirst();
+        List<DhchapHash> hs = new java.util.ArrayList<>();
+        for (DhchapHash h : all.hashes()) {
+            if (digests.isEmpty() || digests.contains(spdkName(h))) {
+                hs.add(h);
+            }
+        }
+        List<DhchapDhGroup> gs = new java.util.ArrayList<>();
+        for (DhchapDhGroup g : all.dhGroups()) {
+            if (dhGroups.isEmpty() || dhGroups.contains(g.toString())) {
+                gs.add(g);
+            }
+        }
+        for (String d : digests) {
+            if (all.hashes().stream().noneMatch(h -> spdkName(h).equals(d))) {
+                throw new IllegalArgumentException("unknown digest \"" + d + "\" (sha256, sha384, sha512)");
+            }
+        }
+        for (String g : dhGroups) {
+            if (all.dhGroups().stream().noneMatch(x -> x.toString().equals(g))) {
+                throw new IllegalArgumentException("unknown DH group \"" + g + "\" (null, ffdhe2048, ffdhe3072, "
+                        + "ffdhe4096, ffdhe6144, ffdhe8192)");
+            }
+        }
+        return new DhchapPolicy(hs, gs);
+    }
+
+    /** SPDK's name of a hash: {@code sha256}, {@code sha384}, {@code sha512}. */
+    public static String spdkName(DhchapHash h) {
+        return "sha" + h.length() * 8;
+    }
+
     /** Exactly one hash and one DH group. */
     public static DhchapPolicy only(DhchapHash hash, DhchapDhGroup dhGroup) {
         return new DhchapPolicy(List.of(hash), List.of(dhGroup));

@@ -156,6 +156,10 @@ final class FrameworkRpcs implements RpcRegistry.Family {
 
     static List<Map<String, Object>> nvmfConfig(NvmfTarget t) {
         List<Map<String, Object>> out = new ArrayList<>();
+        Map<String, Object> set = NvmfConfigRpcs.savedParams(t);
+        if (set != null) {
+            out.add(entry("nvmf_set_config", set)); // a startup method: first, as SPDK saves it
+        }
         for (var e : NvmfTransportRpcs.effectiveTransports(t).entrySet()) {
             Map<String, Object> p = new LinkedHashMap<>();
             p.put("trtype", e.getKey());

@@ -2,6 +2,7 @@ package io.jdoca.nvmf.rpc;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.jdoca.core.util.CpuAffinity;
+import io.jdoca.nvmf.auth.DhchapPolicy;
 import io.jdoca.nvmf.config.ConfigException;
 import io.jdoca.nvmf.config.JsonParams;
 import io.jdoca.nvmf.tgt.NvmfTarget;
@@ -28,7 +29,7 @@ final class NvmfConfigRpcs implements RpcRegistry.Family {
     }
 
     /** nvmf_set_config's params, checked. */
-    private record Config(List<Integer> cpus, boolean[] filter) {
+    private record Config(List<Integer> cpus, boolean[] filter, DhchapPolicy dhchap) {
     }
 
     @Override
@@ -40,6 +41,9 @@ final class NvmfConfigRpcs implements RpcRegistry.Family {
             }
             if (c.filter() != null) {
                 NvmfTargetOps.setDiscoveryFilter(t, c.filter()[0], c.filter()[1], c.filter()[2]);
+            }
+            if (c.dhchap() != null) {
+                NvmfTargetOps.setDhchapPolicy(t, c.dhchap());
             }
             return true;
         });
@@ -57,9 +61,15 @@ final class NvmfConfigRpcs implements RpcRegistry.Family {
                 }
             }
         }
-        for (String k : List.of("dhchap_digests", "dhchap_dhgroups")) {
-            if (p.has(k) && !(p.node(k).isArray() && p.node(k).isEmpty())) {
-                throw new ConfigException(k, "DH-HMAC-CHAP authentication is not supported by jdoca");
+        DhchapPolicy dhchap = null;
+        if (p.has("dhchap_digests") || p.has("dhchap_dhgroups")) {
+            List<String> digests = names(p, "dhchap_digests");
+            List<String> groups = names(p, "dhchap_dhgroups");
+            try {
+                dhchap = DhchapPolicy.ofNames(digests, groups);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(groups.stream().anyMatch(g -> e.getMessage().contains("\"" + g + "\""))
+                        ? "dhchap_dhgroups" : "dhchap_digests", e.getMessage());
             }
         }
         List<Integer> cpus = null;
@@ -74,7 +84,38 @@ final class NvmfConfigRpcs implements RpcRegistry.Family {
         }
         String f = p.has("discovery_filters") ? p.str("discovery_filters", false) : p.str("discovery_filter", false);
         return new Config(cpus, f == null ? null : filter(f, p.has("discovery_filters") ? "discovery_filters"
-                : "discovery_filter"));
+                : "discovery_filter"), dhchap);
+    }
+
+    /** A list of names (SPDK's dhchap_digests / dhchap_dhgroups arrays); absent: empty (all allowed). */
+    private static List<String> names(JsonParams p, String k) {
+        if (!p.has(k)) {
+            return List.of();
+        }
+        JsonNode n = p.node(k);
+        if (!n.isArray()) {
+            throw new ConfigException(k, "must be an array of names");
+        }
+        List<String> out = new java.util.ArrayList<>();
+        for (JsonNode e : n) {
+            if (!e.isTextual()) {
+                throw new ConfigException(k, "must be an array of names");
+            }
+            out.add(e.asText().toLowerCase(Locale.ROOT));
+        }
+        return out;
+    }
+
+    /** save_config's nvmf_set_config entry: the DH-HMAC-CHAP lists when they differ from all; else null. */
+    static java.util.Map<String, Object> savedParams(NvmfTarget t) {
+        DhchapPolicy p = NvmfTargetOps.dhchapPolicy(t);
+        if (p.equals(DhchapPolicy.strongestFirst())) {
+            return null;
+        }
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("dhchap_digests", p.hashes().stream().map(DhchapPolicy::spdkName).toList());
+        m.put("dhchap_dhgroups", p.dhGroups().stream().map(Object::toString).toList());
+        return m;
     }
 
     /** SPDK's discovery filter: "match_any", or a comma list of transport, address, svcid. */

@@ -37,15 +37,18 @@ final class NvmfAuthentication {
 
     private final AdminHandler admin;
     private final java.util.function.Supplier<NvmfKeyring> keyring;
+    private final java.util.function.Supplier<DhchapPolicy> policy;
     /** Queues that must authenticate and have not yet: their transaction (null until AUTH_Negotiate). */
     private final Map<StaQp, DhchapController> pending = new IdentityHashMap<>();
     private final Set<StaQp> waiting = Collections.newSetFromMap(new IdentityHashMap<>());
     /** What to do once an I/O queue authenticated (bind it to the subsystem). */
     private final Map<StaQp, Runnable> onSuccess = new IdentityHashMap<>();
 
-    NvmfAuthentication(AdminHandler admin, java.util.function.Supplier<NvmfKeyring> keyring) {
+    NvmfAuthentication(AdminHandler admin, java.util.function.Supplier<NvmfKeyring> keyring,
+                       java.util.function.Supplier<DhchapPolicy> policy) {
         this.admin = admin;
         this.keyring = keyring;
+        this.policy = policy;
     }
 
     /** Whether {@code host} must authenticate on {@code s} (it was given a DH-HMAC-CHAP key). */
@@ -104,7 +107,7 @@ final class NvmfAuthentication {
             }
             NvmfKeyring.Key ctrlKey = keyring.get().get(hk.ctrlrKey());
             t = new DhchapController(ctrl.hostNqn(), ctrl.subsystem().nqn(), hostKey.dhchap(),
-                    ctrlKey == null ? null : ctrlKey.dhchap(), DhchapPolicy.strongestFirst());
+                    ctrlKey == null ? null : ctrlKey.dhchap(), policy.get());
             pending.put(c.qp, t);
         }
         DhchapState st = t.send(c.data.asSlice(0, tl).toArray(ValueLayout.JAVA_BYTE));

@@ -43,6 +43,8 @@ final class NvmfSubsystems {
     private final NvmfTarget target;
     private final Map<String, NvmfSubsystem> subsystems = new HashMap<>();
     private final NvmfKeyring keyring = new NvmfKeyring();
+    /** nvmf_set_config's dhchap_digests and dhchap_dhgroups. */
+    private io.jdoca.nvmf.auth.DhchapPolicy dhchapPolicy = io.jdoca.nvmf.auth.DhchapPolicy.strongestFirst();
 
     NvmfSubsystems(NvmfTarget target) {
         this.target = target;
@@ -53,6 +55,15 @@ final class NvmfSubsystems {
     /** The target's keys (SPDK's keyring). */
     NvmfKeyring keyring() {
         return keyring;
+    }
+
+    /** The hashes and DH groups a DH-HMAC-CHAP transaction may choose, in order of preference. */
+    io.jdoca.nvmf.auth.DhchapPolicy dhchapPolicy() {
+        return dhchapPolicy;
+    }
+
+    void dhchapPolicy(io.jdoca.nvmf.auth.DhchapPolicy p) {
+        this.dhchapPolicy = p;
     }
 
     NvmfSubsystem get(String nqn) {

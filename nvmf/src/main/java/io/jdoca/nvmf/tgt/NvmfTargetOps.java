@@ -121,6 +121,19 @@ public final class NvmfTargetOps {
         });
     }
 
+    /** nvmf_set_config's dhchap_digests and dhchap_dhgroups: what later DH-HMAC-CHAP transactions may choose. */
+    public static void setDhchapPolicy(NvmfTarget t, io.jdoca.nvmf.auth.DhchapPolicy p) {
+        t.query("nvmf_set_config", () -> {
+            t.subsystemTable().dhchapPolicy(p);
+            return null;
+        });
+    }
+
+    /** The DH-HMAC-CHAP policy now, for save_config. sta-main (save_config runs there). */
+    public static io.jdoca.nvmf.auth.DhchapPolicy dhchapPolicy(NvmfTarget t) {
+        return t.subsystemTable().dhchapPolicy();
+    }
+
     /** The key names of a host of {@code s}, for save_config: {dhchap_key, dhchap_ctrlr_key} or null. */
     public static String[] hostKeys(NvmfSubsystem s, String host) {
         NvmfSubsystem.HostKeys k = s.hostKeys(host);

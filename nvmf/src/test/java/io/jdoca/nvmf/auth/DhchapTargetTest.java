@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -117,6 +118,30 @@ class DhchapTargetTest {
                     .isEqualTo(AUTH_REQUIRED);
             assertThat(authenticate(io, new DhchapTestHost(HOST, NQN, hostKey, ctrlKey))).isTrue();
             assertThat(io.adminSimple(NvmeOpcode.IO_WRITE_ZEROES, 1, 0, 0)[0]).as("I/O after").isZero();
+        }
+    }
+
+    /** nvmf_set_config's dhchap_digests and dhchap_dhgroups: the target chooses only among them. */
+    @Test
+    void theTargetsDigestAndGroupListsDecideWhatIsNegotiated() throws IOException {
+        NvmfTargetOps.setDhchapPolicy(target, DhchapPolicy.ofNames(List.of("sha256"), List.of("ffdhe2048")));
+        try (NvmeTcpHost admin = open(); NvmeTcpHost other = open()) {
+            admin.connect(0, 31, NQN, HOST, 0xffff, 0);
+            DhchapTestHost all = new DhchapTestHost(HOST, NQN, hostKey, ctrlKey);
+            assertThat(authenticate(admin, all)).isTrue();
+            assertThat(all.hash).as("the only digest allowed, although the host prefers none").isEqualTo(
+                    DhchapHash.SHA_256);
+            assertThat(all.dhGroup).isEqualTo(DhchapDhGroup.FFDHE2048);
+
+            other.connect(0, 31, NQN, HOST, 0xffff, 0);
+            DhchapTestHost sha512 = new DhchapTestHost(HOST, NQN, hostKey, ctrlKey);
+            sha512.hashIds = new int[] {DhchapHash.SHA_512.id()};
+            assertEquals(0, other.authSend(sha512.negotiate())[0]);
+            byte[] buf = new byte[4096];
+            assertEquals(0, other.authReceive(buf));
+            assertThat(buf[1] & 0xff).as("AUTH_Failure1 for a digest the target does not allow")
+                    .isEqualTo(AuthMessage.ID_FAILURE1);
+            assertThat(other.propertyGet(0x00, true)[0]).isEqualTo(AUTH_REQUIRED);
         }
     }
 

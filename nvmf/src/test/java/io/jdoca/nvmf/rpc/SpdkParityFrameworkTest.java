@@ -80,7 +80,11 @@ class SpdkParityFrameworkTest {
             // nvmf_set_config: SPDK's refusals, then a real setting.
             assertThat(code(s, "nvmf_set_config", "{\"admin_cmd_passthru\":{\"identify_ctrlr\":true}}"))
                     .isEqualTo(-32602);
-            assertThat(code(s, "nvmf_set_config", "{\"dhchap_digests\":[\"sha256\"]}")).isEqualTo(-32602);
+            assertThat(code(s, "nvmf_set_config", "{\"dhchap_digests\":[\"md5\"]}")).isEqualTo(-32602);
+            assertThat(code(s, "nvmf_set_config", "{\"dhchap_dhgroups\":[\"ffdhe1024\"]}")).isEqualTo(-32602);
+            assertThat(code(s, "nvmf_set_config", "{\"dhchap_digests\":\"sha256\"}")).isEqualTo(-32602);
+            assertThat(ok(s, "nvmf_set_config", "{\"dhchap_digests\":[\"sha384\",\"sha256\"],"
+                    + "\"dhchap_dhgroups\":[\"null\",\"ffdhe3072\"]}").asBoolean()).isTrue();
             assertThat(code(s, "nvmf_set_config", "{\"discovery_filter\":\"everything\"}")).isEqualTo(-32602);
             assertThat(ok(s, "nvmf_set_config", "{\"discovery_filter\":\"match_any\",\"poll_groups_mask\":\"0x1\","
                     + "\"admin_cmd_passthru\":{\"identify_ctrlr\":false}}").asBoolean()).isTrue();
@@ -88,6 +92,17 @@ class SpdkParityFrameworkTest {
             assertThat(app.calls).containsExactly("start");
             assertThat(fw.state()).isEqualTo(RpcRegistry.RUNTIME);
             assertThat(ok(s, "framework_wait_init", null).asBoolean()).isTrue();
+            // The DH-HMAC-CHAP lists are saved as SPDK saves them: nvmf_set_config first in the nvmf subsystem.
+            JsonNode nvmf = null;
+            for (JsonNode sub : ok(s, "save_config", null).get("subsystems")) {
+                if ("nvmf".equals(sub.get("subsystem").asText())) {
+                    nvmf = sub.get("config");
+                }
+            }
+            assertThat(nvmf).isNotNull();
+            assertThat(nvmf.get(0).get("method").asText()).isEqualTo("nvmf_set_config");
+            assertThat(nvmf.get(0).get("params").toString()).isEqualTo("{\"dhchap_digests\":[\"sha384\",\"sha256\"],"
+                    + "\"dhchap_dhgroups\":[\"ffdhe3072\",\"null\"]}");
             JsonNode late = req(s, "nvmf_set_config", "{\"discovery_filter\":\"match_any\"}");
             assertThat(late.get("error").get("code").asInt()).isEqualTo(-1);
             assertThat(late.get("error").get("message").asText()).startsWith("Method may only be called before "
