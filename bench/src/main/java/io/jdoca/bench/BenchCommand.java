@@ -135,6 +135,10 @@ public final class BenchCommand implements Callable<Integer> {
                     v.add(round(x));
                 }
                 m.put("rounds", v);
+                // The spread at a glance (issue 35): value is the rounds' median.
+                m.put("median", round(r.value()));
+                m.put("min", v.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN));
+                m.put("max", v.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN));
             }
             rows.add(m);
         }

@@ -61,7 +61,11 @@ class BenchCommandTest {
                 .hasSize(4);
         JsonNode rows = new ObjectMapper().readTree(BenchCommand.write(dir, "x", rs).toFile());
         assertThat(rows.get(0).get("rounds").toString()).isEqualTo("[37.6,21.0,39.5]");
+        assertThat(rows.get(0).get("median").asDouble()).isEqualTo(37.6);
+        assertThat(rows.get(0).get("min").asDouble()).isEqualTo(21.0);
+        assertThat(rows.get(0).get("max").asDouble()).isEqualTo(39.5);
         assertThat(rows.get(1).has("rounds")).isFalse();
+        assertThat(rows.get(1).has("min")).isFalse();
     }
 
     @Test

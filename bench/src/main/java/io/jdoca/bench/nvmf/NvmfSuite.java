@@ -47,6 +47,9 @@ public final class NvmfSuite implements BenchSuite {
     @Override
     public List<BenchResult> run(boolean quick) throws Exception {
         double secs = quick ? 2 : 8;
+        // The transport rows: at least 5 rounds (issue 35), each shorter than the single 8 s run they replace.
+        int rounds = quick ? 2 : 5;
+        double roundSecs = quick ? 2 : 4;
         List<Load> loads = List.of(new Load("randread_4k_qd32", "randread", 4096, 32),
                 new Load("randwrite_4k_qd32", "randwrite", 4096, 32),
                 new Load("read_128k_qd32", "read", 131072, 32),
@@ -87,33 +90,7 @@ public final class NvmfSuite implements BenchSuite {
                 perf(perfCpu, dir, port, NQN, new Load("warmup_128k", "randrw", 131072, 8), quick ? 1 : 2);
             }
             for (Load l : loads) {
-                // Target idle while the echo runs and vice versa: both are pinned to the same core.
-                long tc0 = cpuTicks(target.pid());
-                JsonNode t = perf(perfCpu, dir, tport, NQN, l, secs);
-                long tc1 = cpuTicks(target.pid());
-                long ec0 = cpuTicks(echo.pid());
-                JsonNode e = perf(perfCpu, dir, eport, NQN, l, secs);
-                long ec1 = cpuTicks(echo.pid());
-                String base = "echo responder (transport ceiling)";
-                // CPU per I/O of the responding process (user + system, /proc ticks): robust on a loaded machine.
-                double tIos = t.get("iops").asDouble() * (secs + 1);
-                double eIos = e.get("iops").asDouble() * (secs + 1);
-                if (tc1 > tc0 && ec1 > ec0 && tIos > 0 && eIos > 0) {
-                    out.add(BenchResult.of("nvmf." + l.name() + ".target_cpu_us_per_io", "us",
-                            (tc1 - tc0) * TICK_US / tIos, base, (ec1 - ec0) * TICK_US / eIos));
-                }
-                if (l.ioSize() == 4096) {
-                    out.add(BenchResult.of("nvmf." + l.name() + ".kiops", "kIOPS", t.get("iops").asDouble() / 1000,
-                            base,
-                            e.get("iops").asDouble() / 1000));
-                } else {
-                    out.add(BenchResult.of("nvmf." + l.name() + ".mibps", "MiB/s", t.get("mibps").asDouble(), base,
-                            e.get("mibps").asDouble()));
-                }
-                out.add(BenchResult.of("nvmf." + l.name() + ".lat_p50_us", "us", t.get("lat_p50_us").asDouble(), base,
-                        e.get("lat_p50_us").asDouble()));
-                out.add(BenchResult.of("nvmf." + l.name() + ".lat_p99_us", "us", t.get("lat_p99_us").asDouble(), base,
-                        e.get("lat_p99_us").asDouble()));
+                transportRows(out, target, echo, perfCpu, dir, tport, eport, l, rounds, roundSecs);
             }
             fileLoads(out, dir, target, targetCpu, perfCpu, tport, img, secs);
             // RBD gateway vs fio's rbd engine (issue 34 item 2): short with --quick, else as the file rows.
@@ -245,6 +222,53 @@ public final class NvmfSuite implements BenchSuite {
             for (int i = 0; i < mb; i++) {
                 os.write(chunk);
             }
+        }
+    }
+
+    /**
+     * One workload against the target and the echo responder, {@code rounds} alternating rounds (the target idle
+     * while the echo runs and vice versa: both are pinned to the same core): the median of the rounds for IOPS or
+     * MiB/s, latency p50 / p99 / p99.9 and the target's CPU per I/O, each row with its rounds (issue 35: the spread
+     * of every workload is visible in every run).
+     */
+    private void transportRows(List<BenchResult> out, Process target, Process echo, String perfCpu, Path dir,
+                               int tport, int eport, Load l, int rounds, double secs) throws Exception {
+        String[] lat = {"lat_p50_us", "lat_p99_us", "lat_p999_us"};
+        boolean small = l.ioSize() == 4096;
+        double[] tv = new double[rounds];
+        double[] ev = new double[rounds];
+        double[][] tl = new double[lat.length][rounds];
+        double[][] el = new double[lat.length][rounds];
+        double[] tcpu = new double[rounds];
+        double[] ecpu = new double[rounds];
+        for (int r = 0; r < rounds; r++) {
+            long tc0 = cpuTicks(target.pid());
+            JsonNode t = perf(perfCpu, dir, tport, NQN, l, secs);
+            long tc1 = cpuTicks(target.pid());
+            long ec0 = cpuTicks(echo.pid());
+            JsonNode e = perf(perfCpu, dir, eport, NQN, l, secs);
+            long ec1 = cpuTicks(echo.pid());
+            tv[r] = small ? t.get("iops").asDouble() / 1000 : t.get("mibps").asDouble();
+            ev[r] = small ? e.get("iops").asDouble() / 1000 : e.get("mibps").asDouble();
+            for (int k = 0; k < lat.length; k++) {
+                tl[k][r] = t.get(lat[k]).asDouble();
+                el[k][r] = e.get(lat[k]).asDouble();
+            }
+            // CPU per I/O of the responding process (user + system, /proc ticks): robust on a loaded machine.
+            double tIos = t.get("iops").asDouble() * (secs + 1);
+            double eIos = e.get("iops").asDouble() * (secs + 1);
+            tcpu[r] = tIos > 0 ? (tc1 - tc0) * TICK_US / tIos : 0;
+            ecpu[r] = eIos > 0 ? (ec1 - ec0) * TICK_US / eIos : 0;
+        }
+        String base = "echo responder (transport ceiling); medians of " + rounds + " alternating rounds of "
+                + (int) secs + " s";
+        out.add(BenchResult.of("nvmf." + l.name() + ".target_cpu_us_per_io", "us", median(tcpu), base,
+                median(ecpu)).withRounds(tcpu));
+        out.add(BenchResult.of("nvmf." + l.name() + (small ? ".kiops" : ".mibps"), small ? "kIOPS" : "MiB/s",
+                median(tv), base, median(ev)).withRounds(tv));
+        for (int k = 0; k < lat.length; k++) {
+            out.add(BenchResult.of("nvmf." + l.name() + "." + lat[k], "us", median(tl[k]), base, median(el[k]))
+                    .withRounds(tl[k]));
         }
     }
 
