@@ -14,8 +14,8 @@ import java.util.UUID;
  * and exposed as a namespace with {@code nvmf_subsystem_add_ns}. A bdev backs at most one
  * namespace at a time (SPDK's exclusive-write claim); a claimed bdev cannot be deleted.
  *
- * <p>Threads: created, claimed and released by {@code sta-main} (the target state's single
- * writer); the claim is volatile so other threads describing it see the latest. I/O goes straight
+ * <p>Threads: created, claimed, grown and released by {@code sta-main} (the target state's single
+ * writer); the claim and the block count are volatile so other threads describing it see the latest. I/O goes straight
  * to the back-end.
  *
  * @see io.jdoca.nvmf.tgt.NvmfTarget#createBdev
@@ -24,7 +24,8 @@ public final class Bdev {
     private final String name;
     private final BdevModule module;
     private final int blockSize;
-    private final long numBlocks;
+    /** Grows only ({@link #setNumBlocks}); volatile for the threads describing it. */
+    private volatile long numBlocks;
     private final UUID uuid;
     private final StaBackend backend;
     private final Map<String, Object> options;
@@ -76,6 +77,15 @@ public final class Bdev {
 
     public long numBlocks() {
         return numBlocks;
+    }
+
+    /** The back-end grew: its new block count. sta-main ({@code NvmfTargetOps.bdevGrown}). */
+    public void setNumBlocks(long blocks) {
+        if (blocks < numBlocks) {
+            throw new IllegalArgumentException("bdev " + name + " cannot shrink from " + numBlocks + " to " + blocks
+                    + " blocks");
+        }
+        numBlocks = blocks;
     }
 
     public UUID uuid() {

@@ -58,7 +58,10 @@ public final class RbdClusters implements AutoCloseable {
         /** The size of the image behind {@code image} now (it may have grown since it was opened). */
         long imageSize(StaBackend image);
 
-        /** Grows the image behind {@code image} (an opened back-end of this connection) to {@code bytes}. */
+        /**
+         * Grows the image behind {@code image} (an opened back-end of this connection) to {@code bytes},
+         * and {@code image} with it ({@link StaBackend#grow}). Off sta-main.
+         */
         void resize(StaBackend image, long bytes);
 
         @Override

@@ -66,7 +66,7 @@ final class RbdLibrados implements RbdClusters.Connection {
 
     @Override
     public void resize(StaBackend image, long bytes) {
-        rbd(image).resize(bytes);
+        image.grow(bytes); // the TimedBackend over the RbdBackend: both take the new size
     }
 
     private static RbdBackend rbd(StaBackend image) {

@@ -108,6 +108,23 @@ public final class TimedBackend extends StaBackend {
         }
 
         @Override
+        public boolean supportsRanges() {
+            return inner.supportsRanges();
+        }
+
+        /** Write Zeroes and Deallocate: passed on untimed (SPDK's latency ticks count reads and writes). */
+        @Override
+        public boolean submitRange(int o, long offset, long len, int tag) {
+            if (!inner.submitRange(o, offset, len, tag)) {
+                return false;
+            }
+            if (tag >= 0 && tag < start.length) {
+                op[tag] = (byte) o;
+            }
+            return true;
+        }
+
+        @Override
         public int poll(Sink s) {
             this.sink = s;
             return inner.poll(this);
@@ -150,6 +167,18 @@ public final class TimedBackend extends StaBackend {
     @Override
     public int flush() {
         return delegate.flush();
+    }
+
+    @Override
+    public boolean canGrow() {
+        return delegate.canGrow();
+    }
+
+    /** Grows the delegate, then takes its new size. */
+    @Override
+    public void grow(long newBytes) {
+        delegate.grow(newBytes);
+        grown(delegate.sizeBytes());
     }
 
     @Override

@@ -215,9 +215,10 @@ final class RbdRpcs implements RpcRegistry.Family {
     }
 
     /**
-     * SPDK's bdev_rbd_resize (new_size in MiB, grow only): the image grows, then the bdev is made
-     * again on it with its name and UUID. A bdev a namespace exposes is refused (-95): jdoca cannot
-     * change an exported namespace's size.
+     * SPDK's bdev_rbd_resize (new_size in MiB, grow only, as SPDK: a smaller size is -22): the image
+     * grows on this thread ({@code rbd_resize}, bounded by librados' timeouts), then one
+     * {@code sta-main} command grows the bdev and the namespace that exposes it, whose hosts get the
+     * Namespace Attribute Changed event ({@link NvmfTargetOps#bdevGrown}).
      */
     private Object resize(Resize r) {
         NvmfTarget t = target.get();
@@ -235,7 +236,6 @@ final class RbdRpcs implements RpcRegistry.Family {
                 throw new RpcError(-22, "Invalid argument: new_size " + r.newSizeMb() + " MiB is below bdev "
                         + r.name() + "'s " + (cur >> 20) + " MiB (an rbd bdev only grows)");
             }
-            refuseClaimed(d);
             return new Object[] {d, clusters(t).connectionOf(d.name())};
         });
         Bdev d = (Bdev) found[0];
@@ -251,33 +251,10 @@ final class RbdRpcs implements RpcRegistry.Family {
             conn.resize(d.backend(), bytes);
             return null;
         }, secrets);
-        t.query("bdev_rbd_resize", () -> {
-            refuseClaimed(d);
-            t.deleteBdev(RBD.name(), d.name());
-            return null;
-        });
-        Map<String, Object> o = new HashMap<>();
-        for (String k : List.of(POOL, IMAGE, USER, CONFIG, CLUSTER)) {
-            if (d.option(k) != null) {
-                o.put(k, d.option(k));
-            }
-        }
-        try {
-            call(() -> create(new BdevSpec(d.name(), d.blockSize(), 0, d.uuid(), o)), secrets);
-        } catch (RpcError e) {
-            throw new RpcError(e.code(), "image grown to " + r.newSizeMb() + " MiB but bdev " + d.name()
-                    + " could not be made again: " + e.getMessage());
-        }
-        LOG.info("rbd bdev {} resized to {} MiB", d.name(), r.newSizeMb());
+        long blocks = NvmfTargetOps.bdevGrown(t, d);
+        LOG.info("rbd bdev {} resized to {} MiB ({} blocks){}", d.name(), r.newSizeMb(), blocks,
+                d.claimedBy() == null ? "" : ": " + d.claimedBy() + " grew with it");
         return true;
-    }
-
-    private static void refuseClaimed(Bdev d) {
-        if (d.claimedBy() != null) {
-            throw new RpcError(-95, "Operation not supported: bdev " + d.name() + " backs " + d.claimedBy()
-                    + ": jdoca cannot change an exported namespace's size (remove the namespace, resize, "
-                    + "add it again)");
-        }
     }
 
     /** Runs {@code op}, answering its errors as SPDK's errnos with {@code secrets}' values scrubbed. */

@@ -160,6 +160,33 @@ final class NvmfBdevs implements BdevModule.States {
         LOG.info("bdev {} deleted", name);
     }
 
+    /**
+     * SPDK's {@code spdk_bdev_notify_blockcnt_change}: {@code d}'s back-end grew
+     * ({@link StaBackend#grow}); its block count follows, then the namespace that exposes it (the IO
+     * engines see the new size at their next command, no lock) and every controller with the
+     * namespace attached gets the Namespace Attribute Changed notice (log page 04h) as the spec's
+     * masking allows. Returns the new block count.
+     */
+    long grown(Bdev d) {
+        long blocks = d.backend().sizeBytes() / d.blockSize();
+        if (blocks == d.numBlocks()) {
+            return blocks;
+        }
+        d.setNumBlocks(blocks);
+        for (NvmfSubsystem s : target.subsystems()) {
+            for (StaNamespace ns : s.isDiscovery() ? List.<StaNamespace>of() : s.sta().namespaces()) {
+                if (ns.backend() == d.backend()) {
+                    ns.grow(blocks);
+                    target.controllerRegistry().namespaceChanged(s, ns.nsid());
+                    LOG.info("namespace {} of {} grew to {} blocks with bdev {}", ns.nsid(), s.nqn(), blocks,
+                            d.name());
+                }
+            }
+        }
+        LOG.info("bdev {} grew to {} x {} B", d.name(), blocks, d.blockSize());
+        return blocks;
+    }
+
     @Override
     public <T> T state(Class<T> type, java.util.function.Supplier<T> make) {
         return type.cast(states.computeIfAbsent(type, k -> make.get()));

@@ -78,6 +78,16 @@ public final class NvmfTargetOps {
         return t.bdevTable().state(type, make);
     }
 
+    /**
+     * The one seam of a bdev resize (SPDK's {@code spdk_bdev_notify_blockcnt_change}): the caller
+     * grew bdev {@code d}'s back-end ({@link io.jdoca.sta.backend.StaBackend#grow}, off
+     * {@code sta-main}); this command on {@code sta-main} grows the bdev, the namespace exposing it
+     * and tells its hosts (Namespace Attribute Changed). Returns the new block count.
+     */
+    public static long bdevGrown(NvmfTarget t, io.jdoca.nvmf.bdev.Bdev d) {
+        return t.query("bdev grown", () -> t.bdevTable().grown(d));
+    }
+
     /** The ptpl_file of namespace {@code nsid} of {@code s}, or null. sta-main (inside a query). */
     public static String ptplFile(NvmfSubsystem s, int nsid) {
         var r = s.reservation(nsid);

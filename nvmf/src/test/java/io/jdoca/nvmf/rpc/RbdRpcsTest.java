@@ -10,7 +10,7 @@ import io.jdoca.core.DocaException;
 import io.jdoca.nvmf.bdev.RbdClusters;
 import io.jdoca.nvmf.config.TargetConfig;
 import io.jdoca.nvmf.tgt.NvmfTarget;
-import io.jdoca.sta.backend.MemoryBackend;
+import io.jdoca.sta.backend.NullBackend;
 import io.jdoca.sta.backend.StaBackend;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,7 +72,7 @@ class RbdRpcsTest {
             if (size == null) {
                 throw new DocaException(DocaError.NOT_FOUND, "RBD image '" + pool + "/" + image + "' does not exist");
             }
-            StaBackend b = new MemoryBackend(bdev, size);
+            StaBackend b = new NullBackend(bdev, size); // grows, as an image does
             opened.put(b, pool + "/" + image);
             return b;
         }
@@ -85,6 +85,7 @@ class RbdRpcsTest {
         @Override
         public void resize(StaBackend image, long bytes) {
             rados.images.replaceAll((k, v) -> bytes);
+            image.grow(bytes);
         }
 
         @Override
@@ -252,15 +253,17 @@ class RbdRpcsTest {
     }
 
     @Test
-    void resizeGrowsAnUnexportedBdevAndRefusesAnExportedOne() throws Exception {
+    void resizeGrowsTheBdevAndTheNamespaceOnItAndRefusesShrinking() throws Exception {
         FakeRados rados = new FakeRados();
         rados.images.put("rbd/img", 8L << 20);
         try (NvmfTarget t = target(rados)) {
             RpcServer s = new RpcServer(t, null);
             ok(s, "bdev_rbd_create", CREATE + ",\"name\":\"R0\"}");
             String uuid = ok(s, "bdev_get_bdevs", "{\"name\":\"R0\"}").get(0).get("uuid").asText();
-            assertThat(err(s, "bdev_rbd_resize", "{\"name\":\"R0\",\"new_size\":4}").get("code").asInt())
-                    .isEqualTo(-22);
+            JsonNode shrink = err(s, "bdev_rbd_resize", "{\"name\":\"R0\",\"new_size\":4}");
+            assertThat(shrink.get("code").asInt()).isEqualTo(-22);
+            assertThat(shrink.get("message").asText()).contains("only grows").doesNotContain("\n");
+            System.out.println("bdev_rbd_resize shrinking: " + shrink.get("message").asText());
             assertThat(err(s, "bdev_rbd_resize", "{\"name\":\"nope\",\"new_size\":4}").get("code").asInt())
                     .isEqualTo(-19);
             assertThat(ok(s, "bdev_rbd_resize", "{\"name\":\"R0\",\"new_size\":16}").asBoolean()).isTrue();
@@ -272,10 +275,14 @@ class RbdRpcsTest {
             String nqn = "nqn.2016-06.io.spdk:cnode1";
             ok(s, "nvmf_create_subsystem", "{\"nqn\":\"" + nqn + "\",\"allow_any_host\":true}");
             ok(s, "nvmf_subsystem_add_ns", "{\"nqn\":\"" + nqn + "\",\"namespace\":{\"bdev_name\":\"R0\"}}");
-            JsonNode e = err(s, "bdev_rbd_resize", "{\"name\":\"R0\",\"new_size\":32}");
-            assertThat(e.get("code").asInt()).isEqualTo(-95);
-            assertThat(e.get("message").asText()).contains("namespace");
-            assertThat(rados.images.get("rbd/img")).isEqualTo(16L << 20);
+            assertThat(ok(s, "bdev_rbd_resize", "{\"name\":\"R0\",\"new_size\":32}").asBoolean()).isTrue();
+            assertThat(rados.images.get("rbd/img")).isEqualTo(32L << 20);
+            assertThat(ok(s, "bdev_get_bdevs", "{\"name\":\"R0\"}").get(0).get("num_blocks").asLong())
+                    .isEqualTo(8192);
+            assertThat(t.query("ns", () -> t.subsystem(nqn).ns(1).sizeBlocks())).as("the exported namespace")
+                    .isEqualTo(8192);
+            assertThat(err(s, "bdev_rbd_resize", "{\"name\":\"R0\",\"new_size\":16}").get("code").asInt())
+                    .isEqualTo(-22);
         }
     }
 }

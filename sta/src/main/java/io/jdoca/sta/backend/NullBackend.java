@@ -19,6 +19,17 @@ public final class NullBackend extends StaBackend {
         return "null";
     }
 
+    /** SPDK's {@code bdev_null_resize}: a null back-end holds nothing, so it grows at once. */
+    @Override
+    public boolean canGrow() {
+        return true;
+    }
+
+    @Override
+    public void grow(long newBytes) {
+        grown(newBytes);
+    }
+
     @Override
     public int read(long offset, MemorySegment dst, long dstOff, int len, MemorySegment scratch) {
         int done = 0;

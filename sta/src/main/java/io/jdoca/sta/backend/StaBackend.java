@@ -20,7 +20,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public abstract class StaBackend {
     private final String name;
-    private final long sizeBytes;
+    /** Grows only ({@link #grow}); volatile so that every thread sees the new size. */
+    private volatile long sizeBytes;
     private final List<StaBeQueue> queues = new CopyOnWriteArrayList<>();
     private volatile StaBeQueue[] queueArray = new StaBeQueue[0];
     private volatile boolean destroyed;
@@ -34,9 +35,34 @@ public abstract class StaBackend {
         return name;
     }
 
-    /** Capacity in bytes. */
+    /** Capacity in bytes (it may grow: {@link #grow}). */
     public final long sizeBytes() {
         return sizeBytes;
+    }
+
+    /** Whether {@link #grow} can make this back-end larger while it is in use (default: no). */
+    public boolean canGrow() {
+        return false;
+    }
+
+    /**
+     * Grows the back-end to {@code newBytes} while it may be in use (SPDK's bdev resize before
+     * {@code spdk_bdev_notify_blockcnt_change}): when this returns, I/O below {@code newBytes}
+     * succeeds on every thread and {@link #sizeBytes()} tells the new size. The namespaces on it
+     * keep their size until their owner raises it. Control path, off the IO engines (it may wait for
+     * the store). Throws UnsupportedOperationException when {@link #canGrow} is false,
+     * IllegalArgumentException when {@code newBytes} is below the current size.
+     */
+    public void grow(long newBytes) {
+        throw new UnsupportedOperationException("a " + kind() + " back-end cannot grow");
+    }
+
+    /** Records the size a {@link #grow} reached (never smaller). For subclasses' {@link #grow}. */
+    protected final void grown(long newBytes) {
+        if (newBytes < sizeBytes) {
+            throw new IllegalArgumentException(name + " cannot shrink from " + sizeBytes + " to " + newBytes + " B");
+        }
+        sizeBytes = newBytes;
     }
 
     /** Short kind name ("memory", "file", "null"). */

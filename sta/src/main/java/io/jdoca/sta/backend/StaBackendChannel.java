@@ -8,6 +8,11 @@ import java.lang.foreign.MemorySegment;
  * slow operation holds up only its own command. Back-ends that complete inline (memory, null)
  * have none ({@link StaBackend#openChannel} returns null); the file back-end's runs on io_uring.
  *
+ * <p>Write Zeroes and Deallocate ({@link #OP_WRITE_ZEROES}, {@link #OP_DEALLOCATE}) go through
+ * {@link #submitRange} on channels whose {@link #supportsRanges} says so (RBD); on the others the
+ * engine keeps calling the back-end's synchronous {@link StaBackend#writeZeroes} and
+ * {@link StaBackend#deallocate}.
+ *
  * <p><b>Threads.</b> Created, used and closed by one IO engine thread only.
  */
 public abstract class StaBackendChannel {
@@ -17,6 +22,10 @@ public abstract class StaBackendChannel {
     public static final int OP_WRITE = 1;
     /** Make completed writes durable. */
     public static final int OP_FLUSH = 2;
+    /** Write zeroes over {@code len} bytes at {@code offset} ({@link #submitRange}). */
+    public static final int OP_WRITE_ZEROES = 3;
+    /** Deallocate {@code len} bytes at {@code offset}: later reads return zeroes ({@link #submitRange}). */
+    public static final int OP_DEALLOCATE = 4;
 
     /** Receives completions from {@link #poll}. */
     public interface Sink {
@@ -30,6 +39,24 @@ public abstract class StaBackendChannel {
      * never blocks, never allocates.
      */
     public abstract boolean submit(int op, long offset, MemorySegment buf, int len, int tag);
+
+    /**
+     * Whether {@link #submitRange} takes {@link #OP_WRITE_ZEROES} and {@link #OP_DEALLOCATE}; false
+     * (the default): the caller uses the back-end's synchronous calls for them. Never changes.
+     */
+    public boolean supportsRanges() {
+        return false;
+    }
+
+    /**
+     * Submits a data-less range operation ({@link #OP_WRITE_ZEROES} or {@link #OP_DEALLOCATE}) of
+     * {@code len} bytes at {@code offset}, completed as {@link #submit}'s with {@code tag}. Returns
+     * false when no more can be queued now or the channel does not {@link #supportsRanges support}
+     * them (the default); never blocks, never allocates.
+     */
+    public boolean submitRange(int op, long offset, long len, int tag) {
+        return false;
+    }
 
     /**
      * Hands submitted operations to the device and reaps finished ones into {@code sink}; returns how many finished.

@@ -193,10 +193,35 @@ public final class NvmfBackendChannels implements StaBackendChannel.Sink {
         if (!ch.submit(op, offset, buffers[s], len, s)) {
             return false;
         }
+        r.opsPending = 1;
+        r.opsStatus = NvmeStatus.SUCCESS;
+        started(s);
+        return true;
+    }
+
+    /**
+     * Submits one more range operation ({@link StaBackendChannel#OP_WRITE_ZEROES},
+     * {@link StaBackendChannel#OP_DEALLOCATE}) of the slot's request: the request completes when the
+     * last of them does ({@link NvmfRequest#opsPending}, which the caller zeroed before the first).
+     * False when the channel is full.
+     */
+    boolean submitRange(StaBackendChannel ch, int op, long offset, long len, NvmfRequest r) {
+        int s = r.slot;
+        if (!ch.submitRange(op, offset, len, s)) {
+            return false;
+        }
+        if (r.opsPending++ == 0) {
+            started(s);
+        } else {
+            busy++;
+        }
+        return true;
+    }
+
+    private void started(int s) {
         slotStart[s] = System.nanoTime();
         slotReported[s] = false;
         busy++;
-        return true;
     }
 
     /** Operations submitted and not yet completed. */
@@ -280,7 +305,13 @@ public final class NvmfBackendChannels implements StaBackendChannel.Sink {
         }
         busy--;
         NvmfRequest r = slotReq[tag];
-        executorOf(r).backendIo().onBackendComplete(r, nvmeStatus);
+        if (nvmeStatus != NvmeStatus.SUCCESS && r.opsStatus == NvmeStatus.SUCCESS) {
+            r.opsStatus = nvmeStatus; // the first error wins
+        }
+        if (--r.opsPending > 0) {
+            return; // more operations of the request (DSM ranges) are in flight
+        }
+        executorOf(r).backendIo().onBackendComplete(r, r.opsStatus);
     }
 
     /**

@@ -11,8 +11,11 @@ import java.lang.foreign.MemorySegment;
  * completion path): a request in READY_TO_EXECUTE goes to the engine's {@link StaBackendChannel}
  * with an engine slot buffer (EXECUTING); its completion, reaped in the engine's progress, moves
  * it to EXECUTED and sends the data and the completion, or queues the answer until the wire has
- * room. Reads wait in NEED_BUFFER while every slot is busy. Memory and null back-ends have no
- * channel and never come here.
+ * room. Reads wait in NEED_BUFFER while every slot is busy. Write Zeroes and Dataset Management
+ * (Deallocate) go to channels that {@link StaBackendChannel#supportsRanges support them} as one
+ * range operation each ({@link #beginRanges}, {@link #range}, {@link #endRanges}): the command
+ * completes with the last, first error wins. Memory and null back-ends have no channel and never
+ * come here.
  *
  * <p>Not thread-safe: the owning IO engine's thread.
  */
@@ -58,6 +61,51 @@ final class NvmfBackendIo {
         }
     }
 
+    /**
+     * Write Zeroes or Dataset Management {@code r} (READY_TO_EXECUTE, range-checked) goes to the
+     * engine's channel if it takes range operations and a slot is free: then true, {@code r} holds
+     * the slot and is EXECUTING, and the caller submits each range with {@link #range} and ends
+     * with {@link #endRanges}. False: the caller uses the back-end's synchronous calls.
+     */
+    boolean beginRanges(NvmfRequest r) {
+        StaBackendChannel ch = bech.channel(r.ns.backend());
+        if (ch == null || !ch.supportsRanges() || bech.acquire(r) < 0) {
+            return false;
+        }
+        r.channel = ch;
+        r.dataLen = 0;
+        r.opsPending = 0;
+        r.opsStatus = NvmeStatus.SUCCESS;
+        r.transition(NvmfRequestState.EXECUTING);
+        return true;
+    }
+
+    /**
+     * One range of {@code r} ({@link StaBackendChannel#OP_WRITE_ZEROES} or
+     * {@link StaBackendChannel#OP_DEALLOCATE}, bytes): to the channel, or, when it is full, through
+     * the back-end's synchronous call here.
+     */
+    void range(NvmfRequest r, int op, long offset, long len) {
+        if (bech.submitRange(r.channel, op, offset, len, r)) {
+            return;
+        }
+        StaBackend be = r.ns.backend();
+        long t0 = System.nanoTime();
+        int st = op == StaBackendChannel.OP_WRITE_ZEROES ? be.writeZeroes(offset, len, group.scratch())
+                : be.deallocate(offset, len, group.scratch());
+        exec.checkTimeout(r, t0);
+        if (st != NvmeStatus.SUCCESS && r.opsStatus == NvmeStatus.SUCCESS) {
+            r.opsStatus = st;
+        }
+    }
+
+    /** Every range of {@code r} is submitted: it completes now when none is in flight, else with the last. */
+    void endRanges(NvmfRequest r) {
+        if (r.opsPending == 0) {
+            onBackendComplete(r, r.opsStatus);
+        }
+    }
+
     /** A slot became free for a read waiting in NEED_BUFFER (engine progress). */
     void onBuffer(NvmfRequest r) {
         if (qp.closed()) {
@@ -72,8 +120,8 @@ final class NvmfBackendIo {
     void onBackendComplete(NvmfRequest r, int status) {
         if (r.opcode == NvmeOpcode.IO_WRITE) {
             exec.countWrite(r, r.dataLen);
-        } else if (r.opcode == NvmeOpcode.IO_FLUSH) {
-            exec.countOther(r);
+        } else if (r.opcode != NvmeOpcode.IO_READ) {
+            exec.countOther(r); // Flush, Write Zeroes, Dataset Management
         }
         r.executed(status);
         if (qp.closed()) {

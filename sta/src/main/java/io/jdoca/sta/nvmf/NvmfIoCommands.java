@@ -202,6 +202,12 @@ final class NvmfIoCommands {
         r.transition(NvmfRequestState.READY_TO_EXECUTE);
         NvmfNamespace ns = r.ns;
         int st = rangeStatus(ns, r.slba, r.nlb);
+        if (st == NvmeStatus.SUCCESS && async.beginRanges(r)) {
+            async.range(r, StaBackendChannel.OP_WRITE_ZEROES, r.slba << ns.blockShift(),
+                    (long) r.nlb << ns.blockShift());
+            async.endRanges(r);
+            return;
+        }
         if (st == NvmeStatus.SUCCESS) {
             r.transition(NvmfRequestState.EXECUTING);
             long t0 = System.nanoTime();
@@ -286,6 +292,19 @@ final class NvmfIoCommands {
             if (slba < 0 || slba + nlb > ns.sizeBlocks()) {
                 st = NvmeStatus.LBA_OUT_OF_RANGE;
             }
+        }
+        if (st == NvmeStatus.SUCCESS && deallocate && async.beginRanges(r)) {
+            // Every range to the channel at once; the command completes with the last (first error wins).
+            for (int i = 0; i < nr; i++) {
+                long at = dataOff + i * 16L;
+                long nlb = src.get(LE32, at + 4) & 0xffffffffL;
+                if (nlb > 0) {
+                    async.range(r, StaBackendChannel.OP_DEALLOCATE, src.get(LE64, at + 8) << ns.blockShift(),
+                            nlb << ns.blockShift());
+                }
+            }
+            async.endRanges(r);
+            return;
         }
         if (st == NvmeStatus.SUCCESS) {
             r.transition(NvmfRequestState.EXECUTING);

@@ -9,8 +9,10 @@ import io.jdoca.sta.backend.StaCounters;
  * flag and the per-engine counters. The STA API's namespace ({@code StaNamespace}) is this plus
  * its subsystem and statistics.
  *
- * <p>Thread-safe: immutable geometry, a volatile removed flag, and per-engine counter blocks
- * ({@link StaCounters}: each IO engine writes its own, readers sum them).
+ * <p>Thread-safe: immutable block size and back-end, a size that only grows ({@link #grow}: one
+ * volatile write by the management thread, one volatile read per I/O), a volatile removed flag,
+ * and per-engine counter blocks ({@link StaCounters}: each IO engine writes its own, readers sum
+ * them).
  */
 public class NvmfNamespace {
     private final int nsid;
@@ -18,7 +20,8 @@ public class NvmfNamespace {
     private final int blockShift;
     private final StaBackend backend;
     private final int beNsId;
-    private final long sizeBlocks;
+    /** Grows only ({@link #grow}): the engines' range checks read it once per command. */
+    private volatile long sizeBlocks;
     private volatile boolean removed;
     /** The reservation held on the namespace, or null (none: one volatile read per I/O). */
     private volatile NvmfReservationView reservation;
@@ -73,6 +76,20 @@ public class NvmfNamespace {
     /** Size in logical blocks (NSZE). */
     public final long sizeBlocks() {
         return sizeBlocks;
+    }
+
+    /**
+     * The namespace grows to {@code blocks} (its back-end grew first, {@link StaBackend#grow}): from
+     * the next command on, every IO engine accepts LBAs below it. No lock: the engines read the
+     * size once per command. Telling the hosts (the namespace attribute changed event) is the
+     * caller's. Management thread; never shrinks.
+     */
+    public final void grow(long blocks) {
+        if (blocks < sizeBlocks || (blocks << blockShift) > backend.sizeBytes()) {
+            throw new IllegalArgumentException("namespace " + nsid + " cannot go from " + sizeBlocks + " to "
+                    + blocks + " blocks (back-end " + backend.sizeBytes() + " B)");
+        }
+        sizeBlocks = blocks;
     }
 
     public final StaBackend backend() {

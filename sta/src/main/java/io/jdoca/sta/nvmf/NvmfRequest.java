@@ -60,6 +60,12 @@ public class NvmfRequest {
     int slot = -1;
     /** Length of the data in the slot buffer (asynchronous reads and writes). */
     int dataLen;
+    /**
+     * Back-end operations of the request in flight (several for a Dataset Management with several
+     * ranges) and the first error among those finished: the request completes with the last one.
+     */
+    int opsPending;
+    int opsStatus;
     /** Link of the engine's wait-for-slot queue or the executor's wait-for-room queue. */
     NvmfRequest nextWaiting;
     boolean waiting;

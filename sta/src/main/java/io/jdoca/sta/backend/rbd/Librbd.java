@@ -75,6 +75,8 @@ public final class Librbd {
     private static final MethodHandle RBD_AIO_READ;
     private static final MethodHandle RBD_AIO_WRITE;
     private static final MethodHandle RBD_AIO_FLUSH;
+    private static final MethodHandle RBD_AIO_WRITE_ZEROES;
+    private static final MethodHandle RBD_AIO_DISCARD;
     private static final MethodHandle RBD_AIO_GET_ARG;
     private static final MethodHandle RBD_AIO_GET_RETURN_VALUE;
     private static final MethodHandle RBD_AIO_RELEASE;
@@ -82,7 +84,7 @@ public final class Librbd {
     private static final MethodHandle STRERROR;
 
     static {
-        MethodHandle[] h = new MethodHandle[30];
+        MethodHandle[] h = new MethodHandle[32];
         String err = null;
         try {
             Linker l = Linker.nativeLinker();
@@ -123,6 +125,9 @@ public final class Librbd {
             h[27] = l.downcallHandle(rbd.findOrThrow("rbd_poll_io_events"), FunctionDescriptor.of(i, p, p, i));
             h[28] = l.downcallHandle(l.defaultLookup().findOrThrow("strerror"), FunctionDescriptor.of(p, i));
             h[29] = l.downcallHandle(rados.findOrThrow("rados_conf_get"), FunctionDescriptor.of(i, p, p, p, p));
+            h[30] = l.downcallHandle(rbd.findOrThrow("rbd_aio_write_zeroes"),
+                    FunctionDescriptor.of(i, p, p, p, p, i, i));
+            h[31] = l.downcallHandle(rbd.findOrThrow("rbd_aio_discard"), FunctionDescriptor.of(i, p, p, p, p));
         } catch (Throwable t) {
             err = t.getMessage() == null ? t.toString() : t.getMessage();
         }
@@ -158,6 +163,8 @@ public final class Librbd {
         RBD_POLL_IO_EVENTS = h[27];
         STRERROR = h[28];
         RADOS_CONF_GET = h[29];
+        RBD_AIO_WRITE_ZEROES = h[30];
+        RBD_AIO_DISCARD = h[31];
     }
 
     private Librbd() {
@@ -392,6 +399,23 @@ public final class Librbd {
     static int rbdAioFlush(long image, long comp) {
         try {
             return (int) RBD_AIO_FLUSH.invokeExact(image, comp);
+        } catch (Throwable t) {
+            throw fail(t);
+        }
+    }
+
+    /** {@code rbd_aio_write_zeroes} with no zero or op flags (librbd discards whole objects, zeroes the rest). */
+    static int rbdAioWriteZeroes(long image, long off, long len, long comp) {
+        try {
+            return (int) RBD_AIO_WRITE_ZEROES.invokeExact(image, off, len, comp, 0, 0);
+        } catch (Throwable t) {
+            throw fail(t);
+        }
+    }
+
+    static int rbdAioDiscard(long image, long off, long len, long comp) {
+        try {
+            return (int) RBD_AIO_DISCARD.invokeExact(image, off, len, comp);
         } catch (Throwable t) {
             throw fail(t);
         }

@@ -7,6 +7,8 @@ import io.jdoca.sta.nvme.NvmeStatus;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -37,6 +39,8 @@ public final class RbdBackend extends StaBackend {
     /** The back-end itself plus its open channels: the I/O context goes when the last one does. */
     private final AtomicInteger refs = new AtomicInteger(1);
     private final AtomicBoolean lockWarned = new AtomicBoolean();
+    /** The engines' open channels, whose handles a {@link #grow} refreshes (guarded by this). */
+    private final List<RbdChannel> channels = new ArrayList<>();
     private volatile boolean closed;
 
     private RbdBackend(String name, long size, RadosCluster cluster, String pool, String image, long ioctx,
@@ -234,24 +238,53 @@ public final class RbdBackend extends StaBackend {
         }
     }
 
+    /** An RBD image grows in place ({@code rbd_resize}). */
+    @Override
+    public boolean canGrow() {
+        return true;
+    }
+
     /**
-     * Resizes the image ({@code rbd_resize}); shrinking discards data past the new end. This
-     * back-end's {@link #sizeBytes()} stays the size at open (it is final for the namespaces built
-     * on it): to expose the new size, the caller opens a new {@code RbdBackend} on the image and
-     * moves the namespace to it (and raises the namespace-attribute-changed event); the old
-     * back-end must not receive I/O past the new end after a shrink. Control path.
+     * Grows the image to {@code bytes} ({@code rbd_resize} on the back-end's handle), then makes
+     * every engine channel's handle take the new size ({@link RbdChannel#refreshSize}: librbd
+     * notifies the other handles of the header update, but its asynchronous calls clip to the size
+     * a handle knows without refreshing it first, so without this a write past the old end failed
+     * on an engine for good), then {@link #sizeBytes()}. Afterwards I/O below the new end succeeds
+     * on every engine ({@code RbdBackendTest.growIsSeenByEveryChannel}). Shrinking is refused (data
+     * past the new end would go while hosts may still address it). Control path, off the IO
+     * engines: a handle that does not see the new size within 10 s fails the grow.
      */
-    public void resize(long bytes) {
-        if (bytes <= 0) {
-            throw new IllegalArgumentException("RBD image size must be positive: " + bytes);
-        }
+    @Override
+    public synchronized void grow(long bytes) {
         if (closed) {
             throw new IllegalStateException("RBD back-end " + name() + " is closed");
+        }
+        if (bytes < sizeBytes()) {
+            throw new IllegalArgumentException("RBD image '" + pool + "/" + image + "' is " + sizeBytes()
+                    + " B: it only grows, not to " + bytes + " B");
         }
         int rc = Librbd.rbdResize(handle, bytes);
         if (rc < 0) {
             throw RadosCluster.error(rc, "cannot resize RBD image '" + pool + "/" + image + "' to " + bytes + " B");
         }
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        for (RbdChannel c : channels) {
+            long seen;
+            while ((seen = c.refreshSize()) != bytes) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new DocaException(io.jdoca.core.DocaError.TIME_OUT, "RBD image '" + pool + "/" + image
+                            + "' grew to " + bytes + " B but an engine's handle still sees "
+                            + (seen < 0 ? Librbd.strerror(seen) : seen + " B") + " after 10 s");
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L); // librbd's notify is on its way
+            }
+        }
+        grown(bytes);
+    }
+
+    /** A channel closes its handle: a grow no longer refreshes it. */
+    synchronized void forget(RbdChannel c) {
+        channels.remove(c);
     }
 
     /**
@@ -269,7 +302,11 @@ public final class RbdBackend extends StaBackend {
         }
         refs.incrementAndGet();
         try {
-            return new RbdChannel(this, openImage(ioctx, pool, image), depth);
+            RbdChannel c = new RbdChannel(this, openImage(ioctx, pool, image), depth);
+            synchronized (this) {
+                channels.add(c);
+            }
+            return c;
         } catch (RuntimeException e) {
             release();
             throw e;

@@ -39,8 +39,8 @@ import java.util.function.Consumer;
  * itself at RBD latencies.) No Java allocation per operation (librbd allocates its completion
  * natively).
  *
- * <p>The engine's channel interface has read, write and flush only: Write Zeroes and Dataset
- * Management stay on the back-end's synchronous calls.
+ * <p>Write Zeroes and Deallocate are asynchronous too ({@link #submitRange}):
+ * {@code rbd_aio_write_zeroes}, and for a Deallocate of whole objects {@code rbd_aio_discard}.
  *
  * <p>Not thread-safe: the owning IO engine's thread (close: the thread stopping the engine).
  */
@@ -135,6 +135,21 @@ public final class RbdChannel extends StaBackendChannel {
         }
     }
 
+    /**
+     * {@code rbd_get_size} on this channel's image handle, which makes librbd refresh the handle if a
+     * header update (a resize through another handle) was notified to it: the asynchronous calls
+     * clip requests to the size the handle knows and do not refresh first. The size or
+     * {@code -errno}. Called by {@link RbdBackend#grow} on its thread (librbd handles are
+     * thread-safe), under the back-end's lock, which {@link #close} takes before closing the handle.
+     */
+    long refreshSize() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = a.allocate(ValueLayout.JAVA_LONG);
+            int rc = Librbd.rbdGetSize(image, p.address());
+            return rc < 0 ? rc : p.get(ValueLayout.JAVA_LONG, 0);
+        }
+    }
+
     /** The back-end this channel belongs to. */
     public RbdBackend backend() {
         return backend;
@@ -151,27 +166,73 @@ public final class RbdChannel extends StaBackendChannel {
             return false;
         }
         // The completion's argument: the tag, and for reads the expected byte count (short read = error).
-        long arg = (tag & 0xffffffffL) | (op == OP_READ ? (long) len << 32 : 0L);
-        long out = mem.address() + COMP_OUT;
-        int rc = Librbd.rbdAioCreateCompletion(arg, out);
-        if (rc < 0) {
-            fail(tag, NvmeStatus.INTERNAL_ERROR);
+        long comp = completion((tag & 0xffffffffL) | (op == OP_READ ? (long) len << 32 : 0L), tag);
+        if (comp == 0) {
             return true;
         }
-        long comp = mem.get(ValueLayout.JAVA_LONG, COMP_OUT);
-        rc = switch (op) {
+        int rc = switch (op) {
             case OP_READ -> Librbd.rbdAioRead(image, offset, len, buf.address(), comp);
             case OP_WRITE -> Librbd.rbdAioWrite(image, offset, len, buf.address(), comp);
             case OP_FLUSH -> Librbd.rbdAioFlush(image, comp);
             default -> -Librbd.EINVAL;
         };
+        started(rc, comp, tag);
+        return true;
+    }
+
+    /** Write Zeroes and Deallocate are asynchronous here. */
+    @Override
+    public boolean supportsRanges() {
+        return true;
+    }
+
+    /**
+     * {@link #OP_WRITE_ZEROES}: {@code rbd_aio_write_zeroes} (librbd discards the whole objects in
+     * the range and zeroes the rest). {@link #OP_DEALLOCATE}: {@code rbd_aio_discard} when the range
+     * covers whole objects (they are removed, so reads return zeroes as DLFEAT promises), else
+     * write-zeroes, because a discard skips the parts of a range smaller than
+     * {@code rbd_discard_granularity_bytes} and they would read back their old data. Allocation-free;
+     * false only when {@code depth} operations are in flight.
+     */
+    @Override
+    public boolean submitRange(int op, long offset, long len, int tag) {
+        if (outstanding >= depth || closed) {
+            return false;
+        }
+        long comp = completion(tag & 0xffffffffL, tag);
+        if (comp == 0) {
+            return true;
+        }
+        long obj = backend.objectSize();
+        boolean whole = obj > 0 && offset % obj == 0 && len % obj == 0;
+        int rc = switch (op) {
+            case OP_WRITE_ZEROES -> Librbd.rbdAioWriteZeroes(image, offset, len, comp);
+            case OP_DEALLOCATE -> whole ? Librbd.rbdAioDiscard(image, offset, len, comp)
+                    : Librbd.rbdAioWriteZeroes(image, offset, len, comp);
+            default -> -Librbd.EINVAL;
+        };
+        started(rc, comp, tag);
+        return true;
+    }
+
+    /** A librbd completion whose argument is {@code arg}; 0 (and {@code tag} failed) when librbd gave none. */
+    private long completion(long arg, int tag) {
+        long out = mem.address() + COMP_OUT;
+        if (Librbd.rbdAioCreateCompletion(arg, out) < 0) {
+            fail(tag, NvmeStatus.INTERNAL_ERROR);
+            return 0;
+        }
+        return mem.get(ValueLayout.JAVA_LONG, COMP_OUT);
+    }
+
+    /** Accounts an operation librbd accepted ({@code rc} >= 0) or fails it with {@code rc}'s status. */
+    private void started(int rc, long comp, int tag) {
         if (rc < 0) {
             Librbd.rbdAioRelease(comp);
             fail(tag, RbdBackend.status(rc, 0));
-            return true;
+            return;
         }
         outstanding++;
-        return true;
     }
 
     private void fail(int tag, int status) {
@@ -278,6 +339,7 @@ public final class RbdChannel extends StaBackendChannel {
             }
         }
         // rbd_close waits for librbd's own in-flight requests; their completions are released with the image.
+        backend.forget(this); // a grow no longer refreshes the handle
         int rc = Librbd.rbdClose(image);
         if (rc < 0) {
             System.getLogger(RbdChannel.class.getName()).log(System.Logger.Level.WARNING, "{0}: rbd_close: {1}",

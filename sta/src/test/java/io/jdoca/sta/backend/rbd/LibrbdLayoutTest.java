@@ -26,6 +26,13 @@ class LibrbdLayoutTest {
             #include <stddef.h>
             #include <stdio.h>
             #define P(n, v) printf("%s %ld\\n", n, (long) (v))
+            /* the signatures Librbd binds by hand: a mismatch fails the compile */
+            #define SIG(f, t) _Static_assert(__builtin_types_compatible_p(__typeof__(&f), t), #f)
+            SIG(rbd_aio_write_zeroes, int (*)(rbd_image_t, uint64_t, size_t, rbd_completion_t, int, int));
+            SIG(rbd_aio_discard, int (*)(rbd_image_t, uint64_t, uint64_t, rbd_completion_t));
+            SIG(rbd_aio_write, int (*)(rbd_image_t, uint64_t, size_t, const char *, rbd_completion_t));
+            SIG(rbd_aio_read, int (*)(rbd_image_t, uint64_t, size_t, char *, rbd_completion_t));
+            SIG(rbd_resize, int (*)(rbd_image_t, uint64_t));
             int main(void) {
                 P("EVENT_TYPE_PIPE", EVENT_TYPE_PIPE);
                 P("EVENT_TYPE_EVENTFD", EVENT_TYPE_EVENTFD);

@@ -397,4 +397,118 @@ class RbdBackendTest {
             be.destroyInternal();
         }
     }
+
+    /**
+     * Write Zeroes and Deallocate through an engine channel ({@code rbd_aio_write_zeroes}, and
+     * {@code rbd_aio_discard} for whole objects): written blocks read back as zeroes where they were
+     * zeroed or deallocated (partial and whole-object ranges), the others keep their data; then
+     * steady-state range operations allocate nothing.
+     */
+    @Test
+    void channelWriteZeroesAndDeallocate() throws Exception {
+        RbdBackend be = image("ranges");
+        StaBackendChannel ch = be.openChannel(16);
+        long obj = be.objectSize();
+        try (Arena a = Arena.ofConfined()) {
+            assertThat(ch.supportsRanges()).isTrue();
+            MemorySegment buf = a.allocate(obj, 4096);
+            fill(buf, 0, (int) obj, 11);
+            Done w = new Done();
+            // objects 1 and 2 hold data; then block 1 zeroed, blocks 4-5 deallocated (partial: write-zeroes),
+            // object 2 deallocated whole (rbd_aio_discard)
+            for (int i = 0; i < 2; i++) {
+                assertThat(ch.submit(StaBackendChannel.OP_WRITE, (1 + i) * obj, buf, (int) obj, i)).isTrue();
+            }
+            drain(ch, w, 2);
+            assertThat(w.status[0]).isEqualTo(NvmeStatus.SUCCESS);
+            Done z = new Done();
+            assertThat(ch.submitRange(StaBackendChannel.OP_WRITE_ZEROES, obj + BS, BS, 1)).isTrue();
+            assertThat(ch.submitRange(StaBackendChannel.OP_DEALLOCATE, obj + 4 * BS, 2 * BS, 2)).isTrue();
+            assertThat(ch.submitRange(StaBackendChannel.OP_DEALLOCATE, 2 * obj, obj, 3)).isTrue();
+            drain(ch, z, 3);
+            for (int t = 1; t <= 3; t++) {
+                assertThat(z.status[t]).as("range op %d", t).isEqualTo(NvmeStatus.SUCCESS);
+            }
+            MemorySegment in = a.allocate(obj, 4096);
+            Done r = new Done();
+            assertThat(ch.submit(StaBackendChannel.OP_READ, obj, in, (int) obj, 4)).isTrue();
+            drain(ch, r, 1);
+            MemorySegment zero = MemorySegment.ofArray(new byte[BS]);
+            for (int blk = 0; blk < 16; blk++) {
+                MemorySegment b = in.asSlice((long) blk * BS, BS);
+                boolean zeroed = blk == 1 || blk == 4 || blk == 5;
+                assertThat(b.mismatch(zeroed ? zero : buf.asSlice((long) blk * BS, BS))).as("block %d %s", blk,
+                        zeroed ? "zeroed" : "kept").isEqualTo(-1);
+            }
+            r = new Done();
+            assertThat(ch.submit(StaBackendChannel.OP_READ, 2 * obj, in, (int) obj, 5)).isTrue();
+            drain(ch, r, 1);
+            assertThat(in.mismatch(a.allocate(obj))).as("the discarded object reads as zeroes").isEqualTo(-1);
+
+            Done d = new Done();
+            long[] n = {0};
+            Runnable op = () -> {
+                d.count = 0;
+                for (int i = 0; i < 8; i++) {
+                    long off = 8 * obj + ((n[0]++ * 7) & 4095) * BS;
+                    int kind = (i & 1) == 0 ? StaBackendChannel.OP_WRITE_ZEROES : StaBackendChannel.OP_DEALLOCATE;
+                    if (!ch.submitRange(kind, off, BS, i)) {
+                        throw new AssertionError("channel full");
+                    }
+                }
+                while (d.count < 8) {
+                    if (ch.poll(d) == 0) {
+                        ch.await(1_000_000L);
+                    }
+                }
+            };
+            AllocationMeter.Result m = AllocationMeter.steadyState(400, 300, op);
+            double perOp = m.bytesPerOp() / 8;
+            System.out.printf("RBD channel: %.3f bytes per 4 KiB write-zeroes/deallocate (%s)%n", perOp, m);
+            assertThat(perOp).as("bytes per range op: %s", m).isLessThan(1.0);
+        } finally {
+            ch.close();
+            be.destroyInternal();
+        }
+    }
+
+    /**
+     * A grown image ({@link RbdBackend#grow}, {@code rbd_resize} on the back-end's handle) is seen by
+     * the engines' channels (their own image handles) at their next request: a write and a read past
+     * the old end succeed; shrinking is refused.
+     */
+    @Test
+    void growIsSeenByEveryChannel() throws Exception {
+        RbdBackend be = image("grow");
+        StaBackendChannel a = be.openChannel(8);
+        StaBackendChannel b = be.openChannel(8);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment w = arena.allocate(BS, 4096);
+            MemorySegment r = arena.allocate(BS, 4096);
+            long old = be.sizeBytes();
+            Done before = new Done();
+            assertThat(a.submit(StaBackendChannel.OP_READ, old, r, BS, 1)).isTrue();
+            drain(a, before, 1);
+            assertThat(before.status[1]).as("past the end before the grow").isNotEqualTo(NvmeStatus.SUCCESS);
+            assertThat(be.canGrow()).isTrue();
+            be.grow(old + (32L << 20));
+            assertThat(be.sizeBytes()).isEqualTo(old + (32L << 20)).isEqualTo(be.currentSize());
+            fill(w, 0, BS, 77);
+            Done dw = new Done();
+            assertThat(a.submit(StaBackendChannel.OP_WRITE, old + 8 * BS, w, BS, 2)).isTrue();
+            drain(a, dw, 1);
+            assertThat(dw.status[2]).as("write past the old end").isEqualTo(NvmeStatus.SUCCESS);
+            Done dr = new Done();
+            assertThat(b.submit(StaBackendChannel.OP_READ, old + 8 * BS, r, BS, 3)).isTrue();
+            drain(b, dr, 1);
+            assertThat(dr.status[3]).as("read past the old end on the other handle").isEqualTo(NvmeStatus.SUCCESS);
+            assertThat(matches(r, 0, BS, 77)).isTrue();
+            assertThatThrownBy(() -> be.grow(old)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("only grows");
+        } finally {
+            a.close();
+            b.close();
+            be.destroyInternal();
+        }
+    }
 }
