@@ -70,6 +70,8 @@ public final class RbdChannel extends StaBackendChannel {
     private final int[] failedStatus;
     private int failed;
     private int outstanding;
+    /** Write Zeroes and Deallocate operations submitted over the channel's life. */
+    private long rangeOps;
     /** The last poll filled the whole array: more may be queued although the eventfd was read. */
     private boolean more;
     private boolean closed;
@@ -199,6 +201,7 @@ public final class RbdChannel extends StaBackendChannel {
         if (outstanding >= depth || closed) {
             return false;
         }
+        rangeOps++;
         long comp = completion(tag & 0xffffffffL, tag);
         if (comp == 0) {
             return true;
@@ -213,6 +216,11 @@ public final class RbdChannel extends StaBackendChannel {
         };
         started(rc, comp, tag);
         return true;
+    }
+
+    /** Write Zeroes and Deallocate operations submitted so far (statistics, tests). Owning thread. */
+    public long rangeOps() {
+        return rangeOps;
     }
 
     /** A librbd completion whose argument is {@code arg}; 0 (and {@code tag} failed) when librbd gave none. */
