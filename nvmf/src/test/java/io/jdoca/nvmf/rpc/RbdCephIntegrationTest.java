@@ -10,12 +10,14 @@ import io.jdoca.nvmf.config.TargetConfig;
 import io.jdoca.nvmf.perf.NvmeTcpHost;
 import io.jdoca.nvmf.tgt.NvmfTarget;
 import io.jdoca.sta.backend.rbd.Librbd;
+import io.jdoca.sta.nvme.NvmeOpcode;
 import io.jdoca.testkit.CephTestCluster;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -122,9 +124,81 @@ class RbdCephIntegrationTest {
         }
     }
 
+    /**
+     * {@code bdev_rbd_resize} of an exported bdev, seen by the hosts (NVMe Base: Namespace Attribute
+     * Changed notice, Changed Namespace List log page 04h): two controllers with an AER outstanding
+     * each get the notice, Identify Namespace tells the new NSZE/NCAP/NUSE, a write and a read past
+     * the old end succeed, past the new end is refused, and shrinking is refused in one line.
+     */
+    @Test
+    void resizeOfAnExportedImageIsSeenByTheHosts(@TempDir Path dir) throws Exception {
+        assumeTrue(Librbd.available(), () -> "skipped: " + Librbd.unavailableReason());
+        try (CephTestCluster ceph = CephTestCluster.start(dir.resolve("ceph"))) {
+            ceph.rbd("create", "--size", "16", "--image-feature", "layering", "rbd/vol3");
+            try (NvmfTarget t = new NvmfTarget(TargetConfig.parse("{\"io_threads\":1}"))) {
+                t.start();
+                RpcServer s = new RpcServer(t, null);
+                register(s, ceph);
+                ok(s, "bdev_rbd_create", "{\"name\":\"R0\",\"pool_name\":\"rbd\",\"rbd_name\":\"vol3\","
+                        + "\"block_size\":4096,\"cluster_name\":\"c1\"}");
+                int port = exportR0(s);
+                try (Host h = new Host(port); Host h2 = new Host(port)) {
+                    byte[] data = pattern();
+                    assertThat(h.write(0, data, 30)).as("write before the resize").isZero();
+                    assertThat(h.nsze()).isEqualTo(4096);
+                    assertThat(h.write(4096, data, 30) & 0xffe).as("past the end before the resize")
+                            .isEqualTo(0x80 << 1); // LBA Out of Range
+                    for (Host x : List.of(h, h2)) {
+                        assertThat(x.admin.adminSimple(NvmeOpcode.ADMIN_SET_FEATURES, 0, 0x0b, 1 << 8)[0]).isZero();
+                        x.admin.sendCommand(NvmeOpcode.ADMIN_ASYNC_EVENT_REQUEST, 0x55, 0, 0, 0);
+                    }
+                    long t0 = System.nanoTime();
+                    assertThat(ok(s, "bdev_rbd_resize", "{\"name\":\"R0\",\"new_size\":32}").asBoolean()).isTrue();
+                    for (Host x : List.of(h, h2)) {
+                        int[] aer = x.admin.awaitResp(0x55);
+                        assertThat(aer[0]).isZero();
+                        assertThat(aer[1]).as("notice, namespace attribute changed, log page 04h")
+                                .isEqualTo((0x04 << 16) | 0x02);
+                        byte[] log = new byte[4096];
+                        assertThat(x.admin.getLogPage(0x04, 0, log)).isZero();
+                        assertThat(le(log).getInt(0)).as("changed namespace list").isEqualTo(1);
+                        assertThat(le(log).getInt(4)).isZero();
+                    }
+                    System.out.printf("bdev_rbd_resize 16 -> 32 MiB: both hosts notified after %.0f ms%n",
+                            (System.nanoTime() - t0) / 1e6);
+                    byte[] id = new byte[4096];
+                    assertThat(h.admin.adminRead(NvmeOpcode.ADMIN_IDENTIFY, 1, 0x00, 0, id)).isZero();
+                    assertThat(le(id).getLong(0)).as("NSZE").isEqualTo(8192);
+                    assertThat(le(id).getLong(8)).as("NCAP").isEqualTo(8192);
+                    assertThat(le(id).getLong(16)).as("NUSE").isEqualTo(8192);
+                    byte[] after = pattern();
+                    after[1] ^= 0x33;
+                    assertThat(h.write(4096, after, 30)).as("write past the old end").isZero();
+                    assertThat(h2.write(8192 - BLOCKS, after, 30)).as("write at the new end, other host").isZero();
+                    byte[] back = new byte[after.length];
+                    assertThat(h2.read(4096, back, 30)).as("read past the old end").isZero();
+                    assertThat(back).isEqualTo(after);
+                    assertThat(h.read(0, back, 30)).isZero();
+                    assertThat(back).as("written before the resize").isEqualTo(data);
+                    assertThat(h.write(8192, after, 30) & 0xffe).as("past the new end").isEqualTo(0x80 << 1);
+                    JsonNode e = req(s, "bdev_rbd_resize", "{\"name\":\"R0\",\"new_size\":16}").get("error");
+                    assertThat(e.get("code").asInt()).isEqualTo(-22);
+                    assertThat(e.get("message").asText()).contains("only grows").doesNotContain("\n");
+                    System.out.println("shrink: " + e.get("message").asText());
+                    assertThat(h.nsze()).isEqualTo(8192);
+                }
+            }
+            assertThat(ceph.rbd("info", "rbd/vol3")).contains("32 MiB");
+        }
+    }
+
+    private static ByteBuffer le(byte[] b) {
+        return ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
     /** An admin and an I/O queue to the subsystem; each call waits for its completion (bounded). */
     private static final class Host implements AutoCloseable {
-        private final NvmeTcpHost admin;
+        final NvmeTcpHost admin;
         private final NvmeTcpHost io;
         private final Arena arena = Arena.ofConfined();
         private final int[] status = {-1};
@@ -167,6 +241,13 @@ class RbdCephIntegrationTest {
             status[0] = -1;
             assertThat(io.read(cid++, 1, lba, into.length / 4096, into.length)).isTrue();
             return await(seconds);
+        }
+
+        /** Identify Namespace 1: its NSZE. */
+        long nsze() throws IOException {
+            byte[] id = new byte[4096];
+            assertThat(admin.adminRead(NvmeOpcode.ADMIN_IDENTIFY, 1, 0x00, 0, id)).isZero();
+            return le(id).getLong(0);
         }
 
         int keepAlive() throws IOException {

@@ -199,7 +199,7 @@ class RbdRpcsTest {
             JsonNode r0 = ok(s, "bdev_get_bdevs", "{\"name\":\"R0\"}").get(0);
             assertThat(r0.get("product_name").asText()).isEqualTo("Ceph Rbd Disk");
             assertThat(r0.get("num_blocks").asLong()).isEqualTo(2048);
-            assertThat(r0.get("jdoca_backend").asText()).isEqualTo("memory");
+            assertThat(r0.get("jdoca_backend").asText()).isEqualTo("null"); // the fake image
             JsonNode rbd = r0.get("driver_specific").get("rbd");
             assertThat(rbd.get("pool_name").asText()).isEqualTo("rbd");
             assertThat(rbd.get("rbd_name").asText()).isEqualTo("img");
