@@ -1,6 +1,7 @@
 package io.jdoca.nvmf.tgt;
 
 import io.jdoca.sta.StaNamespace;
+import io.jdoca.sta.nvmf.NvmfNamespace;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -122,8 +123,8 @@ public final class IdentifyData {
         b.put(77, (byte) p.mdts());             // MDTS (power of two of 4 KiB pages)
         b.putShort(78, (short) p.cntlid());     // CNTLID
         b.putInt(80, VERSION);                  // VER
-        // OAES: ns attribute / discovery log change
-        // OAES: ns attribute (bit 8), ANA change (bit 11) / discovery log change (bit 31)
+        // OAES: ns attribute (bit 8: namespaces added, removed or resized), ANA change (bit 11) /
+        // discovery log change (bit 31)
         b.putInt(92, p.controllerType() == CNTRLTYPE_IO ? (1 << 8) | (ana ? 1 << 11 : 0) : (1 << 31));
         b.putInt(96, 1);                        // CTRATT bit 0: 128-bit host identifier (every Connect carries one)
         b.put(111, (byte) p.controllerType());  // CNTRLTYPE
@@ -173,16 +174,17 @@ public final class IdentifyData {
     }
 
     /** Identify Namespace for an active namespace, without ANA reporting. */
-    public static byte[] namespace(StaNamespace ns, byte[] nguid) {
+    public static byte[] namespace(NvmfNamespace ns, byte[] nguid) {
         return namespace(ns, nguid, 0, false);
     }
 
     /**
      * Identify Namespace for an active namespace; {@code anagrpid} its ANA group (0 when the
      * subsystem does not report ANA, as the field must then be); {@code ptpl}: its reservations can
-     * persist through power loss (a ptpl_file is configured).
+     * persist through power loss (a ptpl_file is configured). NSZE, NCAP and NUSE are the size now
+     * (a namespace grows with its bdev: {@link NvmfNamespace#grow}).
      */
-    public static byte[] namespace(StaNamespace ns, byte[] nguid, int anagrpid, boolean ptpl) {
+    public static byte[] namespace(NvmfNamespace ns, byte[] nguid, int anagrpid, boolean ptpl) {
         ByteBuffer b = le(SIZE);
         long blocks = ns.sizeBlocks();
         b.putLong(0, blocks);                   // NSZE

@@ -204,7 +204,11 @@ public final class NvmfController {
         }
     }
 
-    /** Records a namespace change and queues the notice if the host enabled it (AEC bit 8). */
+    /**
+     * Records a namespace change (added, removed, resized) and queues the notice if the host enabled
+     * it (AEC bit 8) and has read the Changed Namespace List since the last one (the notice is masked
+     * until then, Base 2.0 §5.27.1.5). True when a notice was queued.
+     */
     boolean namespaceChanged(int nsid) {
         boolean first = changedNs.isEmpty();
         changedNs.add(nsid);
@@ -233,6 +237,11 @@ public final class NvmfController {
     /** The host read the ANA log without Retain Asynchronous Event: the next change is notified again. */
     void anaLogRead() {
         anaNoticeMasked = false;
+    }
+
+    /** The completion DW0 the next AER would get, or null when no event is pending. */
+    Integer nextEvent() {
+        return pendingEvents.peek();
     }
 
     /** Queues an asynchronous event (its completion DW0) for the next outstanding AER. */
