@@ -9,6 +9,7 @@ import io.jdoca.nvmf.bdev.SpdkHistogram;
 import io.jdoca.nvmf.config.ConfigException;
 import io.jdoca.nvmf.config.JsonParams;
 import io.jdoca.nvmf.tgt.NvmfTarget;
+import io.jdoca.nvmf.tgt.NvmfTargetOps;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,6 +23,7 @@ import java.util.function.Supplier;
  * {@link RbdRpcs}'), {@code bdev_get_bdevs}, {@code bdev_get_iostat},
  * {@code bdev_wait_for_examine}, {@code bdev_reset_iostat}, {@code bdev_enable_histogram} and
  * {@code bdev_get_histogram} (SPDK's histogram layout, of reads and writes: the I/O jdoca times),
+ * {@code bdev_null_resize} (grows the bdev and the namespace on it; its hosts are told),
  * with SPDK's parameter names, result shapes and errno codes. {@code bdev_set_qos_limit} is
  * refused unless every limit is 0: jdoca has no rate limiter.
  *
@@ -32,6 +34,35 @@ final class BdevRpcs implements RpcRegistry.Family {
 
     BdevRpcs(Supplier<NvmfTarget> target) {
         this.target = target;
+    }
+
+    /** bdev_null_resize's params: new_size in MiB. */
+    private record Resize(String name, long newSizeMb) {
+    }
+
+    /**
+     * SPDK's {@code bdev_null_resize} (new_size in MiB; a smaller size is -22, as SPDK): the null
+     * back-end grows at once, then the bdev and the namespace exposing it, whose hosts get the
+     * Namespace Attribute Changed event ({@link NvmfTargetOps#bdevGrown}, the seam every growable
+     * bdev uses). One {@code sta-main} command.
+     */
+    private Object nullResize(Resize r) {
+        NvmfTarget t = target.get();
+        long bytes = r.newSizeMb() << 20;
+        return t.query("bdev_null_resize", () -> {
+            Bdev d = t.bdev(r.name());
+            if (d == null || !d.module().name().equals("null")) {
+                throw new RpcError(-19, "No such device: no null bdev " + r.name());
+            }
+            long cur = d.numBlocks() * d.blockSize();
+            if (bytes < cur) {
+                throw new RpcError(-22, "Invalid argument: new_size " + r.newSizeMb() + " MiB is below bdev "
+                        + r.name() + "'s " + (cur >> 20) + " MiB (a null bdev only grows)");
+            }
+            d.backend().grow(bytes);
+            NvmfTargetOps.bdevGrown(t, d);
+            return true;
+        });
     }
 
     /** A bdev name (get, iostat, delete). */
@@ -50,6 +81,10 @@ final class BdevRpcs implements RpcRegistry.Family {
                 return true;
             }));
         }
+        r.register("bdev_null_resize", p -> {
+            JsonParams a = new JsonParams(p, "", "name", "new_size");
+            return new Resize(a.str("name", true), a.integer("new_size", true, 1, Long.MAX_VALUE >> 20));
+        }, this::nullResize);
         r.register("bdev_get_bdevs", p -> {
             JsonParams a = new JsonParams(p, "", "name", "timeout");
             a.integer("timeout", false, 0, Integer.MAX_VALUE);
