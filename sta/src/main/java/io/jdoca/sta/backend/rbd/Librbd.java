@@ -327,7 +327,7 @@ public final class Librbd {
         }
     }
 
-    // ---- librbd synchronous I/O (engine threads: fallbacks, Write Zeroes, Dataset Management)
+    // ---- librbd synchronous I/O (engine threads: the fallbacks when a channel is full or missing)
 
     static long rbdRead2(long image, long ofs, long len, long buf) {
         try {

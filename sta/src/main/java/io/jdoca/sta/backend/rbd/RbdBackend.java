@@ -14,17 +14,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A Ceph RBD image as a back-end (SPDK's {@code bdev_rbd}), through librbd ({@link Librbd}). The
- * back-end holds one I/O context on the pool and one image handle for the synchronous calls
- * (Write Zeroes, Dataset Management, fallbacks); each IO engine gets its own image handle and
- * completion eventfd through {@link #openChannel} ({@link RbdChannel}), so completions reach the
- * engine without a thread hop.
+ * back-end holds one I/O context on the pool and one image handle for the synchronous calls (the
+ * engine's fallbacks when its channel is full) and for {@link #grow}; each IO engine gets its own
+ * image handle and completion eventfd through {@link #openChannel} ({@link RbdChannel}) for reads,
+ * writes, flushes, Write Zeroes and Deallocate, so completions reach the engine without a thread
+ * hop.
  *
  * <p>Images with the {@code exclusive-lock} feature work, but every handle (this one and each
  * engine's) competes for the lock, which librbd hands over per request: create images for
  * multi-engine targets without it ({@code --image-feature layering}).
  *
  * <p>Thread-safe: the I/O methods may be called by several engines at once (librbd image handles
- * are thread-safe); open, resize and close are control path.
+ * are thread-safe); open, grow and close are control path (grow and close hold the back-end's
+ * lock, which a channel takes once when it opens and once when it closes).
  */
 public final class RbdBackend extends StaBackend {
     private static final System.Logger LOG = System.getLogger(RbdBackend.class.getName());
@@ -305,6 +307,7 @@ public final class RbdBackend extends StaBackend {
             RbdChannel c = new RbdChannel(this, openImage(ioctx, pool, image), depth);
             synchronized (this) {
                 channels.add(c);
+                c.refreshSize(); // a grow that ran since the handle was opened did not refresh it
             }
             return c;
         } catch (RuntimeException e) {
