@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The constants and {@code rbd_image_info_t} offsets {@link Librbd} uses, checked against the
  * installed {@code rbd/librbd.h}, {@code rbd/features.h} and {@code errno.h}: a C program prints
  * what the compiler computes; the signatures of the asynchronous calls and {@code rbd_resize} are
- * static assertions in it (a mismatch fails the compile). Skipped, with one line, without the headers (Debian librbd-dev) or a
- * C compiler.
+ * static assertions in it (a mismatch fails the compile). Skipped, with one line, without the
+ * headers (Debian librbd-dev) or a C compiler.
  */
 class LibrbdLayoutTest {
     private static final String C = """
