@@ -15,9 +15,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The bdev resize seam without Ceph: SPDK's {@code bdev_null_resize} on an exported null bdev grows
- * the namespace on it, the host's outstanding AER gets the Namespace Attribute Changed notice, log
- * page 04h lists the namespace, Identify Namespace tells the new size and a read past the old end
- * succeeds; shrinking and other modules' bdevs are refused in one line.
+ * the namespace on it, the host's outstanding AER gets the Namespace Attribute Changed notice (or
+ * the next AER, when none was outstanding), log page 04h lists the namespace, Identify Namespace
+ * tells the new size and a read past the old end succeeds; shrinking and other modules' bdevs are
+ * refused in one line.
  */
 class BdevResizeTest {
     private static final String NQN = "nqn.2016-06.io.spdk:resize";
@@ -60,6 +61,15 @@ class BdevResizeTest {
                 assertThat(a.adminRead(NvmeOpcode.ADMIN_IDENTIFY, 1, 0x00, 0, id)).isZero();
                 assertThat(le(id).getLong(0)).as("NSZE").isEqualTo(4096);
                 assertThat(le(id).getLong(16)).as("NUSE").isEqualTo(4096);
+                // No AER outstanding at the next resize: the notice waits for the next AER
+                assertThat(ok(s, "bdev_null_resize", "{\"name\":\"N0\",\"new_size\":24}").asBoolean()).isTrue();
+                a.sendCommand(NvmeOpcode.ADMIN_ASYNC_EVENT_REQUEST, 0x56, 0, 0, 0);
+                assertThat(a.awaitResp(0x56)[1]).as("queued notice, delivered to the AER sent later")
+                        .isEqualTo((0x04 << 16) | 0x02);
+                assertThat(a.getLogPage(0x04, 0, log)).isZero();
+                assertThat(le(log).getInt(0)).isEqualTo(1);
+                assertThat(a.adminRead(NvmeOpcode.ADMIN_IDENTIFY, 1, 0x00, 0, id)).isZero();
+                assertThat(le(id).getLong(0)).as("NSZE").isEqualTo(6144);
                 try (NvmeTcpHost io = new NvmeTcpHost("127.0.0.1", port, false, false, 64, 131072)) {
                     io.initialize();
                     assertThat(io.connect(1, 31, NQN, HOST, c[1] & 0xffff, 0)[0]).isZero();
@@ -82,7 +92,7 @@ class BdevResizeTest {
                     assertThat(st[0]).as("read past the old end").isZero();
                 }
             }
-            assertThat(ok(s, "bdev_get_bdevs", "{\"name\":\"N0\"}").get(0).get("num_blocks").asLong()).isEqualTo(4096);
+            assertThat(ok(s, "bdev_get_bdevs", "{\"name\":\"N0\"}").get(0).get("num_blocks").asLong()).isEqualTo(6144);
             JsonNode e = req(s, "bdev_null_resize", "{\"name\":\"N0\",\"new_size\":8}").get("error");
             assertThat(e.get("code").asInt()).isEqualTo(-22);
             assertThat(e.get("message").asText()).contains("only grows").doesNotContain("\n");
