@@ -417,7 +417,9 @@ final class AdminHandler {
                     reply(c, NvmeStatus.INVALID_LOG_PAGE, 0, 0);
                     return;
                 }
-                log = IdentifyData.changedNsList(ctrl.takeChangedNs());
+                // RAE set: the list and the masked notice stay; clear: both cleared (Base spec, Get Log Page RAE)
+                boolean rae = (cmd.cdw10() & (1 << 15)) != 0;
+                log = IdentifyData.changedNsList(rae ? ctrl.changedNs() : ctrl.takeChangedNs());
             }
             case io.jdoca.nvmf.resv.ReservationNotificationLog.LOG_PAGE_ID -> {
                 if (discovery) {

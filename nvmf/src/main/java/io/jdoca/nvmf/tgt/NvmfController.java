@@ -207,7 +207,7 @@ public final class NvmfController {
     /**
      * Records a namespace change (added, removed, resized) and queues the notice if the host enabled
      * it (AEC bit 8) and has read the Changed Namespace List since the last one (the notice is masked
-     * until then, Base 2.0 §5.27.1.5). True when a notice was queued.
+     * until then). True when a notice was queued.
      */
     boolean namespaceChanged(int nsid) {
         boolean first = changedNs.isEmpty();
@@ -262,7 +262,12 @@ public final class NvmfController {
         reservationMasks.put(nsid, mask);
     }
 
-    /** Reads and clears the changed namespace list (Get Log Page 04h). */
+    /** The changed namespace list, left as it is (Get Log Page 04h with Retain Asynchronous Event). */
+    List<Integer> changedNs() {
+        return new ArrayList<>(changedNs);
+    }
+
+    /** Reads and clears the changed namespace list (Get Log Page 04h), which unmasks the next notice. */
     List<Integer> takeChangedNs() {
         List<Integer> l = new ArrayList<>(changedNs);
         changedNs.clear();

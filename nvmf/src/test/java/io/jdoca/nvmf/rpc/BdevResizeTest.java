@@ -56,8 +56,14 @@ class BdevResizeTest {
                 assertThat(aer[0]).isZero();
                 assertThat(aer[1]).isEqualTo((0x04 << 16) | 0x02);
                 byte[] log = new byte[4096];
+                // Read with Retain Asynchronous Event (CDW10 bit 15): the list stays; then without it: cleared
+                int rae = ((4096 / 4 - 1) << 16) | (1 << 15) | 0x04;
+                assertThat(a.adminRead(NvmeOpcode.ADMIN_GET_LOG_PAGE, 0, rae, 0, log)).isZero();
+                assertThat(le(log).getInt(0)).isEqualTo(1);
                 assertThat(a.getLogPage(0x04, 0, log)).isZero();
                 assertThat(le(log).getInt(0)).isEqualTo(1);
+                assertThat(a.getLogPage(0x04, 0, log)).isZero();
+                assertThat(le(log).getInt(0)).as("cleared by the read without RAE").isZero();
                 assertThat(a.adminRead(NvmeOpcode.ADMIN_IDENTIFY, 1, 0x00, 0, id)).isZero();
                 assertThat(le(id).getLong(0)).as("NSZE").isEqualTo(4096);
                 assertThat(le(id).getLong(16)).as("NUSE").isEqualTo(4096);

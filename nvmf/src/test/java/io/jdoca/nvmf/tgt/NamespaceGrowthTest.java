@@ -57,6 +57,8 @@ class NamespaceGrowthTest {
                 .isEqualTo((0x04 << 16) | 0x02);
         assertThat(c.namespaceChanged(1)).as("masked until the log is read").isFalse();
         assertThat(c.namespaceChanged(3)).isFalse();
+        assertThat(c.changedNs()).as("read with RAE: kept").containsExactly(1, 3);
+        assertThat(c.namespaceChanged(1)).as("still masked after a read with RAE").isFalse();
         List<Integer> changed = c.takeChangedNs();
         assertThat(changed).containsExactly(1, 3);
         ByteBuffer log = le(IdentifyData.changedNsList(changed));
