@@ -140,14 +140,17 @@ public final class ZeroCopyDemo {
                 ini.add(String.valueOf(runLimit));
             }
             Process initiator = start(procs, logs, "initiator-comch", ini);
-            o = wait.await("the initiator is running", List.of(initiator.toHandle()), () -> !initiator.isAlive(),
-                    DemoWait.RUN_BOUND_MS);
+            // One handle for the watch and the condition: Process.isAlive() turns false only once the JDK's reaper
+            // thread has collected the exit, ProcessHandle.isAlive() as soon as the OS has it, so mixing the two
+            // read a fast, successful initiator (on a loaded machine) as "exited before it was ready".
+            ProcessHandle ih = initiator.toHandle();
+            o = wait.await("the initiator is running", List.of(ih), () -> !ih.isAlive(), DemoWait.RUN_BOUND_MS);
             if (o != DemoWait.Outcome.READY) {
                 return failed(out, "initiator-comch", wait.explain(o, "initiator-comch", DemoWait.RUN_BOUND_MS),
                         logs.get(2));
             }
             out.print(Files.readString(logs.get(2)));
-            int rc = initiator.exitValue();
+            int rc = initiator.waitFor(); // exited: returns once the reaper has its status
             relay.waitFor(exitMs, TimeUnit.MILLISECONDS);
             target.waitFor(exitMs, TimeUnit.MILLISECONDS);
             out.flush();
