@@ -105,7 +105,8 @@ final class PerfFlags {
             differs("-Q", "--continue-on-error", true, "I/O errors do not make the exit status 1; every Nth is "
                     + "printed (without -Q: the first 5 are printed, the exit status is 1)"),
             refused("-R", "--enable-uring", false, SOCK),
-            refused("-S", "--default-sock-impl", true, SOCK),
+            differs("-S", "--default-sock-impl", true, "posix or ssl only: ssl is NVMe/TCP over TLS 1.3 with "
+                    + "--psk-path"),
             refused("-T", "--logflag", true, "SPDK's per-component log flags (--log-level debug instead)"),
             refused("-U", "--num-unused-qpairs", true, "no unused queue pairs are created"),
             refused("-V", "--enable-vmd", false, PCIE),
@@ -118,8 +119,9 @@ final class PerfFlags {
             refused(null, "--disable-ktls", false, TLS),
             refused(null, "--enable-ktls", false, TLS),
             refused(null, "--tls-version", true, TLS),
-            refused(null, "--psk-path", true, TLS),
-            refused(null, "--psk-identity", true, TLS),
+            same(null, "--psk-path", true, "the PSK in the interchange format (NVMeTLSkey-1:...), a 0600 file; "
+                    + "implies -S ssl"),
+            refused(null, "--psk-identity", true, "the identity is derived from the NQNs (NVMe0R0x hostnqn subnqn)"),
             refused(null, "--zerocopy-threshold", true, SOCK),
             refused(null, "--zerocopy-threshold-sock-impl", true, SOCK),
             refused(null, "--transport-tos", true, SOCK),

@@ -1,0 +1,173 @@
+package io.jdoca.nvmf.tls;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jdoca.nvmf.config.TargetConfig;
+import io.jdoca.nvmf.perf.NvmePerfApp;
+import io.jdoca.nvmf.perf.NvmeTcpHost;
+import io.jdoca.nvmf.rpc.RpcServer;
+import io.jdoca.nvmf.rpc.SpdkConfigLoader;
+import io.jdoca.nvmf.tgt.NvmfTarget;
+import io.jdoca.sta.nvmf.tls.NvmeTlsKey;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * NVMe/TCP over TLS 1.3 with a PSK end to end (issue 33): the target set up through SPDK's RPCs
+ * ({@code keyring_file_add_key}, {@code nvmf_subsystem_add_host --psk}, {@code nvmf_subsystem_add_listener
+ * secure_channel}), nvme-perf with {@code -S ssl --psk-path} running 4K QD32 with verify, a wrong PSK failing
+ * with one line, a plaintext ICReq refused, save_config naming keys (never their content) and replaying.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class NvmfTlsTest {
+    static final String NQN = "nqn.2016-06.io.spdk:cnode1";
+    static final String HOST = "nqn.2014-08.org.nvmexpress:uuid:6a646f63-0000-4000-8000-0000000000d1";
+    static final ObjectMapper OM = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+    NvmfTarget target;
+    RpcServer rpc;
+    NvmeTlsKey key;
+    Path keyFile;
+    int port;
+
+    static Path writeKey(Path dir, String name, String text, String perms) throws IOException {
+        Path p = dir.resolve(name);
+        Files.writeString(p, text + "\n");
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(perms));
+        return p;
+    }
+
+    JsonNode call(String method, String json) throws Exception {
+        return OM.valueToTree(rpc.invoke(method, json == null ? null : OM.readTree(json)));
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    @BeforeEach
+    void up() throws Exception {
+        target = new NvmfTarget(TargetConfig.parse("{\"io_threads\":1}"));
+        target.start();
+        rpc = new RpcServer(target, null);
+        key = NvmeTlsKey.generate(NvmeTlsKey.HASH_SHA256, new SecureRandom());
+        keyFile = writeKey(dir, "psk0", key.interchange(), "rw-------");
+        port = freePort();
+        call("bdev_malloc_create", "{\"name\":\"Malloc0\",\"num_blocks\":16384,\"block_size\":4096}");
+        call("nvmf_create_subsystem", "{\"nqn\":\"" + NQN + "\",\"allow_any_host\":false}");
+        call("nvmf_subsystem_add_ns", "{\"nqn\":\"" + NQN + "\",\"namespace\":{\"bdev_name\":\"Malloc0\"}}");
+        call("keyring_file_add_key", "{\"name\":\"key0\",\"path\":\"" + keyFile + "\"}");
+        call("nvmf_subsystem_add_host", "{\"nqn\":\"" + NQN + "\",\"host\":\"" + HOST + "\",\"psk\":\"key0\"}");
+        call("nvmf_subsystem_add_listener", "{\"nqn\":\"" + NQN + "\",\"secure_channel\":true,\"listen_address\":"
+                + "{\"trtype\":\"TCP\",\"adrfam\":\"IPv4\",\"traddr\":\"127.0.0.1\",\"trsvcid\":\"" + port + "\"}}");
+    }
+
+    @AfterEach
+    void down() {
+        target.close();
+    }
+
+    record Out(int rc, String out, String err) {
+    }
+
+    static synchronized Out perf(String... args) {
+        PrintStream oldOut = System.out;
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        int rc;
+        try {
+            rc = new CommandLine(new NvmePerfApp()).execute(args);
+        } finally {
+            System.setOut(oldOut);
+            System.setErr(oldErr);
+        }
+        String e = err.toString(StandardCharsets.UTF_8).lines().filter(l -> !l.startsWith("SLF4J"))
+                .reduce("", (a, b) -> a + b + "\n");
+        return new Out(rc, out.toString(StandardCharsets.UTF_8), e);
+    }
+
+    String trid() {
+        return "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:" + port + " subnqn:" + NQN;
+    }
+
+    @Test
+    void nvmePerfRuns4kQd32WithVerifyOverTls() {
+        Out o = perf("-r", trid(), "--hostnqn", HOST, "-S", "ssl", "--psk-path", keyFile.toString(), "-q", "32",
+                "-o", "4096", "-w", "randrw", "-M", "50", "-t", "2", "--warmup", "0", "--verify");
+        assertThat(o.rc()).as(o.out() + o.err()).isZero();
+        assertThat(o.out()).contains("Total");
+        assertThat(o.out() + o.err()).doesNotContain(key.interchange().substring(16, 40));
+    }
+
+    @Test
+    void wrongPskFailsWithOneClearLine() throws IOException {
+        Path wrong = writeKey(dir, "wrong", NvmeTlsKey.generate(1, new SecureRandom()).interchange(), "rw-------");
+        Out o = perf("-r", trid(), "--hostnqn", HOST, "--psk-path", wrong.toString(), "-t", "1");
+        assertThat(o.rc()).isEqualTo(1);
+        assertThat(o.err().strip()).doesNotContain("\n").contains("TLS handshake failed").contains("wrong PSK");
+    }
+
+    @Test
+    void plaintextIcReqOnASecureListenerIsRefused() throws IOException {
+        try (NvmeTcpHost h = new NvmeTcpHost("127.0.0.1", port, false, false, 8, 8192)) {
+            assertThatThrownBy(h::initialize).isInstanceOf(IOException.class);
+        }
+        // The listener still serves TLS hosts afterwards.
+        Out o = perf("-r", trid(), "--hostnqn", HOST, "--psk-path", keyFile.toString(), "-t", "1", "-q", "4");
+        assertThat(o.rc()).as(o.err()).isZero();
+    }
+
+    @Test
+    void keyFilesReadableByOthersAndPerfKeyFilesToo() throws Exception {
+        Path open = writeKey(dir, "open", key.interchange(), "rw-r--r--");
+        assertThatThrownBy(() -> call("keyring_file_add_key", "{\"name\":\"k1\",\"path\":\"" + open + "\"}"))
+                .hasMessageContaining("must not be readable by others").message().doesNotContain("NVMeTLSkey");
+        Out o = perf("-r", trid(), "--hostnqn", HOST, "--psk-path", open.toString(), "-t", "1");
+        assertThat(o.rc()).isNotZero();
+        assertThat(o.err()).contains("must not be readable by others").doesNotContain("NVMeTLSkey");
+        JsonNode keys = call("keyring_get_keys", null);
+        assertThat(keys.toString()).contains("key0").contains(keyFile.toString()).doesNotContain("NVMeTLSkey");
+    }
+
+    @Test
+    void saveConfigNamesTheKeyAndReplays() throws Exception {
+        JsonNode saved = call("save_config", null);
+        String text = saved.toString();
+        assertThat(text).contains("\"psk\":\"key0\"").contains("\"secure_channel\":true")
+                .contains(keyFile.toString()).doesNotContain("NVMeTLSkey");
+        Path file = dir.resolve("saved.json");
+        Files.writeString(file, saved.toPrettyString());
+        target.close();
+        target = new NvmfTarget(TargetConfig.parse("{\"io_threads\":1}"));
+        target.start();
+        rpc = new RpcServer(target, null);
+        SpdkConfigLoader.load(rpc, file);
+        assertThat(call("save_config", null).toString()).isEqualTo(text);
+        Out o = perf("-r", trid(), "--hostnqn", HOST, "--psk-path", keyFile.toString(), "-t", "1", "-q", "4");
+        assertThat(o.rc()).as(o.err()).isZero();
+    }
+}
