@@ -153,6 +153,29 @@ class NvmfTlsTest {
         assertThat(keys.toString()).contains("key0").contains(keyFile.toString()).doesNotContain("NVMeTLSkey");
     }
 
+    /**
+     * Interop with a TLS implementation nobody here wrote: OpenSSL's {@code s_client} completes the TLS 1.3 PSK
+     * handshake against the secure listener, with the TLS PSK and identity jdoca derives (hex on its command line).
+     */
+    @Test
+    void opensslSClientCompletesTheHandshake() throws Exception {
+        Path openssl = Path.of("/usr/bin/openssl");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(openssl), "no /usr/bin/openssl: skipped");
+        NvmeTlsKey.Derived d = key.derive(0, HOST, NQN);
+        Process p = new ProcessBuilder(openssl.toString(), "s_client", "-brief", "-tls1_3", "-psk",
+                java.util.HexFormat.of().formatHex(d.psk()), "-psk_identity", d.identity().text(), "-ciphersuites",
+                "TLS_AES_128_GCM_SHA256", "-connect", "127.0.0.1:" + port).redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+        try {
+            assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("s_client ends").isTrue();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(out).contains("CONNECTION ESTABLISHED").contains("TLSv1.3")
+                    .contains("TLS_AES_128_GCM_SHA256");
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
     @Test
     void saveConfigNamesTheKeyAndReplays() throws Exception {
         JsonNode saved = call("save_config", null);
