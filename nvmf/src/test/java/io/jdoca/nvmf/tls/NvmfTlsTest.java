@@ -141,6 +141,35 @@ class NvmfTlsTest {
         assertThat(o.rc()).as(o.err()).isZero();
     }
 
+    private NvmeTcpHost tlsHost() throws IOException {
+        NvmeTcpHost h = new NvmeTcpHost("127.0.0.1", port, false, false, 8, 8192, key.derive(0, HOST, NQN));
+        h.initialize();
+        return h;
+    }
+
+    /** The Connect must name the host and subsystem the TLS identity named; discovery lists the listener as TLS. */
+    @Test
+    void connectMustMatchTheTlsIdentityAndDiscoverySaysTls() throws Exception {
+        String other = "nqn.2014-08.org.nvmexpress:uuid:6a646f63-0000-4000-8000-0000000000d2";
+        call("nvmf_subsystem_add_host", "{\"nqn\":\"" + NQN + "\",\"host\":\"" + other + "\"}");
+        try (NvmeTcpHost h = tlsHost()) {
+            int[] c = h.connect(0, 31, NQN, other, 0xffff, 0);
+            assertThat(c[0]).as("Connect as another host over this host's TLS").isEqualTo(
+                    io.jdoca.sta.nvme.NvmeStatus.CONNECT_INVALID_HOST);
+        }
+        try (NvmeTcpHost h = tlsHost()) {
+            assertThat(h.connect(0, 31, "nqn.2014-08.org.nvmexpress.discovery", HOST, 0xffff, 0)[0]).isZero();
+            assertThat(h.propertySet(0x14, 1 | (6 << 16) | (4 << 20))[0]).isZero();
+            byte[] log = new byte[4096];
+            assertThat(h.getLogPage(0x70, 0, log)).isZero();
+            assertThat(java.nio.ByteBuffer.wrap(log).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(8)).isEqualTo(1);
+            int e = 1024;
+            assertThat(log[e]).as("TRTYPE TCP").isEqualTo((byte) 3);
+            assertThat(log[e + 3]).as("TREQ secure channel required").isEqualTo((byte) 1);
+            assertThat(log[e + 768]).as("TSAS SECTYPE TLS 1.3").isEqualTo((byte) 2);
+        }
+    }
+
     @Test
     void keyFilesReadableByOthersAndPerfKeyFilesToo() throws Exception {
         Path open = writeKey(dir, "open", key.interchange(), "rw-r--r--");

@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The PSK interchange format and the NVMe/TCP TLS derivations. Expected values were computed by an independent
  * implementation: OpenSSL 3.0's command line ({@code openssl kdf ... HKDF} with the RFC 8446 HkdfLabel written out
- * as {@code hexinfo}, {@code openssl dgst -sha256 -mac HMAC} for the digest); the script is in the commit that added
- * this test (docs/features/tls.md names it). The parse vector is nvme-cli's documented example key.
+ * as {@code hexinfo}, {@code openssl dgst -sha256 -mac HMAC} for the digest):
+ * {@code src/test/resources/tls/psk-vectors.sh} prints them. The parse vector is nvme-cli's documented example key.
  */
 class NvmeTlsKeyTest {
     private static final HexFormat HEX = HexFormat.of();
