@@ -75,6 +75,59 @@ class TlsChannelTest {
         }
     }
 
+    /**
+     * What one handshake costs (both sides on this machine, after warm-up), printed for docs/features/tls.md: the
+     * time a handshake thread is busy, none of it on an IO engine.
+     */
+    @Test
+    void handshakeTimeIsMeasured() throws Exception {
+        NvmeTlsKey key = NvmeTlsKey.generate(1, new SecureRandom());
+        int n = 40;
+        long total = 0;
+        for (int i = 0; i < n; i++) {
+            CompletableFuture<TlsChannel> f = serve(key, 10_000);
+            long t0 = System.nanoTime();
+            try (TlsChannel c = TlsChannel.connect(dial(), new NvmeTlsClient(TlsChannel.crypto(),
+                    key.derive(0, HOST, SUB)), 10_000); TlsChannel s = f.get(20, TimeUnit.SECONDS)) {
+                if (i >= n / 2) {
+                    total += System.nanoTime() - t0;
+                }
+                assertThat(s.identity()).isNotNull();
+                assertThat(c.isOpen()).isTrue();
+            }
+        }
+        System.out.printf("TLS 1.3 PSK handshake (psk_dhe_ke, both sides): %.2f ms%n", total / 1e6 / (n / 2));
+    }
+
+    /** Bulk throughput of the record layer with each crypto provider (printed, for the docs). */
+    @Test
+    void recordThroughputPerCryptoProvider() throws Exception {
+        NvmeTlsKey key = NvmeTlsKey.generate(1, new SecureRandom());
+        for (org.bouncycastle.tls.crypto.TlsCrypto crypto : new org.bouncycastle.tls.crypto.TlsCrypto[] {
+            new org.bouncycastle.tls.crypto.impl.bc.BcTlsCrypto(new SecureRandom()),
+            new org.bouncycastle.tls.crypto.impl.jcajce.JcaTlsCryptoProvider().create(new SecureRandom())}) {
+            CompletableFuture<TlsChannel> f = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return TlsChannel.accept(server.accept(), new NvmeTlsServer(crypto, (h, n) -> key), 10_000);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            try (TlsChannel c = TlsChannel.connect(dial(), new NvmeTlsClient(crypto, key.derive(0, HOST, SUB)),
+                    10_000); TlsChannel s = f.get(20, TimeUnit.SECONDS)) {
+                byte[] chunk = new byte[8 << 20];
+                pump(s, c, chunk);
+                long t0 = System.nanoTime();
+                for (int i = 0; i < 4; i++) {
+                    pump(s, c, chunk);
+                }
+                double secs = (System.nanoTime() - t0) / 1e9;
+                System.out.printf("%s: %.0f MB/s (encrypt + decrypt on one thread)%n",
+                        crypto.getClass().getSimpleName(), 32 / secs);
+            }
+        }
+    }
+
     /** Writes {@code data} on {@code a} and reads it on {@code b}, both non-blocking, in one thread. */
     static byte[] pump(TlsChannel a, TlsChannel b, byte[] data) throws IOException {
         ByteBuffer src = ByteBuffer.wrap(data);
