@@ -46,7 +46,7 @@ final class PerfFlags {
     private static final String PCIE = "a PCIe/DPDK option: nvme-perf connects to NVMe/TCP and NVMe/RDMA targets only "
             + "(-r trtype:TCP or trtype:RDMA) and allocates its memory itself";
     private static final String SOCK = "an SPDK socket-layer option: nvme-perf uses the JDK's sockets";
-    private static final String TLS = "NVMe/TCP TLS is not supported";
+    private static final String TLS = "TLS is TLS 1.3 in the JVM (BouncyCastle), never the kernel's";
     private static final String AUTH = "DH-HMAC-CHAP authentication is not supported";
 
     private static Flag same(String s, String l, boolean arg, String note) {
