@@ -203,6 +203,35 @@ class NvmfTlsTest {
         } finally {
             p.destroyForcibly();
         }
+        // Data both ways: s_client sends an ICReq (its stdin) in a record OpenSSL sealed, jdoca's ICResp comes back
+        // in a record jdoca sealed and OpenSSL opened (its stdout).
+        Path icreq = dir.resolve("icreq.bin");
+        byte[] ic = new byte[128];
+        ic[2] = (byte) 128;
+        ic[4] = (byte) 128;
+        Files.write(icreq, ic);
+        Process q = new ProcessBuilder(openssl.toString(), "s_client", "-quiet", "-tls1_3", "-psk",
+                java.util.HexFormat.of().formatHex(d.psk()), "-psk_identity", d.identity().text(), "-ciphersuites",
+                "TLS_AES_128_GCM_SHA256", "-connect", "127.0.0.1:" + port)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .redirectInput(ProcessBuilder.Redirect.from(icreq.toFile())).start();
+        try {
+            java.util.concurrent.CompletableFuture<byte[]> resp = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            return q.getInputStream().readNBytes(128);
+                        } catch (IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    });
+            byte[] r = resp.get(30, TimeUnit.SECONDS);
+            assertThat(r).hasSize(128);
+            assertThat(r[0]).as("ICResp").isEqualTo((byte) 1);
+            assertThat(r[2] & 0xff).as("HLEN").isEqualTo(128);
+        } finally {
+            q.destroyForcibly();
+            q.waitFor(10, TimeUnit.SECONDS);
+        }
     }
 
     @Test

@@ -72,6 +72,11 @@ public final class NvmeTlsClient extends AbstractTlsClient {
         }
     }
 
+    /** The connection's security parameters (its traffic secrets, after the handshake). */
+    org.bouncycastle.tls.SecurityParameters connection() {
+        return context.getSecurityParametersConnection();
+    }
+
     /** Why the handshake failed, without secrets (null if it did not). */
     public String failure() {
         return failure;
