@@ -2,19 +2,15 @@ package io.jdoca.sta.nvmf.tls;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.security.GeneralSecurityException;
 import java.util.Arrays;
-import javax.crypto.Cipher;
-import javax.crypto.spec.GCMParameterSpec;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * TLS 1.3 record protection after the handshake (RFC 8446 §5.2, §7.3): AES-GCM with the application traffic
- * keys BouncyCastle negotiated, on the caller's buffers, the JDK's cipher (the CPU's AES instructions). Sealing
+ * keys BouncyCastle negotiated, on the caller's buffers, with {@link AesGcm} (the JDK's AES, keyed once). Sealing
  * writes a whole TLSCiphertext (header, encrypted inner plaintext with its content type, tag) into the output;
  * opening decrypts one record in place of nothing (into the caller's plaintext buffer) and returns its content
- * type. KeyUpdate (§4.6.3) re-derives a direction's secret ("traffic upd"), key and IV. What remains per record
- * is the JDK's {@code Cipher.init} (a parameter object and its GCM state).
+ * type. KeyUpdate (§4.6.3) re-derives a direction's secret ("traffic upd"), key and IV. Nothing is allocated per
+ * record (a KeyUpdate makes new keys).
  *
  * <p>Not thread-safe: the connection's owner thread.
  */
@@ -28,17 +24,14 @@ final class TlsRecords {
 
     private final int hash;
     private final int keyLen;
-    private final Cipher enc;
-    private final Cipher dec;
     private byte[] writeSecret;
     private byte[] readSecret;
-    private SecretKeySpec writeKey;
-    private SecretKeySpec readKey;
+    private AesGcm writeKey;
+    private AesGcm readKey;
     private final byte[] writeIv = new byte[12];
     private final byte[] readIv = new byte[12];
     private final byte[] nonce = new byte[12];
     private final byte[] aad = new byte[5];
-    private final ByteBuffer one = ByteBuffer.allocate(1);
     private long writeSeq;
     private long readSeq;
 
@@ -46,34 +39,28 @@ final class TlsRecords {
     TlsRecords(int hash, byte[] writeSecret, byte[] readSecret) throws IOException {
         this.hash = hash;
         this.keyLen = hash == NvmeTlsKey.HASH_SHA384 ? 32 : 16;
-        try {
-            enc = Cipher.getInstance("AES/GCM/NoPadding");
-            dec = Cipher.getInstance("AES/GCM/NoPadding");
-        } catch (GeneralSecurityException e) {
-            throw new IOException("AES-GCM unavailable: " + e.getClass().getSimpleName(), e);
-        }
         this.writeSecret = writeSecret;
         this.readSecret = readSecret;
         writeKey = keys(writeSecret, writeIv);
         readKey = keys(readSecret, readIv);
     }
 
-    private SecretKeySpec keys(byte[] secret, byte[] iv) {
+    private AesGcm keys(byte[] secret, byte[] iv) throws IOException {
         byte[] k = TlsHkdf.expandLabel(hash, secret, "key", new byte[0], keyLen);
         System.arraycopy(TlsHkdf.expandLabel(hash, secret, "iv", new byte[0], 12), 0, iv, 0, 12);
-        SecretKeySpec spec = new SecretKeySpec(k, "AES");
+        AesGcm gcm = new AesGcm(k);
         Arrays.fill(k, (byte) 0);
-        return spec;
+        return gcm;
     }
 
-    private GCMParameterSpec nonce(byte[] iv, long seq) {
+    private byte[] nonce(byte[] iv, long seq) {
         for (int i = 0; i < 12; i++) {
             nonce[i] = iv[i];
         }
         for (int i = 0; i < 8; i++) {
             nonce[11 - i] ^= (byte) (seq >>> (8 * i));
         }
-        return new GCMParameterSpec(128, nonce);
+        return nonce;
     }
 
     /** Bytes a record of {@code n} plaintext bytes takes on the wire. */
@@ -90,16 +77,11 @@ final class TlsRecords {
         aad[3] = (byte) (len >>> 8);
         aad[4] = (byte) len;
         out.put(aad);
-        try {
-            enc.init(Cipher.ENCRYPT_MODE, writeKey, nonce(writeIv, writeSeq++));
-            enc.updateAAD(aad);
-            enc.update(plain, out);
-            one.clear();
-            one.put(type).flip();
-            enc.doFinal(one, out);
-        } catch (GeneralSecurityException e) {
-            throw new IOException("TLS record sealing failed: " + e.getClass().getSimpleName(), e);
-        }
+        int at = out.position();
+        int n = plain.remaining();
+        out.put(plain).put(type); // the inner plaintext, encrypted in place
+        writeKey.seal(nonce(writeIv, writeSeq++), aad, out, at, n + 1, out, at);
+        out.position(at + n + 1 + 16);
     }
 
     /**
@@ -110,18 +92,13 @@ final class TlsRecords {
     byte open(ByteBuffer in, int len, ByteBuffer plain) throws IOException {
         int start = plain.position();
         in.get(aad);
-        int limit = in.limit();
-        in.limit(in.position() + len);
-        try {
-            dec.init(Cipher.DECRYPT_MODE, readKey, nonce(readIv, readSeq++));
-            dec.updateAAD(aad);
-            dec.doFinal(in, plain);
-        } catch (GeneralSecurityException e) {
+        int at = in.position();
+        in.position(at + len);
+        if (len < 16 || plain.remaining() < len - 16
+                || !readKey.open(nonce(readIv, readSeq++), aad, in, at, len - 16, plain, start)) {
             throw new IOException("TLS record authentication failed (bad_record_mac)");
-        } finally {
-            in.limit(limit);
         }
-        int end = plain.position();
+        int end = start + len - 16;
         while (end > start && plain.get(end - 1) == 0) {
             end--;
         }
@@ -133,7 +110,7 @@ final class TlsRecords {
     }
 
     /** The peer's KeyUpdate: the next records it sends use the next secret. */
-    void updateRead() {
+    void updateRead() throws IOException {
         byte[] next = TlsHkdf.expandLabel(hash, readSecret, "traffic upd", new byte[0], TlsHkdf.hashLength(hash));
         Arrays.fill(readSecret, (byte) 0);
         readSecret = next;
@@ -142,7 +119,7 @@ final class TlsRecords {
     }
 
     /** After sending our KeyUpdate: the next records we send use the next secret. */
-    void updateWrite() {
+    void updateWrite() throws IOException {
         byte[] next = TlsHkdf.expandLabel(hash, writeSecret, "traffic upd", new byte[0], TlsHkdf.hashLength(hash));
         Arrays.fill(writeSecret, (byte) 0);
         writeSecret = next;
