@@ -11,11 +11,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * What NVMe/TCP over TLS allocates per I/O in steady state (issue 33), measured, not hidden: 4 KiB reads through
- * a TLS queue pair on loopback sockets, host and engine on this thread. The engine's share (inside
- * {@link TestBed#pump}) is BouncyCastle's record layer; jdoca's own buffers ({@code TlsChannel}, the queue pair)
- * are made once. The plaintext path allocates nothing ({@link AllocationTest}); this test prints both figures
- * and fails only if the TLS engine figure grows past a bound that catches a regression (e.g. a copy per byte).
+ * What NVMe/TCP over TLS allocates per I/O in steady state (issue 33): 4 KiB reads through a TLS queue pair on
+ * loopback sockets, host and engine on this thread; the engine's share is what is allocated inside
+ * {@link TestBed#pump}. After the handshake the records are jdoca's ({@code TlsRecords}, {@code AesGcm}) on buffers
+ * made once: nothing per I/O, as the plaintext path ({@link AllocationTest}). Both figures are printed; the engine's
+ * must stay under 16 B/IO (any allocation per record is far more).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class TlsAllocationTest {
@@ -86,7 +86,7 @@ class TlsAllocationTest {
             double engine = (double) bed.pumpBytes / n;
             System.out.printf("TLS 4 KiB read: engine (target) %.0f B/IO, host + engine %.0f B/IO%n", engine,
                     (double) total / n);
-            assertTrue(engine < 64 * 1024, "engine B/IO " + engine);
+            assertTrue(engine < 16, "engine B/IO " + engine);
             assertEquals(0, bed.io.stats().get("io_errors"));
             c.close();
             TlsFuzzTest.pumpUntil(() -> conn.qp().state() == NvmfQpairState.CLOSED);
