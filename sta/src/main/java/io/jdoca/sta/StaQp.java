@@ -107,6 +107,12 @@ public final class StaQp implements NvmfQpairEvents {
         return qpair.sqFlowControlDisabled();
     }
 
+    /** The TLS PSK identity of the connection (host and subsystem NQNs; NVMe/TCP over TLS), or null. */
+    public io.jdoca.sta.nvmf.tls.NvmeTlsIdentity tlsIdentity() {
+        NvmfTransport t = qpair.transport();
+        return t == null ? null : t.tlsIdentity();
+    }
+
     /** True when the host asked for header digests (NVMe/TCP). */
     public boolean headerDigest() {
         NvmfTransport t = qpair.transport();

@@ -26,6 +26,7 @@ class PackageLayersTest {
     private static final Map<String, Integer> LAYER = Map.of(
             "io.jdoca.sta.config", 0,
             "io.jdoca.sta.nvme", 0,
+            "io.jdoca.sta.nvmf.tls", 0,
             "io.jdoca.sta.backend", 1,
             "io.jdoca.sta.backend.rbd", 2,
             "io.jdoca.sta.nvmf", 3,

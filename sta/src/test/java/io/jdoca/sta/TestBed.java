@@ -15,6 +15,7 @@ import io.jdoca.sta.nvme.NvmeOpcode;
 import io.jdoca.sta.nvme.NvmeStatus;
 import io.jdoca.sta.nvmf.rdma.NvmfRdmaTransport;
 import io.jdoca.sta.nvmf.rdma.RdmaQueuePair;
+import io.jdoca.testkit.AllocationMeter;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -145,8 +146,21 @@ final class TestBed implements AutoCloseable {
         return io.stats().get("digest_errors");
     }
 
+    /** When set, {@link #pump} adds what this thread allocated during each pump to {@link #pumpBytes}. */
+    boolean meterPump;
+    /** Bytes allocated inside {@link #pump} (the target's engine alone) while {@link #meterPump}. */
+    long pumpBytes;
+
     /** Progresses until nothing happens for a few rounds. */
     void pump() {
+        if (meterPump) {
+            long before = AllocationMeter.allocatedBytes();
+            meterPump = false;
+            pump();
+            meterPump = true;
+            pumpBytes += AllocationMeter.allocatedBytes() - before;
+            return;
+        }
         int idle = 0;
         for (int i = 0; i < 10_000 && idle < 3; i++) {
             idle = pe.progress() ? 0 : idle + 1;

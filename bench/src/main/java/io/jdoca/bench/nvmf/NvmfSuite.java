@@ -26,6 +26,9 @@ import java.util.concurrent.TimeUnit;
  * same file, pinned to the target's core, as same-run baseline, alternating for three rounds
  * (skipped with a message without fio); see {@link #fileLoads}.
  *
+ * <p>NVMe/TCP over TLS 1.3 (issue 33): 4 KiB random read and 128 KiB read at QD 32 through a secure-channel
+ * listener against the same loads through the plain one, same run; see {@link TlsLoads}.
+ *
  * <p>RBD back-end (the gateway's cost, issue 34 item 2): the same 4 KiB random loads through the target onto an
  * RBD bdev of a throw-away one-node Ceph cluster against {@code fio --ioengine=rbd} on the same image; see
  * {@link RbdGatewayLoads} (skipped with a message without Ceph or fio's rbd engine).
@@ -92,6 +95,8 @@ public final class NvmfSuite implements BenchSuite {
             for (Load l : loads) {
                 transportRows(out, target, echo, perfCpu, dir, tport, eport, l, rounds, roundSecs);
             }
+            // TLS vs plain to the memory namespace (issue 33): the price of encryption as a ratio.
+            new TlsLoads(this, dir, sock).run(out, perfCpu, tport, secs);
             fileLoads(out, dir, target, targetCpu, perfCpu, tport, img, secs);
             // RBD gateway vs fio's rbd engine (issue 34 item 2): short with --quick, else as the file rows.
             new RbdGatewayLoads(this, dir, sock).run(out, target, targetCpu, perfCpu, tport, quick ? 2 : FILE_ROUNDS,
@@ -276,11 +281,13 @@ public final class NvmfSuite implements BenchSuite {
         return perf(cpu, dir, port, nqn, l, secs, 512);
     }
 
-    /**
-     * nvme-perf against {@code nqn} over the first {@code rangeMb} MiB of namespace 1, with {@code extra} options;
-     * its JSON result.
-     */
-    JsonNode perf(String cpu, Path dir, int port, String nqn, Load l, double secs, int rangeMb, String... extra)
+    /** nvme-perf against {@code nqn} over the first {@code rangeMb} MiB of namespace 1; its JSON result. */
+    JsonNode perf(String cpu, Path dir, int port, String nqn, Load l, double secs, int rangeMb) throws Exception {
+        return perf(cpu, dir, port, nqn, l, secs, rangeMb, List.of());
+    }
+
+    /** {@link #perf(String, Path, int, String, Load, double, int)} with {@code extra} flags (e.g. TLS's). */
+    JsonNode perf(String cpu, Path dir, int port, String nqn, Load l, double secs, int rangeMb, List<String> extra)
             throws Exception {
         Path log = dir.resolve("perf-" + port + "-" + l.name() + ".log");
         List<String> args = new ArrayList<>(List.of("nvme-perf", "--port", String.valueOf(port), "-n", nqn, "--nsid",
@@ -288,7 +295,7 @@ public final class NvmfSuite implements BenchSuite {
                 "-w", l.workload(), "-o",
                 String.valueOf(l.ioSize()), "-q", String.valueOf(l.qd()), "-t", String.valueOf(secs), "--warmup", "1",
                 "--range-mb", String.valueOf(rangeMb), "--disable-sqflow", "--json"));
-        args.addAll(List.of(extra));
+        args.addAll(extra);
         Process p = start(cpu, log, args.toArray(String[]::new));
         if (!p.waitFor((long) secs + 60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
@@ -345,7 +352,7 @@ public final class NvmfSuite implements BenchSuite {
                 ? Files.readString(log) : ""));
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }

@@ -45,7 +45,7 @@ final class RbdGatewayLoads {
      * nvme-perf sleeps between completions here: a host spinning on the second of two cores would take from the
      * OSD and monitor the core fio's side leaves them, and at RBD's millisecond latencies spinning buys nothing.
      */
-    private static final String[] PERF_IDLE = {"--idle", "sleep"};
+    private static final List<String> PERF_IDLE = List.of("--idle", "sleep");
 
     private final NvmfSuite suite;
     private final Path dir;

@@ -178,6 +178,9 @@ public final class NvmePerfApp implements Callable<Integer> {
             description = "Run the trivial NVMe/TCP echo responder on this port instead (the benchmark baseline).")
     Integer echoPort;
 
+    @CommandLine.Mixin
+    PerfTls tls = new PerfTls();
+
     @Option(names = "--log-level", defaultValue = "warning", paramLabel = "LEVEL", description = "SPDK's error, "
             + "warning, notice, info or debug, or a DOCA level 10..70 (default: ${DEFAULT-VALUE}).")
     String logLevel;
@@ -234,6 +237,10 @@ public final class NvmePerfApp implements Callable<Integer> {
             return e.getMessage();
         }
         boolean anyRdma = targets.stream().anyMatch(PerfTrid::rdma);
+        String tlsBad = tls.check();
+        if (tlsBad != null || (anyRdma && tls.pskPath != null)) {
+            return tlsBad != null ? tlsBad : "--psk-path: TLS is NVMe/TCP's, not NVMe/RDMA's";
+        }
         if (noPrefill && !verify) {
             return "--no-prefill needs --verify";
         }
@@ -346,7 +353,7 @@ public final class NvmePerfApp implements Callable<Integer> {
     /** A host queue of {@code t}'s transport for cids 0..maxCid-1 of at most maxIo bytes. */
     NvmeHostQueue openQueue(PerfTrid t, int maxCid, int maxIo) throws IOException {
         return t.rdma() ? new NvmeRdmaHost(t.traddr(), t.trsvcid(), maxCid, maxIo)
-                : new NvmeTcpHost(t.traddr(), t.trsvcid(), hdgst, ddgst, maxCid, maxIo);
+                : new NvmeTcpHost(t.traddr(), t.trsvcid(), hdgst, ddgst, maxCid, maxIo, tls.derive(t));
     }
 
     /** Read percentage of the workload, -1 when the workload is unknown. */

@@ -10,6 +10,9 @@ import io.jdoca.sta.nvmf.tcp.IcRespPdu;
 import io.jdoca.sta.nvmf.tcp.NvmeTcpPdu;
 import io.jdoca.sta.nvmf.tcp.PduDigest;
 import io.jdoca.sta.nvmf.tcp.TermReqPdu;
+import io.jdoca.sta.nvmf.tls.NvmeTlsClient;
+import io.jdoca.sta.nvmf.tls.NvmeTlsKey;
+import io.jdoca.sta.nvmf.tls.TlsChannel;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -37,7 +40,10 @@ public final class NvmeTcpHost implements NvmeHostQueue {
         void onCompletion(int cid, int status, int dw0);
     }
 
-    private final SocketChannel ch;
+    /** The socket, or the TLS connection over it. */
+    private final java.nio.channels.ByteChannel ch;
+    private final SocketChannel sock;
+    private final TlsChannel tls;
     private final boolean hdgst;
     private final boolean ddgst;
     private final int hd;
@@ -62,9 +68,23 @@ public final class NvmeTcpHost implements NvmeHostQueue {
 
     public NvmeTcpHost(String address, int port, boolean hdgst, boolean ddgst, int maxCid,
             int maxIo) throws IOException {
-        this.ch = SocketChannel.open(new InetSocketAddress(address, port));
-        ch.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
-        ch.configureBlocking(false);
+        this(address, port, hdgst, ddgst, maxCid, maxIo, null);
+    }
+
+    /** With {@code psk} (not null): NVMe/TCP over TLS 1.3, the handshake done here (10 s at most). */
+    public NvmeTcpHost(String address, int port, boolean hdgst, boolean ddgst, int maxCid,
+            int maxIo, NvmeTlsKey.Derived psk) throws IOException {
+        this.sock = SocketChannel.open(new InetSocketAddress(address, port));
+        sock.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
+        sock.configureBlocking(false);
+        try {
+            this.tls = psk == null ? null : TlsChannel.connect(sock, new NvmeTlsClient(TlsChannel.crypto(), psk),
+                    10_000);
+        } catch (IOException e) {
+            sock.close();
+            throw new IOException("TLS handshake failed: " + e.getMessage(), e);
+        }
+        this.ch = tls != null ? tls : sock;
         this.hdgst = hdgst;
         this.ddgst = ddgst;
         this.hd = hdgst ? 4 : 0;
@@ -309,7 +329,7 @@ public final class NvmeTcpHost implements NvmeHostQueue {
     }
 
     private void flushAll() throws IOException {
-        while (txTail > txHead) {
+        while (txTail > txHead || (tls != null && tls.outputPending())) {
             flush();
         }
     }
@@ -398,7 +418,7 @@ public final class NvmeTcpHost implements NvmeHostQueue {
     }
 
     private int flush() throws IOException {
-        if (txTail == txHead) {
+        if (txTail == txHead && (tls == null || !tls.outputPending())) {
             return 0;
         }
         txBuf.limit(txTail).position(txHead);
@@ -539,12 +559,12 @@ public final class NvmeTcpHost implements NvmeHostQueue {
      * than spins ({@code nvme-perf --idle-sleep}).
      */
     public void awaitReadable(long timeoutMillis) throws IOException {
-        if (txTail > txHead || pduReady()) {
+        if (txTail > txHead || pduReady() || (tls != null && tls.outputPending())) {
             return;
         }
         if (selector == null) {
             selector = java.nio.channels.Selector.open();
-            ch.register(selector, java.nio.channels.SelectionKey.OP_READ);
+            sock.register(selector, java.nio.channels.SelectionKey.OP_READ);
         }
         selector.select(IGNORE_KEY, timeoutMillis);
     }

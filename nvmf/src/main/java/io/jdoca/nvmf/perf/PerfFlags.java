@@ -46,7 +46,7 @@ final class PerfFlags {
     private static final String PCIE = "a PCIe/DPDK option: nvme-perf connects to NVMe/TCP and NVMe/RDMA targets only "
             + "(-r trtype:TCP or trtype:RDMA) and allocates its memory itself";
     private static final String SOCK = "an SPDK socket-layer option: nvme-perf uses the JDK's sockets";
-    private static final String TLS = "NVMe/TCP TLS is not supported";
+    private static final String TLS = "TLS is TLS 1.3 in the JVM (BouncyCastle), never the kernel's";
     private static final String AUTH = "DH-HMAC-CHAP authentication is not supported";
 
     private static Flag same(String s, String l, boolean arg, String note) {
@@ -105,7 +105,8 @@ final class PerfFlags {
             differs("-Q", "--continue-on-error", true, "I/O errors do not make the exit status 1; every Nth is "
                     + "printed (without -Q: the first 5 are printed, the exit status is 1)"),
             refused("-R", "--enable-uring", false, SOCK),
-            refused("-S", "--default-sock-impl", true, SOCK),
+            differs("-S", "--default-sock-impl", true, "posix or ssl only: ssl is NVMe/TCP over TLS 1.3 with "
+                    + "--psk-path"),
             refused("-T", "--logflag", true, "SPDK's per-component log flags (--log-level debug instead)"),
             refused("-U", "--num-unused-qpairs", true, "no unused queue pairs are created"),
             refused("-V", "--enable-vmd", false, PCIE),
@@ -118,8 +119,9 @@ final class PerfFlags {
             refused(null, "--disable-ktls", false, TLS),
             refused(null, "--enable-ktls", false, TLS),
             refused(null, "--tls-version", true, TLS),
-            refused(null, "--psk-path", true, TLS),
-            refused(null, "--psk-identity", true, TLS),
+            same(null, "--psk-path", true, "the PSK in the interchange format (NVMeTLSkey-1:...), a 0600 file; "
+                    + "implies -S ssl"),
+            refused(null, "--psk-identity", true, "the identity is derived from the NQNs (NVMe0R0x hostnqn subnqn)"),
             refused(null, "--zerocopy-threshold", true, SOCK),
             refused(null, "--zerocopy-threshold-sock-impl", true, SOCK),
             refused(null, "--transport-tos", true, SOCK),

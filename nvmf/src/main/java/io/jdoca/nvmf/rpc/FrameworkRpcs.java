@@ -183,7 +183,7 @@ final class FrameworkRpcs implements RpcRegistry.Family {
             for (Map<String, Object> a : t.listenAddresses(s)) {
                 Map<String, Object> l = new LinkedHashMap<>();
                 l.put("nqn", s.nqn());
-                l.put("secure_channel", false);
+                l.put("secure_channel", Boolean.TRUE.equals(a.remove("secure_channel")));
                 l.put("listen_address", a);
                 out.add(entry("nvmf_subsystem_add_listener", l));
             }
@@ -196,6 +196,9 @@ final class FrameworkRpcs implements RpcRegistry.Family {
                     if (keys[1] != null) {
                         p.put("dhchap_ctrlr_key", keys[1]);
                     }
+                }
+                if (NvmfTargetOps.hostPsk(s, h) != null) {
+                    p.put("psk", NvmfTargetOps.hostPsk(s, h));
                 }
                 out.add(entry("nvmf_subsystem_add_host", p));
             }

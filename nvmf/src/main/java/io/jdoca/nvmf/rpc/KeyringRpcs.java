@@ -7,7 +7,8 @@ import java.util.function.Supplier;
 
 /**
  * SPDK's keyring methods ({@code lib/keyring/keyring_rpc.c}, {@code module/keyring/file}):
- * {@code keyring_file_add_key {name, path}} (the file must be 0600 and hold a DHHC-1 secret),
+ * {@code keyring_file_add_key {name, path}} (the file must be 0600 and hold a DHHC-1 secret or an NVMe/TCP TLS
+ * PSK {@code NVMeTLSkey-1:...}),
  * {@code keyring_file_remove_key {name}}, {@code keyring_get_keys}. No answer and no log line
  * carries a secret: keys are named, the files stay where the operator put them.
  *

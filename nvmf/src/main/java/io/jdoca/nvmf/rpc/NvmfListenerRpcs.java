@@ -17,7 +17,8 @@ import java.util.function.Supplier;
  * SPDK's listener methods ({@code lib/nvmf/nvmf_rpc.c}): {@code nvmf_subsystem_add_listener} and
  * {@code nvmf_subsystem_remove_listener}, {@code listen_address: {trtype, adrfam, traddr,
  * trsvcid}} with TCP and RDMA, and {@code nvmf_subsystem_listener_set_ana_state} (a listener's ANA
- * state per group); secure channels and socket implementations are not supported and said so.
+ * state per group); {@code secure_channel: true} makes an NVMe/TCP listener TLS 1.3 only (hosts need a PSK:
+ * {@code nvmf_subsystem_add_host --psk}); socket implementations are not supported and said so.
  *
  * <p>Threads: handlers on the RPC client's thread; each target call is a {@code sta-main} command.
  */
@@ -29,7 +30,10 @@ final class NvmfListenerRpcs implements RpcRegistry.Family {
     }
 
     /** A subsystem's listen address: trtype "TCP" or "RDMA"; {@code anaState} 0 = not given. */
-    private record Address(String nqn, String trtype, String traddr, int port, int anaState) {
+    private record Address(String nqn, String trtype, String traddr, int port, int anaState, boolean secure) {
+        Address(String nqn, String trtype, String traddr, int port, int anaState) {
+            this(nqn, trtype, traddr, port, anaState, false);
+        }
     }
 
     /** nvmf_subsystem_listener_set_ana_state's params ({@code anagrpid} 0: every group). */
@@ -44,7 +48,8 @@ final class NvmfListenerRpcs implements RpcRegistry.Family {
                 throw new ConfigException("nqn", "no subsystem " + a.nqn());
             }
             try {
-                int port = t.addSubsystemListener(a.nqn(), a.trtype(), a.traddr(), a.port());
+                int port = a.secure() ? NvmfTargetOps.addSecureListener(t, a.nqn(), a.traddr(), a.port())
+                        : t.addSubsystemListener(a.nqn(), a.trtype(), a.traddr(), a.port());
                 if (a.anaState() != 0) {
                     NvmfTargetOps.setAnaState(t, a.nqn(), a.trtype(), a.traddr(), port, a.anaState(), 0);
                 }
@@ -82,7 +87,6 @@ final class NvmfListenerRpcs implements RpcRegistry.Family {
         JsonParams p = new JsonParams(params, "", "nqn", "listen_address", "tgt_name", "secure_channel", "sock_impl",
                 "ana_state");
         p.noTarget();
-        p.onlyDefault("secure_channel", false);
         if (p.has("sock_impl")) {
             throw new ConfigException("sock_impl", "not supported by jdoca");
         }
@@ -99,7 +103,11 @@ final class NvmfListenerRpcs implements RpcRegistry.Family {
         if (adrfam != null && !adrfam.equalsIgnoreCase(ip instanceof Inet6Address ? "ipv6" : "ipv4")) {
             throw new ConfigException("listen_address.adrfam", "\"" + adrfam + "\" does not match traddr " + addr);
         }
-        return new Address(nqn, tr, addr, port(a.str("trsvcid", true)), ana);
+        boolean secure = Boolean.TRUE.equals(p.bool("secure_channel"));
+        if (secure && !tr.equals("TCP")) {
+            throw new ConfigException("secure_channel", "only NVMe/TCP listeners have TLS");
+        }
+        return new Address(nqn, tr, addr, port(a.str("trsvcid", true)), ana, secure);
     }
 
     private static AnaState parseAnaState(com.fasterxml.jackson.databind.JsonNode params) {

@@ -32,7 +32,7 @@ final class NvmfSubsystemRpcs implements RpcRegistry.Family {
     }
 
     /** A host of a subsystem, with its DH-HMAC-CHAP key names (null: none). */
-    private record Host(String nqn, String host, String dhchapKey, String ctrlrKey) {
+    private record Host(String nqn, String host, String dhchapKey, String ctrlrKey, String psk) {
     }
 
     @Override
@@ -63,20 +63,18 @@ final class NvmfSubsystemRpcs implements RpcRegistry.Family {
         r.register("nvmf_subsystem_add_host", p -> {
             JsonParams a = new JsonParams(p, "", "nqn", "host", "tgt_name", "psk", "dhchap_key", "dhchap_ctrlr_key");
             a.noTarget();
-            if (a.has("psk")) {
-                throw new ConfigException("psk", "NVMe/TCP TLS is not supported by jdoca yet");
-            }
             String nqn = a.str("nqn", true);
-            return new Host(nqn, a.nqn("host"), a.str("dhchap_key", false), a.str("dhchap_ctrlr_key", false));
+            return new Host(nqn, a.nqn("host"), a.str("dhchap_key", false), a.str("dhchap_ctrlr_key", false),
+                    a.str("psk", false));
         }, h -> {
-            NvmfTargetOps.addHost(target.get(), h.nqn(), h.host(), h.dhchapKey(), h.ctrlrKey());
+            NvmfTargetOps.addHost(target.get(), h.nqn(), h.host(), h.dhchapKey(), h.ctrlrKey(), h.psk());
             return true;
         });
         r.register("nvmf_subsystem_set_keys", p -> {
             JsonParams a = new JsonParams(p, "", "nqn", "host", "tgt_name", "dhchap_key", "dhchap_ctrlr_key");
             a.noTarget();
             return new Host(a.str("nqn", true), a.str("host", true), a.str("dhchap_key", false),
-                    a.str("dhchap_ctrlr_key", false));
+                    a.str("dhchap_ctrlr_key", false), null);
         }, h -> {
             NvmfTargetOps.setKeys(target.get(), h.nqn(), h.host(), h.dhchapKey(), h.ctrlrKey());
             return true;
@@ -85,7 +83,7 @@ final class NvmfSubsystemRpcs implements RpcRegistry.Family {
             JsonParams a = new JsonParams(p, "", "nqn", "host", "tgt_name");
             a.noTarget();
             String nqn = a.str("nqn", true);
-            return new Host(nqn, a.str("host", true), null, null);
+            return new Host(nqn, a.str("host", true), null, null, null);
         }, h -> {
             target.get().removeHost(h.nqn(), h.host());
             return true;

@@ -225,6 +225,12 @@ final class AdminHandler {
             reply(c, NvmeStatus.CONNECT_INVALID_HOST, 0, 0);
             return;
         }
+        io.jdoca.sta.nvmf.tls.NvmeTlsIdentity tls = qp.tlsIdentity();
+        if (tls != null && !subsys.isDiscovery() && !(tls.hostNqn().equals(hostnqn) && tls.subNqn().equals(subnqn))) {
+            LOG.info("host {} connects to {} over TLS secured for {}: refused", hostnqn, subnqn, tls);
+            reply(c, NvmeStatus.CONNECT_INVALID_HOST, 0, 0);
+            return;
+        }
         int entries = sqsize0 + 1;
         if (sqsize0 < 1 || entries > maxQueueEntries() || (qid == 0 && entries > 4096)) {
             invalidParameters(c, false, FabricsConnectCommand.OFF_SQSIZE);

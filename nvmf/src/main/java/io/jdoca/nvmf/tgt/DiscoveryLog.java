@@ -26,6 +26,10 @@ public final class DiscoveryLog {
     public static final int TREQ_NOT_REQUIRED = 2;
     /** TSAS SECTYPE for TCP: no security. */
     public static final int SECTYPE_NONE = 0;
+    /** TSAS SECTYPE for TCP: TLS 1.3 (NVMe/TCP Transport Specification figure 6; Linux's NVMF_TCP_SECTYPE_TLS13). */
+    public static final int SECTYPE_TLS13 = 2;
+    /** Or'ed into an {@link Entry}'s treq (never on the wire): a TCP entry's TSAS says SECTYPE TLS 1.3. */
+    static final int TREQ_TLS13 = 0x100;
     /** TSAS for RDMA (NVMe-oF 1.1 figure 34): RDMA_QPTYPE reliable connected. */
     public static final int RDMA_QPTYPE_CONNECTED = 1;
     /** RDMA_PRTYPE: provider type not specified (Soft-RoCE reports none; Linux nvmet writes the same). */
@@ -65,7 +69,7 @@ public final class DiscoveryLog {
             b.put(o, (byte) e.trtype());
             b.put(o + 1, (byte) e.adrfam());
             b.put(o + 2, (byte) e.subtype());
-            b.put(o + 3, (byte) e.treq());
+            b.put(o + 3, (byte) (e.treq() & 0xff));
             b.putShort(o + 4, (short) e.portId());
             b.putShort(o + 6, (short) 0xffff);  // CNTLID: dynamic
             b.putShort(o + 8, (short) 32);      // ASQSZ
@@ -78,7 +82,7 @@ public final class DiscoveryLog {
                 b.put(o + 770, (byte) RDMA_CMS_RDMA_CM);
                 // RDMA_PKEY (bytes 09:08 of TSAS) 0: not used over RoCE
             } else {
-                b.put(o + 768, (byte) SECTYPE_NONE);
+                b.put(o + 768, (byte) ((e.treq() & TREQ_TLS13) != 0 ? SECTYPE_TLS13 : SECTYPE_NONE));
             }
         }
         return b.array();

@@ -99,7 +99,8 @@ final class NvmfDiscovery {
                                 StaQp.TRTYPE_RDMA.equals(l.trtype()) ? DiscoveryLog.TRTYPE_RDMA
                                         : DiscoveryLog.TRTYPE_TCP,
                                 l.ip() instanceof Inet6Address ? DiscoveryLog.ADRFAM_IPV6 : DiscoveryLog.ADRFAM_IPV4,
-                                DiscoveryLog.SUBTYPE_NVME, DiscoveryLog.TREQ_NOT_SPECIFIED));
+                                DiscoveryLog.SUBTYPE_NVME, l.secure() ? DiscoveryLog.TREQ_REQUIRED
+                                        | DiscoveryLog.TREQ_TLS13 : DiscoveryLog.TREQ_NOT_SPECIFIED));
                     }
                 }
             }
@@ -110,7 +111,8 @@ final class NvmfDiscovery {
                     r.adrfam().equalsIgnoreCase("IPv6") ? DiscoveryLog.ADRFAM_IPV6 : DiscoveryLog.ADRFAM_IPV4,
                     r.subnqn().equals(NvmfSubsystem.DISCOVERY_NQN) ? DiscoveryLog.SUBTYPE_DISCOVERY
                             : DiscoveryLog.SUBTYPE_NVME,
-                    r.secureChannel() ? DiscoveryLog.TREQ_REQUIRED : DiscoveryLog.TREQ_NOT_REQUIRED));
+                    r.secureChannel() ? DiscoveryLog.TREQ_REQUIRED | DiscoveryLog.TREQ_TLS13
+                            : DiscoveryLog.TREQ_NOT_REQUIRED));
         }
         return DiscoveryLog.build(generation, entries);
     }

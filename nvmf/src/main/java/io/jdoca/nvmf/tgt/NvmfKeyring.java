@@ -4,6 +4,7 @@ import io.jdoca.core.DocaError;
 import io.jdoca.core.DocaException;
 import io.jdoca.nvmf.auth.DhchapKey;
 import io.jdoca.nvmf.config.ConfigException;
+import io.jdoca.sta.nvmf.tls.NvmeTlsKey;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,15 +19,16 @@ import java.util.Set;
 
 /**
  * The target's keys (SPDK's {@code keyring_file} module): each a name for a file the operator
- * wrote, holding a DH-HMAC-CHAP secret in the DHHC-1 representation. The file must be private to
+ * wrote, holding a DH-HMAC-CHAP secret in the DHHC-1 representation or an NVMe/TCP TLS PSK in the
+ * interchange format ({@code NVMeTLSkey-1:HH:...:}, {@link NvmeTlsKey}). The file must be private to
  * its owner (no group or other permission bits), as SPDK requires; only its name and path are
  * ever shown (RPC answers, {@code save_config}, logs), never its content.
  *
  * <p>Threads: {@code sta-main} only (a plain map).
  */
 final class NvmfKeyring {
-    /** One key: its file and the secret read from it. */
-    record Key(String name, Path path, DhchapKey dhchap) {
+    /** One key: its file and the secret read from it (one of {@code dhchap}, {@code tls}; the other null). */
+    record Key(String name, Path path, DhchapKey dhchap, NvmeTlsKey tls) {
         @Override
         public String toString() {
             return "Key[" + name + ", " + path + "]";
@@ -59,14 +61,16 @@ final class NvmfKeyring {
         } catch (IOException e) {
             throw new ConfigException("path", path + ": cannot be read (" + e.getClass().getSimpleName() + ")");
         }
-        DhchapKey k;
         try {
-            k = DhchapKey.parse(text.strip());
+            // Both parsers' messages name what is wrong, never the secret.
+            if (text.strip().startsWith("NVMeTLSkey-")) {
+                keys.put(name, new Key(name, p, null, NvmeTlsKey.parse(text)));
+            } else {
+                keys.put(name, new Key(name, p, DhchapKey.parse(text.strip()), null));
+            }
         } catch (IllegalArgumentException e) {
-            // DhchapKey's messages name what is wrong, never the secret.
             throw new ConfigException("path", path + ": " + e.getMessage());
         }
-        keys.put(name, new Key(name, p, k));
     }
 
     /** SPDK's {@code keyring_file_remove_key}. */

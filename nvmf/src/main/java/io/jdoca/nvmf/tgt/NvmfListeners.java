@@ -6,10 +6,14 @@ import io.jdoca.nvmf.config.TargetConfig;
 import io.jdoca.sta.StaQp;
 import io.jdoca.sta.nvmf.rdma.NvmeRdmaCmReject;
 import io.jdoca.sta.nvmf.rdma.NvmeRdmaConnectRequest;
+import io.jdoca.sta.nvmf.tls.NvmeTlsKey;
+import io.jdoca.sta.nvmf.tls.NvmeTlsServer;
+import io.jdoca.sta.nvmf.tls.TlsChannel;
 import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -18,6 +22,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,20 +36,28 @@ import org.slf4j.LoggerFactory;
  * <p><b>Threads.</b> {@code sta-main} only: opening, closing, changing and looking up listeners
  * (a plain list, no lock). Each TCP listener has its acceptor thread and NVMe/RDMA requests arrive
  * on the rdma_cm service's thread; those threads touch only their own socket or id and hand each
- * connection to an IO engine ({@code StaIo.qpAccept}), never this table.
+ * connection to an IO engine ({@code StaIo.qpAccept}), never this table. A secure-channel listener's
+ * connection first runs its TLS handshake on a virtual thread of its own (at most {@link #HANDSHAKES} at once,
+ * each with a deadline of {@link #HANDSHAKE_MS}), so a slow or stalling host holds neither the acceptor nor an
+ * IO engine; the PSK is looked up on {@code sta-main} ({@link NvmfSubsystems#tlsKey}).
  */
 final class NvmfListeners {
     private static final Logger LOG = LoggerFactory.getLogger(NvmfListeners.class);
+    /** How long a host has to complete its TLS handshake (Linux's nvmet: 10 s too, tls_handshake_timeout). */
+    static final long HANDSHAKE_MS = 10_000;
+    /** TLS handshakes running at once, per target; a connection beyond them is closed. */
+    static final int HANDSHAKES = 64;
 
     /**
      * One listener: a bound TCP socket, or an rdma_cm id listening for NVMe/RDMA ({@code trtype}
      * {@link StaQp#TRTYPE_RDMA}; {@code rdmaId} its address). {@code topLevel}: opened by
      * {@link NvmfTarget#addListener} (the JSON's top-level listeners, {@code --listen}), so given to
      * the subsystems the JSON defines without listeners of their own; otherwise opened for one
-     * subsystem by {@link NvmfTarget#addSubsystemListener}.
+     * subsystem by {@link NvmfTarget#addSubsystemListener}. {@code secure}: NVMe/TCP over TLS 1.3 only
+     * (SPDK's {@code secure_channel}).
      */
     record Listener(String trtype, String address, InetAddress ip, int port, int portId, boolean topLevel,
-                    ServerSocketChannel channel, long rdmaId, Thread thread, AtomicBoolean open) {
+                    ServerSocketChannel channel, long rdmaId, Thread thread, AtomicBoolean open, boolean secure) {
         /** TCP listeners keep their historical key "address:port" (saved configurations); RDMA ones are prefixed. */
         String key() {
             return (StaQp.TRTYPE_TCP.equals(trtype) ? "" : "rdma:") + address + ":" + port;
@@ -64,6 +77,7 @@ final class NvmfListeners {
     private int nextPortId = 1;
     /** The rdma_cm service, opened with the first NVMe/RDMA listener. */
     private RdmaCmService rdmaCm;
+    private final Semaphore handshakes = new Semaphore(HANDSHAKES);
 
     NvmfListeners(NvmfTarget target) {
         this.target = target;
@@ -71,6 +85,14 @@ final class NvmfListeners {
 
     /** Opens a listener on {@code address:port} (port 0: any free one). */
     Listener open(String trtype, String address, int port, boolean topLevel) throws IOException {
+        return open(trtype, address, port, topLevel, false);
+    }
+
+    /** {@link #open(String, String, int, boolean)}, {@code secure}: TLS required (TCP only). */
+    Listener open(String trtype, String address, int port, boolean topLevel, boolean secure) throws IOException {
+        if (secure && !StaQp.TRTYPE_TCP.equals(trtype)) {
+            throw new io.jdoca.nvmf.config.ConfigException("secure_channel", "only NVMe/TCP listeners have TLS");
+        }
         InetAddress ip = TargetConfig.ipLiteral("address", address);
         if (StaQp.TRTYPE_RDMA.equals(trtype)) {
             NvmfNetworkDevices.checkRdmaListener(target.sta(), ip);
@@ -79,7 +101,7 @@ final class NvmfListeners {
             }
             long[] idPort = rdmaCm.listen(ip, port);
             Listener l = new Listener(trtype, TargetConfig.ipText(ip), ip, (int) idPort[1], nextPortId++, topLevel,
-                    null, idPort[0], null, new AtomicBoolean(true));
+                    null, idPort[0], null, new AtomicBoolean(true), false);
             listeners.add(l);
             target.discoveryChanged();
             LOG.info("listening on {}:{} (NVMe/RDMA{})", l.address(), l.port(), topLevel ? "" : ", per subsystem");
@@ -94,14 +116,15 @@ final class NvmfListeners {
             throw new IOException("cannot listen on " + address + ":" + port + ": " + e.getMessage(), e);
         }
         int actual = ((InetSocketAddress) ch.getLocalAddress()).getPort();
-        Thread t = new Thread(() -> acceptLoop(ch), "sta-listen-" + actual);
+        Thread t = new Thread(() -> acceptLoop(ch, secure), "sta-listen-" + actual);
         t.setDaemon(true);
         Listener l = new Listener(StaQp.TRTYPE_TCP, TargetConfig.ipText(ip), ip, actual, nextPortId++, topLevel, ch,
-                0, t, new AtomicBoolean(true));
+                0, t, new AtomicBoolean(true), secure);
         listeners.add(l);
         target.discoveryChanged();
         t.start();
-        LOG.info("listening on {}:{} (NVMe/TCP{})", l.address(), actual, topLevel ? "" : ", per subsystem");
+        LOG.info("listening on {}:{} (NVMe/TCP{}{})", l.address(), actual, secure ? " over TLS 1.3" : "",
+                topLevel ? "" : ", per subsystem");
         return l;
     }
 
@@ -179,10 +202,14 @@ final class NvmfListeners {
         return target.nextEngine().io.qpConnect(req);
     }
 
-    private void acceptLoop(ServerSocketChannel ch) {
+    private void acceptLoop(ServerSocketChannel ch, boolean secure) {
         while (target.running() && ch.isOpen()) {
             try {
                 SocketChannel c = ch.accept();
+                if (secure) {
+                    startHandshake(c);
+                    continue;
+                }
                 NvmfEngine e = target.nextEngine();
                 try {
                     // The seed's two calls: doca_sta_io_qp_alloc, then doca_sta_io_qp_accept.
@@ -199,6 +226,43 @@ final class NvmfListeners {
                 }
             }
         }
+    }
+
+    /** A secure listener's connection: TLS first, on a virtual thread; then an engine serves it as any other. */
+    private void startHandshake(SocketChannel c) throws IOException {
+        SocketAddress from = c.getRemoteAddress();
+        if (!handshakes.tryAcquire()) {
+            LOG.warn("TLS connection from {} refused: {} handshakes already running", from, HANDSHAKES);
+            c.close();
+            return;
+        }
+        Thread.ofVirtual().name("sta-tls-handshake").start(() -> {
+            try {
+                TlsChannel tls;
+                try {
+                    c.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                    tls = TlsChannel.accept(c, new NvmeTlsServer(TlsChannel.crypto(), this::tlsKey), HANDSHAKE_MS);
+                } finally {
+                    handshakes.release();
+                }
+                NvmfEngine e = target.nextEngine();
+                StaQp qp = e.io.qpAlloc();
+                e.io.qpAccept(qp, tls);
+                LOG.debug("accepted {} over TLS ({}) on {}", from, tls.identity(), e.io.name());
+            } catch (IOException | RuntimeException ex) {
+                LOG.warn("TLS connection from {} refused: {}", from, ex.getMessage());
+                try {
+                    c.close();
+                } catch (IOException closing) {
+                    // gone already
+                }
+            }
+        });
+    }
+
+    /** The configured PSK of {@code host} on {@code sub} (handshake thread; the tables are read on sta-main). */
+    private NvmeTlsKey tlsKey(String host, String sub) {
+        return target.query("TLS PSK lookup", () -> target.subsystemTable().tlsKey(host, sub));
     }
 
     // ------------------------------------------------------------------ reachability
@@ -228,8 +292,11 @@ final class NvmfListeners {
         return l != null && reachableOn(s, l);
     }
 
-    /** The listeners {@code s} is reachable on (for save_config): trtype, adrfam, traddr, trsvcid. */
-    List<Map<String, Object>> addressesOf(NvmfSubsystem s) {
+    /**
+     * The listeners {@code s} is reachable on (for save_config): trtype, adrfam, traddr, trsvcid; with
+     * {@code secure}, also secure_channel (true) on a TLS listener's (save_config moves it out of the address).
+     */
+    List<Map<String, Object>> addressesOf(NvmfSubsystem s, boolean secure) {
         List<Map<String, Object>> ls = new ArrayList<>();
         for (Listener l : listeners) {
             if (!s.isDiscovery() && reachableOn(s, l)) {
@@ -238,6 +305,9 @@ final class NvmfListeners {
                 a.put("adrfam", l.ip() instanceof Inet6Address ? "IPv6" : "IPv4");
                 a.put("traddr", l.address());
                 a.put("trsvcid", Integer.toString(l.port()));
+                if (secure && l.secure()) {
+                    a.put("secure_channel", true);
+                }
                 ls.add(a);
             }
         }

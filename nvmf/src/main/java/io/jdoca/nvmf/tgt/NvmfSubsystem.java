@@ -49,6 +49,8 @@ public final class NvmfSubsystem {
     private final Map<String, NvmfListenerAna> ana = new HashMap<>();
     /** DH-HMAC-CHAP key names per host NQN (keyring names; SPDK's add_host --dhchap-key, --dhchap-ctrlr-key). */
     private volatile Map<String, HostKeys> hostKeys = Map.of();
+    /** TLS PSK key names per host NQN (keyring names; SPDK's add_host --psk). */
+    private volatile Map<String, String> hostPsk = Map.of();
     /** Each namespace's reservation state (sta-main only); the IO engines see its published view. */
     private final Map<Integer, io.jdoca.nvmf.resv.NamespaceReservation> reservations = new HashMap<>();
     private final Map<Integer, Object> reservationStamps = new HashMap<>();
@@ -166,6 +168,22 @@ public final class NvmfSubsystem {
             m.put(host, keys);
         }
         hostKeys = Map.copyOf(m);
+    }
+
+    /** The keyring name of the TLS PSK of {@code host}, or null. */
+    public String hostPsk(String host) {
+        return hostPsk.get(host);
+    }
+
+    /** Sets (null: clears) the TLS PSK key name of {@code host}. sta-main. */
+    void setHostPsk(String host, String keyName) {
+        Map<String, String> m = new HashMap<>(hostPsk);
+        if (keyName == null) {
+            m.remove(host);
+        } else {
+            m.put(host, keyName);
+        }
+        hostPsk = Map.copyOf(m);
     }
 
     /** Namespace ids are 1..this (Identify Controller NN). */

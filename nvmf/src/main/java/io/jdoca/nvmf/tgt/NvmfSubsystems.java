@@ -211,12 +211,29 @@ final class NvmfSubsystems {
         s.setHostKeys(host, dhchapKey == null ? null : new NvmfSubsystem.HostKeys(dhchapKey, ctrlrKey));
     }
 
+    /** The configured TLS PSK host {@code host} was given on subsystem {@code sub} (add_host --psk), or null. */
+    io.jdoca.sta.nvmf.tls.NvmeTlsKey tlsKey(String host, String sub) {
+        NvmfSubsystem s = subsystems.get(sub);
+        String name = s == null || s.isDiscovery() || !s.hosts().contains(host) ? null : s.hostPsk(host);
+        NvmfKeyring.Key k = keyring.get(name);
+        return k == null ? null : k.tls();
+    }
+
+    /** SPDK's add_host --psk: {@code host} reaches {@code nqn} over TLS with key {@code psk} (null: none). */
+    void setHostPsk(String nqn, String host, String psk) {
+        if (psk != null && (keyring.get(psk) == null || keyring.get(psk).tls() == null)) {
+            throw new ConfigException("psk", "no TLS key " + psk + " in the keyring (keyring_file_add_key first, "
+                    + "a file holding NVMeTLSkey-1:...)");
+        }
+        require(nqn).setHostPsk(host, psk);
+    }
+
     private void checkKeys(String dhchapKey, String ctrlrKey) {
         if (ctrlrKey != null && dhchapKey == null) {
             throw new ConfigException("dhchap_ctrlr_key", "only with dhchap_key (the host authenticates first)");
         }
         for (String k : new String[] {dhchapKey, ctrlrKey}) {
-            if (k != null && keyring.get(k) == null) {
+            if (k != null && (keyring.get(k) == null || keyring.get(k).dhchap() == null)) {
                 throw new ConfigException(k == dhchapKey ? "dhchap_key" : "dhchap_ctrlr_key", "no key " + k
                         + " in the keyring (keyring_file_add_key first)");
             }
@@ -228,6 +245,7 @@ final class NvmfSubsystems {
         NvmfSubsystem s = require(nqn);
         s.removeHost(host);
         s.setHostKeys(host, null);
+        s.setHostPsk(host, null);
         target.controllerRegistry().killAll(c -> c.subsystem() == s && c.hostNqn().equals(host) && !s.allowAnyHost(),
                 "host removed");
         target.discovery().changed();
@@ -237,14 +255,23 @@ final class NvmfSubsystems {
 
     /** See {@link NvmfTarget#addSubsystemListener(String, String, String, int)}. */
     int addListener(String nqn, String trtype, String address, int port) throws IOException {
+        return addListener(nqn, trtype, address, port, false);
+    }
+
+    /** {@link #addListener(String, String, String, int)}; {@code secure}: a TLS listener (SPDK's secure_channel). */
+    int addListener(String nqn, String trtype, String address, int port, boolean secure) throws IOException {
         NvmfSubsystem s = subsystems.get(nqn); // the discovery subsystem too: a discovery-only port
         if (s == null) {
             throw new DocaException(DocaError.NOT_FOUND, "no subsystem " + nqn);
         }
         InetAddress ip = TargetConfig.ipLiteral("listen_address.traddr", address);
         NvmfListeners.Listener use = port != 0 ? target.listenerTable().find(trtype, ip, port) : null;
+        if (use != null && use.secure() != secure) {
+            throw new ConfigException("secure_channel", address + ":" + port + " is already open "
+                    + (use.secure() ? "with" : "without") + " a secure channel");
+        }
         if (use == null) {
-            use = target.listenerTable().open(trtype, address, port, false);
+            use = target.listenerTable().open(trtype, address, port, false, secure);
         }
         s.addListener(use.key());
         target.discovery().changed();
@@ -495,7 +522,7 @@ final class NvmfSubsystems {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("nqn", s.nqn());
             m.put("subtype", s.isDiscovery() ? "Discovery" : "NVMe");
-            m.put("listen_addresses", target.listenerTable().addressesOf(s));
+            m.put("listen_addresses", target.listenerTable().addressesOf(s, false));
             m.put("allow_any_host", s.allowAnyHost());
             m.put("hosts", s.hosts().stream().sorted().map(h -> Map.of("nqn", h)).toList());
             if (!s.isDiscovery()) {

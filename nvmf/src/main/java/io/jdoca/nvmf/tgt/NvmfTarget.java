@@ -375,7 +375,7 @@ public final class NvmfTarget implements AutoCloseable {
 
     /** The listeners {@code s} is reachable on (for save_config): trtype, adrfam, traddr, trsvcid. */
     public List<Map<String, Object>> listenAddresses(NvmfSubsystem s) {
-        return call("listen addresses", () -> listeners.addressesOf(s));
+        return call("listen addresses", () -> listeners.addressesOf(s, true));
     }
 
     /** Every listener: trtype, address, port, portid. */

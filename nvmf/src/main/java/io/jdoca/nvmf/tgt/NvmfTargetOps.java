@@ -123,6 +123,43 @@ public final class NvmfTargetOps {
         });
     }
 
+    /**
+     * SPDK's {@code nvmf_subsystem_add_host} with {@code --psk} too: the host's NVMe/TCP TLS key (a keyring name
+     * whose file holds {@code NVMeTLSkey-1:...}); null keys are not set.
+     */
+    public static void addHost(NvmfTarget t, String nqn, String host, String dhchapKey, String ctrlrKey, String psk) {
+        t.query("nvmf_subsystem_add_host", () -> {
+            if (psk != null) {
+                t.subsystemTable().setHostPsk(nqn, host, psk);
+            }
+            t.subsystemTable().addHost(nqn, host, dhchapKey, ctrlrKey);
+            return null;
+        });
+    }
+
+    /** The TLS key name of a host of {@code s} (save_config's add_host psk), or null. */
+    public static String hostPsk(NvmfSubsystem s, String host) {
+        return s.hostPsk(host);
+    }
+
+    /**
+     * SPDK's {@code nvmf_subsystem_add_listener} with {@code secure_channel: true}: an NVMe/TCP listener where
+     * every connection starts with a TLS 1.3 PSK handshake; returns its port.
+     */
+    public static int addSecureListener(NvmfTarget t, String nqn, String address, int port) throws java.io.IOException {
+        try {
+            return t.query("nvmf_subsystem_add_listener", () -> {
+                try {
+                    return t.subsystemTable().addListener(nqn, StaQp.TRTYPE_TCP, address, port, true);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+        } catch (java.io.UncheckedIOException e) {
+            throw e.getCause();
+        }
+    }
+
     /** SPDK's {@code nvmf_subsystem_set_keys}: a host's keys for its next authentications. */
     public static void setKeys(NvmfTarget t, String nqn, String host, String dhchapKey, String ctrlrKey) {
         t.query("nvmf_subsystem_set_keys", () -> {

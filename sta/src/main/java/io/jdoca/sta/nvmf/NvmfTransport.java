@@ -82,6 +82,11 @@ public interface NvmfTransport {
      */
     void requestHostData(NvmfRequest r, int offset, int len);
 
+    /** The TLS PSK identity the connection was secured with (NVMe/TCP over TLS), or null. */
+    default io.jdoca.sta.nvmf.tls.NvmeTlsIdentity tlsIdentity() {
+        return null;
+    }
+
     /** Negotiated header digest (NVMe/TCP; false for transports without it). */
     boolean headerDigest();
 

@@ -15,6 +15,7 @@ import io.jdoca.sta.nvmf.NvmfRequest;
 import io.jdoca.sta.nvmf.NvmfRequestPool;
 import io.jdoca.sta.nvmf.NvmfTransport;
 import io.jdoca.sta.nvmf.NvmfTransportType;
+import io.jdoca.sta.nvmf.tls.TlsChannel;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
@@ -44,6 +45,8 @@ public final class NvmfTcpQpair implements NvmfTransport {
     private final NvmfPollGroup group;
     private final NvmfRequestPool pool;
     private final ByteChannel ch;
+    /** The TLS connection when {@code ch} is one (a secure-channel listener), else null. */
+    private final TlsChannel tls;
     private final SocketAddress remote;
     private final SocketAddress local;
     private final NativeMemory memory = new NativeMemory();
@@ -77,9 +80,10 @@ public final class NvmfTcpQpair implements NvmfTransport {
         this.group = qp.group();
         this.pool = new NvmfRequestPool(requests, NvmfRequest::new);
         this.ch = ch;
+        this.tls = ch instanceof TlsChannel t ? t : null;
         SocketAddress r = null;
         SocketAddress l = null;
-        if (ch instanceof SocketChannel sc) {
+        if ((tls != null ? tls.socket() : ch) instanceof SocketChannel sc) {
             try {
                 r = sc.getRemoteAddress();
                 l = sc.getLocalAddress();
@@ -119,7 +123,7 @@ public final class NvmfTcpQpair implements NvmfTransport {
 
     @Override
     public boolean sendPending() {
-        return txTail > txHead;
+        return txTail > txHead || (tls != null && tls.outputPending());
     }
 
     @Override
@@ -149,7 +153,7 @@ public final class NvmfTcpQpair implements NvmfTransport {
 
     @Override
     public int flush() {
-        if (txTail == txHead || qp.state() == NvmfQpairState.CLOSED) {
+        if ((txTail == txHead && (tls == null || !tls.outputPending())) || qp.state() == NvmfQpairState.CLOSED) {
             return 0;
         }
         try {
@@ -527,6 +531,11 @@ public final class NvmfTcpQpair implements NvmfTransport {
     }
 
     @Override
+    public io.jdoca.sta.nvmf.tls.NvmeTlsIdentity tlsIdentity() {
+        return tls == null ? null : tls.identity();
+    }
+
+    @Override
     public boolean headerDigest() {
         return hdgst;
     }
@@ -548,7 +557,7 @@ public final class NvmfTcpQpair implements NvmfTransport {
 
     @Override
     public SelectableChannel selectable() {
-        return ch instanceof SelectableChannel sc ? sc : null;
+        return tls != null ? tls.socket() : ch instanceof SelectableChannel sc ? sc : null;
     }
 
     @Override
@@ -567,6 +576,6 @@ public final class NvmfTcpQpair implements NvmfTransport {
 
     @Override
     public String toString() {
-        return "NvmfTcpQpair[qid=" + qp.qid() + ", " + remote + "]";
+        return "NvmfTcpQpair[qid=" + qp.qid() + ", " + remote + (tls != null ? ", TLS" : "") + "]";
     }
 }
