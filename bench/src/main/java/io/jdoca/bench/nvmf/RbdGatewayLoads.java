@@ -2,16 +2,10 @@ package io.jdoca.bench.nvmf;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jdoca.bench.BenchResult;
 import io.jdoca.core.config.CoreProperties;
 import io.jdoca.sta.backend.rbd.Librbd;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.channels.Channels;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -226,28 +220,7 @@ final class RbdGatewayLoads {
 
     /** One JSON-RPC call on the target's socket; throws IOException with the target's error. */
     private JsonNode rpc(String method, Map<String, Object> params) throws IOException {
-        ObjectNode req = JSON.createObjectNode();
-        req.put("jsonrpc", "2.0");
-        req.put("id", 1);
-        req.put("method", method);
-        req.set("params", JSON.valueToTree(params));
-        try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-            ch.connect(UnixDomainSocketAddress.of(rpcSock));
-            OutputStream os = Channels.newOutputStream(ch);
-            os.write((JSON.writeValueAsString(req) + "\n").getBytes(StandardCharsets.UTF_8));
-            os.flush();
-            JsonNode resp;
-            try (var jp = JSON.createParser(Channels.newInputStream(ch))) {
-                if (jp.nextToken() == null) {
-                    throw new IOException(method + ": no response from " + rpcSock);
-                }
-                resp = JSON.readTree(jp);
-            }
-            if (resp.has("error")) {
-                throw new IOException(method + ": " + resp.get("error"));
-            }
-            return resp.get("result");
-        }
+        return TargetRpc.call(rpcSock, method, params);
     }
 
     /** Teardown call: a failure is printed, not thrown (the cluster must still be stopped). */

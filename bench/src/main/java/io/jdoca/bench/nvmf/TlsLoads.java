@@ -1,17 +1,9 @@
 package io.jdoca.bench.nvmf;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jdoca.bench.BenchResult;
 import io.jdoca.sta.nvmf.tls.NvmeTlsKey;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.channels.Channels;
-import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -29,7 +21,6 @@ import java.util.Map;
  * <p>Threads: the bench's thread only.
  */
 final class TlsLoads {
-    private static final ObjectMapper JSON = new ObjectMapper();
     static final String HOST = "nqn.2014-08.org.nvmexpress:uuid:6a646f63-612d-7065-7266-000000000001";
 
     private final NvmfSuite suite;
@@ -76,27 +67,6 @@ final class TlsLoads {
 
     /** One JSON-RPC call on the target's socket; throws IOException with the target's error. */
     private JsonNode rpc(String method, Map<String, Object> params) throws IOException {
-        ObjectNode req = JSON.createObjectNode();
-        req.put("jsonrpc", "2.0");
-        req.put("id", 1);
-        req.put("method", method);
-        req.set("params", JSON.valueToTree(params));
-        try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-            ch.connect(UnixDomainSocketAddress.of(rpcSock));
-            OutputStream os = Channels.newOutputStream(ch);
-            os.write((JSON.writeValueAsString(req) + "\n").getBytes(StandardCharsets.UTF_8));
-            os.flush();
-            JsonNode resp;
-            try (var jp = JSON.createParser(Channels.newInputStream(ch))) {
-                if (jp.nextToken() == null) {
-                    throw new IOException(method + ": no response from " + rpcSock);
-                }
-                resp = JSON.readTree(jp);
-            }
-            if (resp.has("error")) {
-                throw new IOException(method + ": " + resp.get("error"));
-            }
-            return resp.get("result");
-        }
+        return TargetRpc.call(rpcSock, method, params);
     }
 }
