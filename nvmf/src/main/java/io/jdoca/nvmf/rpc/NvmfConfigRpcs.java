@@ -68,8 +68,9 @@ final class NvmfConfigRpcs implements RpcRegistry.Family {
             try {
                 dhchap = DhchapPolicy.ofNames(digests, groups);
             } catch (IllegalArgumentException e) {
-                throw new ConfigException(groups.stream().anyMatch(g -> e.getMessage().contains("\"" + g + "\""))
-                        ? "dhchap_dhgroups" : "dhchap_digests", e.getMessage());
+                // ofNames names the list it refuses ("unknown digest ..." / "unknown DH group ...").
+                throw new ConfigException(e.getMessage().startsWith("unknown DH group") ? "dhchap_dhgroups"
+                        : "dhchap_digests", e.getMessage());
             }
         }
         List<Integer> cpus = null;

@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jdoca.nvmf.config.TargetConfig;
+import io.jdoca.nvmf.perf.PerfRun.Out;
 import io.jdoca.nvmf.tgt.NvmfTarget;
 import io.jdoca.testkit.JavaProcess;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -46,27 +44,8 @@ class NvmePerfFlagsTest {
     static final String NQN1 = "nqn.2016-06.io.spdk:cnode1";
     static final String NQN2 = "nqn.2016-06.io.spdk:cnode2";
 
-    record Out(int rc, String out, String err) {
-    }
-
     private static Out run(String... args) {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-        int rc;
-        try {
-            rc = new CommandLine(new NvmePerfApp()).execute(args);
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
-        // (the test class path has no SLF4J provider: drop its notice)
-        String e = err.toString(StandardCharsets.UTF_8).lines().filter(l -> !l.startsWith("SLF4J"))
-                .reduce("", (a, b) -> a + b + "\n");
-        return new Out(rc, out.toString(StandardCharsets.UTF_8), e);
+        return PerfRun.run(args);
     }
 
     @Test

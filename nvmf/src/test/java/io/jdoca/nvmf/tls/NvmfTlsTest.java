@@ -6,15 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jdoca.nvmf.config.TargetConfig;
-import io.jdoca.nvmf.perf.NvmePerfApp;
 import io.jdoca.nvmf.perf.NvmeTcpHost;
+import io.jdoca.nvmf.perf.PerfRun.Out;
+import io.jdoca.nvmf.perf.PerfRun;
 import io.jdoca.nvmf.rpc.RpcServer;
 import io.jdoca.nvmf.rpc.SpdkConfigLoader;
 import io.jdoca.nvmf.tgt.NvmfTarget;
 import io.jdoca.sta.nvmf.tls.NvmeTlsKey;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,7 +26,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * NVMe/TCP over TLS 1.3 with a PSK end to end (issue 33): the target set up through SPDK's RPCs
@@ -88,26 +86,8 @@ class NvmfTlsTest {
         target.close();
     }
 
-    record Out(int rc, String out, String err) {
-    }
-
-    static synchronized Out perf(String... args) {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-        int rc;
-        try {
-            rc = new CommandLine(new NvmePerfApp()).execute(args);
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
-        String e = err.toString(StandardCharsets.UTF_8).lines().filter(l -> !l.startsWith("SLF4J"))
-                .reduce("", (a, b) -> a + b + "\n");
-        return new Out(rc, out.toString(StandardCharsets.UTF_8), e);
+    static Out perf(String... args) {
+        return PerfRun.run(args);
     }
 
     String trid() {
