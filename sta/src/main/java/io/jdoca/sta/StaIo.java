@@ -529,12 +529,13 @@ public final class StaIo extends Ctx {
     @Override
     protected int work() {
         int n = 0;
+        boolean afterSelect = wait.takeAfterSelect();
         n += inbox.drain(takeOver);
         NvmfBackendChannels bech = pollGroup.backendChannels();
         if (bech.busy() > 0) {
             n += bech.poll();
         }
-        n += group.poll();
+        n += group.poll(afterSelect);
         if (bech.busy() > 0) {
             // Submit what this cycle's commands queued now (one io_uring_enter), not a cycle later.
             n += bech.poll();

@@ -1,5 +1,6 @@
 package io.jdoca.sta;
 
+import io.jdoca.sta.backend.StaBackendChannel;
 import io.jdoca.sta.nvmf.NvmfBackendChannels;
 import io.jdoca.sta.nvmf.NvmfQpairState;
 import io.jdoca.sta.nvmf.rdma.RdmaCompletionChannel;
@@ -26,8 +27,11 @@ final class StaIoWait {
 
     /** One completion channel per engine (its device context's), shared by the CQs of its RDMA QPs. */
     private final RdmaCompletionChannel rdmaChannel;
-    private final Consumer<SelectionKey> ignoreKey = k -> { };
+    /** What a ready key means: a QP's socket has bytes, or a back-end channel was signalled. */
+    private final Consumer<SelectionKey> onReady = StaIoWait::ready;
     private Selector selector;
+    /** The selector returned since the last {@link #takeAfterSelect}: its ready keys are known. */
+    private boolean afterSelect;
 
     StaIoWait() {
         this.rdmaChannel = new RdmaCompletionChannel();
@@ -60,7 +64,7 @@ final class StaIoWait {
         SelectableChannel sc = qp.selectable();
         if (selector != null && sc != null) {
             try {
-                sc.register(selector, SelectionKey.OP_READ);
+                sc.register(selector, SelectionKey.OP_READ, qp);
             } catch (IOException e) {
                 LOG.log(System.Logger.Level.WARNING, "cannot watch {0}: {1}", qp, e.getMessage());
             }
@@ -68,16 +72,17 @@ final class StaIoWait {
     }
 
     /**
-     * Watches a back-end channel's completion signal ({@link io.jdoca.sta.backend.StaBackendChannel#selectable()})
-     * beside the sockets, so one sleep covers both; false when it cannot (the engine then bounds its sleep).
-     * Engine thread.
+     * Watches a back-end channel's completion signal ({@link StaBackendChannel#selectable()}) beside the sockets, so
+     * one sleep covers both, and tells the channel when it was signalled ({@link StaBackendChannel#signalled()});
+     * false when it cannot (the engine then bounds its sleep). Engine thread.
      */
-    boolean watchBackend(SelectableChannel sc) {
-        if (selector == null) {
+    boolean watchBackend(StaBackendChannel ch) {
+        SelectableChannel sc = ch.selectable();
+        if (selector == null || sc == null) {
             return false;
         }
         try {
-            sc.register(selector, SelectionKey.OP_READ);
+            sc.register(selector, SelectionKey.OP_READ, ch);
             return true;
         } catch (IOException e) {
             LOG.log(System.Logger.Level.WARNING, "cannot watch a back-end channel: {0}", e.getMessage());
@@ -153,10 +158,29 @@ final class StaIoWait {
 
     private void select(long ms) {
         try {
-            selector.select(ignoreKey, ms);
+            selector.select(onReady, ms);
+            afterSelect = true;
         } catch (IOException | ClosedSelectorException e) {
             Thread.yield();
         }
+    }
+
+    private static void ready(SelectionKey k) {
+        if (k.attachment() instanceof StaQp qp) {
+            qp.readable = true;
+        } else if (k.attachment() instanceof StaBackendChannel ch) {
+            ch.signalled();
+        }
+    }
+
+    /**
+     * True once after the selector returned: the next progress pass may skip the reads of sockets it did not
+     * report readable ({@link StaQpGroup#poll}). Engine thread.
+     */
+    boolean takeAfterSelect() {
+        boolean a = afterSelect;
+        afterSelect = false;
+        return a;
     }
 
     /** True when a QP has no socket to select on: it signals the completion channel instead (NVMe/RDMA). */

@@ -41,6 +41,8 @@ public final class StaQp implements NvmfQpairEvents {
     boolean appInitiatedClose;
     /** Counted in the main context's live QPs (from accept until teardown or destroy). */
     boolean counted;
+    /** The engine's selector reported this QP's socket readable since its last {@link #pollAfterSelect}. */
+    boolean readable;
     /** {@link StaIo#qpDestroy} was called: the QP group closes it once drained or at {@link #destroyDeadline}. */
     volatile boolean destroying;
     long destroyDeadline;
@@ -190,6 +192,17 @@ public final class StaQp implements NvmfQpairEvents {
     /** One duty cycle for this QP: send, receive, execute. Returns the work done. */
     int poll() {
         return qpair.poll();
+    }
+
+    /**
+     * One duty cycle right after the engine's selector returned: the socket is read only if the selector reported it
+     * readable ({@link #readable}, then cleared), which saves a read that would find nothing on every wake-up that a
+     * back-end completion or another QP caused. Engine thread.
+     */
+    int pollAfterSelect() {
+        boolean r = readable;
+        readable = false;
+        return qpair.pollAfterSelect(r);
     }
 
     boolean startDisconnect() {

@@ -42,12 +42,15 @@ final class StaQpGroup {
         qps[qps.length - 1] = qp;
     }
 
-    /** Progress: polls every QP once; returns the work done. */
-    int poll() {
+    /**
+     * Progress: polls every QP once; returns the work done. {@code afterSelect}: the engine's selector has just
+     * returned, so a QP whose socket it did not report readable skips its read ({@link StaQp#pollAfterSelect}).
+     */
+    int poll(boolean afterSelect) {
         int n = 0;
         StaQp[] cur = qps;
         for (int i = 0; i < cur.length; i++) {
-            n += cur[i].poll();
+            n += afterSelect ? cur[i].pollAfterSelect() : cur[i].poll();
         }
         return n;
     }

@@ -154,6 +154,11 @@ public final class TimedBackend extends StaBackend {
         }
 
         @Override
+        public void signalled() {
+            inner.signalled();
+        }
+
+        @Override
         public int outstanding() {
             return inner.outstanding();
         }

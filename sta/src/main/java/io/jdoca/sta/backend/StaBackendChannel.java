@@ -77,10 +77,20 @@ public abstract class StaBackendChannel {
      * A channel that becomes readable when an operation may have finished, for the engine to watch in the selector
      * where it watches its sockets (one sleep for both, no timer), or null (the default) when the channel's
      * completions cannot be selected: the engine then sleeps in {@link #await} with a bounded timeout. Its
-     * readiness is reset by {@link #poll}, so the engine does not spin on it. Engine thread.
+     * readiness is reset by {@link #poll} (at the latest after {@link #signalled}), so the engine does not spin on
+     * it. Engine thread.
      */
     public java.nio.channels.SelectableChannel selectable() {
         return null;
+    }
+
+    /**
+     * The engine's selector reported {@link #selectable()} readable: the next {@link #poll} resets its readiness.
+     * Between signals a channel may reap its completions without the syscall that resets it (RBD: the read of
+     * librbd's event socket), so an engine that polls on without sleeping pays for it only now and then. Engine
+     * thread; never allocates.
+     */
+    public void signalled() {
     }
 
     /** Operations submitted and not yet reaped. */

@@ -40,7 +40,7 @@ public final class NvmfBackendChannels implements StaBackendChannel.Sink {
     private NvmfRequest waitTail;
     private long nextTimeoutScan;
     /** The engine's selector registration for channels with a {@link StaBackendChannel#selectable()}. */
-    private java.util.function.Predicate<java.nio.channels.SelectableChannel> watcher = c -> false;
+    private java.util.function.Predicate<StaBackendChannel> watcher = c -> false;
     /** Opened channels without a selectable: the engine's sleep must then be bounded ({@link #selectable()}). */
     private int unselectable;
 
@@ -50,7 +50,7 @@ public final class NvmfBackendChannels implements StaBackendChannel.Sink {
     }
 
     /** Where the engine watches channels' {@link StaBackendChannel#selectable()}s; set at engine start. */
-    public void watcher(java.util.function.Predicate<java.nio.channels.SelectableChannel> w) {
+    public void watcher(java.util.function.Predicate<StaBackendChannel> w) {
         this.watcher = w;
     }
 
@@ -95,7 +95,7 @@ public final class NvmfBackendChannels implements StaBackendChannel.Sink {
             freeTop = SLOTS;
         }
         if (ch != null) {
-            if (ch.selectable() == null || !watcher.test(ch.selectable())) {
+            if (ch.selectable() == null || !watcher.test(ch)) {
                 unselectable++;
             }
         }

@@ -178,4 +178,10 @@ public final class NvmfQpair {
         int n = executor.backendIo().drainDeferred();
         return n + transport.poll();
     }
+
+    /** {@link #poll} right after the engine's selector returned (see {@link NvmfTransport#pollAfterSelect}). */
+    public int pollAfterSelect(boolean readable) {
+        int n = executor.backendIo().drainDeferred();
+        return n + transport.pollAfterSelect(readable);
+    }
 }

@@ -40,6 +40,16 @@ public interface NvmfTransport {
     /** One duty cycle: send what is queued, receive, deliver. Returns the units of work done. */
     int poll();
 
+    /**
+     * {@link #poll} right after the engine's selector returned, which tells whether {@link #selectable()} has
+     * bytes: when it has none ({@code readable} false) the transport may skip its read (a syscall that would find
+     * nothing) and only send and deliver what it holds; when it has, it must read. The default polls as usual; a
+     * transport that buffers received bytes of its own beyond the socket (TLS records) reads anyway.
+     */
+    default int pollAfterSelect(boolean readable) {
+        return poll();
+    }
+
     /** Pushes queued bytes to the wire; returns what went out, -1 when the wire failed. */
     int flush();
 

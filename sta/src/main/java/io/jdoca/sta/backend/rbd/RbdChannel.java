@@ -46,6 +46,8 @@ import java.util.function.Consumer;
  */
 public final class RbdChannel extends StaBackendChannel {
     private static final long CLOSE_WAIT_NANOS = 10_000_000_000L;
+    /** Completions reaped between two reads of the event socket at most, whatever the engine's sleeps. */
+    static final int DRAIN_EVERY = 256;
     private static final int COMP_OUT = 8;
     private static final int COMPS = 64;
     private static final FileAttribute<Set<PosixFilePermission>> PRIVATE_DIR =
@@ -74,6 +76,13 @@ public final class RbdChannel extends StaBackendChannel {
     private long rangeOps;
     /** The last poll filled the whole array: more may be queued although the eventfd was read. */
     private boolean more;
+    /**
+     * The socket was reported readable ({@link #signalled}, or this channel's own {@link #await}): the next poll
+     * drains it. Starts true so that the first poll does.
+     */
+    private boolean signalled = true;
+    /** Completions reaped since the socket was last drained (each left a byte in it): bounded by DRAIN_EVERY. */
+    private int sinceDrain;
     private boolean closed;
 
     RbdChannel(RbdBackend backend, long image, int depth) {
@@ -262,12 +271,20 @@ public final class RbdChannel extends StaBackendChannel {
             }
             done += n;
         }
-        // Drain the socket before the queue: a completion queued after this read writes another byte.
-        if (!drainNotify() && !more) {
+        // The socket is read only when it was reported readable (or has collected many bytes): between signals
+        // rbd_poll_io_events alone finds the completions, without a syscall. Its bytes left unread only make the
+        // next select return at once, and that drains them. Drain before the queue: a completion queued after this
+        // read writes another byte, so none can be missed.
+        if (signalled || sinceDrain >= DRAIN_EVERY) {
+            signalled = false;
+            sinceDrain = 0;
+            drainNotify();
+        } else if (outstanding == 0) {
             return done;
         }
         int n = Librbd.rbdPollIoEvents(image, comps, depth);
         more = n == depth;
+        sinceDrain += Math.max(n, 0);
         for (int i = 0; i < n; i++) {
             long comp = mem.get(ValueLayout.JAVA_LONG, COMPS + 8L * i);
             long arg = Librbd.rbdAioGetArg(comp);
@@ -279,26 +296,28 @@ public final class RbdChannel extends StaBackendChannel {
         return done + Math.max(n, 0);
     }
 
-    /** Reads every byte librbd wrote; true when there was one (or the socket failed: poll then looks anyway). */
-    private boolean drainNotify() {
-        boolean any = false;
+    /** Reads every byte librbd wrote (a failure is left to the next poll, which looks at the queue anyway). */
+    private void drainNotify() {
         try {
             int n;
             while ((n = notify.read(drainBuffer.clear())) > 0) {
-                any = true;
                 if (n < drainBuffer.capacity()) {
                     break;
                 }
             }
         } catch (IOException e) {
-            return true;
+            // rbd_poll_io_events below still finds the completions
         }
-        return any;
     }
 
     @Override
     public SelectableChannel selectable() {
         return notify;
+    }
+
+    @Override
+    public void signalled() {
+        signalled = true;
     }
 
     /**
@@ -317,7 +336,9 @@ public final class RbdChannel extends StaBackendChannel {
             return;
         }
         try {
-            int ignored = waitSelector.select(ignoreKey, ms);
+            if (waitSelector.select(ignoreKey, ms) > 0) {
+                signalled = true;
+            }
         } catch (IOException | ClosedSelectorException e) {
             LockSupport.parkNanos(timeoutNanos);
         }

@@ -40,11 +40,16 @@ import java.nio.channels.SocketChannel;
  */
 public final class NvmfTcpQpair implements NvmfTransport {
     private static final System.Logger LOG = System.getLogger(NvmfTcpQpair.class.getName());
+    private static final int QUIET_READS = 32; // a queue in use rarely finds 32 empty reads in a row; an idle one does
 
     private final NvmfQpair qp;
     private final NvmfPollGroup group;
     private final NvmfRequestPool pool;
     private final ByteChannel ch;
+    /** A plain socket ({@link #pollAfterSelect} may skip its read); false for TLS. */
+    private final boolean plainSocket;
+    /** Reads in a row that found nothing (up to {@link #QUIET_READS}), busy passes counted while quiet. */
+    private int quietReads, quietTick;
     /** The TLS connection when {@code ch} is one (a secure-channel listener), else null. */
     private final TlsChannel tls;
     private final SocketAddress remote;
@@ -80,6 +85,7 @@ public final class NvmfTcpQpair implements NvmfTransport {
         this.group = qp.group();
         this.pool = new NvmfRequestPool(requests, NvmfRequest::new);
         this.ch = ch;
+        this.plainSocket = ch instanceof SocketChannel;
         this.tls = ch instanceof TlsChannel t ? t : null;
         SocketAddress r = null;
         SocketAddress l = null;
@@ -279,8 +285,20 @@ public final class NvmfTcpQpair implements NvmfTransport {
 
     // ------------------------------------------------------------------ receiving
 
+    /** A busy pass: a socket whose last {@link #QUIET_READS} reads found nothing (an idle admin queue) is read on
+     *  every 16th pass only, and at once when the selector reports it ({@link #pollAfterSelect}). */
     @Override
     public int poll() {
+        return poll(quietReads < QUIET_READS || (++quietTick & 15) == 0 || !plainSocket);
+    }
+
+    /** Skips the read only on a plain socket: a TLS channel may hold decrypted bytes the socket no longer shows. */
+    @Override
+    public int pollAfterSelect(boolean readable) {
+        return poll(readable || !plainSocket);
+    }
+
+    private int poll(boolean read) {
         if (qp.closed()) {
             return 0;
         }
@@ -294,7 +312,7 @@ public final class NvmfTcpQpair implements NvmfTransport {
         if (qp.closed()) {
             return 0;
         }
-        if (rxLen < rxCap) {
+        if (read && rxLen < rxCap) {
             try {
                 rxBuf.limit(rxCap).position(rxLen);
                 int n = ch.read(rxBuf);
@@ -304,6 +322,7 @@ public final class NvmfTcpQpair implements NvmfTransport {
                     return 0;
                 }
                 rxLen += n;
+                quietReads = n > 0 ? 0 : Math.min(quietReads + 1, QUIET_READS);
             } catch (IOException e) {
                 rxBuf.clear();
                 qp.fail("recv", DocaError.CONNECTION_RESET, 0);

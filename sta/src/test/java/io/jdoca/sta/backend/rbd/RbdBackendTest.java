@@ -177,6 +177,21 @@ class RbdBackendTest {
             assertThat(d.count).as("the completion woke the selector").isEqualTo(1);
             assertThat(d.status[3]).isEqualTo(NvmeStatus.SUCCESS);
             assertThat(sel.selectNow()).as("reaped: not readable any more").isZero();
+
+            // An engine that polls without sleeping: the completion is found without reading the socket, whose
+            // byte stays until the selector reports it and the channel is told (signalled), as the engine does.
+            assertThat(ch.submit(StaBackendChannel.OP_WRITE, BS, buf, BS, 4)).isTrue();
+            assertThat(sel.select(30_000)).as("the second completion signals the socket").isEqualTo(1);
+            sel.selectedKeys().clear();
+            while (d.count == 1 && System.nanoTime() - deadline < 0) {
+                ch.poll(d);
+            }
+            assertThat(d.count).as("reaped without a signal").isEqualTo(2);
+            assertThat(sel.selectNow()).as("its byte is still there").isEqualTo(1);
+            sel.selectedKeys().clear();
+            ch.signalled();
+            assertThat(ch.poll(d)).isZero();
+            assertThat(sel.selectNow()).as("signalled, then polled: drained").isZero();
         } finally {
             ch.close();
             be.destroyInternal();
