@@ -81,7 +81,10 @@ public final class NvmfSuite implements BenchSuite {
                     { "nqn": "%s", "allow_any_host": true, "namespaces": [] } ] }
                 """.formatted(sock, tport, NQN, NQN_FILE, img, FILE_MB, RbdGatewayLoads.NQN_RBD));
         int eport = freePort();
-        Process target = start(targetCpu, dir.resolve("target.log"), "sta-target", "-j", cfg.toString(), "-l", "30");
+        // The target pins its engine itself (-m, as SPDK's nvmf_tgt) and keeps its other threads (the JVM's, librbd's)
+        // off that core; the echo responder, one thread, is pinned whole.
+        Process target = start(null, dir.resolve("target.log"), "sta-target", "-m", "0x" + Long.toHexString(1L
+                << Integer.parseInt(targetCpu)), "-j", cfg.toString(), "-l", "30");
         Process echo = start(targetCpu, dir.resolve("echo.log"), "nvme-perf", "--echo-server", String.valueOf(eport),
                 "--log-level", "30");
         try {
@@ -99,7 +102,7 @@ public final class NvmfSuite implements BenchSuite {
             new TlsLoads(this, dir, sock).run(out, perfCpu, tport, secs);
             fileLoads(out, dir, target, targetCpu, perfCpu, tport, img, secs);
             // RBD gateway vs fio's rbd engine (issue 34 item 2): short with --quick, else as the file rows.
-            new RbdGatewayLoads(this, dir, sock).run(out, target, targetCpu, perfCpu, tport, quick ? 2 : FILE_ROUNDS,
+            new RbdGatewayLoads(this, dir, sock).run(out, target, perfCpu, tport, quick ? 2 : FILE_ROUNDS,
                     quick ? 3 : Math.max(2, Math.ceil(secs / 2)));
             double alloc = TargetAllocationProbe.bytesPerIo(quick ? 50_000 : 100_000, quick ? 100_000 : 300_000);
             System.err.printf("nvmf: target engine thread allocation: %.3f bytes/I/O%n", alloc);
@@ -326,9 +329,10 @@ public final class NvmfSuite implements BenchSuite {
         }
     }
 
+    /** Starts a jdoca app, on CPU {@code cpu} (taskset) unless null. */
     private static Process start(String cpu, Path log, String... args) throws IOException {
         List<String> cmd = new ArrayList<>();
-        if (Files.isExecutable(Path.of("/usr/bin/taskset"))) {
+        if (cpu != null && Files.isExecutable(Path.of("/usr/bin/taskset"))) {
             cmd.addAll(List.of("/usr/bin/taskset", "-c", cpu));
         }
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());

@@ -23,9 +23,11 @@ import java.util.concurrent.TimeUnit;
  * The image is written through once with fio before the rounds, so reads hit allocated objects for
  * both. librbd's client cache is off for both ({@code rbd cache = false} in the cluster's
  * {@code [client]} section; the target's back-end always turns it off): otherwise fio's reads would
- * partly come from its own process's memory. fio runs pinned to the target's core, as the file rows'
- * fio does, so each side's librbd threads share one core; nvme-perf runs on the other core and sleeps
- * when it has nothing to do (see {@link #PERF_IDLE}). Rounds alternate target and fio; the medians
+ * partly come from its own process's memory. CPUs: the target's IO engine has core 0 to itself ({@code -m}) and
+ * its other threads, librbd's among them, run on the rest (as SPDK starts librbd's threads unaffinitized); fio is not
+ * pinned, so its librbd threads may run anywhere too and the baseline has the whole machine; nvme-perf runs on the
+ * other core and sleeps when it has nothing to do (see {@link #PERF_IDLE}). (Until 2026-12-02 the whole target
+ * process and fio were both pinned to core 0.) Rounds alternate target and fio; the medians
  * and the median of the rounds' ratios are reported. Skipped with one line without Ceph, librbd or
  * fio's rbd engine. Called from {@link NvmfSuite}; calling thread only.
  */
@@ -78,7 +80,7 @@ final class RbdGatewayLoads {
     }
 
     /** Adds the rows to {@code out}: {@code rounds} alternating rounds of {@code secs} seconds each. */
-    void run(List<BenchResult> out, Process target, String targetCpu, String perfCpu, int tport, int rounds,
+    void run(List<BenchResult> out, Process target, String perfCpu, int tport, int rounds,
              double secs) throws Exception {
         String why = missing();
         if (why != null) {
@@ -101,7 +103,7 @@ final class RbdGatewayLoads {
             exec(List.of("rbd", "-c", conf.toString(), "create", "--size", IMAGE_MB + "M", "--image-feature",
                     "layering", "rbd/" + IMAGE), 60);
             NvmfSuite.Load fill = new NvmfSuite.Load("rbd_prefill", "write", 1 << 20, 8);
-            fio(targetCpu, conf, fill, 0);
+            fio(conf, fill, 0);
             rpc("bdev_rbd_register_cluster", Map.of("name", "bench", "user_id", "admin", "config_file",
                     conf.toString(), "key_file", cdir.resolve("admin.keyring").toString()));
             rpc("bdev_rbd_create", Map.of("pool_name", "rbd", "rbd_name", IMAGE, "block_size", 4096,
@@ -113,7 +115,7 @@ final class RbdGatewayLoads {
                     IMAGE_MB, PERF_IDLE);
             for (NvmfSuite.Load l : List.of(new NvmfSuite.Load("rbd_randwrite_4k_qd32", "randwrite", 4096, 32),
                     new NvmfSuite.Load("rbd_randread_4k_qd32", "randread", 4096, 32))) {
-                rows(out, target, targetCpu, perfCpu, tport, rounds, secs, conf, l);
+                rows(out, target, perfCpu, tport, rounds, secs, conf, l);
             }
         } catch (Exception e) {
             // The suite's other rows stand; this one says why it has no figures.
@@ -132,7 +134,7 @@ final class RbdGatewayLoads {
         }
     }
 
-    private void rows(List<BenchResult> out, Process target, String targetCpu, String perfCpu, int tport,
+    private void rows(List<BenchResult> out, Process target, String perfCpu, int tport,
                       int rounds, double secs, Path conf, NvmfSuite.Load l) throws Exception {
         double[] t = new double[rounds];
         double[] f = new double[rounds];
@@ -147,7 +149,7 @@ final class RbdGatewayLoads {
             t[r] = tj.get("iops").asDouble();
             // The target's CPU includes its librbd threads; nvme-perf's warm-up second is counted in the I/Os.
             tcpu[r] = t[r] > 0 ? (c1 - c0) * NvmfSuite.TICK_US / (t[r] * (secs + 1)) : 0;
-            double[] fio = fio(targetCpu, conf, l, secs);
+            double[] fio = fio(conf, l, secs);
             f[r] = fio[0];
             fcpu[r] = fio[1];
             ratio[r] = f[r] > 0 ? t[r] / f[r] : 0;
@@ -155,8 +157,8 @@ final class RbdGatewayLoads {
             System.err.printf("nvmf: %s round %d: target %.0f IOPS, fio rbd %.0f IOPS (%.2f), load %s%n", l.name(),
                     r + 1, t[r], f[r], ratio[r], NvmfSuite.loadAverage());
         }
-        String base = "fio --ioengine=rbd --numjobs=1 on the same image and cluster (one-node memstore), target's"
-                + " core; medians of " + rounds + " alternating rounds of " + (int) secs + " s; ratio: median of the"
+        String base = "fio --ioengine=rbd --numjobs=1 (not pinned) on the same image and cluster (one-node memstore);"
+                + " medians of " + rounds + " alternating rounds of " + (int) secs + " s; ratio: median of the"
                 + " rounds' ratios; nvme-perf --idle sleep";
         out.add(new BenchResult("nvmf." + l.name() + ".kiops", "kIOPS", NvmfSuite.median(t) / 1000, base,
                 NvmfSuite.median(f) / 1000, NvmfSuite.median(ratio)).withRounds(tk));
@@ -168,13 +170,10 @@ final class RbdGatewayLoads {
      * fio's rbd engine on the bench image: {IOPS, CPU microseconds per I/O of the fio process}. With
      * {@code secs} 0, one pass over the whole image (the pre-fill).
      */
-    private double[] fio(String cpu, Path conf, NvmfSuite.Load l, double secs) throws Exception {
+    private double[] fio(Path conf, NvmfSuite.Load l, double secs) throws Exception {
         Path log = dir.resolve("fio-" + l.name() + ".json");
         Path stat = dir.resolve("fio-" + l.name() + ".stat");
         List<String> cmd = new ArrayList<>();
-        if (Files.isExecutable(Path.of("/usr/bin/taskset"))) {
-            cmd.addAll(List.of("/usr/bin/taskset", "-c", cpu));
-        }
         // fio's own usr_cpu/sys_cpu count its job thread only, not librbd's threads (a few us per I/O where
         // librbd spends tens): the wrapping shell's /proc stat, read after it reaped fio, has the whole process's
         // CPU in cutime + cstime, as the target's figure has its librbd threads'.

@@ -128,6 +128,54 @@ public final class CpuAffinity {
     }
 
     /**
+     * Sets the CPUs thread {@code tid} of this process may run on (threads it starts later inherit them); false
+     * when the kernel refuses (the thread has ended, or no CPU of the list is allowed).
+     */
+    public static boolean setThreadCpus(long tid, List<Integer> cpus) {
+        if (SET == null || cpus.isEmpty()) {
+            return false;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment m = a.allocate(MASK_BYTES);
+            for (int cpu : cpus) {
+                if (cpu < 0 || cpu >= MASK_BYTES * 8) {
+                    throw new IllegalArgumentException("CPU " + cpu + " is out of range 0.." + (MASK_BYTES * 8 - 1));
+                }
+                m.set(ValueLayout.JAVA_BYTE, cpu / 8, (byte) (m.get(ValueLayout.JAVA_BYTE, cpu / 8) | 1 << (cpu % 8)));
+            }
+            return (int) SET.invokeExact((int) tid, (long) MASK_BYTES, m) == 0;
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("sched_setaffinity: " + t, t);
+        }
+    }
+
+    /** The CPUs thread {@code tid} of this process may run on; empty when it cannot be read (the thread ended). */
+    public static List<Integer> threadCpus(long tid) {
+        List<Integer> out = new ArrayList<>();
+        if (GET == null) {
+            return out;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment m = a.allocate(MASK_BYTES);
+            if ((int) GET.invokeExact((int) tid, (long) MASK_BYTES, m) != 0) {
+                return out;
+            }
+            for (int cpu = 0; cpu < MASK_BYTES * 8; cpu++) {
+                if ((m.get(ValueLayout.JAVA_BYTE, cpu / 8) & (1 << (cpu % 8))) != 0) {
+                    out.add(cpu);
+                }
+            }
+            return out;
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("sched_getaffinity: " + t, t);
+        }
+    }
+
+    /**
      * SPDK's core mask: hexadecimal ({@code 0x3}, {@code 3}) or a list in brackets
      * ({@code [0,2-3]}). Returns the CPUs in ascending order; IllegalArgumentException naming
      * {@code flag} when malformed or empty.

@@ -100,6 +100,7 @@ public final class NvmfTarget implements AutoCloseable {
 
     /** Brings everything up (seed order: main context, IO contexts, subsystems, listeners). Control path. */
     public void start() throws IOException {
+        NvmfCpuIsolation.keepOff(cpus); // before any thread the target starts: they inherit it
         dev = Devices.open("sw0");
         sta = Sta.create(dev);
         try {
@@ -107,6 +108,7 @@ public final class NvmfTarget implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             if (!running) {
                 sta.destroy(); // nothing runs yet: the process's one main context is free again
+                NvmfCpuIsolation.release();
             }
             throw e;
         }
@@ -216,6 +218,7 @@ public final class NvmfTarget implements AutoCloseable {
             }
         }
         bdevs.destroyAll(); // and the bdev modules' states (rbd clusters)
+        NvmfCpuIsolation.release();
         LOG.info("target stopped");
     }
 
@@ -223,10 +226,7 @@ public final class NvmfTarget implements AutoCloseable {
         return sta;
     }
 
-    /**
-     * Runs {@code query} on {@code sta-main} and returns its result: a consistent view of several
-     * parts of the target state at once (save_config, metrics). Any thread; waits with a deadline.
-     */
+    /** Runs {@code query} on {@code sta-main}: a consistent view (save_config, metrics). Any thread; a deadline. */
     public <T> T query(String what, Supplier<T> query) {
         return call(what, query);
     }

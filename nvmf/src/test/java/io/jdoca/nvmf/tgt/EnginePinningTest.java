@@ -1,5 +1,6 @@
 package io.jdoca.nvmf.tgt;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -10,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -56,6 +58,18 @@ class EnginePinningTest {
             assertTrue(s[0].contains("Cpus_allowed_list:\t1\n"), s[0]);
             String[] main = task("sta-main");
             assertTrue(main != null && !main[0].contains("Cpus_allowed_list:\t1\n"), "only the IO engines are pinned");
+            // The engine has its CPU to itself: the other threads, the JVM's and this one, were moved off it.
+            assertTrue(!CpuAffinity.threadCpus(NvmfThreads.currentTid()).contains(1), "this thread kept off CPU 1");
+            String[] jit = task("C2 CompilerThre");
+            assertTrue(jit == null || !CpuAffinity.threadCpus(Long.parseLong(jit[1].substring(0, jit[1].indexOf(' '))))
+                    .contains(1), "the JIT compiler kept off CPU 1");
         }
+        assertTrue(CpuAffinity.threadCpus(NvmfThreads.currentTid()).contains(1), "CPU 1 given back at close");
+    }
+
+    @Test
+    void theOtherThreadsGetTheCpusTheEnginesLeave() {
+        assertEquals(List.of(0, 2, 3), NvmfCpuIsolation.rest(List.of(0, 1, 2, 3), List.of(1)));
+        assertEquals(List.of(), NvmfCpuIsolation.rest(List.of(0, 1), List.of(0, 1)));
     }
 }
