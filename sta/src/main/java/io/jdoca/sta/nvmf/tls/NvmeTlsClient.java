@@ -67,6 +67,9 @@ public final class NvmeTlsClient extends AbstractTlsClient {
         if (failure == null && description != AlertDescription.close_notify) {
             failure = "the target sent " + AlertDescription.getText(description)
                     + (description == AlertDescription.decrypt_error ? " (wrong PSK)" : "")
+                    // OpenSSL 3.0's server (SPDK's nvmf_tgt) answers a PSK binder that does not verify so
+                    + (description == AlertDescription.illegal_parameter ? " (wrong PSK? an OpenSSL target such as"
+                    + " SPDK's answers a wrong PSK so)" : "")
                     + (description == AlertDescription.handshake_failure ? " (no PSK for this host and subsystem)"
                     : "");
         }

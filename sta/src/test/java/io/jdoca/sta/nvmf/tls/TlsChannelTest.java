@@ -201,6 +201,30 @@ class TlsChannelTest {
         assertThat(failure(f)).isNotBlank();
     }
 
+    /**
+     * SPDK's nvmf_tgt (OpenSSL 3.0's server) answers a wrong PSK with a fatal illegal_parameter alert, not
+     * decrypt_error (seen against SPDK v25.09 with OpenSSL 3.0.20, 2026-12-02): the host's line still says why.
+     */
+    @Test
+    void illegalParameterAlertAsOpenSslSendsForAWrongPskNamesThePsk() throws Exception {
+        CompletableFuture<Void> f = CompletableFuture.runAsync(() -> {
+            try (SocketChannel s = server.accept()) {
+                s.read(ByteBuffer.allocate(4096)); // the ClientHello
+                s.write(ByteBuffer.wrap(new byte[] {21, 3, 3, 0, 2, 2, 47})); // alert: fatal illegal_parameter
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        try (SocketChannel sc = dial()) {
+            assertThatThrownBy(() -> TlsChannel.connect(sc, new NvmeTlsClient(TlsChannel.crypto(),
+                    NvmeTlsKey.generate(1, new SecureRandom()).derive(0, HOST, SUB)), 10_000))
+                    .isInstanceOf(TlsHandshakeException.class)
+                    .hasMessageContaining("the target sent illegal_parameter").hasMessageContaining("wrong PSK")
+                    .message().doesNotContain("\n");
+        }
+        f.get(10, TimeUnit.SECONDS);
+    }
+
     @Test
     void hostWithoutKeyIsRefused() throws Exception {
         SecureRandom rnd = new SecureRandom();
