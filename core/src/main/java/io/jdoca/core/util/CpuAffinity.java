@@ -175,6 +175,37 @@ public final class CpuAffinity {
         }
     }
 
+    /** See {@link #setUnaffinitizedCpus}; null while no one narrowed the process's threads. */
+    private static volatile List<Integer> unaffinitized;
+
+    /**
+     * The CPUs {@link #callUnaffinitized} gives: the process's own, recorded by whoever moved its threads to fewer
+     * (sta-target {@code -m} keeps them off its engines' CPUs). Control path.
+     */
+    public static void setUnaffinitizedCpus(List<Integer> cpus) {
+        unaffinitized = cpus == null ? null : List.copyOf(cpus);
+    }
+
+    /**
+     * Runs {@code action} with the calling thread allowed on every CPU of {@link #setUnaffinitizedCpus}, so the
+     * threads it starts (librados' workers) run anywhere, as SPDK's {@code spdk_call_unaffinitized} starts them; then
+     * gives the thread its own CPUs back. Without a recorded set, just runs it. Control path.
+     */
+    public static <T> T callUnaffinitized(java.util.function.Supplier<T> action) {
+        List<Integer> all = unaffinitized;
+        if (all == null) {
+            return action.get();
+        }
+        long tid = currentTid();
+        List<Integer> own = threadCpus(tid);
+        setThreadCpus(tid, all);
+        try {
+            return action.get();
+        } finally {
+            setThreadCpus(tid, own);
+        }
+    }
+
     /**
      * SPDK's core mask: hexadecimal ({@code 0x3}, {@code 3}) or a list in brackets
      * ({@code [0,2-3]}). Returns the CPUs in ascending order; IllegalArgumentException naming

@@ -91,4 +91,36 @@ class CpuAffinityTest {
                 e.getMessage());
         assertEquals("0-1,4", CpuAffinity.ranges(List.of(0, 1, 4)));
     }
+
+    @Test
+    void callUnaffinitizedStartsThreadsOnEveryRecordedCpuAndGivesTheCallerItsOwnBack() throws Exception {
+        List<Integer> all = CpuAffinity.allowedCpus();
+        assumeTrue(all.size() > 1, "SKIPPED: one CPU only");
+        long tid = CpuAffinity.currentTid();
+        List<Integer> one = List.of(all.get(0));
+        try {
+            assertTrue(CpuAffinity.setThreadCpus(tid, one));
+            assertEquals(one, CpuAffinity.threadCpus(tid));
+            CpuAffinity.setUnaffinitizedCpus(all);
+            AtomicReference<List<Integer>> child = new AtomicReference<>();
+            List<Integer> inside = CpuAffinity.callUnaffinitized(() -> {
+                Thread t = new Thread(() -> child.set(CpuAffinity.threadCpus(CpuAffinity.currentTid())));
+                t.start();
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return CpuAffinity.threadCpus(tid);
+            });
+            assertEquals(all, inside);
+            assertEquals(all, child.get(), "a thread started inside inherits every CPU");
+            assertEquals(one, CpuAffinity.threadCpus(tid), "the caller has its own CPUs back");
+            CpuAffinity.setUnaffinitizedCpus(null);
+            assertEquals(one, CpuAffinity.callUnaffinitized(() -> CpuAffinity.threadCpus(tid)), "nothing recorded");
+        } finally {
+            CpuAffinity.setUnaffinitizedCpus(null);
+            CpuAffinity.setThreadCpus(tid, all);
+        }
+    }
 }

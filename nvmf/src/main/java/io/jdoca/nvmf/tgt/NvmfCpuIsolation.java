@@ -11,12 +11,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Gives the IO engines their CPUs to themselves when {@code -m} pins them, as SPDK's reactors have theirs (SPDK
- * starts librbd's threads unaffinitized for the same reason): every other thread of the process (the JVM's JIT
- * compilers and GC, the management and listener threads) is moved to the remaining CPUs before the engines start,
- * and the threads those start later (librbd's, handshakes', the RPC server's) inherit that. An engine thread then
- * pins itself to its CPU ({@link NvmfEngine#onStart}). When the engines' CPUs are all the process may use, nothing
- * moves (and the log says so): the other threads then share them.
+ * Gives the IO engines their CPUs to themselves when {@code -m} pins them, as SPDK's reactors have theirs: every
+ * other thread of the process (the JVM's JIT compilers and GC, the management and listener threads) is moved to the
+ * remaining CPUs before the engines start, and the threads those start later (handshakes', the RPC server's) inherit
+ * that. librados' workers, which SPDK starts unaffinitized, are started with every CPU
+ * ({@link CpuAffinity#callUnaffinitized}): they wait on the cluster, not on the engine. An engine thread then pins
+ * itself to its CPU ({@link NvmfEngine#onStart}). When the engines' CPUs are all the process may use, nothing moves
+ * (and the log says so): the other threads then share them.
  *
  * <p>Control path: {@link NvmfTarget#start}, before any engine or management thread exists.
  */
@@ -50,6 +51,7 @@ final class NvmfCpuIsolation {
             return 0;
         }
         before = allowed;
+        CpuAffinity.setUnaffinitizedCpus(allowed); // librados' threads may still run anywhere, as under SPDK
         int moved = moveAll(rest);
         LOG.info("{} threads kept off the IO engines' CPUs {}: they run on {}", moved, engineCpus, rest);
         return moved;
@@ -62,6 +64,7 @@ final class NvmfCpuIsolation {
     static synchronized void release() {
         if (before != null) {
             moveAll(before);
+            CpuAffinity.setUnaffinitizedCpus(null);
             before = null;
         }
     }

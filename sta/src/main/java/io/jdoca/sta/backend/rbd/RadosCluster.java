@@ -85,7 +85,8 @@ public final class RadosCluster implements AutoCloseable {
             long h = p.get(ValueLayout.JAVA_LONG, 0);
             try {
                 configure(a, h, o, where);
-                rc = Librbd.radosConnect(h);
+                // librados starts its messenger and I/O threads here: on every CPU, the IO engines' too, as SPDK.
+                rc = io.jdoca.core.util.CpuAffinity.callUnaffinitized(() -> Librbd.radosConnect(h));
                 if (rc < 0) {
                     throw error(rc, "cannot connect to " + where + describe(a, h));
                 }
