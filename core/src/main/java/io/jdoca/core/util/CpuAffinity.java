@@ -50,21 +50,30 @@ public final class CpuAffinity {
         }
     }
 
-    /** The CPUs this process may run on (its affinity mask at the time of the call). */
+    /** The CPUs this process may run on (the calling thread's affinity mask at the time of the call). */
     public static List<Integer> allowedCpus() {
-        List<Integer> out = new ArrayList<>();
         if (GET == null) {
+            List<Integer> out = new ArrayList<>();
             for (int i = 0; i < Runtime.getRuntime().availableProcessors(); i++) {
                 out.add(i);
             }
             return out;
         }
+        List<Integer> out = maskOf(0);
+        if (out == null) {
+            throw new IllegalStateException("sched_getaffinity failed");
+        }
+        return out;
+    }
+
+    /** {@code sched_getaffinity} of thread {@code tid} (0: the caller) as a list, or null when refused. */
+    private static List<Integer> maskOf(long tid) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment m = a.allocate(MASK_BYTES);
-            int rc = (int) GET.invokeExact(0, (long) MASK_BYTES, m);
-            if (rc != 0) {
-                throw new IllegalStateException("sched_getaffinity failed");
+            if ((int) GET.invokeExact((int) tid, (long) MASK_BYTES, m) != 0) {
+                return null;
             }
+            List<Integer> out = new ArrayList<>();
             for (int cpu = 0; cpu < MASK_BYTES * 8; cpu++) {
                 if ((m.get(ValueLayout.JAVA_BYTE, cpu / 8) & (1 << (cpu % 8))) != 0) {
                     out.add(cpu);
@@ -153,26 +162,8 @@ public final class CpuAffinity {
 
     /** The CPUs thread {@code tid} of this process may run on; empty when it cannot be read (the thread ended). */
     public static List<Integer> threadCpus(long tid) {
-        List<Integer> out = new ArrayList<>();
-        if (GET == null) {
-            return out;
-        }
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment m = a.allocate(MASK_BYTES);
-            if ((int) GET.invokeExact((int) tid, (long) MASK_BYTES, m) != 0) {
-                return out;
-            }
-            for (int cpu = 0; cpu < MASK_BYTES * 8; cpu++) {
-                if ((m.get(ValueLayout.JAVA_BYTE, cpu / 8) & (1 << (cpu % 8))) != 0) {
-                    out.add(cpu);
-                }
-            }
-            return out;
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException("sched_getaffinity: " + t, t);
-        }
+        List<Integer> out = GET == null ? null : maskOf(tid);
+        return out == null ? new ArrayList<>() : out;
     }
 
     /** See {@link #setUnaffinitizedCpus}; null while no one narrowed the process's threads. */

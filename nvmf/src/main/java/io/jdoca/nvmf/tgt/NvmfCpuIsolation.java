@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,7 +25,7 @@ import org.slf4j.LoggerFactory;
 final class NvmfCpuIsolation {
     private static final Logger LOG = LoggerFactory.getLogger(NvmfTarget.class);
     /** The CPUs the process had before {@link #keepOff} moved its threads (affinity is the process's), or null. */
-    private static List<Integer> before;
+    private static final AtomicReference<List<Integer>> BEFORE = new AtomicReference<>();
 
     private NvmfCpuIsolation() {
     }
@@ -40,8 +41,8 @@ final class NvmfCpuIsolation {
      * Moves every thread of this process off {@code engineCpus} (nothing when that list is empty: the engines are
      * not pinned) until {@link #release}. Returns how many threads moved.
      */
-    static synchronized int keepOff(List<Integer> engineCpus) {
-        if (engineCpus.isEmpty() || before != null) {
+    static int keepOff(List<Integer> engineCpus) {
+        if (engineCpus.isEmpty() || BEFORE.get() != null) {
             return 0;
         }
         List<Integer> allowed = CpuAffinity.allowedCpus();
@@ -50,7 +51,9 @@ final class NvmfCpuIsolation {
             LOG.info("-m gives the IO engines every CPU this process may use: the JVM's other threads share them");
             return 0;
         }
-        before = allowed;
+        if (!BEFORE.compareAndSet(null, allowed)) {
+            return 0; // another target of this process did it first
+        }
         CpuAffinity.setUnaffinitizedCpus(allowed); // librados' threads may still run anywhere, as under SPDK
         int moved = moveAll(rest);
         LOG.info("{} threads kept off the IO engines' CPUs {}: they run on {}", moved, engineCpus, rest);
@@ -61,11 +64,11 @@ final class NvmfCpuIsolation {
      * The target closed: the process's threads may run on the CPUs they had before {@link #keepOff} again (a process
      * that starts another target, as tests do, is not left on fewer CPUs).
      */
-    static synchronized void release() {
-        if (before != null) {
-            moveAll(before);
+    static void release() {
+        List<Integer> b = BEFORE.getAndSet(null);
+        if (b != null) {
+            moveAll(b);
             CpuAffinity.setUnaffinitizedCpus(null);
-            before = null;
         }
     }
 
