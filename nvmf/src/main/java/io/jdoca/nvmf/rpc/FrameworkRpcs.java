@@ -59,9 +59,12 @@ final class FrameworkRpcs implements RpcRegistry.Family {
             }
             return true;
         });
+        // rpc.py's save_config asks framework_get_config for each subsystem listed here, in this order: the keyring
+        // first, or a saved configuration would name keys it never adds.
         r.register("framework_get_subsystems", any, FrameworkRpcs::none, a -> List.of(
+                Map.of("subsystem", "keyring", "depends_on", List.of()),
                 Map.of("subsystem", "bdev", "depends_on", List.of()),
-                Map.of("subsystem", "nvmf", "depends_on", List.of("bdev"))));
+                Map.of("subsystem", "nvmf", "depends_on", List.of("bdev", "keyring"))));
         r.register("framework_get_config", p -> new JsonParams(p, "", "name").str("name", true), name -> {
             NvmfTarget t = target.get();
             return switch (name) {

@@ -130,10 +130,18 @@ final class AdminHandler {
                 NvmfController ctrl = controllers.owner(c.qp);
                 if (ctrl == null) {
                     reply(c, NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0);
-                } else if (c.sqe.fctype() == NvmeOpcode.FCTYPE_AUTH_SEND) {
-                    auth.send(c, ctrl);
                 } else {
-                    auth.receive(c, ctrl);
+                    if (c.sqe.fctype() == NvmeOpcode.FCTYPE_AUTH_SEND) {
+                        auth.send(c, ctrl);
+                    } else {
+                        auth.receive(c, ctrl);
+                    }
+                    if (c.qid == 0) {
+                        // Until the admin queue has authenticated it answers Keep Alive "Authentication
+                        // Required", so its transaction is the host's traffic; silence counts from this answer
+                        // (a slow host or DH group could otherwise outlast twice the KATO mid-transaction).
+                        ctrl.keepAlive();
+                    }
                 }
             }
             case NvmeOpcode.FCTYPE_PROPERTY_GET -> {

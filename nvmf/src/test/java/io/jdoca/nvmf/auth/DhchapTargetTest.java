@@ -145,6 +145,36 @@ class DhchapTargetTest {
         }
     }
 
+    /**
+     * A host whose transaction outlasts twice its KATO (a slow CPU computing a large DH group: the Soft-RoCE guest's
+     * emulated one took longer than 10 s) keeps its controller: the admin queue answers Keep Alive "Authentication
+     * Required" until it authenticated, so each step of the transaction counts as its traffic. The pauses are the
+     * slow host being simulated, not synchronisation; each is well inside 2 × KATO, their sum well beyond it.
+     */
+    @Test
+    void aSlowTransactionLongerThanTheKeepAliveTimeoutKeepsItsController() throws Exception {
+        try (NvmeTcpHost admin = open()) {
+            int[] c = admin.connect(0, 31, NQN, HOST, 0xffff, 500);
+            assertThat(c[0]).isZero();
+            DhchapTestHost host = new DhchapTestHost(HOST, NQN, hostKey, ctrlKey);
+            byte[] buf = new byte[4096];
+            Thread.sleep(400);
+            assertEquals(0, admin.authSend(host.negotiate())[0]);
+            Thread.sleep(400);
+            assertEquals(0, admin.authReceive(buf));
+            byte[] challenge = Arrays.copyOf(buf, admin.lastDataLength());
+            Thread.sleep(400);
+            assertEquals(0, admin.authSend(host.reply(challenge))[0]);
+            Thread.sleep(400);
+            assertEquals(0, admin.authReceive(buf));
+            byte[] success2 = host.afterSuccess1(Arrays.copyOf(buf, admin.lastDataLength()));
+            Thread.sleep(400);
+            assertEquals(0, admin.authSend(success2)[0]);
+            assertThat(admin.propertySet(0x14, 1 | (6 << 16) | (4 << 20))[0]).as("2 s after Connect, KATO 500 ms")
+                    .isZero();
+        }
+    }
+
     @Test
     void aWrongSecretIsRefusedAndTheQueueStaysLocked() throws IOException {
         try (NvmeTcpHost admin = open()) {

@@ -133,9 +133,18 @@ class SpdkMethodsTest {
             assertEquals("WARNING", ok(s, "log_get_level", null).asText());
             assertEquals(-32602, code(s, "log_set_level", "{\"level\":\"LOUD\"}"));
             ok(s, "log_set_level", "{\"level\":\"NOTICE\"}");
+            // rpc.py's save_config is framework_get_config over this list: it must name every subsystem
+            // save_config has, in the same order (the keyring was once missing, so keys were not saved).
             JsonNode subs = ok(s, "framework_get_subsystems", null);
-            assertEquals("bdev", subs.get(0).get("subsystem").asText());
-            assertEquals("nvmf", subs.get(1).get("subsystem").asText());
+            JsonNode saved = ok(s, "save_config", null).get("subsystems");
+            assertEquals(saved.size(), subs.size(), subs.toString());
+            for (int i = 0; i < saved.size(); i++) {
+                String name = subs.get(i).get("subsystem").asText();
+                assertEquals(saved.get(i).get("subsystem").asText(), name);
+                String params = "{\"name\":\"" + name + "\"}";
+                assertEquals(saved.get(i).get("config"), ok(s, "framework_get_config", params));
+            }
+            assertEquals("keyring", subs.get(0).get("subsystem").asText());
         }
     }
 

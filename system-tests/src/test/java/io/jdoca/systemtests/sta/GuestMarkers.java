@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,8 +34,16 @@ final class GuestMarkers {
 
     /** {@code nvme-vm.sh setup} (builds the guest once), or the test is skipped with setup's output. */
     static void setUp(Path script, Path log) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(script.toString(), "setup").redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
+        setUp(script, log, Map.of());
+    }
+
+    /** {@link #setUp(Path, Path)} with harness variables {@code env}, e.g. {@code NVME_VM_KPKG}. */
+    static void setUp(Path script, Path log, Map<String, String> env)
+            throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(script.toString(), "setup").redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        pb.environment().putAll(env);
+        Process p = pb.start();
         if (!p.waitFor(300, TimeUnit.SECONDS)) {
             p.destroyForcibly();
         }

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -30,11 +31,13 @@ final class GuestRun {
     private final Path repo;
     private final Path runDir;
     private final Path log;
+    private final Map<String, String> env;
     private long seconds;
 
-    private GuestRun(Path harness, Path repo, Path dir) {
+    private GuestRun(Path harness, Path repo, Path dir, Map<String, String> env) {
         this.harness = harness;
         this.repo = repo;
+        this.env = env;
         this.runDir = dir.resolve("run");
         this.log = dir.resolve("rdma-run.log");
     }
@@ -45,6 +48,12 @@ final class GuestRun {
      * reason) when one is missing.
      */
     static GuestRun prepare(Path dir, String... needs) throws IOException, InterruptedException {
+        return prepare(dir, Map.of(), needs);
+    }
+
+    /** {@link #prepare(Path, String...)} with harness variables {@code env}, e.g. {@code NVME_VM_KPKG}. */
+    static GuestRun prepare(Path dir, Map<String, String> env, String... needs)
+            throws IOException, InterruptedException {
         assumeTrue(Boolean.getBoolean("jdoca.vm"), "SKIPPED: VM tests run with -Psystem,vm");
         Path shared = JavaProcess.sharedDir();
         assumeTrue(shared != null, "SKIPPED: ../shared (nvme-vm harness) is absent on this clone");
@@ -56,9 +65,9 @@ final class GuestRun {
         for (String n : needs) {
             assumeTrue(Files.exists(repo.resolve(n)), "SKIPPED: " + n + " is not built");
         }
-        GuestRun g = new GuestRun(harness, repo, dir);
+        GuestRun g = new GuestRun(harness, repo, dir, Map.copyOf(env));
         Path setupLog = dir.resolve("setup.log");
-        int setup = exec(List.of(harness.toString(), "setup", "--rdma"), Map.of(), setupLog, 900);
+        int setup = exec(List.of(harness.toString(), "setup", "--rdma"), env, setupLog, 900);
         assumeTrue(setup == 0, "SKIPPED: nvme-vm setup --rdma failed (needs root, apt-get, qemu): " + tail(setupLog,
                 20));
         return g;
@@ -94,9 +103,11 @@ final class GuestRun {
     }
 
     private int runOnce(Path s, int guestLimitSeconds) throws IOException, InterruptedException {
-        return exec(List.of(harness.toString(), "rdma-run", repo.toString(), s.toString()),
-                Map.of("NVME_VM_TIMEOUT", Integer.toString(guestLimitSeconds), "NVME_VM_RUNDIR", runDir.toString()),
-                log, guestLimitSeconds + HARNESS_SLACK_S);
+        Map<String, String> e = new HashMap<>(env);
+        e.put("NVME_VM_TIMEOUT", Integer.toString(guestLimitSeconds));
+        e.put("NVME_VM_RUNDIR", runDir.toString());
+        return exec(List.of(harness.toString(), "rdma-run", repo.toString(), s.toString()), e, log,
+                guestLimitSeconds + HARNESS_SLACK_S);
     }
 
     /**
