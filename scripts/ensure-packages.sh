@@ -4,7 +4,10 @@
 #   lz4           the lz4 CLI, baseline of the compress benchmark and interop tests
 #   libibverbs-dev, librdmacm-dev   rdma-core headers (and libibverbs1/librdmacm1 with them): the verbs
 #                 bindings' layout test (verbs/VerbsLayoutTest) compiles a C program against them
-#   gcc           the C compiler that test uses (skipped when one is already on PATH)
+#   libssl-dev    OpenSSL's headers: the TLS record layer's binding test (sta/LibcryptoHeaderTest) compiles its
+#                 EVP constants and signatures against them (the run-time library, libcrypto.so.3 of libssl3, is
+#                 on practically every Debian system: systemd, openssh-client and libcurl4 depend on it)
+#   gcc           the C compiler those tests use (skipped when one is already on PATH)
 #   fio           baseline of the file back-end figures of ./jdoca bench nvmf (io_uring, O_DIRECT)
 # Not in the default list (large; `./jdoca test` asks for them, `--quick` does not): the Ceph daemons and CLI
 # for the RBD back-end's tests
@@ -18,7 +21,7 @@
 set -u
 pkgs=("$@")
 if [ ${#pkgs[@]} -eq 0 ]; then
-  pkgs=(libisal2 lz4 fio libibverbs-dev librdmacm-dev)
+  pkgs=(libisal2 lz4 fio libibverbs-dev librdmacm-dev libssl-dev)
   command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || pkgs+=(gcc)
 fi
 missing=()

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The module's packages form layers that show the seed (issue 28 item 2), and no import runs from a
- * lower layer up to a higher one: the NVMe spec flyweights at the bottom, the back-ends on them (Ceph RBD's on
- * the back-end API), the
+ * lower layer up to a higher one: the NVMe spec flyweights and the configuration at the bottom, the back-ends on
+ * them and TLS beside those (it reads its engine's configuration), Ceph RBD's on the back-end API, the
  * NVMe-oF command layer on those, the transports (peers, which never import each other) on the
  * command layer, and DOCA's STA API on top. Read from the sources, so a new import that breaks the
  * layering fails here, naming the file.
@@ -26,7 +26,7 @@ class PackageLayersTest {
     private static final Map<String, Integer> LAYER = Map.of(
             "io.jdoca.sta.config", 0,
             "io.jdoca.sta.nvme", 0,
-            "io.jdoca.sta.nvmf.tls", 0,
+            "io.jdoca.sta.nvmf.tls", 1,
             "io.jdoca.sta.backend", 1,
             "io.jdoca.sta.backend.rbd", 2,
             "io.jdoca.sta.nvmf", 3,

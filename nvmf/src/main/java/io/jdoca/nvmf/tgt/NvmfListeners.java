@@ -116,6 +116,9 @@ final class NvmfListeners {
             throw new IOException("cannot listen on " + address + ":" + port + ": " + e.getMessage(), e);
         }
         int actual = ((InetSocketAddress) ch.getLocalAddress()).getPort();
+        if (secure) {
+            TlsChannel.recordProtection(); // logs which AES-GCM the records use, once, now rather than at a connection
+        }
         Thread t = new Thread(() -> acceptLoop(ch, secure), "sta-listen-" + actual);
         t.setDaemon(true);
         Listener l = new Listener(StaQp.TRTYPE_TCP, TargetConfig.ipText(ip), ip, actual, nextPortId++, topLevel, ch,

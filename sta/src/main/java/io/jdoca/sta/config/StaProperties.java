@@ -23,10 +23,15 @@ public final class StaProperties {
     public static final JdocaProperty RDMA_INVALIDATE = new JdocaProperty("jdoca.sta.rdma.invalidate", "true",
             "false: never answer with SEND with Invalidate, even when the host's keyed SGL asks for it (a device "
                     + "work-around).");
+    public static final JdocaProperty TLS_AEAD = new JdocaProperty("jdoca.sta.tls.aead", "auto",
+            "AES-GCM of TLS records after the handshake: auto (OpenSSL's libcrypto through FFM when it loads, else "
+                    + "Java), openssl, or java (jdoca's pure-Java AesGcm).");
+    public static final JdocaProperty TLS_LIBCRYPTO = new JdocaProperty("jdoca.sta.tls.libcrypto", "libcrypto.so.3",
+            "The OpenSSL libcrypto shared library TLS records are sealed and opened with.");
 
     /** Every property of the module. */
     public static final List<JdocaProperty> ALL = List.of(BE_WAIT_US, BE_WAIT, IO_URING, URING_SUBMIT_BATCH,
-            RDMA_INVALIDATE);
+            RDMA_INVALIDATE, TLS_AEAD, TLS_LIBCRYPTO);
 
     private StaProperties() {
     }

@@ -22,8 +22,10 @@ import org.bouncycastle.tls.crypto.impl.jcajce.JcaTlsCryptoProvider;
  * stays the same. BouncyCastle's {@link TlsProtocol} in non-blocking mode does the records ({@code offerInput},
  * {@code readInput}, {@code writeApplicationData}, {@code readOutput}) for the handshake, fed one record at a
  * time so that it never takes an application record; then {@link TlsRecords} protects the records with the
- * negotiated traffic keys on this class's buffers (made once). BouncyCastle's own record layer, which allocates
- * per record, remains for tests ({@code ownRecords} false: the other implementation to check against).
+ * negotiated traffic keys on this class's buffers (made once, off the heap: the socket reads and writes them
+ * without the JDK's copy through a temporary direct buffer, and OpenSSL's AES-GCM takes their addresses).
+ * BouncyCastle's own record layer, which allocates per record, remains for tests ({@code ownRecords} false: the
+ * other implementation to check against).
  *
  * <p>{@link #accept} and {@link #connect} run the handshake to its end or a deadline, on the caller's thread
  * (a handshake thread, never an IO engine): a host that stalls costs a thread until the deadline, not an
@@ -43,10 +45,10 @@ public final class TlsChannel implements ByteChannel {
 
     private final SocketChannel sock;
     private final TlsProtocol tls;
-    private final byte[] in = new byte[4 * (TlsRecords.MAX_CIPHER + 5)];
-    private final ByteBuffer inBuf = ByteBuffer.wrap(in);
-    /** Received bytes not yet taken ({@link #records} mode; read mode: position..limit). */
-    private final ByteBuffer netIn = ByteBuffer.wrap(in).limit(0);
+    /** Received bytes not yet taken (handshake and {@link #records} mode; read mode: position..limit). */
+    private final ByteBuffer netIn = ByteBuffer.allocateDirect(4 * (TlsRecords.MAX_CIPHER + 5)).limit(0);
+    /** Heap copy of received bytes for BouncyCastle (its {@code offerInput} takes arrays); dropped by own records. */
+    private byte[] offered = new byte[TlsRecords.MAX_CIPHER + 5];
     /** Decrypted bytes not yet read ({@link #records} mode; read mode). */
     private final ByteBuffer plainIn = ByteBuffer.allocateDirect(TlsRecords.MAX_CIPHER).limit(0);
     private TlsRecords records;
@@ -65,6 +67,15 @@ public final class TlsChannel implements ByteChannel {
     /** The crypto provider of every connection (thread-safe). */
     public static TlsCrypto crypto() {
         return CRYPTO;
+    }
+
+    /**
+     * Which AES-GCM protects the records after the handshake (OpenSSL's through FFM, or jdoca's pure-Java one), as
+     * the one line logged when the process decided it; the first call decides (and logs), so a listener calls it
+     * at start rather than leave it to its first connection. Thread-safe.
+     */
+    public static String recordProtection() {
+        return TlsAead.description();
     }
 
     /**
@@ -118,11 +129,12 @@ public final class TlsChannel implements ByteChannel {
     private void takeOver(SecurityParameters sp, boolean server, boolean ownRecords) throws IOException {
         if (!ownRecords) {
             if (netIn.hasRemaining()) {
-                tls.offerInput(in, netIn.position(), netIn.remaining());
+                offer(netIn.position(), netIn.remaining());
                 netIn.position(netIn.limit());
             }
             return;
         }
+        offered = null;
         if (tls.getAvailableInputBytes() != 0 || tls.getAvailableOutputBytes() != 0) {
             throw new TlsHandshakeException("TLS: records pending at the end of the handshake");
         }
@@ -171,9 +183,10 @@ public final class TlsChannel implements ByteChannel {
                         throw new TlsHandshakeException("the connection closed during the TLS handshake");
                     }
                     if (r > 0) {
-                        if (first && in[0] != CONTENT_HANDSHAKE) {
-                            throw new TlsHandshakeException(in[0] == 0 ? "a plaintext NVMe/TCP ICReq on a "
-                                    + "secure-channel listener" : "not a TLS ClientHello (first byte " + in[0] + ")");
+                        byte b0 = netIn.get(0);
+                        if (first && b0 != CONTENT_HANDSHAKE) {
+                            throw new TlsHandshakeException(b0 == 0 ? "a plaintext NVMe/TCP ICReq on a "
+                                    + "secure-channel listener" : "not a TLS ClientHello (first byte " + b0 + ")");
                         }
                         first = false;
                         continue;
@@ -191,7 +204,7 @@ public final class TlsChannel implements ByteChannel {
         if (netIn.remaining() < 5) {
             return false;
         }
-        int len = ((in[p + 3] & 0xff) << 8) | (in[p + 4] & 0xff);
+        int len = recordLength(p);
         if (len > TlsRecords.MAX_CIPHER) {
             throw new TlsHandshakeException("TLS record of " + len + " bytes during the handshake (record_overflow)");
         }
@@ -199,8 +212,23 @@ public final class TlsChannel implements ByteChannel {
             return false;
         }
         netIn.position(p + 5 + len);
-        tls.offerInput(in, p, 5 + len);
+        offer(p, 5 + len);
         return true;
+    }
+
+    /** The length field of the record header at {@code p} in {@link #netIn}. */
+    private int recordLength(int p) {
+        return ((netIn.get(p + 3) & 0xff) << 8) | (netIn.get(p + 4) & 0xff);
+    }
+
+    /** Gives BouncyCastle {@code n} received bytes at {@code p} of {@link #netIn} (through {@link #offered}). */
+    private void offer(int p, int n) throws IOException {
+        for (int done = 0; done < n; ) {
+            int c = Math.min(n - done, offered.length);
+            netIn.get(p + done, offered, 0, c);
+            tls.offerInput(offered, 0, c);
+            done += c;
+        }
     }
 
     /** The socket under the connection (the engine's selector watches it). */
@@ -268,15 +296,15 @@ public final class TlsChannel implements ByteChannel {
             if (!dst.hasRemaining()) {
                 return n;
             }
-            inBuf.clear();
-            int r = sock.read(inBuf);
+            netIn.clear();
+            int r = sock.read(netIn);
             if (r < 0) {
                 return n > 0 ? n : -1;
             }
             if (r == 0) {
                 return n;
             }
-            tls.offerInput(in, 0, r);
+            offer(0, r);
             flushOut();
             if (tls.isClosed() && tls.getAvailableInputBytes() == 0) {
                 return n > 0 ? n : -1;
@@ -325,16 +353,17 @@ public final class TlsChannel implements ByteChannel {
             }
             if (netIn.remaining() >= 5) {
                 int p = netIn.position();
-                int len = ((in[p + 3] & 0xff) << 8) | (in[p + 4] & 0xff);
-                if (in[p] != TlsRecords.APPLICATION_DATA || len > TlsRecords.MAX_CIPHER || len < 17) {
-                    throw new IOException("TLS record of type " + in[p] + " and " + len + " bytes after the handshake");
+                int len = recordLength(p);
+                byte type = netIn.get(p);
+                if (type != TlsRecords.APPLICATION_DATA || len > TlsRecords.MAX_CIPHER || len < 17) {
+                    throw new IOException("TLS record of type " + type + " and " + len + " bytes after the handshake");
                 }
                 if (netIn.remaining() >= 5 + len) {
                     plainIn.clear();
-                    byte type = records.open(netIn, len, plainIn);
+                    byte inner = records.open(netIn, len, plainIn);
                     plainIn.flip();
-                    if (type != TlsRecords.APPLICATION_DATA) {
-                        control(type);
+                    if (inner != TlsRecords.APPLICATION_DATA) {
+                        control(inner);
                     }
                     continue;
                 }
@@ -410,7 +439,12 @@ public final class TlsChannel implements ByteChannel {
         return sock.isOpen() && (records != null ? !eof : !tls.isClosed());
     }
 
-    /** Sends close_notify if it can at once, then closes the socket. */
+    /** Which AES-GCM implementation protects this connection's records ("openssl", "java"); null before them. */
+    String recordEngine() {
+        return records == null ? null : records.engine();
+    }
+
+    /** Sends close_notify if it can at once, then closes the socket and frees the record keys. */
     @Override
     public void close() throws IOException {
         try {
@@ -429,6 +463,9 @@ public final class TlsChannel implements ByteChannel {
         } catch (IOException e) {
             // closing anyway
         } finally {
+            if (records != null) {
+                records.close();
+            }
             sock.close();
         }
     }

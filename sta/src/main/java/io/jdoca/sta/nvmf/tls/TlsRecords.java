@@ -6,15 +6,16 @@ import java.util.Arrays;
 
 /**
  * TLS 1.3 record protection after the handshake (RFC 8446 §5.2, §7.3): AES-GCM with the application traffic
- * keys BouncyCastle negotiated, on the caller's buffers, with {@link AesGcm} (the JDK's AES, keyed once). Sealing
+ * keys BouncyCastle negotiated, on the caller's buffers, with a {@link TlsAead} per direction (OpenSSL's AES-GCM
+ * through FFM, or jdoca's pure-Java one where libcrypto does not load; keyed once). Sealing
  * writes a whole TLSCiphertext (header, encrypted inner plaintext with its content type, tag) into the output;
  * opening decrypts one record in place of nothing (into the caller's plaintext buffer) and returns its content
  * type. KeyUpdate (§4.6.3) re-derives a direction's secret ("traffic upd"), key and IV. Nothing is allocated per
- * record (a KeyUpdate makes new keys).
+ * record (a KeyUpdate makes new keys). {@link #close} frees the keys' native state.
  *
  * <p>Not thread-safe: the connection's owner thread.
  */
-final class TlsRecords {
+final class TlsRecords implements AutoCloseable {
     static final byte APPLICATION_DATA = 23;
     static final byte ALERT = 21;
     static final byte HANDSHAKE = 22;
@@ -26,8 +27,8 @@ final class TlsRecords {
     private final int keyLen;
     private byte[] writeSecret;
     private byte[] readSecret;
-    private AesGcm writeKey;
-    private AesGcm readKey;
+    private TlsAead writeKey;
+    private TlsAead readKey;
     private final byte[] writeIv = new byte[12];
     private final byte[] readIv = new byte[12];
     private final byte[] nonce = new byte[12];
@@ -42,15 +43,22 @@ final class TlsRecords {
         this.writeSecret = writeSecret;
         this.readSecret = readSecret;
         writeKey = keys(writeSecret, writeIv);
-        readKey = keys(readSecret, readIv);
+        try {
+            readKey = keys(readSecret, readIv);
+        } catch (IOException | RuntimeException e) {
+            writeKey.close();
+            throw e;
+        }
     }
 
-    private AesGcm keys(byte[] secret, byte[] iv) throws IOException {
+    private TlsAead keys(byte[] secret, byte[] iv) throws IOException {
         byte[] k = TlsHkdf.expandLabel(hash, secret, "key", new byte[0], keyLen);
         System.arraycopy(TlsHkdf.expandLabel(hash, secret, "iv", new byte[0], 12), 0, iv, 0, 12);
-        AesGcm gcm = new AesGcm(k);
-        Arrays.fill(k, (byte) 0);
-        return gcm;
+        try {
+            return TlsAead.create(k);
+        } finally {
+            Arrays.fill(k, (byte) 0);
+        }
     }
 
     private byte[] nonce(byte[] iv, long seq) {
@@ -114,6 +122,7 @@ final class TlsRecords {
         byte[] next = TlsHkdf.expandLabel(hash, readSecret, "traffic upd", new byte[0], TlsHkdf.hashLength(hash));
         Arrays.fill(readSecret, (byte) 0);
         readSecret = next;
+        readKey.close();
         readKey = keys(readSecret, readIv);
         readSeq = 0;
     }
@@ -123,7 +132,20 @@ final class TlsRecords {
         byte[] next = TlsHkdf.expandLabel(hash, writeSecret, "traffic upd", new byte[0], TlsHkdf.hashLength(hash));
         Arrays.fill(writeSecret, (byte) 0);
         writeSecret = next;
+        writeKey.close();
         writeKey = keys(writeSecret, writeIv);
         writeSeq = 0;
+    }
+
+    /** Which AES-GCM implementation protects the records ({@link TlsAead#engine()}). */
+    String engine() {
+        return writeKey.engine();
+    }
+
+    /** Frees both directions' keys (idempotent); the connection seals and opens nothing afterwards. */
+    @Override
+    public void close() {
+        writeKey.close();
+        readKey.close();
     }
 }

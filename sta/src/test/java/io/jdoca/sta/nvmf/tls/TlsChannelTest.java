@@ -76,6 +76,36 @@ class TlsChannelTest {
     }
 
     /**
+     * Many connections opened, used and closed: each one's records are OpenSSL's (where libcrypto loads), and
+     * closing a connection frees both its cipher contexts (counted by {@link OpenSslGcm#closed()}, which a context
+     * freed only by the cleaner does not move; the channels are held until then).
+     */
+    @Test
+    void closingAConnectionFreesItsCipherContexts() throws Exception {
+        NvmeTlsKey key = NvmeTlsKey.generate(2, new SecureRandom());
+        int n = 40;
+        long closed = OpenSslGcm.closed();
+        java.util.List<TlsChannel> all = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            CompletableFuture<TlsChannel> f = serve(key, 10_000);
+            TlsChannel c = TlsChannel.connect(dial(), new NvmeTlsClient(TlsChannel.crypto(), key.derive(1, HOST, SUB)),
+                    10_000);
+            TlsChannel s = f.get(20, TimeUnit.SECONDS);
+            all.add(c);
+            all.add(s);
+            assertThat(c.recordEngine()).isEqualTo(TlsAead.openSslAvailable() ? "openssl" : "java");
+            byte[] data = new byte[5000 + i];
+            assertThat(pump(c, s, data)).isEqualTo(data);
+            c.close();
+            s.close();
+            s.close(); // twice: frees once
+        }
+        assertThat(OpenSslGcm.closed() - closed).as("contexts freed by close")
+                .isEqualTo(TlsAead.openSslAvailable() ? 4L * n : 0);
+        assertThat(all).hasSize(2 * n);
+    }
+
+    /**
      * What one handshake costs (both sides on this machine, after warm-up), printed for docs/features/tls.md: the
      * time a handshake thread is busy, none of it on an IO engine.
      */
@@ -99,7 +129,7 @@ class TlsChannelTest {
         System.out.printf("TLS 1.3 PSK handshake (psk_dhe_ke, both sides): %.2f ms%n", total / 1e6 / (n / 2));
     }
 
-    /** Bulk throughput of jdoca's record layer (JDK AES-GCM), handshakes by each crypto provider (printed). */
+    /** Bulk throughput of jdoca's record layer ({@link TlsAead#create}), handshakes by each provider (printed). */
     @Test
     void recordThroughputPerCryptoProvider() throws Exception {
         NvmeTlsKey key = NvmeTlsKey.generate(1, new SecureRandom());
