@@ -170,6 +170,48 @@ class NvmeRdmaTransportTest {
     }
 
     @Test
+    void adminAuthenticationSendAfterConnectIsDeliveredAndItsDataFetched() {
+        FakeRdmaQueuePair admin = new FakeRdmaQueuePair(1 << 16);
+        StaQp aq = bed.adopt(admin, 32, null, null);
+        bed.pump();
+        bed.autoAnswer = false;
+        FabricsConnectCommand.encode(sqe, 0, 5, 0, 31, 5000, 0);
+        KeyedSgl.putKeyed(sqe, 0, 0x100, FabricsConnectCommand.DATA_LEN, FakeRdmaQueuePair.KEY, true);
+        FabricsConnectCommand.encodeData(admin.host, 0x100, new byte[16], 0xffff, TestBed.NQN, "nqn.host");
+        assertTrue(admin.capsule(sqe, null, 0));
+        bed.pump();
+        MemorySegment dst = Arena.ofAuto().allocate(FabricsConnectCommand.DATA_LEN);
+        StaIoTaskNonOffloadRead t = bed.io.taskNonOffloadReadAllocInit(aq, 5, dst, 0, FabricsConnectCommand.DATA_LEN,
+                0);
+        assertEquals(io.jdoca.core.DocaError.SUCCESS, t.submit());
+        bed.pump();
+        t.free();
+        StaIoTaskNonOffloadSend s = bed.io.taskNonOffloadSendAllocInit(aq, 5, NvmeStatus.SUCCESS, 1 << 17, 0, 0);
+        assertEquals(io.jdoca.core.DocaError.SUCCESS, s.submit());
+        bed.pump();
+        // Authentication Send (FCTYPE 05h), 40 bytes of AUTH_Negotiate by keyed SGL, as Linux's nvme-rdma sends it.
+        sqe.fill((byte) 0);
+        sqe.set(ValueLayout.JAVA_BYTE, 0, (byte) NvmeOpcode.FABRICS);
+        sqe.set(ValueLayout.JAVA_SHORT_UNALIGNED, 2, (short) 6);
+        sqe.set(ValueLayout.JAVA_BYTE, 4, (byte) NvmeOpcode.FCTYPE_AUTH_SEND);
+        sqe.set(ValueLayout.JAVA_INT_UNALIGNED, 40, 0xE9010100);
+        sqe.set(ValueLayout.JAVA_INT_UNALIGNED, 44, 40);
+        KeyedSgl.putKeyed(sqe, 0, 0x800, 40, FakeRdmaQueuePair.KEY + 1, true);
+        admin.ops.clear();
+        assertTrue(admin.capsule(sqe, null, 0));
+        bed.pump();
+        assertEquals(NvmeOpcode.FABRICS + "/" + NvmeOpcode.FCTYPE_AUTH_SEND + "/0/false",
+                bed.nonOffloaded.get(bed.nonOffloaded.size() - 1));
+        MemorySegment msg = Arena.ofAuto().allocate(40);
+        StaIoTaskNonOffloadRead r = bed.io.taskNonOffloadReadAllocInit(aq, 6, msg, 0, 40, 0);
+        assertEquals(io.jdoca.core.DocaError.SUCCESS, r.submit());
+        bed.pump();
+        assertEquals(List.of("READ 40"), admin.ops);
+        assertTrue(bed.completed.contains(r), "the fetch task completed");
+        r.free();
+    }
+
+    @Test
     void badDescriptorsAreRefusedWithTheirStatus() {
         // In-capsule offset beyond what arrived.
         NvmeCommand.encode(sqe, 0, NvmeOpcode.IO_WRITE, 21, 1);

@@ -111,6 +111,7 @@ final class NvmfAuthentication {
             pending.put(c.qp, t);
         }
         DhchapState st = t.send(c.data.asSlice(0, tl).toArray(ValueLayout.JAVA_BYTE));
+        LOG.debug("{}: queue {} Authentication Send, {} bytes: {}", ctrl, c.qid, tl, st);
         if (st == DhchapState.DONE) {
             succeeded(c.qp, ctrl, t);
         } else if (st == DhchapState.FAILED && !t.messageDue()) {
@@ -136,6 +137,7 @@ final class NvmfAuthentication {
             return;
         }
         byte[] m = t.receive();
+        LOG.debug("{}: queue {} Authentication Receive, {} of {} bytes: {}", ctrl, c.qid, m.length, al, t.state());
         if (t.state() == DhchapState.DONE) {
             succeeded(c.qp, ctrl, t);
         } else if (t.state() == DhchapState.FAILED) {

@@ -89,8 +89,10 @@ final class NvmfCommandForwarder implements StaNonOffloadCallback, StaTransportE
             NvmfAdminCommand.send(io, qp, c.cid(), NvmeStatus.INTERNAL_ERROR, 0, 0);
             return;
         }
+        LOG.debug("{}: fetching {} bytes of command {} from the host", qp, len, c.cid());
         // Run by the read task's completion on this IO thread (see NvmfTarget's read task conf).
         t.setUserObject((Runnable) () -> {
+            LOG.debug("{}: fetched the data of command {}", qp, c.cid());
             c.data = buf;
             forward(c);
         });
