@@ -30,6 +30,11 @@ C=$(ctrl_for_nqn "$N")
 emit_file ctrl /tmp/ctrl
 export FIO_IOENGINE=${FIO_IOENGINE:-libaio} VERIFY_SIZE=8m VERIFY_OFFSET3=16m
 run_fio verify /payload/jobs/verify.fio || fail "fio verify on the authenticated controller" 30
+# Re-authentication: writing the secret to sysfs makes Linux run a new transaction on every queue.
+reauthed() { dmesg | grep -q "re-authenticating controller"; }
+run_emit reauth sh -c "echo '@K1@' > /sys/class/nvme/$C/dhchap_secret" || fail "writing dhchap_secret" 32
+wait_for 30 reauthed || fail "the host did not re-authenticate" 33
+run_emit read-after-reauth dd if="$NVME_DEV" of=/dev/null bs=4096 count=256 iflag=direct || fail "read" 34
 run_emit disconnect-1 nvme disconnect -n "$N"
 wait_for 15 no_ctrl || fail "disconnect" 31
 
@@ -37,8 +42,11 @@ run_emit connect-unidirectional nvme connect -t tcp -a "$A" -s "$P" -n "$N" --ho
   --dhchap-secret="@K2@" -l 10 || fail "unidirectional connect" 22
 wait_for 30 ns_for_nqn "$N" || fail "no namespace after the unidirectional connect" 23
 run_emit read-2 dd if="$(ns_for_nqn "$N")" of=/dev/null bs=4096 count=256 iflag=direct || fail "read" 24
-run_emit disconnect-2 nvme disconnect -n "$N"
-wait_for 15 no_ctrl || fail "disconnect" 31
+# A secret the target does not hold, re-authenticating: the target ends the controller, the host's reconnects
+# fail too, and after ctrl-loss-tmo (10 s) nothing is left.
+C2=$(ctrl_for_nqn "$N")
+run_emit reauth-wrong sh -c "echo '@KW@' > /sys/class/nvme/$C2/dhchap_secret"
+wait_for 90 no_ctrl || fail "a controller that failed re-authentication is still there" 35
 
 run_emit connect-wrong nvme connect -t tcp -a "$A" -s "$P" -n "$N" --hostnqn="$H2" --hostid="$ID2" \
   --dhchap-secret="@KW@" -l 10 && fail "a wrong secret connected" 40

@@ -119,8 +119,11 @@ public final class NvmfSuite implements BenchSuite {
         return out;
     }
 
-    /** Rounds of the file back-end comparison: target and fio alternate, the medians are reported. */
-    static final int FILE_ROUNDS = 3;
+    /**
+     * Rounds of the file back-end and RBD comparisons: target and fio alternate, the medians are reported; five, as
+     * every other workload of a full run (issue 35: the spread of each workload over at least five rounds).
+     */
+    static final int FILE_ROUNDS = 5;
 
     /**
      * File back-end 4 KiB random read and write at QD 32 vs fio (io_uring, O_DIRECT, one job) on the

@@ -50,7 +50,8 @@ final class AdminHandler {
         this.target = target;
         this.controllers = controllers;
         this.reservations = new NvmfReservations(this, controllers);
-        this.auth = new NvmfAuthentication(this, () -> target.subsystemTable().keyring(),
+        this.auth = new NvmfAuthentication(this, (c, why) -> controllers.killAll(k -> k == c, why),
+                () -> target.subsystemTable().keyring(),
                 () -> target.subsystemTable().dhchapPolicy());
     }
 

@@ -24,6 +24,14 @@ import org.slf4j.LoggerFactory;
  * Authentication Required and an I/O queue is not bound to the subsystem (its engine executes
  * nothing). A failed transaction leaves the queue unusable; the host tears it down.
  *
+ * <p>Re-authentication (NVMe Base 2.0 §8.13, as Linux's host does when its secret changes in sysfs, and after
+ * {@code nvmf_subsystem_set_keys}): an authenticated queue of a host that still has a key may start a new
+ * transaction with AUTH_Negotiate at any time; the queue keeps working meanwhile. If that transaction fails the
+ * host has not proved it holds the current key, and the whole controller is torn down (its queues disconnected):
+ * the host's recovery then connects anew and must authenticate before anything runs. An AUTH_Negotiate on a queue
+ * whose transaction is unfinished (a host that gave up on a step and starts over) begins a fresh transaction, as
+ * Linux's nvmet does.
+ *
  * <p>Threads: {@code sta-main} only (part of {@link AdminHandler}).
  */
 final class NvmfAuthentication {
@@ -36,6 +44,8 @@ final class NvmfAuthentication {
     static final int MAX_SEND = 4096;
 
     private final AdminHandler admin;
+    /** Tears a controller down with a reason (its queues disconnected): a failed re-authentication. */
+    private final java.util.function.BiConsumer<NvmfController, String> teardown;
     private final java.util.function.Supplier<NvmfKeyring> keyring;
     private final java.util.function.Supplier<DhchapPolicy> policy;
     /** Queues that must authenticate and have not yet: their transaction (null until AUTH_Negotiate). */
@@ -44,9 +54,11 @@ final class NvmfAuthentication {
     /** What to do once an I/O queue authenticated (bind it to the subsystem). */
     private final Map<StaQp, Runnable> onSuccess = new IdentityHashMap<>();
 
-    NvmfAuthentication(AdminHandler admin, java.util.function.Supplier<NvmfKeyring> keyring,
+    NvmfAuthentication(AdminHandler admin, java.util.function.BiConsumer<NvmfController, String> teardown,
+                       java.util.function.Supplier<NvmfKeyring> keyring,
                        java.util.function.Supplier<DhchapPolicy> policy) {
         this.admin = admin;
+        this.teardown = teardown;
         this.keyring = keyring;
         this.policy = policy;
     }
@@ -86,8 +98,8 @@ final class NvmfAuthentication {
             admin.reply(c, NvmeStatus.INVALID_FIELD, 0, 0);
             return;
         }
-        if (!waiting.contains(c.qp)) {
-            // Nothing to authenticate (or done): a host re-authenticating is not supported here.
+        if (!waiting.contains(c.qp) && !pending.containsKey(c.qp) && !required(ctrl.subsystem(), ctrl.hostNqn())) {
+            // Nothing to authenticate: a host without a key (or whose key was removed) has no transaction to run.
             admin.reply(c, NvmeStatus.COMMAND_SEQUENCE_ERROR, 0, 0);
             return;
         }
@@ -96,6 +108,11 @@ final class NvmfAuthentication {
             return;
         }
         DhchapController t = pending.get(c.qp);
+        if (t != null && t.state() != DhchapState.IDLE && isNegotiate(c.data)) {
+            pending.remove(c.qp); // the host starts over: a fresh transaction (see the class comment)
+            t.close();
+            t = null;
+        }
         if (t == null) {
             NvmfSubsystem.HostKeys hk = ctrl.subsystem().hostKeys(ctrl.hostNqn());
             NvmfKeyring.Key hostKey = hk == null ? null : keyring.get().get(hk.dhchapKey());
@@ -119,6 +136,9 @@ final class NvmfAuthentication {
                     c.qid, t.result().failure());
             pending.remove(c.qp);
             t.close();
+            admin.reply(c, NvmeStatus.SUCCESS, 0, 0);
+            failedAgain(c.qp, ctrl);
+            return;
         }
         admin.reply(c, NvmeStatus.SUCCESS, 0, 0);
     }
@@ -145,22 +165,37 @@ final class NvmfAuthentication {
                     t.result().failure());
             pending.remove(c.qp);
             t.close();
+            admin.replyData(c, m, (int) Math.min(Math.min(al, m.length), cmd.sglLength()));
+            failedAgain(c.qp, ctrl); // after the AUTH_Failure1 is on its way
+            return;
         }
         admin.replyData(c, m, (int) Math.min(Math.min(al, m.length), cmd.sglLength()));
     }
 
     private void succeeded(StaQp qp, NvmfController ctrl, DhchapController t) {
-        if (!waiting.remove(qp)) {
-            return;
-        }
-        LOG.info("{}: queue {} authenticated ({}, {}{})", ctrl, qp.qid(), t.result().hash(), t.result().dhGroup(),
-                t.result().bidirectional() ? ", bidirectional" : "");
+        boolean first = waiting.remove(qp);
+        LOG.info("{}: queue {} {} ({}, {}{})", ctrl, qp.qid(), first ? "authenticated" : "re-authenticated",
+                t.result().hash(), t.result().dhGroup(), t.result().bidirectional() ? ", bidirectional" : "");
         pending.remove(qp);
         t.close();
-        Runnable then = onSuccess.remove(qp);
+        Runnable then = first ? onSuccess.remove(qp) : null;
         if (then != null) {
             then.run();
         }
+    }
+
+    /** A failed transaction on a queue that had authenticated before: the controller goes (class comment). */
+    private void failedAgain(StaQp qp, NvmfController ctrl) {
+        if (!waiting.contains(qp)) {
+            teardown.accept(ctrl, "re-authentication failed on queue " + qp.qid());
+        }
+    }
+
+    /** Whether the host's message (Authentication Send data) is an AUTH_Negotiate. */
+    private static boolean isNegotiate(java.lang.foreign.MemorySegment data) {
+        return data.byteSize() >= AuthMessage.HEADER_LENGTH
+                && data.get(ValueLayout.JAVA_BYTE, 0) == AuthMessage.TYPE_COMMON
+                && data.get(ValueLayout.JAVA_BYTE, 1) == AuthMessage.ID_NEGOTIATE;
     }
 
     /** SECP E9h (NVMe), SPSP0 01h, SPSP1 01h (DH-HMAC-CHAP), as the Auth Send/Receive CDW10 carries them. */

@@ -20,6 +20,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -142,6 +143,45 @@ class DhchapTargetTest {
             assertThat(buf[1] & 0xff).as("AUTH_Failure1 for a digest the target does not allow")
                     .isEqualTo(AuthMessage.ID_FAILURE1);
             assertThat(other.propertyGet(0x00, true)[0]).isEqualTo(AUTH_REQUIRED);
+        }
+    }
+
+    /**
+     * Re-authentication (Linux's host runs it when its secret changes in sysfs): an authenticated admin or I/O queue
+     * runs a new transaction and keeps working; after {@code nvmf_subsystem_set_keys} only the new key passes, and a
+     * failed re-authentication tears the controller down (its queues closed by the target).
+     */
+    @Test
+    @Timeout(60)
+    void anAuthenticatedQueueReauthenticatesAndAFailedOneEndsTheController() throws Exception {
+        try (NvmeTcpHost admin = open(); NvmeTcpHost io = open()) {
+            int cntlid = admin.connect(0, 31, NQN, HOST, 0xffff, 0)[1] & 0xffff;
+            assertThat(authenticate(admin, new DhchapTestHost(HOST, NQN, hostKey, ctrlKey))).isTrue();
+            assertThat(admin.propertySet(0x14, 1 | (6 << 16) | (4 << 20))[0]).isZero();
+            assertThat(io.connect(1, 31, NQN, HOST, cntlid, 0)[0]).isZero();
+            assertThat(authenticate(io, new DhchapTestHost(HOST, NQN, hostKey, ctrlKey))).isTrue();
+
+            assertThat(authenticate(admin, new DhchapTestHost(HOST, NQN, hostKey, ctrlKey))).as("again").isTrue();
+            assertThat(authenticate(io, new DhchapTestHost(HOST, NQN, hostKey, ctrlKey))).as("I/O again").isTrue();
+            assertThat(io.adminSimple(NvmeOpcode.IO_WRITE_ZEROES, 1, 0, 0)[0]).isZero();
+            assertThat(admin.propertyGet(0x1c, false)[0]).as("the admin queue still works").isZero();
+
+            // A host that starts over mid-transaction gets a fresh one.
+            DhchapTestHost h = new DhchapTestHost(HOST, NQN, hostKey, ctrlKey);
+            assertEquals(0, admin.authSend(h.negotiate())[0]);
+            assertThat(authenticate(admin, new DhchapTestHost(HOST, NQN, hostKey, ctrlKey))).as("restarted").isTrue();
+
+            // Rotation: the target's key changes; the new key passes, the old one ends the controller.
+            DhchapKey next = randomKey(DhchapHash.SHA_384);
+            NvmfTargetOps.addKey(target, "key1", keyFile("key1", next.representation(), "rw-------").toString());
+            NvmfTargetOps.setKeys(target, NQN, HOST, "key1", "ckey0");
+            assertThat(authenticate(admin, new DhchapTestHost(HOST, NQN, next, ctrlKey))).as("new key").isTrue();
+            assertThat(authenticate(io, new DhchapTestHost(HOST, NQN, hostKey, ctrlKey))).as("old key").isFalse();
+            assertThatThrownBy(() -> {
+                for (int i = 0; i < 50; i++) {
+                    admin.propertyGet(0x1c, false);
+                }
+            }).as("the controller is gone").isInstanceOf(IOException.class);
         }
     }
 

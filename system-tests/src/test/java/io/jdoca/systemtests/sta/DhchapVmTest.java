@@ -124,7 +124,8 @@ class DhchapVmTest {
                 assertThat(t.output()).as("the target's log").doesNotContain(secret);
                 assertThat(saved).as("save_config").doesNotContain(secret);
             }
-            assertThat(t.output()).contains("authenticated").contains("failed authentication");
+            assertThat(t.output()).contains("authenticated").contains("failed authentication")
+                    .contains("re-authenticated").contains("re-authentication failed");
         }
     }
 }
