@@ -122,6 +122,8 @@ class DhchapVmTest {
             for (DhchapKey k : List.of(k1, c1, k2, wrong)) {
                 String secret = k.representation().substring(10, 40);
                 assertThat(t.output()).as("the target's log").doesNotContain(secret);
+                assertThat(GuestMarkers.tail(dir.resolve("run/console.log"))).as("what this test prints")
+                        .doesNotContain(secret);
                 assertThat(saved).as("save_config").doesNotContain(secret);
             }
             assertThat(t.output()).contains("authenticated").contains("failed authentication")
