@@ -8,6 +8,7 @@ import io.jdoca.core.exec.ProgressEngine;
 import io.jdoca.core.util.CpuAffinity;
 import io.jdoca.sta.Sta;
 import io.jdoca.sta.StaIo;
+import io.jdoca.sta.config.StaProperties;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -35,10 +36,10 @@ import org.slf4j.LoggerFactory;
 final class NvmfEngine implements Agent, IdleStrategy.Sleeper {
     private static final Logger LOG = LoggerFactory.getLogger(NvmfTarget.class);
     /**
-     * Idle passes spent spinning before the engine sleeps: on a shared machine a sleeper woken by
-     * the socket beats a spinner.
+     * Idle passes spent spinning before the engine sleeps ({@code jdoca.sta.engine.spins}, 7): on a shared machine
+     * a sleeper woken by the socket beats a spinner.
      */
-    private static final int SPINS = 7;
+    private static final int SPINS = Math.max(0, StaProperties.ENGINE_SPINS.asInt());
     /** Longest sleep in StaIo's wait (it returns earlier on a socket, completion or hand-over). */
     private static final long SLEEP_NANOS = 5_000_000L;
     /** How long a stopping engine may take to finish its QPs' teardown and in-flight back-end I/O. */

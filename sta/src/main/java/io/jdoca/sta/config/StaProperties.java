@@ -29,9 +29,13 @@ public final class StaProperties {
     public static final JdocaProperty TLS_LIBCRYPTO = new JdocaProperty("jdoca.sta.tls.libcrypto", "libcrypto.so.3",
             "The OpenSSL libcrypto shared library TLS records are sealed and opened with.");
 
+    public static final JdocaProperty ENGINE_SPINS = new JdocaProperty("jdoca.sta.engine.spins", "7",
+            "Idle passes an IO engine spins (each one reads its sockets and polls its back-ends) before it sleeps "
+                    + "in its selector until a socket or back-end completion wakes it.");
+
     /** Every property of the module. */
     public static final List<JdocaProperty> ALL = List.of(BE_WAIT_US, BE_WAIT, IO_URING, URING_SUBMIT_BATCH,
-            RDMA_INVALIDATE, TLS_AEAD, TLS_LIBCRYPTO);
+            RDMA_INVALIDATE, TLS_AEAD, TLS_LIBCRYPTO, ENGINE_SPINS);
 
     private StaProperties() {
     }
