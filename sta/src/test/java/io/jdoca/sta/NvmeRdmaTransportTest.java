@@ -137,10 +137,8 @@ class NvmeRdmaTransportTest {
         assertEquals(-1, bed.backend.segment().asSlice(3 * BS, BS).mismatch(data));
     }
 
-    @Test
-    void adminConnectDataByKeyedSglIsFetchedNotAssumedInTheCapsule() {
-        // The Linux host's admin queue has no in-capsule data: Connect's 1024 bytes come by keyed SGL.
-        FakeRdmaQueuePair admin = new FakeRdmaQueuePair(1 << 16);
+    /** An admin queue whose Connect (command id 5) arrived with its data by keyed SGL, as Linux sends it. */
+    private StaQp adminConnected(FakeRdmaQueuePair admin) {
         StaQp aq = bed.adopt(admin, 32, null, null);
         bed.pump();
         bed.autoAnswer = false;
@@ -149,6 +147,14 @@ class NvmeRdmaTransportTest {
         FabricsConnectCommand.encodeData(admin.host, 0x100, new byte[16], 0xffff, TestBed.NQN, "nqn.host");
         assertTrue(admin.capsule(sqe, null, 0));
         bed.pump();
+        return aq;
+    }
+
+    @Test
+    void adminConnectDataByKeyedSglIsFetchedNotAssumedInTheCapsule() {
+        // The Linux host's admin queue has no in-capsule data: Connect's 1024 bytes come by keyed SGL.
+        FakeRdmaQueuePair admin = new FakeRdmaQueuePair(1 << 16);
+        StaQp aq = adminConnected(admin);
         assertEquals(NvmeOpcode.FABRICS + "/" + NvmeOpcode.FCTYPE_CONNECT + "/0/false",
                 bed.nonOffloaded.get(bed.nonOffloaded.size() - 1),
                 "delivered as 'data still with the host' so the application fetches it");
@@ -172,14 +178,7 @@ class NvmeRdmaTransportTest {
     @Test
     void adminAuthenticationSendAfterConnectIsDeliveredAndItsDataFetched() {
         FakeRdmaQueuePair admin = new FakeRdmaQueuePair(1 << 16);
-        StaQp aq = bed.adopt(admin, 32, null, null);
-        bed.pump();
-        bed.autoAnswer = false;
-        FabricsConnectCommand.encode(sqe, 0, 5, 0, 31, 5000, 0);
-        KeyedSgl.putKeyed(sqe, 0, 0x100, FabricsConnectCommand.DATA_LEN, FakeRdmaQueuePair.KEY, true);
-        FabricsConnectCommand.encodeData(admin.host, 0x100, new byte[16], 0xffff, TestBed.NQN, "nqn.host");
-        assertTrue(admin.capsule(sqe, null, 0));
-        bed.pump();
+        StaQp aq = adminConnected(admin);
         MemorySegment dst = Arena.ofAuto().allocate(FabricsConnectCommand.DATA_LEN);
         StaIoTaskNonOffloadRead t = bed.io.taskNonOffloadReadAllocInit(aq, 5, dst, 0, FabricsConnectCommand.DATA_LEN,
                 0);
