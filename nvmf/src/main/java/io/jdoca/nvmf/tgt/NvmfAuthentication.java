@@ -129,18 +129,19 @@ final class NvmfAuthentication {
         }
         DhchapState st = t.send(c.data.asSlice(0, tl).toArray(ValueLayout.JAVA_BYTE));
         LOG.debug("{}: queue {} Authentication Send, {} bytes: {}", ctrl, c.qid, tl, st);
+        boolean failed = st == DhchapState.FAILED && !t.messageDue();
         if (st == DhchapState.DONE) {
             succeeded(c.qp, ctrl, t);
-        } else if (st == DhchapState.FAILED && !t.messageDue()) {
+        } else if (failed) {
             LOG.warn("{}: host {} refused the controller's authentication on queue {}: {}", ctrl, ctrl.hostNqn(),
                     c.qid, t.result().failure());
             pending.remove(c.qp);
             t.close();
-            admin.reply(c, NvmeStatus.SUCCESS, 0, 0);
-            failedAgain(c.qp, ctrl);
-            return;
         }
         admin.reply(c, NvmeStatus.SUCCESS, 0, 0);
+        if (failed) {
+            failedAgain(c.qp, ctrl);
+        }
     }
 
     /** Authentication Receive: the controller's next message (Challenge, Success1 or Failure1). */
@@ -165,11 +166,11 @@ final class NvmfAuthentication {
                     t.result().failure());
             pending.remove(c.qp);
             t.close();
-            admin.replyData(c, m, (int) Math.min(Math.min(al, m.length), cmd.sglLength()));
-            failedAgain(c.qp, ctrl); // after the AUTH_Failure1 is on its way
-            return;
         }
         admin.replyData(c, m, (int) Math.min(Math.min(al, m.length), cmd.sglLength()));
+        if (t.state() == DhchapState.FAILED) {
+            failedAgain(c.qp, ctrl); // after the AUTH_Failure1 is on its way
+        }
     }
 
     private void succeeded(StaQp qp, NvmfController ctrl, DhchapController t) {
