@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jdoca.testkit.JavaProcess;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,6 +27,8 @@ import java.util.concurrent.TimeUnit;
 final class GuestRun {
     /** Seconds the harness gets beyond the guest's own limit to report (boot, tear-down). */
     private static final int HARNESS_SLACK_S = 100;
+    /** The first line of a kernel oops in a console log. */
+    private static final String OOPS = ".*\\] (BUG: |Oops|general protection fault|kernel BUG).*";
 
     private final Path harness;
     private final Path repo;
@@ -87,14 +90,18 @@ final class GuestRun {
         long t0 = System.nanoTime();
         int rc = runOnce(s, guestLimitSeconds);
         String crash = rc == 0 ? null : emulatorCrash(runDir.resolve("out"));
+        if (crash == null && rc != 0) {
+            crash = bootPanic(runDir.resolve("console.log"));
+        }
         if (crash != null) {
             // docs/RDMA-HARDWARE.md "Known issue": under multi-threaded TCG a guest JVM sometimes dies in the JIT or
-            // in freshly compiled code, before or apart from any jdoca native call. Such a run, and only such a run,
-            // is made once more; the first run's directory is kept beside the second's and the crash is printed.
+            // in freshly compiled code, before or apart from any jdoca native call; and the guest kernel has panicked
+            // while booting, before its init ran anything of ours. Such a run, and only such a run, is made once
+            // more; the first run's directory is kept beside the second's and the crash is printed.
             Path kept = runDir.resolveSibling("run-crashed");
             Files.move(runDir, kept);
             Files.move(log, log.resolveSibling("rdma-run-crashed.log"));
-            System.out.println("note: a guest JVM crashed (emulator, see docs/RDMA-HARDWARE.md) in " + script
+            System.out.println("note: the guest crashed (emulator, see docs/RDMA-HARDWARE.md) in " + script
                     + "; kept in " + kept + "; running it once more:\n" + crash);
             rc = runOnce(s, guestLimitSeconds);
         }
@@ -129,6 +136,40 @@ final class GuestRun {
             }
         }
         return null;
+    }
+
+    /**
+     * The head of a guest kernel panic in {@code console} when the kernel died before the harness's init started
+     * (no {@code nvmevm: init start} line), so before any jdoca code or guest script ran; otherwise null. A panic
+     * after init may be a host or target bug and is never retried.
+     */
+    static String bootPanic(Path console) throws IOException {
+        String head = panicHead(console);
+        return head == null || Files.readString(console, StandardCharsets.ISO_8859_1).contains("nvmevm: init start")
+                ? null : "guest kernel panic while booting, " + head;
+    }
+
+    /** The oops that led to a guest kernel panic in {@code console} (its first lines, RIP, panic line), or null. */
+    static String panicHead(Path console) throws IOException {
+        if (!Files.isRegularFile(console)) {
+            return null;
+        }
+        List<String> lines = Files.readAllLines(console, StandardCharsets.ISO_8859_1);
+        int panic = 0;
+        while (panic < lines.size() && !lines.get(panic).contains("Kernel panic - not syncing")) {
+            panic++;
+        }
+        if (panic == lines.size()) {
+            return null;
+        }
+        int oops = 0;
+        while (oops < panic && !lines.get(oops).matches(OOPS)) {
+            oops++;
+        }
+        oops = oops == panic ? Math.max(0, panic - 24) : oops;
+        List<String> head = new ArrayList<>(lines.subList(oops, Math.min(panic, oops + 24)));
+        head.add(lines.get(panic));
+        return console + ":\n" + String.join("\n", head);
     }
 
     /**
@@ -168,9 +209,11 @@ final class GuestRun {
         return runDir.resolve("out").resolve(name);
     }
 
-    /** The last lines of the harness log, for a failure message. */
+    /** The last lines of the harness log, for a failure message, after the oops of a guest kernel panic if any. */
     String logTail(int lines) throws IOException {
-        return tail(log, lines) + "\nrun dir " + runDir;
+        String panic = panicHead(runDir.resolve("console.log"));
+        String head = panic == null ? "" : "guest kernel panic, " + panic + "\n...\n";
+        return head + tail(log, lines) + "\nrun dir " + runDir;
     }
 
     /** Runs a host command with its output in {@code log}; fails the test if it outlives {@code limitSeconds}. */

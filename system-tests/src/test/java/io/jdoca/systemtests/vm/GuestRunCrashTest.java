@@ -43,4 +43,34 @@ class GuestRunCrashTest {
         assertThat(GuestRun.emulatorCrash(out)).as("no report").isNull();
         assertThat(GuestRun.emulatorCrash(out.resolve("absent"))).isNull();
     }
+
+    private Path console(String text) throws IOException {
+        return Files.writeString(out.resolve("console.log"), text);
+    }
+
+    private static final String OOPS = """
+            [    1.015761] mtrr: your CPUs had inconsistent fixed MTRR settings
+            [    5.870101] BUG: unable to handle page fault for address: 000000003733eed8
+            [    5.870200] Oops: 0000 [#1] PREEMPT SMP NOPTI
+            [    5.870300] RIP: 0010:native_queued_spin_lock_slowpath+0x1c4/0x2e0
+            [    5.871278] CPU: 0 UID: 0 PID: 0 Comm: swapper/0 Tainted: G      D            6.12.117+deb13-amd64
+            [    5.871361] Kernel panic - not syncing: Fatal exception in interrupt
+            """;
+
+    @Test
+    void aKernelPanicBeforeTheGuestsInitIsTheEmulatorsAndItsOopsIsShown() throws IOException {
+        Path c = console(OOPS);
+        assertThat(GuestRun.bootPanic(c)).contains("while booting").contains("BUG: unable to handle page fault")
+                .contains("RIP: 0010:native_queued_spin_lock_slowpath").contains("Fatal exception in interrupt")
+                .doesNotContain("MTRR");
+    }
+
+    @Test
+    void aKernelPanicAfterInitIsNeverRetriedButItsOopsIsStillShown() throws IOException {
+        Path c = console("nvmevm: init start, uptime 7.08s, kernel 6.12.117+deb13-amd64\n" + OOPS);
+        assertThat(GuestRun.bootPanic(c)).isNull();
+        assertThat(GuestRun.panicHead(c)).contains("BUG: unable to handle page fault");
+        assertThat(GuestRun.bootPanic(console("nvmevm: init start\nnvmevm: payload exit status 1\n"))).isNull();
+        assertThat(GuestRun.panicHead(out.resolve("absent"))).isNull();
+    }
 }
