@@ -102,7 +102,7 @@ public final class NvmfSuite implements BenchSuite {
             new TlsLoads(this, dir, sock).run(out, perfCpu, tport, secs);
             fileLoads(out, dir, target, targetCpu, perfCpu, tport, img, secs);
             // RBD gateway vs fio's rbd engine (issue 34 item 2): short with --quick, else as the file rows.
-            new RbdGatewayLoads(this, dir, sock).run(out, target, perfCpu, tport, quick ? 2 : FILE_ROUNDS,
+            new RbdGatewayLoads(this, dir, sock).run(out, target, perfCpu, tport, quick ? 2 : RbdGatewayLoads.ROUNDS,
                     quick ? 3 : Math.max(2, Math.ceil(secs / 2)));
             double alloc = TargetAllocationProbe.bytesPerIo(quick ? 50_000 : 100_000, quick ? 100_000 : 300_000);
             System.err.printf("nvmf: target engine thread allocation: %.3f bytes/I/O%n", alloc);
@@ -120,8 +120,9 @@ public final class NvmfSuite implements BenchSuite {
     }
 
     /**
-     * Rounds of the file back-end and RBD comparisons: target and fio alternate, the medians are reported; five, as
-     * every other workload of a full run (issue 35: the spread of each workload over at least five rounds).
+     * Rounds of the file back-end comparison: target and fio alternate, the medians are reported; five, as every
+     * other workload of a full run (issue 35: the spread of each workload over at least five rounds). The RBD rows
+     * have {@link RbdGatewayLoads#ROUNDS}.
      */
     static final int FILE_ROUNDS = 5;
 

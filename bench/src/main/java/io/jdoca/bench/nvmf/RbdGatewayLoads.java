@@ -42,6 +42,12 @@ final class RbdGatewayLoads {
      * OSD and monitor the core fio's side leaves them, and at RBD's millisecond latencies spinning buys nothing.
      */
     private static final List<String> PERF_IDLE = List.of("--idle", "sleep");
+    /**
+     * Rounds of a full run: more than the other workloads' five, because on two cores shared by the cluster, the
+     * gateway and its host, consecutive windows of one configuration differ by up to ±30 % (fio alone too; see
+     * docs/performance/nvmf.md, 2026-12-03 06:30), and the ratio is the median of paired rounds.
+     */
+    static final int ROUNDS = 9;
 
     private final NvmfSuite suite;
     private final Path dir;
