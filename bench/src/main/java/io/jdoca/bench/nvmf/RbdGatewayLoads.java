@@ -20,9 +20,10 @@ import java.util.concurrent.TimeUnit;
  * {@code nvmf_subsystem_add_ns} over the target's RPC socket) against {@code fio --ioengine=rbd}
  * directly on the same image of the same cluster: a one-node memstore cluster from
  * {@code scripts/ceph-cluster.sh} in the suite's directory, stopped at the end (also on failure).
- * The image is written through once with fio before the rounds, so reads hit allocated objects for
- * both. librbd's client cache is off for both ({@code rbd cache = false} in the cluster's
- * {@code [client]} section; the target's back-end always turns it off): otherwise fio's reads would
+ * The image is written through with fio (1 MiB sequential writes) before each workload's rounds, so reads hit
+ * allocated objects for both and no workload inherits the pieces the previous one's random writes left. librbd's
+ * client cache is off for both ({@code rbd cache = false} in the cluster's {@code [client]} section; the target's
+ * back-end always turns it off): otherwise fio's reads would
  * partly come from its own process's memory. CPUs: the target's IO engine has core 0 to itself ({@code -m}) and
  * its other threads, librbd's among them, run on the rest (as SPDK starts librbd's threads unaffinitized); fio is not
  * pinned, so its librbd threads may run anywhere too and the baseline has the whole machine; nvme-perf runs on the
@@ -121,6 +122,10 @@ final class RbdGatewayLoads {
                     IMAGE_MB, PERF_IDLE);
             for (NvmfSuite.Load l : List.of(new NvmfSuite.Load("rbd_randwrite_4k_qd32", "randwrite", 4096, 32),
                     new NvmfSuite.Load("rbd_randread_4k_qd32", "randread", 4096, 32))) {
+                // Each workload starts from a sequentially written image: random 4 KiB writes leave the memstore
+                // OSD's objects in pieces, and reads of such an image ran at 17 against 26 kIOPS for fio alone
+                // (docs/performance/nvmf.md, 2026-12-03 07:30); writing it through again restores them.
+                fio(conf, fill, 0);
                 rows(out, target, perfCpu, tport, rounds, secs, conf, l);
             }
         } catch (Exception e) {
