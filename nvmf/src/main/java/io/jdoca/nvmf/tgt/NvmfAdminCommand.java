@@ -8,7 +8,9 @@ import io.jdoca.sta.nvme.NvmeCommand;
 import io.jdoca.sta.nvme.NvmeStatus;
 import io.jdoca.sta.nvmf.NvmfListenerAna;
 import io.jdoca.sta.nvmf.NvmfQpairState;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,9 +34,8 @@ final class NvmfAdminCommand implements Runnable {
     final StaQp qp;
     /** The QP's queue id when the command arrived (0 = admin queue; the QP's field is its IO thread's). */
     final int qid;
-    private final byte[] sqeBytes = new byte[NvmeCommand.SIZE];
-    /** The copied SQE. */
-    final NvmeCommand sqe = new NvmeCommand().wrap(MemorySegment.ofArray(sqeBytes), 0);
+    /** The copied SQE (off the heap, as every segment the shared flyweights see: {@link #offHeap}). */
+    final NvmeCommand sqe = new NvmeCommand().wrap(offHeap(NvmeCommand.SIZE), 0);
     /** A Connect's data (1024 bytes), copied from the capsule or fetched from the host; else null. */
     MemorySegment data;
     /** The command carries host data that was not in the capsule. */
@@ -63,6 +64,17 @@ final class NvmfAdminCommand implements Runnable {
         if (cmd != null) {
             MemorySegment.copy(cmd.segment(), cmd.base(), this.sqe.segment(), 0, NvmeCommand.SIZE);
         }
+    }
+
+    /**
+     * {@code len} bytes of native memory the garbage collector frees: what an admin command's SQE copy, its data and
+     * its answer live in. Never a heap array: the flyweights and copies these pass through ({@link NvmeCommand}'s
+     * accessors, {@code MemorySegment.copy}) are the data path's too, where the JIT compiled them for native segments
+     * only; one heap segment there (a Keep Alive's SQE) deoptimised the IO engine's compiled command path
+     * ({@code class_check} traps; docs/performance/nvmf.md, 2026-12-03 07:40). Control path.
+     */
+    static MemorySegment offHeap(int len) {
+        return Arena.ofAuto().allocate(Math.max(1, len));
     }
 
     /** A copy of {@code cmd} as it arrived on {@code qp}. IO thread. */
@@ -166,7 +178,8 @@ final class NvmfAdminCommand implements Runnable {
 
     /** Submits a non-offload write-send task: {@code len} bytes of data, then a successful completion. IO thread. */
     static void sendData(StaIo io, StaQp qp, int cid, byte[] data, int len) {
-        MemorySegment seg = MemorySegment.ofArray(data);
+        MemorySegment seg = offHeap(len);
+        MemorySegment.copy(data, 0, seg, ValueLayout.JAVA_BYTE, 0, len);
         var t = io.taskNonOffloadWriteSendAllocInit(qp, cid, seg, 0, len, NvmeStatus.SUCCESS, 0, 0, 0);
         if (t == null) {
             LOG.error("{}: no free non-offload write-send task ({})", qp, io.lastError());

@@ -42,7 +42,7 @@ final class NvmfCommandForwarder implements StaNonOffloadCallback, StaTransportE
         NvmfAdminCommand c = NvmfAdminCommand.of(qp, cmd, !payloadValid);
         if (cmd.opcode() == NvmeOpcode.FABRICS && cmd.fctype() == NvmeOpcode.FCTYPE_CONNECT) {
             if (payload != null && payloadLen >= FabricsConnectCommand.DATA_LEN) {
-                c.data = MemorySegment.ofArray(new byte[FabricsConnectCommand.DATA_LEN]);
+                c.data = NvmfAdminCommand.offHeap(FabricsConnectCommand.DATA_LEN);
                 MemorySegment.copy(payload, 0, c.data, 0, FabricsConnectCommand.DATA_LEN);
             } else if (!payloadValid && cmd.sglLength() >= FabricsConnectCommand.DATA_LEN) {
                 fetchConnectData(qp, c);

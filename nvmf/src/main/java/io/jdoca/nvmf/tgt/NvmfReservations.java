@@ -215,7 +215,7 @@ final class NvmfReservations {
 
     /** The data of a Reservation Register, Acquire or Release (host to controller), when it was in the capsule. */
     static MemorySegment copyData(MemorySegment payload, int len) {
-        MemorySegment d = MemorySegment.ofArray(new byte[len]);
+        MemorySegment d = NvmfAdminCommand.offHeap(len);
         MemorySegment.copy(payload, 0, d, 0, len);
         return d;
     }
