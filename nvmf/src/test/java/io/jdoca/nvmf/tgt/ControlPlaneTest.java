@@ -133,6 +133,22 @@ class ControlPlaneTest {
      */
     @Test
     void theTargetPackageTakesNoMonitor() throws IOException {
+        assertThat(codeLinesMatching(".*\\bsynchronized\\b.*")).as("synchronized in io.jdoca.nvmf.tgt").isEmpty();
+    }
+
+    /**
+     * No heap array as a segment in the target package: admin commands pass through the flyweights the engines'
+     * compiled data path uses on native memory, and one heap segment there deoptimised it at every new connection
+     * (NvmfAdminCommand.offHeap; docs/performance/nvmf.md, 2026-12-03 07:35).
+     */
+    @Test
+    void theTargetPackageWrapsNoHeapArrayAsASegment() throws IOException {
+        assertThat(codeLinesMatching(".*MemorySegment\\.ofArray\\(.*")).as("MemorySegment.ofArray in io.jdoca.nvmf.tgt")
+                .isEmpty();
+    }
+
+    /** file:line of every code line (not a comment) of io.jdoca.nvmf.tgt's main sources matching {@code regex}. */
+    private static List<String> codeLinesMatching(String regex) throws IOException {
         Path dir = Path.of(System.getProperty("user.dir"), "src/main/java/io/jdoca/nvmf/tgt");
         List<String> found = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {
@@ -140,12 +156,12 @@ class ControlPlaneTest {
                 List<String> lines = Files.readAllLines(f);
                 for (int i = 0; i < lines.size(); i++) {
                     String code = lines.get(i).replaceAll("//.*", "").trim();
-                    if (!code.startsWith("*") && code.matches(".*\\bsynchronized\\b.*")) {
+                    if (!code.startsWith("*") && code.matches(regex)) {
                         found.add(f.getFileName() + ":" + (i + 1));
                     }
                 }
             }
         }
-        assertThat(found).as("synchronized in io.jdoca.nvmf.tgt").isEmpty();
+        return found;
     }
 }
