@@ -88,13 +88,16 @@ class DhchapVmTest {
                 .replace("@H2@", H2).replace("@K1@", k1.representation()).replace("@C1@", c1.representation())
                 .replace("@K2@", k2.representation()).replace("@KW@", wrong.representation()));
         try (JavaProcess t = JavaProcess.start("sta-target", "io.jdoca.cli.Main",
-                List.of("sta-target", "-j", cfg.toString()))) {
-            t.awaitOutput("STA TARGET READY", T);
+                List.of("sta-target", "-j", cfg.toString(), "--wait-for-rpc"))) {
+            t.awaitOutput("--wait-for-rpc: configure", T);
             SpdkRpcPy rpc = new SpdkRpcPy(rpcPy, sock, false);
             // ffdhe2048 only, as the RDMA guest's target: the emulated guest's ffdhe8192 step (the strongest group,
             // which the target would choose) took over 10 s in a loaded CI run, and each step must come within the
-            // keep-alive window (2 x KATO, 5 s) or the controller is torn down, as Linux nvmet does too.
+            // keep-alive window (2 x KATO, 5 s) or the controller is torn down, as Linux nvmet does too. A startup
+            // method, as in SPDK: before framework_start_init.
             rpc.ok("nvmf_set_config", "--dhchap-dhgroups", "ffdhe2048");
+            rpc.ok("framework_start_init");
+            t.awaitOutput("STA TARGET READY", T);
             rpc.ok("keyring_file_add_key", "key1", keyFile("key1", k1).toString());
             rpc.ok("keyring_file_add_key", "ckey1", keyFile("ckey1", c1).toString());
             rpc.ok("keyring_file_add_key", "key2", keyFile("key2", k2).toString());
