@@ -139,12 +139,24 @@ public final class BenchCommand implements Callable<Integer> {
                 m.put("median", round(r.value()));
                 m.put("min", v.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN));
                 m.put("max", v.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN));
+                m.put("spread", round(spread(r.rounds(), r.value())));
             }
             rows.add(m);
         }
         Path f = dir.resolve(suite + ".json");
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(f.toFile(), rows);
         return f;
+    }
+
+    /** (max − min) / median of the rounds (issue 35's measure of a workload's steadiness); NaN for a 0 median. */
+    static double spread(double[] rounds, double median) {
+        double lo = Double.MAX_VALUE;
+        double hi = -Double.MAX_VALUE;
+        for (double x : rounds) {
+            lo = Math.min(lo, x);
+            hi = Math.max(hi, x);
+        }
+        return median == 0 ? Double.NaN : (hi - lo) / Math.abs(median);
     }
 
     private static double round(double v) {
@@ -206,8 +218,8 @@ public final class BenchCommand implements Callable<Integer> {
                     hi = Math.max(hi, x);
                     each.append(each.isEmpty() ? "" : " ").append(num(x));
                 }
-                sb.append(String.format(Locale.ROOT, "rounds of %s: %s (min %s, max %s)%n", r.name(), each, num(lo),
-                        num(hi)));
+                sb.append(String.format(Locale.ROOT, "rounds of %s: %s (min %s, max %s, spread %.0f %%)%n", r.name(),
+                        each, num(lo), num(hi), 100 * spread(r.rounds(), r.value())));
             }
         }
         return sb.toString();

@@ -57,15 +57,18 @@ class BenchCommandTest {
         List<BenchResult> rs = List.of(BenchResult.of("x.bw.gbps", "Gbit/s", 37.6, "socket", 12.0)
                 .withRounds(37.6, 21.0, 39.5), BenchResult.of("x.one.gbps", "Gbit/s", 1.0, "socket", 1.0));
         String t = BenchCommand.table(rs);
-        assertThat(t.split("\\R")).contains("rounds of x.bw.gbps: 37.600 21.000 39.500 (min 21.000, max 39.500)")
+        assertThat(t.split("\\R"))
+                .contains("rounds of x.bw.gbps: 37.600 21.000 39.500 (min 21.000, max 39.500, spread 49 %)")
                 .hasSize(4);
         JsonNode rows = new ObjectMapper().readTree(BenchCommand.write(dir, "x", rs).toFile());
         assertThat(rows.get(0).get("rounds").toString()).isEqualTo("[37.6,21.0,39.5]");
         assertThat(rows.get(0).get("median").asDouble()).isEqualTo(37.6);
         assertThat(rows.get(0).get("min").asDouble()).isEqualTo(21.0);
         assertThat(rows.get(0).get("max").asDouble()).isEqualTo(39.5);
+        assertThat(rows.get(0).get("spread").asDouble()).isEqualTo(0.492021); // (39.5 - 21) / 37.6
         assertThat(rows.get(1).has("rounds")).isFalse();
         assertThat(rows.get(1).has("min")).isFalse();
+        assertThat(rows.get(1).has("spread")).isFalse();
     }
 
     @Test

@@ -282,6 +282,10 @@ public final class NvmfSuite implements BenchSuite {
             out.add(BenchResult.of("nvmf." + l.name() + "." + lat[k], "us", median(tl[k]), base, median(el[k]))
                     .withRounds(tl[k]));
         }
+        // The baseline's own rounds: how steady the machine was. The echo responder does no work beyond the
+        // transport, so when its rounds spread as widely as the target's the spread is the machine's (issue 35).
+        out.add(BenchResult.plain("nvmf." + l.name() + (small ? ".echo_kiops" : ".echo_mibps"),
+                small ? "kIOPS" : "MiB/s", median(ev)).withRounds(ev));
     }
 
     JsonNode perf(String cpu, Path dir, int port, String nqn, Load l, double secs) throws Exception {
