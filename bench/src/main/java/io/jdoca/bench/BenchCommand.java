@@ -136,10 +136,11 @@ public final class BenchCommand implements Callable<Integer> {
                 }
                 m.put("rounds", v);
                 // The spread at a glance (issue 35): value is the rounds' median.
+                Spread sp = Spread.of(r);
                 m.put("median", round(r.value()));
-                m.put("min", v.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN));
-                m.put("max", v.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN));
-                m.put("spread", round(spread(r.rounds(), r.value())));
+                m.put("min", round(sp.min()));
+                m.put("max", round(sp.max()));
+                m.put("spread", round(sp.ratio()));
             }
             rows.add(m);
         }
@@ -148,15 +149,20 @@ public final class BenchCommand implements Callable<Integer> {
         return f;
     }
 
-    /** (max − min) / median of the rounds (issue 35's measure of a workload's steadiness); NaN for a 0 median. */
-    static double spread(double[] rounds, double median) {
-        double lo = Double.MAX_VALUE;
-        double hi = -Double.MAX_VALUE;
-        for (double x : rounds) {
-            lo = Math.min(lo, x);
-            hi = Math.max(hi, x);
+    /**
+     * The rounds of a median figure: their least and greatest value and (max − min) / median, issue 35's measure of
+     * a workload's steadiness (NaN for a median of 0).
+     */
+    record Spread(double min, double max, double ratio) {
+        static Spread of(BenchResult r) {
+            double lo = Double.MAX_VALUE;
+            double hi = -Double.MAX_VALUE;
+            for (double x : r.rounds()) {
+                lo = Math.min(lo, x);
+                hi = Math.max(hi, x);
+            }
+            return new Spread(lo, hi, r.value() == 0 ? Double.NaN : (hi - lo) / Math.abs(r.value()));
         }
-        return median == 0 ? Double.NaN : (hi - lo) / Math.abs(median);
     }
 
     private static double round(double v) {
@@ -210,16 +216,13 @@ public final class BenchCommand implements Callable<Integer> {
         // The spread over rounds of every median figure: a run whose rounds disagree says so here.
         for (BenchResult r : results) {
             if (r.rounds() != null && r.rounds().length > 1) {
-                double lo = Double.MAX_VALUE;
-                double hi = -Double.MAX_VALUE;
                 StringBuilder each = new StringBuilder();
                 for (double x : r.rounds()) {
-                    lo = Math.min(lo, x);
-                    hi = Math.max(hi, x);
                     each.append(each.isEmpty() ? "" : " ").append(num(x));
                 }
+                Spread sp = Spread.of(r);
                 sb.append(String.format(Locale.ROOT, "rounds of %s: %s (min %s, max %s, spread %.0f %%)%n", r.name(),
-                        each, num(lo), num(hi), 100 * spread(r.rounds(), r.value())));
+                        each, num(sp.min()), num(sp.max()), 100 * sp.ratio()));
             }
         }
         return sb.toString();
